@@ -1,0 +1,240 @@
+//! The command-line interface: commands and flags only. Everything here is turned into a
+//! validated [`crate::spec::JobSpec`] by [`crate::spec::native`]; nothing else reads flags.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    the run completed and its results were printed
+  1    the run failed while running (I/O error, file could not be created); partial results are printed
+  2    bad input: a flag, value or target was rejected before any I/O
+  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial";
+
+#[derive(Parser, Debug)]
+#[command(name = "iogauge", version, about = "Storage and file-system performance measurement",
+          after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Keep I/Os in flight against files or block devices and report IOPS, throughput and latency.
+    #[command(after_help = RUN_HELP)]
+    Run(RunArgs),
+}
+
+const RUN_HELP: &str = "\
+Examples:
+  iogauge run                                   4K random reads, QD32, O_DIRECT, on a temporary 1GiB file here
+  iogauge run -c 4G -b 8k -t 4 -o 16 -r -w 30 -d 60 data.bin
+  iogauge run -b 1M -s -o 8 --cache buffered -d 30 /mnt/share/big.dat
+  iogauge run -Sh -b4k -r -w100 -c1G --output json --output-file r.json t1.dat t2.dat
+
+DiskSpd spellings are accepted: -r4k, -s8k, -si, -S, -Su, -Sw, -Sh, -Suw, -Sr, -Sb.
+
+Exit codes:
+  0    the run completed and its results were printed
+  1    the run failed while running (I/O error, file could not be created); partial results are printed
+  2    bad input: a flag, value or target was rejected before any I/O
+  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial";
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Files or block devices. Without one, a temporary file is created in the current folder
+    /// (size from -c, default 1GiB) and removed afterwards.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
+
+    /// Block size of each I/O (512, 4k, 64K, 1M, 1MiB...)
+    #[arg(short = 'b', long = "block-size", value_name = "SIZE", default_value = "4k")]
+    pub block_size: String,
+
+    /// Threads per target
+    #[arg(short = 't', long = "threads", value_name = "N", default_value = "1")]
+    pub threads: String,
+
+    /// Outstanding I/Os per thread [default: 32; 1 with --engine sync]
+    #[arg(short = 'o', long = "queue-depth", value_name = "N")]
+    pub queue_depth: Option<String>,
+
+    /// Random offsets, aligned to ALIGN (default: the block size). The default pattern.
+    #[arg(short = 'r', long = "random", value_name = "ALIGN", num_args = 0..=1,
+          require_equals = true, default_missing_value = "", conflicts_with = "sequential")]
+    pub random: Option<String>,
+
+    /// Sequential offsets, advancing by STRIDE (default: the block size)
+    #[arg(short = 's', long = "sequential", value_name = "STRIDE", num_args = 0..=1,
+          require_equals = true, default_missing_value = "")]
+    pub sequential: Option<String>,
+
+    /// Threads of a target share one sequential offset (DiskSpd's -si)
+    #[arg(long = "interlocked")]
+    pub interlocked: bool,
+
+    /// Percentage of I/Os that are writes, 0..100; each I/O chooses, reproducibly with --seed
+    #[arg(short = 'w', long = "write-pct", value_name = "PCT", default_value = "0")]
+    pub write_pct: String,
+
+    /// Measured duration in seconds [default: 10]
+    #[arg(short = 'd', long = "duration", value_name = "SECONDS")]
+    pub duration: Option<String>,
+
+    /// Warm-up seconds before measuring (I/O done but not counted)
+    #[arg(short = 'W', long = "warmup", value_name = "SECONDS", default_value = "1")]
+    pub warmup: String,
+
+    /// Cool-down seconds after measuring (I/O done but not counted)
+    #[arg(short = 'C', long = "cooldown", value_name = "SECONDS", default_value = "0")]
+    pub cooldown: String,
+
+    /// Stop after this many bytes in all (split evenly across threads) instead of a duration
+    #[arg(long = "total", value_name = "SIZE", conflicts_with = "duration")]
+    pub total: Option<String>,
+
+    /// Create the target with this size if it is missing, filled with incompressible data
+    #[arg(short = 'c', long = "create", value_name = "SIZE")]
+    pub create: Option<String>,
+
+    /// First byte of the working set
+    #[arg(short = 'B', long = "base-offset", value_name = "SIZE", default_value = "0")]
+    pub base_offset: String,
+
+    /// End of the working set (exclusive); default: the end of the target
+    #[arg(short = 'f', long = "max-offset", value_name = "SIZE")]
+    pub max_offset: Option<String>,
+
+    /// Caching: buffered, direct (O_DIRECT), writethrough (O_DSYNC), direct-writethrough.
+    /// DiskSpd's -S/-Su (direct), -Sw, -Sh/-Suw, -Sr, -Sb are accepted too.
+    /// Default: direct.
+    #[arg(long = "cache", value_name = "MODE")]
+    pub cache: Option<String>,
+
+    /// DiskSpd's caching switch: -S, -Su, -Sw, -Sh, -Suw, -Sr, -Sb
+    #[arg(short = 'S', value_name = "FLAGS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", hide = true)]
+    pub diskspd_cache: Option<String>,
+
+    /// I/O engine: io_uring (default where the kernel allows it), sync (pread/pwrite), or null
+    /// (completes at once without touching storage: measures iogauge itself)
+    #[arg(long = "engine", value_name = "ENGINE")]
+    pub engine: Option<EngineArg>,
+
+    /// Limit each thread to N I/Os per second
+    #[arg(long = "rate-iops", value_name = "N")]
+    pub rate_iops: Option<String>,
+
+    /// Limit each thread to SIZE bytes per second
+    #[arg(long = "rate-bw", value_name = "SIZE")]
+    pub rate_bw: Option<String>,
+
+    /// Random offset distribution: uniform, zipf:THETA, pareto:H
+    #[arg(long = "distribution", value_name = "DIST", default_value = "uniform")]
+    pub distribution: String,
+
+    /// Seed for offsets and the read/write choice; the same seed gives the same sequence
+    #[arg(long = "seed", value_name = "N", default_value = "0")]
+    pub seed: String,
+
+    /// Time-series interval in milliseconds
+    #[arg(long = "interval", value_name = "MS", default_value = "1000")]
+    pub interval: String,
+
+    /// Allow writes to block devices and to existing files iogauge did not create
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
+
+    /// Keep files iogauge created instead of removing them at the end
+    #[arg(long = "keep")]
+    pub keep: bool,
+
+    /// Count I/O errors by errno and go on, instead of stopping at the first one
+    #[arg(long = "continue-on-error")]
+    pub continue_on_error: bool,
+
+    /// Report format: text, json (the documented schema), csv (the time series)
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+
+    /// Where to write the report; - is stdout
+    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
+    pub output_file: String,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineArg {
+    Sync,
+    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
+    IoUring,
+    Null,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+/// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:
+/// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `-s --interlocked`, `-Su` -> `-S=u`.
+/// Plain `-r`, `-s` and `-S` are left alone. Nothing after `--` is touched.
+pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut passthrough = false;
+    for arg in args {
+        if passthrough || arg == "--" {
+            passthrough = true;
+            out.push(arg);
+            continue;
+        }
+        let glued = |flag: &str| -> Option<String> {
+            arg.strip_prefix(flag)
+                .filter(|rest| !rest.is_empty() && !rest.starts_with('='))
+                .map(str::to_string)
+        };
+        if arg == "-si" {
+            out.push("-s".into());
+            out.push("--interlocked".into());
+        } else if let Some(rest) = glued("-r") {
+            out.push(format!("-r={rest}"));
+        } else if let Some(rest) = glued("-s") {
+            out.push(format!("-s={rest}"));
+        } else if let Some(rest) = glued("-S") {
+            out.push(format!("-S={rest}"));
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> Vec<String> {
+        normalize_diskspd_args(s.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn glued_diskspd_values_are_rewritten() {
+        assert_eq!(norm("-r4k -s8k -Su f"), ["-r=4k", "-s=8k", "-S=u", "f"]);
+        assert_eq!(norm("-si f"), ["-s", "--interlocked", "f"]);
+        assert_eq!(norm("-r -s -S -r=4k"), ["-r", "-s", "-S", "-r=4k"]);
+        assert_eq!(norm("-b4k -- -r4k"), ["-b4k", "--", "-r4k"]);
+    }
+
+    #[test]
+    fn the_cli_parses_diskspd_forms() {
+        let args = norm("iogauge run -b4k -r4k -Suw -o8 -t2 -w30 f1 f2");
+        let cli = Cli::try_parse_from(args).unwrap();
+        let Command::Run(run) = cli.command;
+        assert_eq!(run.random.as_deref(), Some("4k"));
+        assert_eq!(run.diskspd_cache.as_deref(), Some("uw"));
+        assert_eq!(run.queue_depth.as_deref(), Some("8"));
+        assert_eq!(run.targets.len(), 2);
+    }
+}

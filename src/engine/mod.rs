@@ -1,0 +1,66 @@
+//! I/O engines behind one small trait. The runner keeps `queue_depth` I/Os in flight through
+//! [`IoEngine`]; an engine only moves bytes and reports completions. Timestamps, statistics
+//! and offsets belong to the runner, so every engine is measured the same way.
+//!
+//! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
+
+pub mod null;
+pub mod sync;
+pub mod uring;
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// One I/O to start. `buf` points into the worker's aligned buffer for `slot`, valid and
+/// untouched by the worker until the completion for `slot` comes back.
+#[derive(Clone, Copy, Debug)]
+pub struct Sqe {
+    pub slot: u32,
+    pub write: bool,
+    pub offset: u64,
+    pub len: u32,
+    pub buf: *mut u8,
+}
+
+/// A finished I/O: `result` is the byte count, or a negative errno.
+#[derive(Clone, Copy, Debug)]
+pub struct Cqe {
+    pub slot: u32,
+    pub result: i32,
+}
+
+pub trait IoEngine {
+    /// Queue one I/O. It starts no later than the next [`IoEngine::reap`].
+    fn queue(&mut self, sqe: Sqe);
+
+    /// Start every queued I/O, wait until at least `min` I/Os have completed (or `timeout_ns`
+    /// has passed), and append every completion available, not just `min`, to `out`.
+    fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
+}
+
+/// Convert a syscall return value into a completion result.
+pub(crate) fn syscall_result(ret: isize) -> i32 {
+    if ret < 0 {
+        -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+    } else {
+        ret as i32
+    }
+}
+
+/// pread/pwrite of the whole buffer, retrying on EINTR.
+pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
+    loop {
+        // SAFETY: `buf` points to `len` bytes owned by the worker for this slot (see `Sqe`).
+        let ret = unsafe {
+            if sqe.write {
+                libc::pwrite(fd, sqe.buf as *const libc::c_void, sqe.len as usize, sqe.offset as libc::off_t)
+            } else {
+                libc::pread(fd, sqe.buf as *mut libc::c_void, sqe.len as usize, sqe.offset as libc::off_t)
+            }
+        };
+        let r = syscall_result(ret);
+        if r != -libc::EINTR {
+            return r;
+        }
+    }
+}

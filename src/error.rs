@@ -1,0 +1,91 @@
+//! The error type shared by every command, and the process exit codes it maps to.
+//!
+//! Every error message is one line that names the culprit (a flag, a file, a value),
+//! so a user can fix the input without reading the source.
+
+use std::fmt;
+
+/// Exit codes, documented in `--help` and the README.
+pub mod exit {
+    /// The run completed and its results were printed.
+    pub const OK: u8 = 0;
+    /// The run failed while running (an I/O error, a file that could not be created...).
+    /// Partial results, where there are any, were printed and marked partial.
+    pub const FAILURE: u8 = 1;
+    /// Bad input: a flag, a value or a target was rejected before any I/O was done.
+    pub const USAGE: u8 = 2;
+    /// Stopped by Ctrl-C or SIGTERM; partial results were printed and marked partial.
+    pub const INTERRUPTED: u8 = 130;
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// Rejected input; nothing was run. Exit code 2.
+    Usage(String),
+    /// A failure while running. Exit code 1.
+    Runtime(String),
+}
+
+impl Error {
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
+    }
+    pub fn runtime(msg: impl Into<String>) -> Self {
+        Error::Runtime(msg.into())
+    }
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => exit::USAGE,
+            Error::Runtime(_) => exit::FAILURE,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Runtime(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The symbolic name of an errno value (EIO, ENOSPC...), for reports.
+pub fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::EINTR => "EINTR",
+        libc::EIO => "EIO",
+        libc::ENXIO => "ENXIO",
+        libc::EBADF => "EBADF",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::EEXIST => "EEXIST",
+        libc::ENODEV => "ENODEV",
+        libc::EISDIR => "EISDIR",
+        libc::EINVAL => "EINVAL",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::EDQUOT => "EDQUOT",
+        libc::ECANCELED => "ECANCELED",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::ESTALE => "ESTALE",
+        // Not an errno: a read or write that moved fewer bytes than asked.
+        SHORT_IO => "short",
+        _ => return format!("errno {errno}"),
+    };
+    name.to_string()
+}
+
+/// Pseudo-errno used to count short transfers next to real errors.
+pub const SHORT_IO: i32 = -1;

@@ -1,0 +1,14 @@
+//! iogauge: storage and file-system performance measurement.
+//!
+//! The flow is one-way: a front end ([`cli`] + [`spec::native`]) builds a validated
+//! [`spec::JobSpec`]; [`runner`] runs it on an [`engine`] and returns a [`result::RunResult`];
+//! a [`report`] renders that. No layer reaches back into the one before it.
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod report;
+pub mod result;
+pub mod runner;
+pub mod spec;
+pub mod stats;

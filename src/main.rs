@@ -1,0 +1,73 @@
+//! The `iogauge` binary: parse, run, report, map the outcome to an exit code.
+
+use clap::Parser;
+use iogauge::cli::{normalize_diskspd_args, Cli, Command, RunArgs};
+use iogauge::error::{exit, Error};
+use iogauge::result::StopReason;
+use iogauge::runner::{self, target::Cleanup};
+use iogauge::spec::native::job_from_args;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn main() -> ExitCode {
+    let args = normalize_diskspd_args(std::env::args());
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and errors to stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
+        }
+    };
+    match cli.command {
+        Command::Run(run) => match cmd_run(&run, args) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("iogauge: error: {e}");
+                ExitCode::from(e.exit_code())
+            }
+        },
+    }
+}
+
+fn write_output(path: &str, text: &str) -> Result<(), Error> {
+    if path == "-" {
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (| head) is not an error worth reporting.
+        match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(Error::runtime(format!("cannot write the report to stdout: {e}")))
+            }
+            _ => Ok(()),
+        }
+    } else {
+        std::fs::write(path, text).map_err(|e| Error::runtime(format!("cannot write the report to '{path}': {e}")))
+    }
+}
+
+fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
+    let job = job_from_args(args)?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, interrupted.clone())
+            .map_err(|e| Error::runtime(format!("cannot install the signal handler: {e}")))?;
+    }
+    // Dropped at the end of this function, after the report: created files go on every path.
+    let mut cleanup = Cleanup::new(job.keep);
+    let result = runner::run(&job, command_line, &interrupted, &mut cleanup)?;
+    let text = iogauge::report::exporter(args.output).render(&result);
+    write_output(&args.output_file, &text)?;
+    match result.stop_reason {
+        StopReason::Completed => Ok(exit::OK),
+        StopReason::Interrupted => {
+            eprintln!("iogauge: interrupted; the results above are partial");
+            Ok(exit::INTERRUPTED)
+        }
+        StopReason::IoError => {
+            eprintln!("iogauge: error: {}; the results above are partial", result.stop_message.as_deref().unwrap_or("I/O error"));
+            Ok(exit::FAILURE)
+        }
+    }
+}

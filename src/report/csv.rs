@@ -1,0 +1,34 @@
+//! The CSV report: the time series, one row per interval, base units.
+
+use super::Exporter;
+use crate::result::RunResult;
+use std::fmt::Write;
+
+pub struct Csv;
+
+pub const HEADER: &str = "start_ns,duration_ns,read_ios,read_bytes,read_iops,read_bytes_per_sec,read_latency_mean_ns,read_latency_p99_ns,write_ios,write_bytes,write_iops,write_bytes_per_sec,write_latency_mean_ns,write_latency_p99_ns";
+
+impl Exporter for Csv {
+    fn render(&self, r: &RunResult) -> String {
+        let mut out = String::from(HEADER);
+        out.push('\n');
+        for s in &r.time_series.samples {
+            let secs = s.duration_ns as f64 / 1e9;
+            let _ = write!(out, "{},{}", s.start_ns, s.duration_ns);
+            for d in [&s.read, &s.write] {
+                let _ = write!(
+                    out,
+                    ",{},{},{:.1},{:.1},{},{}",
+                    d.ios,
+                    d.bytes,
+                    d.ios as f64 / secs,
+                    d.bytes as f64 / secs,
+                    d.latency_mean_ns,
+                    d.latency_p99_ns
+                );
+            }
+            out.push('\n');
+        }
+        out
+    }
+}

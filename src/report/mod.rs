@@ -1,0 +1,21 @@
+//! Reports: one file per format behind one trait. Each renders a finished [`RunResult`];
+//! none of them measures or changes anything.
+
+pub mod csv;
+pub mod json;
+pub mod text;
+
+use crate::cli::OutputFormat;
+use crate::result::RunResult;
+
+pub trait Exporter {
+    fn render(&self, result: &RunResult) -> String;
+}
+
+pub fn exporter(format: OutputFormat) -> Box<dyn Exporter> {
+    match format {
+        OutputFormat::Text => Box::new(text::Text),
+        OutputFormat::Json => Box::new(json::Json),
+        OutputFormat::Csv => Box::new(csv::Csv),
+    }
+}

@@ -1,0 +1,180 @@
+//! The text report, shaped like DiskSpd's: input parameters, CPU, per-thread totals for all,
+//! read and write I/O, then the latency percentile table. Latencies are in microseconds.
+
+use super::Exporter;
+use crate::result::{DirPair, DirResult, RunResult};
+use crate::spec::size::format_size;
+use crate::spec::{Distribution, Pattern, Stop};
+use crate::stats::{LatencySummary, PERCENTILES};
+use std::fmt::Write;
+
+pub struct Text;
+
+fn secs(ns: u64) -> String {
+    format!("{:.2}s", ns as f64 / 1e9)
+}
+
+fn us(ns: f64) -> String {
+    format!("{:.2}", ns / 1000.0)
+}
+
+impl Exporter for Text {
+    fn render(&self, r: &RunResult) -> String {
+        let mut o = String::new();
+        let j = &r.job;
+        let _ = writeln!(o, "Command Line: {}", r.command_line.join(" "));
+        let _ = writeln!(o, "\nInput parameters:\n");
+        match j.stop {
+            Stop::Duration { ns } => {
+                let _ = writeln!(o, "\tduration: {}", secs(ns));
+            }
+            Stop::TotalBytes { bytes } => {
+                let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
+            }
+        }
+        let _ = writeln!(o, "\twarm up time: {}\n\tcool down time: {}", secs(j.warmup_ns), secs(j.cooldown_ns));
+        let _ = writeln!(o, "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}", r.engine.name(), j.interval_ns / 1_000_000, j.seed);
+        for t in &r.targets {
+            let _ = writeln!(o, "\tpath: '{}'{}", t.path, if t.created { " (created by iogauge)" } else { "" });
+            let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
+            let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+            match &j.pattern {
+                Pattern::Random { align_bytes, distribution } => {
+                    let dist = match distribution {
+                        Distribution::Uniform => "uniform".to_string(),
+                        Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
+                        Distribution::Pareto { h } => format!("pareto, h {h}"),
+                    };
+                    let _ = writeln!(o, "\t\tusing random I/O (alignment: {}, distribution: {dist})", format_size(*align_bytes));
+                }
+                Pattern::Sequential { stride_bytes, interlocked } => {
+                    let _ = writeln!(
+                        o,
+                        "\t\tusing {}sequential I/O (stride: {})",
+                        if *interlocked { "interlocked " } else { "" },
+                        format_size(*stride_bytes)
+                    );
+                }
+            }
+            let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
+            let _ = writeln!(o, "\t\tworking set: {}..{} of {}", t.working_set_start, t.working_set_end, format_size(t.size_bytes));
+            let _ = writeln!(o, "\t\tthreads: {}, outstanding I/O per thread: {}", j.threads_per_target, r.queue_depth);
+            if let Some(iops) = j.rate_iops {
+                let _ = writeln!(o, "\t\trate limit: {iops} IOPS per thread");
+            }
+            if let Some(bw) = j.rate_bytes_per_sec {
+                let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
+            }
+        }
+        let _ = writeln!(o, "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpus: {}", r.system.hostname, r.system.kernel, r.system.cpus);
+        for n in &r.notes {
+            let _ = writeln!(o, "\nNote: {n}");
+        }
+        let _ = writeln!(o, "\nResults:\n{}", "*".repeat(79));
+        if r.partial {
+            let _ = writeln!(o, "\n*** PARTIAL RESULTS: {} ***", r.stop_message.as_deref().unwrap_or("the run did not complete"));
+        }
+        let _ = writeln!(o, "\nactual test time:\t{}", secs(r.measured_ns));
+        let _ = writeln!(o, "thread count:\t\t{}\nproc count:\t\t{}", r.targets.iter().map(|t| t.threads.len()).sum::<usize>(), r.system.cpus);
+
+        cpu_table(&mut o, r);
+        for (title, pick) in [
+            ("Total IO", (|p: &DirPair| p.all.clone()) as fn(&DirPair) -> DirResult),
+            ("Read IO", |p: &DirPair| p.read.clone()),
+            ("Write IO", |p: &DirPair| p.write.clone()),
+        ] {
+            io_table(&mut o, r, title, pick);
+        }
+        if !r.errors.is_empty() {
+            let _ = writeln!(o, "\nI/O errors:");
+            for e in &r.errors {
+                let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
+            }
+        }
+        percentile_table(&mut o, r);
+        let _ = writeln!(
+            o,
+            "\niogauge itself: {} peak memory, {} user + {} system CPU",
+            format_size_approx(r.iogauge_usage.max_rss_bytes),
+            secs(r.iogauge_usage.user_cpu_ns),
+            secs(r.iogauge_usage.system_cpu_ns)
+        );
+        o
+    }
+}
+
+fn format_size_approx(bytes: u64) -> String {
+    format!("{:.1}MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+fn cpu_table(o: &mut String, r: &RunResult) {
+    let _ = writeln!(o, "\nCPU |  Usage |  User  | Kernel |  Idle\n{}", "-".repeat(42));
+    let (mut u, mut k, mut i) = (0.0, 0.0, 0.0);
+    for c in &r.cpu {
+        let (pu, pk, pi) = (c.pct(c.user_ns), c.pct(c.kernel_ns), c.pct(c.idle_ns));
+        u += pu;
+        k += pk;
+        i += pi;
+        let _ = writeln!(o, "{:>4}| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%", c.cpu, pu + pk, pu, pk, pi);
+    }
+    let n = r.cpu.len().max(1) as f64;
+    let _ = writeln!(o, "{}\navg.| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%", "-".repeat(42), (u + k) / n, u / n, k / n, i / n);
+}
+
+fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> DirResult) {
+    let _ = writeln!(o, "\n{title}");
+    let _ = writeln!(
+        o,
+        "thread |          bytes |        I/Os |     MiB/s |      MB/s |   I/O per s | AvgLat(us) | LatStdDev(us) | file"
+    );
+    let _ = writeln!(o, "{}", "-".repeat(118));
+    let row = |o: &mut String, label: &str, d: &DirResult, file: &str| {
+        let (avg, sd) = d
+            .latency
+            .as_ref()
+            .map(|l| (us(l.mean_ns), us(l.stdev_ns)))
+            .unwrap_or(("N/A".into(), "N/A".into()));
+        let _ = writeln!(
+            o,
+            "{:>6} | {:>14} | {:>11} | {:>9.2} | {:>9.2} | {:>11.2} | {:>10} | {:>13} | {}",
+            label,
+            d.bytes,
+            d.ios,
+            d.bytes_per_sec / (1u64 << 20) as f64,
+            d.bytes_per_sec / 1e6,
+            d.iops,
+            avg,
+            sd,
+            file
+        );
+    };
+    let mut n = 0;
+    for t in &r.targets {
+        for th in &t.threads {
+            row(o, &n.to_string(), &pick(&th.total), &t.path);
+            n += 1;
+        }
+    }
+    let _ = writeln!(o, "{}", "-".repeat(118));
+    row(o, "total:", &pick(&r.total), "");
+}
+
+fn percentile_table(o: &mut String, r: &RunResult) {
+    let _ = writeln!(o, "\nLatency (us)");
+    let _ = writeln!(o, "    %-ile |       Read |      Write |      Total\n{}", "-".repeat(47));
+    let cell = |l: &Option<LatencySummary>, f: &dyn Fn(&LatencySummary) -> f64| -> String {
+        l.as_ref().map(|l| us(f(l))).unwrap_or_else(|| "N/A".into())
+    };
+    let dirs = [&r.total.read.latency, &r.total.write.latency, &r.total.all.latency];
+    let line = |o: &mut String, label: &str, f: &dyn Fn(&LatencySummary) -> f64| {
+        let _ = writeln!(o, "{:>9} | {:>10} | {:>10} | {:>10}", label, cell(dirs[0], f), cell(dirs[1], f), cell(dirs[2], f));
+    };
+    line(o, "min", &|l| l.min_ns as f64);
+    for p in PERCENTILES {
+        let label = format!("{p}th");
+        line(o, &label, &|l| l.at(p).unwrap_or(0) as f64);
+    }
+    line(o, "max", &|l| l.max_ns as f64);
+    line(o, "mean", &|l| l.mean_ns);
+    line(o, "stdev", &|l| l.stdev_ns);
+}

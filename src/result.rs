@@ -1,0 +1,163 @@
+//! `RunResult`: what a run measured, in base units (bytes, nanoseconds, counts). Reports render
+//! it; the JSON report is its serialization, described by `schema/run-result.schema.json`.
+//! Bump [`SCHEMA_VERSION`] on any change that could break a reader.
+
+use crate::runner::target::TargetKind;
+use crate::spec::{EngineKind, JobSpec};
+use crate::stats::cpu::CpuUsage;
+use crate::stats::LatencySummary;
+use serde::Serialize;
+
+pub const SCHEMA_NAME: &str = "iogauge-run-result";
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The run ended as planned.
+    Completed,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// An I/O failed and --continue-on-error was not given.
+    IoError,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub schema: &'static str,
+    pub schema_version: u32,
+    pub tool_version: &'static str,
+    pub command_line: Vec<String>,
+    /// Wall-clock start of the measured window, nanoseconds since the Unix epoch.
+    pub started_unix_ns: u64,
+    /// True when the run did not end as planned; the figures cover the time it did run.
+    pub partial: bool,
+    pub stop_reason: StopReason,
+    pub stop_message: Option<String>,
+    /// Things the user should know about how the job ran (engine fallback, queue depth...).
+    pub notes: Vec<String>,
+    pub job: JobSpec,
+    /// The engine and queue depth that actually ran.
+    pub engine: EngineKind,
+    pub queue_depth: u32,
+    pub system: SystemInfo,
+    /// Length of the measured window (warm-up and cool-down excluded).
+    pub measured_ns: u64,
+    pub cpu: Vec<CpuUsage>,
+    pub targets: Vec<TargetResult>,
+    pub total: DirPair,
+    pub errors: Vec<ErrorCount>,
+    pub time_series: TimeSeries,
+    pub iogauge_usage: SelfUsage,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SystemInfo {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpus: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetResult {
+    pub path: String,
+    pub kind: TargetKind,
+    pub size_bytes: u64,
+    pub working_set_start: u64,
+    pub working_set_end: u64,
+    /// iogauge created this file for the run.
+    pub created: bool,
+    pub threads: Vec<ThreadResult>,
+    pub total: DirPair,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadResult {
+    pub thread: u32,
+    pub total: DirPair,
+    pub errors: Vec<ErrorCount>,
+}
+
+/// Reads and writes apart, and both together.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirPair {
+    pub read: DirResult,
+    pub write: DirResult,
+    pub all: DirResult,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirResult {
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    /// None when there was no I/O in this direction.
+    pub latency: Option<LatencySummary>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ErrorCount {
+    /// The errno, or -1 for a short transfer.
+    pub errno: i32,
+    pub name: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeSeries {
+    pub interval_ns: u64,
+    pub samples: Vec<Sample>,
+}
+
+/// One interval of the whole run (all targets and threads).
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    /// Start, from the beginning of the measured window.
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub read: SampleDir,
+    pub write: SampleDir,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SampleDir {
+    pub ios: u64,
+    pub bytes: u64,
+    /// 0 when there was no I/O in the interval.
+    pub latency_mean_ns: u64,
+    pub latency_p99_ns: u64,
+}
+
+/// iogauge's own footprint, so a user can see the instrument was not the bottleneck.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelfUsage {
+    pub max_rss_bytes: u64,
+    pub user_cpu_ns: u64,
+    pub system_cpu_ns: u64,
+}
+
+impl SelfUsage {
+    pub fn now() -> Self {
+        // SAFETY: getrusage fills a struct we own.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+        SelfUsage {
+            max_rss_bytes: ru.ru_maxrss as u64 * 1024,
+            user_cpu_ns: ns(ru.ru_utime),
+            system_cpu_ns: ns(ru.ru_stime),
+        }
+    }
+}
+
+impl SystemInfo {
+    pub fn collect() -> Self {
+        let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
+        SystemInfo {
+            hostname: read("/proc/sys/kernel/hostname"),
+            kernel: read("/proc/sys/kernel/osrelease"),
+            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Offset generators: where each I/O of a thread lands in the working set.
+//!
+//! Every offset is in `[base, end - block]` and is `base` plus a multiple of the alignment
+//! (random) or stride (sequential), so direct I/O stays aligned when the inputs are.
+
+use super::rng::Rng;
+use crate::spec::{Distribution, Pattern};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub enum OffsetGen {
+    Random { base: u64, align: u64, slots: u64, sampler: Sampler },
+    Sequential { base: u64, stride: u64, positions: u64, next: u64 },
+    /// Threads of one target share the counter (DiskSpd's -si).
+    Interlocked { base: u64, stride: u64, positions: u64, shared: Arc<AtomicU64> },
+}
+
+impl OffsetGen {
+    /// `base..end` is the working set; `shared` is the target's counter for interlocked I/O.
+    pub fn new(pattern: &Pattern, base: u64, end: u64, block: u64, shared: &Arc<AtomicU64>) -> Self {
+        debug_assert!(end >= base + block);
+        let span = end - base - block;
+        match *pattern {
+            Pattern::Random { align_bytes, distribution } => {
+                let slots = span / align_bytes + 1;
+                OffsetGen::Random { base, align: align_bytes, slots, sampler: Sampler::new(distribution, slots) }
+            }
+            Pattern::Sequential { stride_bytes, interlocked } => {
+                let positions = span / stride_bytes + 1;
+                if interlocked {
+                    OffsetGen::Interlocked { base, stride: stride_bytes, positions, shared: shared.clone() }
+                } else {
+                    OffsetGen::Sequential { base, stride: stride_bytes, positions, next: 0 }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng) -> u64 {
+        match self {
+            OffsetGen::Random { base, align, slots, sampler } => *base + sampler.sample(rng, *slots) * *align,
+            OffsetGen::Sequential { base, stride, positions, next } => {
+                let off = *base + *next * *stride;
+                *next += 1;
+                if *next == *positions {
+                    *next = 0;
+                }
+                off
+            }
+            OffsetGen::Interlocked { base, stride, positions, shared } => {
+                let n = shared.fetch_add(1, Ordering::Relaxed);
+                *base + (n % *positions) * *stride
+            }
+        }
+    }
+}
+
+/// Draws a slot index in `0..slots` from a distribution.
+pub enum Sampler {
+    Uniform,
+    Zipf(Zipf),
+    /// `exponent` = ln(h) / ln(1-h): a fraction h of the slots gets 1-h of the draws.
+    Pareto { exponent: f64, scatter: Scatter },
+}
+
+impl Sampler {
+    fn new(dist: Distribution, slots: u64) -> Self {
+        match dist {
+            Distribution::Uniform => Sampler::Uniform,
+            Distribution::Zipf { theta } => Sampler::Zipf(Zipf::new(slots, theta)),
+            Distribution::Pareto { h } => {
+                Sampler::Pareto { exponent: h.ln() / (1.0 - h).ln(), scatter: Scatter::new(slots) }
+            }
+        }
+    }
+
+    #[inline]
+    fn sample(&mut self, rng: &mut Rng, slots: u64) -> u64 {
+        match self {
+            Sampler::Uniform => rng.below(slots),
+            Sampler::Zipf(z) => z.scatter.map(z.sample(rng) - 1),
+            Sampler::Pareto { exponent, scatter } => {
+                let rank = (slots as f64 * rng.unit().powf(*exponent)) as u64;
+                scatter.map(rank.min(slots - 1))
+            }
+        }
+    }
+}
+
+/// Spreads hot ranks over the whole working set (rank * P mod n, P prime and coprime to n),
+/// so that the hottest blocks are not all at the start of the file. A bijection on 0..n.
+pub struct Scatter {
+    n: u64,
+    p: u64,
+}
+
+impl Scatter {
+    fn new(n: u64) -> Self {
+        const PRIMES: [u64; 3] = [2_147_483_647, 1_000_000_007, 998_244_353];
+        let p = PRIMES.iter().copied().find(|p| n % p != 0).unwrap_or(1);
+        Scatter { n, p: p % n.max(1) }
+    }
+    #[inline]
+    fn map(&self, rank: u64) -> u64 {
+        ((rank as u128 * self.p as u128) % self.n as u128) as u64
+    }
+}
+
+/// Zipf over ranks 1..=n by rejection-inversion (Hörmann and Derflinger, 1996): constant time
+/// per draw and no table, so a distribution over billions of blocks costs nothing to set up.
+pub struct Zipf {
+    n: f64,
+    s: f64,
+    h_int_x1: f64,
+    h_int_n: f64,
+    cut: f64,
+    scatter: Scatter,
+}
+
+impl Zipf {
+    pub fn new(n: u64, s: f64) -> Self {
+        let mut z = Zipf { n: n as f64, s, h_int_x1: 0.0, h_int_n: 0.0, cut: 0.0, scatter: Scatter::new(n) };
+        z.h_int_x1 = z.h_integral(1.5) - 1.0;
+        z.h_int_n = z.h_integral(z.n + 0.5);
+        z.cut = 2.0 - z.h_integral_inv(z.h_integral(2.5) - z.h(2.0));
+        z
+    }
+
+    /// h(x) = x^-s, the unnormalised density.
+    fn h(&self, x: f64) -> f64 {
+        (-self.s * x.ln()).exp()
+    }
+
+    /// H(x) = integral of h: (x^(1-s) - 1) / (1-s), or ln x when s = 1, computed stably.
+    fn h_integral(&self, x: f64) -> f64 {
+        let lx = x.ln();
+        expm1_over_x((1.0 - self.s) * lx) * lx
+    }
+
+    fn h_integral_inv(&self, x: f64) -> f64 {
+        let t = (x * (1.0 - self.s)).max(-1.0);
+        (log1p_over_x(t) * x).exp()
+    }
+
+    /// A rank in 1..=n; rank 1 is the most frequent, rank k has weight k^-s.
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        loop {
+            let u = self.h_int_n + rng.unit() * (self.h_int_x1 - self.h_int_n);
+            let x = self.h_integral_inv(u);
+            let k = (x + 0.5).floor().clamp(1.0, self.n);
+            if k - x <= self.cut || u >= self.h_integral(k + 0.5) - self.h(k) {
+                return k as u64;
+            }
+        }
+    }
+}
+
+/// expm1(x)/x, continuous at 0.
+fn expm1_over_x(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.exp_m1() / x
+    } else {
+        1.0 + x * 0.5 * (1.0 + x / 3.0)
+    }
+}
+
+/// ln(1+x)/x, continuous at 0.
+fn log1p_over_x(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.ln_1p() / x
+    } else {
+        1.0 - x * (0.5 - x / 3.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(pattern: Pattern, base: u64, end: u64, block: u64) -> OffsetGen {
+        OffsetGen::new(&pattern, base, end, block, &Arc::new(AtomicU64::new(0)))
+    }
+
+    /// Draw `n` offsets and count how often each block (offset / block) was hit.
+    fn histogram(g: &mut OffsetGen, n: usize, blocks: usize, block: u64) -> Vec<u64> {
+        let mut rng = Rng::new(42, &[]);
+        let mut counts = vec![0u64; blocks];
+        for _ in 0..n {
+            counts[(g.next(&mut rng) / block) as usize] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn random_offsets_stay_in_range_aligned_and_cover_the_set() {
+        let (base, end, block, align) = (8192u64, 8192 + 1_000 * 4096 + 100, 4096u64, 512u64);
+        let mut g = gen(Pattern::Random { align_bytes: align, distribution: Distribution::Uniform }, base, end, block);
+        let mut rng = Rng::new(3, &[]);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200_000 {
+            let off = g.next(&mut rng);
+            assert!(off >= base && off + block <= end, "{off}");
+            assert_eq!((off - base) % align, 0);
+            seen.insert(off);
+        }
+        // Every aligned position is reachable: (end - base - block) / align + 1 of them.
+        assert_eq!(seen.len() as u64, (end - base - block) / align + 1);
+    }
+
+    #[test]
+    fn sequential_walks_and_wraps() {
+        let mut g = gen(Pattern::Sequential { stride_bytes: 4096, interlocked: false }, 4096, 4096 * 5, 4096);
+        let mut rng = Rng::new(0, &[]);
+        let offs: Vec<u64> = (0..6).map(|_| g.next(&mut rng)).collect();
+        assert_eq!(offs, [4096, 8192, 12288, 16384, 4096, 8192]);
+        // A stride larger than the block skips; the last I/O still fits.
+        let mut g = gen(Pattern::Sequential { stride_bytes: 8192, interlocked: false }, 0, 20480, 4096);
+        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng)).collect();
+        assert_eq!(offs, [0, 8192, 16384, 0]);
+    }
+
+    #[test]
+    fn interlocked_threads_share_one_sequence() {
+        let shared = Arc::new(AtomicU64::new(0));
+        let p = Pattern::Sequential { stride_bytes: 4096, interlocked: true };
+        let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
+        let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
+        let mut rng = Rng::new(0, &[]);
+        let offs = [a.next(&mut rng), b.next(&mut rng), a.next(&mut rng), b.next(&mut rng), a.next(&mut rng)];
+        assert_eq!(offs, [0, 4096, 8192, 12288, 0]);
+    }
+
+    #[test]
+    fn zipf_has_the_power_law_shape() {
+        let blocks = 1000;
+        let theta = 1.2;
+        let mut g = gen(Pattern::Random { align_bytes: 1, distribution: Distribution::Zipf { theta } }, 0, blocks as u64, 1);
+        let mut counts = histogram(&mut g, 400_000, blocks, 1);
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        // Frequency of rank k is proportional to k^-theta.
+        for k in [2usize, 3, 5] {
+            let expect = (k as f64).powf(theta);
+            let got = counts[0] as f64 / counts[k - 1] as f64;
+            assert!((got / expect - 1.0).abs() < 0.08, "rank {k}: ratio {got:.3}, expected {expect:.3}");
+        }
+        // Share of the top rank: 1 / H(n, theta).
+        let hn: f64 = (1..=blocks).map(|k| (k as f64).powf(-theta)).sum();
+        let share = counts[0] as f64 / 400_000.0;
+        assert!((share * hn - 1.0).abs() < 0.03, "top share {share}");
+    }
+
+    #[test]
+    fn zipf_works_at_theta_one_and_below() {
+        for theta in [1.0, 0.5] {
+            let z = Zipf::new(100, theta);
+            let mut rng = Rng::new(9, &[]);
+            let mut c = [0u64; 101];
+            for _ in 0..200_000 {
+                c[z.sample(&mut rng) as usize] += 1;
+            }
+            let ratio = c[1] as f64 / c[4] as f64;
+            let expect = 4f64.powf(theta);
+            assert!((ratio / expect - 1.0).abs() < 0.08, "theta {theta}: {ratio} vs {expect}");
+        }
+    }
+
+    #[test]
+    fn pareto_sends_one_minus_h_of_the_io_to_h_of_the_blocks() {
+        let blocks = 1000;
+        let mut g = gen(Pattern::Random { align_bytes: 1, distribution: Distribution::Pareto { h: 0.2 } }, 0, blocks as u64, 1);
+        let mut counts = histogram(&mut g, 200_000, blocks, 1);
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let hot: u64 = counts[..200].iter().sum();
+        let share = hot as f64 / 200_000.0;
+        assert!((share - 0.8).abs() < 0.02, "top 20% of blocks got {share:.3}");
+    }
+
+    #[test]
+    fn scatter_is_a_bijection() {
+        for n in [1u64, 7, 1000, 4096] {
+            let s = Scatter::new(n);
+            let mut seen: Vec<u64> = (0..n).map(|r| s.map(r)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
+    }
+}

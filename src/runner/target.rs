@@ -1,0 +1,292 @@
+//! Opening targets safely, creating test files, and removing what iogauge created.
+//!
+//! The rule this module enforces: iogauge never writes to a block device, or to an existing
+//! file it did not create, unless `--allow-overwrite` was given. Reading is always allowed.
+
+use super::rng::Rng;
+use crate::error::{Error, Result};
+use crate::spec::size::format_size;
+use crate::spec::{JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
+pub struct OpenTarget {
+    pub path: PathBuf,
+    pub file: File,
+    pub kind: TargetKind,
+    pub size: u64,
+    /// Working set: offsets in `start..end`.
+    pub start: u64,
+    pub end: u64,
+    pub created: bool,
+}
+
+/// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
+/// so that every way out (error, Ctrl-C, panic) removes them.
+#[derive(Default)]
+pub struct Cleanup {
+    paths: Vec<PathBuf>,
+    keep: bool,
+}
+
+impl Cleanup {
+    pub fn new(keep: bool) -> Self {
+        Cleanup { paths: Vec::new(), keep }
+    }
+    fn add(&mut self, p: &Path) {
+        self.paths.push(p.to_path_buf());
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        for p in &self.paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Open (creating where asked) every target of the job.
+pub fn open_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<Vec<OpenTarget>> {
+    job.targets.iter().map(|t| open_target(job, t, cleanup, interrupted)).collect()
+}
+
+fn fs_name(path: &Path) -> String {
+    let dir = if path.is_dir() { path } else { path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return "unknown".into() };
+    // SAFETY: statfs writes into a zeroed struct we own; `c` is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return "unknown".into();
+    }
+    match st.f_type as i64 {
+        0x0102_1994 => "tmpfs".into(),
+        0xEF53 => "ext4".into(),
+        0x5846_5342 => "xfs".into(),
+        0x9123_683E => "btrfs".into(),
+        0x6573_5546 => "fuse".into(),
+        0x6969 => "nfs".into(),
+        0x794C_7630 => "overlayfs".into(),
+        0xFF53_4D42 | 0xFE53_4D42 => "cifs/smb".into(),
+        other => format!("type {other:#x}"),
+    }
+}
+
+fn free_space(dir: &Path) -> Option<u64> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: as in `fs_name`.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<OpenTarget> {
+    let path = &t.path;
+    let shown = path.display();
+    let writes = job.write_pct > 0;
+    let mut created = false;
+    let (kind, mut size) = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let Some(want) = t.create_size else {
+                return Err(Error::usage(format!(
+                    "target '{shown}' does not exist; add -c SIZE to create it"
+                )));
+            };
+            let dir = parent_dir(path);
+            if !dir.is_dir() {
+                return Err(Error::usage(format!("cannot create '{shown}': folder '{}' does not exist", dir.display())));
+            }
+            create_file(path, want, job.seed, cleanup, interrupted)?;
+            created = true;
+            (TargetKind::File, want)
+        }
+        Err(e) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
+        Ok(m) if m.is_dir() => {
+            return Err(Error::usage(format!("target '{shown}' is a directory; give a file or a block device")))
+        }
+        Ok(m) if m.file_type().is_block_device() => {
+            if writes && !job.allow_overwrite {
+                return Err(Error::usage(format!(
+                    "refusing to write to block device '{shown}': its data would be destroyed; pass --allow-overwrite if that is intended"
+                )));
+            }
+            (TargetKind::BlockDevice, 0)
+        }
+        Ok(m) if m.is_file() => {
+            if writes && !job.allow_overwrite {
+                return Err(Error::usage(format!(
+                    "refusing to write to '{shown}': it exists and iogauge did not create it; pass --allow-overwrite, or name a new file with -c SIZE"
+                )));
+            }
+            if let Some(want) = t.create_size {
+                if m.len() < want {
+                    return Err(Error::usage(format!(
+                        "target '{shown}' exists with {}, smaller than -c {}; remove it or give a smaller -c",
+                        format_size(m.len()),
+                        format_size(want)
+                    )));
+                }
+            }
+            (TargetKind::File, m.len())
+        }
+        Ok(_) => {
+            return Err(Error::usage(format!("target '{shown}' is neither a regular file nor a block device")))
+        }
+    };
+
+    let mut flags = 0;
+    if job.cache.is_direct() {
+        flags |= libc::O_DIRECT;
+    }
+    if job.cache.is_dsync() {
+        flags |= libc::O_DSYNC;
+    }
+    let file = OpenOptions::new().read(true).write(writes).custom_flags(flags).open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::EINVAL) && job.cache.is_direct() {
+            Error::usage(format!(
+                "O_DIRECT is not supported by the file system of '{shown}' ({}); use --cache buffered",
+                fs_name(path)
+            ))
+        } else {
+            Error::usage(format!("cannot open target '{shown}': {e}"))
+        }
+    })?;
+    if kind == TargetKind::BlockDevice {
+        size = (&file)
+            .seek(SeekFrom::End(0))
+            .map_err(|e| Error::runtime(format!("cannot find the size of '{shown}': {e}")))?;
+    }
+    if job.cache.is_direct() {
+        check_direct_alignment(job, &file, path)?;
+    }
+
+    let start = job.base_offset;
+    let end = job.max_offset.unwrap_or(size);
+    if end > size {
+        return Err(Error::usage(format!(
+            "--max-offset {} is past the end of '{shown}' ({})",
+            format_size(end),
+            format_size(size)
+        )));
+    }
+    if start >= end || end - start < job.block_size {
+        return Err(Error::usage(format!(
+            "--block-size {} is larger than the working set of '{shown}' ({} from --base-offset {})",
+            format_size(job.block_size),
+            format_size(end.saturating_sub(start)),
+            format_size(start)
+        )));
+    }
+    Ok(OpenTarget { path: path.clone(), file, kind, size, start, end, created })
+}
+
+/// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).
+fn direct_alignment(file: &File) -> Option<u64> {
+    const STATX_DIOALIGN: u32 = 0x2000;
+    // SAFETY: statx writes into a zeroed struct we own; the fd is open; "" with AT_EMPTY_PATH
+    // names the fd itself.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::statx(file.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, STATX_DIOALIGN, &mut st) };
+    if r != 0 || st.stx_mask & STATX_DIOALIGN == 0 || st.stx_dio_offset_align == 0 {
+        return None;
+    }
+    Some(st.stx_dio_offset_align as u64)
+}
+
+fn check_direct_alignment(job: &JobSpec, file: &File, path: &Path) -> Result<()> {
+    let align = direct_alignment(file).unwrap_or(MIN_DIRECT_ALIGN);
+    let mut checks = vec![("--block-size", job.block_size), ("--base-offset", job.base_offset)];
+    match &job.pattern {
+        crate::spec::Pattern::Random { align_bytes, .. } => checks.push(("--random alignment", *align_bytes)),
+        crate::spec::Pattern::Sequential { stride_bytes, .. } => checks.push(("--sequential stride", *stride_bytes)),
+    }
+    for (flag, v) in checks {
+        if v % align != 0 {
+            return Err(Error::usage(format!(
+                "{flag} {v} is not a multiple of {align} bytes, which direct I/O on '{}' needs; align it or use --cache buffered",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn enospc(path: &Path, want: u64) -> Error {
+    let avail = free_space(parent_dir(path)).map(format_size).unwrap_or_else(|| "unknown".into());
+    Error::runtime(format!(
+        "not enough space to create '{}': it needs {}, the file system has {} free",
+        path.display(),
+        format_size(want),
+        avail
+    ))
+}
+
+/// Create `path` with `size` bytes of incompressible, non-repeating data: each 1 MiB chunk is
+/// fresh random bytes, so neither compression nor deduplication can flatter the result.
+/// On any failure the partial file is removed.
+fn create_file(path: &Path, size: u64, seed: u64, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<()> {
+    if let Some(avail) = free_space(parent_dir(path)) {
+        if avail < size {
+            return Err(enospc(path, size));
+        }
+    }
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::usage(format!("cannot create '{}': {e}", path.display())))?;
+    cleanup.add(path);
+    let fail = |e: std::io::Error| -> Error {
+        let _ = std::fs::remove_file(path);
+        if e.raw_os_error() == Some(libc::ENOSPC) || e.raw_os_error() == Some(libc::EDQUOT) {
+            enospc(path, size)
+        } else {
+            Error::runtime(format!("cannot write '{}' while creating it: {e}", path.display()))
+        }
+    };
+    // Reserve the space first where the file system can: ENOSPC comes at once, not midway.
+    // SAFETY: plain syscall on an fd we own.
+    let r = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, size as libc::off_t) };
+    if r == libc::ENOSPC {
+        return Err(fail(std::io::Error::from_raw_os_error(r)));
+    }
+    let mut rng = Rng::new(seed ^ 0xC4EA_7E00, &[size]);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut left = size;
+    while left > 0 {
+        if interrupted.load(Ordering::Relaxed) {
+            let _ = std::fs::remove_file(path);
+            return Err(Error::runtime(format!("interrupted while creating '{}'; the partial file was removed", path.display())));
+        }
+        let n = left.min(chunk.len() as u64) as usize;
+        rng.fill(&mut chunk[..n]);
+        f.write_all(&chunk[..n]).map_err(fail)?;
+        left -= n as u64;
+    }
+    f.sync_all().map_err(fail)?;
+    // Drop the freshly written pages: the run should not start with the whole file cached.
+    // SAFETY: plain syscall on an fd we own.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}

@@ -1,0 +1,265 @@
+//! `JobSpec`: the one validated description of a workload.
+//!
+//! Every front end (our flags today; fio job files and DiskSpd command lines later) builds a
+//! `JobSpec` and calls [`JobSpec::validate`]. The runner, the engines and the reports see only
+//! this type, never raw flags, so a workload means the same thing whichever way it was written.
+//! Units are in the types: bytes as `u64` bytes, times as `u64` nanoseconds.
+
+pub mod native;
+pub mod size;
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use size::format_size;
+use std::path::PathBuf;
+
+/// Where the offsets of successive I/Os come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Pattern {
+    /// Random offsets, multiples of `align_bytes` from the base offset.
+    Random { align_bytes: u64, distribution: Distribution },
+    /// Each I/O `stride_bytes` past the previous one, wrapping at the end of the working set.
+    /// `interlocked`: all threads of a target share one offset (DiskSpd's -si).
+    Sequential { stride_bytes: u64, interlocked: bool },
+}
+
+/// How random offsets are spread over the working set.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Distribution {
+    Uniform,
+    /// Zipf with exponent `theta` (> 0) over the blocks of the working set, hot blocks scattered.
+    Zipf { theta: f64 },
+    /// Pareto: a fraction `h` of the blocks (0 < h < 1) receives a fraction 1-h of the I/O.
+    Pareto { h: f64 },
+}
+
+/// Caching mode, in DiskSpd's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    Buffered,
+    /// O_DIRECT: no page cache.
+    Direct,
+    /// O_DSYNC: each write is on stable storage when it completes.
+    WriteThrough,
+    /// O_DIRECT | O_DSYNC.
+    DirectWriteThrough,
+}
+
+impl CacheMode {
+    pub fn is_direct(self) -> bool {
+        matches!(self, CacheMode::Direct | CacheMode::DirectWriteThrough)
+    }
+    pub fn is_dsync(self) -> bool {
+        matches!(self, CacheMode::WriteThrough | CacheMode::DirectWriteThrough)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMode::Buffered => "buffered",
+            CacheMode::Direct => "direct",
+            CacheMode::WriteThrough => "writethrough",
+            CacheMode::DirectWriteThrough => "direct-writethrough",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    Sync,
+    IoUring,
+    Null,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// When the measured part of a run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Stop {
+    /// After a fixed measured time.
+    Duration { ns: u64 },
+    /// After this many bytes in all, split evenly across all threads of all targets.
+    TotalBytes { bytes: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetSpec {
+    pub path: PathBuf,
+    /// Create the file with this size if it does not exist (-c).
+    pub create_size: Option<u64>,
+    /// A temporary file iogauge names itself; always removed unless `keep`.
+    pub temporary: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobSpec {
+    pub targets: Vec<TargetSpec>,
+    pub threads_per_target: u32,
+    /// Outstanding I/Os per thread.
+    pub queue_depth: u32,
+    pub block_size: u64,
+    pub pattern: Pattern,
+    /// 0..=100: the share of I/Os that are writes.
+    pub write_pct: u8,
+    pub warmup_ns: u64,
+    pub stop: Stop,
+    pub cooldown_ns: u64,
+    pub base_offset: u64,
+    /// End of the working set (exclusive); `None`: the end of the target.
+    pub max_offset: Option<u64>,
+    pub cache: CacheMode,
+    /// `None`: io_uring where the kernel allows it, else sync.
+    pub engine: Option<EngineKind>,
+    /// Per-thread limits.
+    pub rate_iops: Option<u64>,
+    pub rate_bytes_per_sec: Option<u64>,
+    pub seed: u64,
+    pub interval_ns: u64,
+    pub allow_overwrite: bool,
+    pub keep: bool,
+    pub continue_on_error: bool,
+}
+
+/// O_DIRECT needs sizes and offsets aligned to the logical block size; 512 is the least any
+/// Linux block device accepts. The exact requirement of a target is checked when it is opened.
+pub const MIN_DIRECT_ALIGN: u64 = 512;
+
+/// The longest interval or run we accept: the histograms cover one hour per I/O, and longer
+/// single values mean something is broken.
+const MAX_SECONDS: u64 = 366 * 24 * 3600;
+
+impl JobSpec {
+    /// Check everything that can be checked without touching a target. Each error names the
+    /// flag (or option) at fault, with the flag's long name as the common vocabulary of all
+    /// front ends.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::usage(m));
+        if self.targets.is_empty() {
+            return bad("no target given".into());
+        }
+        if self.threads_per_target == 0 {
+            return bad("--threads must be at least 1".into());
+        }
+        if self.queue_depth == 0 {
+            return bad("--queue-depth must be at least 1".into());
+        }
+        if self.queue_depth > 65536 {
+            return bad(format!("--queue-depth {} is more than 65536", self.queue_depth));
+        }
+        if self.block_size == 0 {
+            return bad("--block-size must be more than 0".into());
+        }
+        if self.block_size > (1 << 30) {
+            return bad(format!("--block-size {} is more than 1GiB", format_size(self.block_size)));
+        }
+        if self.write_pct > 100 {
+            return bad(format!("--write-pct {} is not in 0..100", self.write_pct));
+        }
+        match &self.pattern {
+            Pattern::Random { align_bytes, distribution } => {
+                if *align_bytes == 0 {
+                    return bad("--random alignment must be more than 0".into());
+                }
+                match *distribution {
+                    Distribution::Zipf { theta } if !(theta > 0.0 && theta.is_finite()) => {
+                        return bad(format!("--distribution zipf:{theta}: THETA must be more than 0"))
+                    }
+                    Distribution::Pareto { h } if !(h > 0.0 && h < 1.0) => {
+                        return bad(format!("--distribution pareto:{h}: H must be between 0 and 1"))
+                    }
+                    _ => {}
+                }
+            }
+            Pattern::Sequential { stride_bytes, .. } => {
+                if *stride_bytes == 0 {
+                    return bad("--sequential stride must be more than 0".into());
+                }
+            }
+        }
+        match self.stop {
+            Stop::Duration { ns } if ns == 0 => return bad("--duration must be more than 0".into()),
+            Stop::Duration { ns } if ns / 1_000_000_000 > MAX_SECONDS => {
+                return bad("--duration is longer than a year".into())
+            }
+            Stop::TotalBytes { bytes } if bytes < self.block_size => {
+                return bad(format!(
+                    "--total {} is less than one block of {}",
+                    format_size(bytes),
+                    format_size(self.block_size)
+                ))
+            }
+            Stop::TotalBytes { .. } if self.cooldown_ns > 0 => {
+                return bad("--cooldown cannot be combined with --total: a run by bytes ends when the bytes are done".into())
+            }
+            _ => {}
+        }
+        if self.warmup_ns / 1_000_000_000 > MAX_SECONDS || self.cooldown_ns / 1_000_000_000 > MAX_SECONDS {
+            return bad("--warmup and --cooldown must be shorter than a year".into());
+        }
+        if self.interval_ns < 1_000_000 {
+            return bad("--interval must be at least 1 ms".into());
+        }
+        if let Some(max) = self.max_offset {
+            if max <= self.base_offset {
+                return bad(format!(
+                    "--max-offset {} must be past --base-offset {}",
+                    format_size(max),
+                    format_size(self.base_offset)
+                ));
+            }
+            if max - self.base_offset < self.block_size {
+                return bad(format!(
+                    "--block-size {} is larger than the working set of {} between --base-offset and --max-offset",
+                    format_size(self.block_size),
+                    format_size(max - self.base_offset)
+                ));
+            }
+        }
+        if self.rate_iops == Some(0) {
+            return bad("--rate-iops must be more than 0".into());
+        }
+        if self.rate_bytes_per_sec == Some(0) {
+            return bad("--rate-bw must be more than 0".into());
+        }
+        if self.rate_iops.is_some() && self.rate_bytes_per_sec.is_some() {
+            return bad("--rate-iops and --rate-bw cannot be combined: give one limit".into());
+        }
+        if self.cache.is_direct() {
+            let a = MIN_DIRECT_ALIGN;
+            let mut checks = vec![("--block-size", self.block_size), ("--base-offset", self.base_offset)];
+            match &self.pattern {
+                Pattern::Random { align_bytes, .. } => checks.push(("--random alignment", *align_bytes)),
+                Pattern::Sequential { stride_bytes, .. } => checks.push(("--sequential stride", *stride_bytes)),
+            }
+            for (flag, value) in checks {
+                if value % a != 0 {
+                    return bad(format!(
+                        "{flag} {value} is not a multiple of {a} bytes, which direct I/O needs; align it or use --cache buffered"
+                    ));
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for t in &self.targets {
+            if !seen.insert(&t.path) {
+                return bad(format!("target '{}' is given twice; use --threads for more load on one target", t.path.display()));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn total_threads(&self) -> u64 {
+        self.targets.len() as u64 * self.threads_per_target as u64
+    }
+}

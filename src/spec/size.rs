@@ -1,0 +1,82 @@
+//! Parsing of sizes ("4k", "1MiB") and plain numbers given on the command line.
+//!
+//! Sizes use binary units throughout, as DiskSpd and fio do for block sizes:
+//! `4k`, `4K`, `4KiB` and `4KB` all mean 4096 bytes. A trailing `b` alone means bytes.
+
+/// Parse a size in bytes: a whole number with an optional K/M/G/T (binary) suffix.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits_end);
+    if num.is_empty() {
+        return Err(format!("'{text}' is not a size: expected a number with an optional K/M/G/T suffix"));
+    }
+    let shift = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "'{text}' is not a size: unknown suffix '{suffix}' (expected K, M, G or T)"
+            ))
+        }
+    };
+    let value: u64 = num.parse().map_err(|_| format!("'{text}' is too large"))?;
+    value
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// Format a byte count with the largest binary unit that keeps it whole, e.g. 65536 -> "64KiB".
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (name, shift) in UNITS {
+        let unit = 1u64 << shift;
+        if bytes >= unit && bytes % unit == 0 {
+            return format!("{}{}", bytes / unit, name);
+        }
+    }
+    format!("{bytes}B")
+}
+
+/// Parse a size for the command line, naming the flag in the error.
+pub fn parse_size_arg(text: &str) -> Result<u64, String> {
+    parse_size(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_and_suffixed_sizes() {
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("64K").unwrap(), 65536);
+        assert_eq!(parse_size("1M").unwrap(), 1 << 20);
+        assert_eq!(parse_size("1MiB").unwrap(), 1 << 20);
+        assert_eq!(parse_size("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_size("3t").unwrap(), 3 << 40);
+        assert_eq!(parse_size("8b").unwrap(), 8);
+        assert_eq!(parse_size("1kb").unwrap(), 1024);
+    }
+
+    #[test]
+    fn nonsense_is_rejected_with_the_text() {
+        for bad in ["", "k", "4q", "-1", "1.5M", "4 k x", "99999999999999999999", "20000000T"] {
+            let err = parse_size(bad).unwrap_err();
+            assert!(err.contains(&format!("'{bad}'")) || err.contains(bad.trim()), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn format_round_trips() {
+        for v in [512u64, 4096, 65536, 1 << 20, 3 << 30, 5 << 40, 1000] {
+            assert_eq!(parse_size(&format_size(v)).unwrap(), v);
+        }
+        assert_eq!(format_size(4096), "4KiB");
+        assert_eq!(format_size(1000), "1000B");
+    }
+}

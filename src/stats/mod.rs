@@ -1,0 +1,148 @@
+//! Latency histograms and the summaries made from them.
+//!
+//! Every latency is recorded into an HDR histogram of identical configuration (1 ns lowest
+//! discernible value, two hours highest, 3 significant digits), so histograms from any thread,
+//! target or interval merge exactly: a merged percentile equals the percentile of all values.
+
+pub mod cpu;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Highest trackable latency. Longer values are clamped to it and counted in `clamped`.
+pub const MAX_LATENCY_NS: u64 = 2 * 3600 * 1_000_000_000;
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// The percentiles every report prints.
+pub const PERCENTILES: [f64; 7] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 99.9999];
+
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    h: Histogram<u64>,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        let h = Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
+            .expect("static histogram bounds are valid");
+        LatencyHistogram { h }
+    }
+
+    /// Record one latency; 0 ns (possible with a coarse clock) counts as 1 ns.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.h.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
+    }
+
+    /// Exact merge: both histograms share one configuration.
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        self.h.add(&other.h).expect("histograms of one configuration always merge");
+    }
+
+    pub fn reset(&mut self) {
+        self.h.reset();
+    }
+
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    pub fn value_at_percentile(&self, p: f64) -> u64 {
+        self.h.value_at_percentile(p)
+    }
+
+    pub fn summary(&self) -> Option<LatencySummary> {
+        if self.h.is_empty() {
+            return None;
+        }
+        Some(LatencySummary {
+            min_ns: self.h.min(),
+            mean_ns: self.h.mean(),
+            stdev_ns: self.h.stdev(),
+            max_ns: self.h.max(),
+            percentiles: PERCENTILES
+                .iter()
+                .map(|&p| Percentile { percentile: p, ns: self.h.value_at_percentile(p) })
+                .collect(),
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Percentile {
+    pub percentile: f64,
+    pub ns: u64,
+}
+
+/// Latency of one direction of one thread, target or run. Values are the histogram's: within
+/// 0.1% of the exact value (3 significant digits), exact below 2048 ns.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub min_ns: u64,
+    pub mean_ns: f64,
+    pub stdev_ns: f64,
+    pub max_ns: u64,
+    pub percentiles: Vec<Percentile>,
+}
+
+impl LatencySummary {
+    pub fn at(&self, p: f64) -> Option<u64> {
+        self.percentiles.iter().find(|x| x.percentile == p).map(|x| x.ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::rng::Rng;
+
+    #[test]
+    fn merging_is_exact() {
+        // Three "threads" with different latency ranges; the merged histogram must give the
+        // same percentiles as one histogram that saw every value.
+        let mut rng = Rng::new(5, &[]);
+        let mut all = LatencyHistogram::new();
+        let mut parts = vec![LatencyHistogram::new(); 3];
+        for i in 0..300_000u64 {
+            let part = (i % 3) as usize;
+            let v = 1 + rng.below(1_000 * 10u64.pow(part as u32 + 1));
+            parts[part].record(v);
+            all.record(v);
+        }
+        let mut merged = LatencyHistogram::new();
+        for p in &parts {
+            merged.merge(p);
+        }
+        assert_eq!(merged.count(), 300_000);
+        assert_eq!(merged.summary(), all.summary());
+    }
+
+    #[test]
+    fn percentiles_are_within_the_stated_precision() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=100_000u64 {
+            h.record(v * 10);
+        }
+        let s = h.summary().unwrap();
+        let p99 = s.at(99.0).unwrap() as f64;
+        assert!((p99 / 990_000.0 - 1.0).abs() < 0.001, "{p99}");
+        assert_eq!(s.min_ns, 10);
+        assert!((s.mean_ns / 500_005.0 - 1.0).abs() < 0.001);
+    }
+
+    #[test]
+    fn extremes_are_clamped_not_lost() {
+        let mut h = LatencyHistogram::new();
+        h.record(0);
+        h.record(u64::MAX);
+        assert_eq!(h.count(), 2);
+        assert_eq!(h.summary().unwrap().min_ns, 1);
+        assert!(h.summary().unwrap().max_ns >= MAX_LATENCY_NS);
+    }
+}
