@@ -49,7 +49,12 @@ pub struct RunArgs {
     pub targets: Vec<PathBuf>,
 
     /// Block size of each I/O (512, 4k, 64K, 1M, 1MiB...)
-    #[arg(short = 'b', long = "block-size", value_name = "SIZE", default_value = "4k")]
+    #[arg(
+        short = 'b',
+        long = "block-size",
+        value_name = "SIZE",
+        default_value = "4k"
+    )]
     pub block_size: String,
 
     /// Threads per target
@@ -70,12 +75,17 @@ pub struct RunArgs {
           require_equals = true, default_missing_value = "")]
     pub sequential: Option<String>,
 
-    /// Threads of a target share one sequential offset (DiskSpd's -si)
+    /// Sequential I/O whose threads share one offset per target (DiskSpd's -si)
     #[arg(long = "interlocked")]
     pub interlocked: bool,
 
     /// Percentage of I/Os that are writes, 0..100; each I/O chooses, reproducibly with --seed
-    #[arg(short = 'w', long = "write-pct", value_name = "PCT", default_value = "0")]
+    #[arg(
+        short = 'w',
+        long = "write-pct",
+        value_name = "PCT",
+        default_value = "0"
+    )]
     pub write_pct: String,
 
     /// Measured duration in seconds [default: 10]
@@ -83,11 +93,21 @@ pub struct RunArgs {
     pub duration: Option<String>,
 
     /// Warm-up seconds before measuring (I/O done but not counted)
-    #[arg(short = 'W', long = "warmup", value_name = "SECONDS", default_value = "1")]
+    #[arg(
+        short = 'W',
+        long = "warmup",
+        value_name = "SECONDS",
+        default_value = "1"
+    )]
     pub warmup: String,
 
     /// Cool-down seconds after measuring (I/O done but not counted)
-    #[arg(short = 'C', long = "cooldown", value_name = "SECONDS", default_value = "0")]
+    #[arg(
+        short = 'C',
+        long = "cooldown",
+        value_name = "SECONDS",
+        default_value = "0"
+    )]
     pub cooldown: String,
 
     /// Stop after this many bytes in all (split evenly across threads) instead of a duration
@@ -99,7 +119,12 @@ pub struct RunArgs {
     pub create: Option<String>,
 
     /// First byte of the working set
-    #[arg(short = 'B', long = "base-offset", value_name = "SIZE", default_value = "0")]
+    #[arg(
+        short = 'B',
+        long = "base-offset",
+        value_name = "SIZE",
+        default_value = "0"
+    )]
     pub base_offset: String,
 
     /// End of the working set (exclusive); default: the end of the target
@@ -179,7 +204,7 @@ pub enum OutputFormat {
 }
 
 /// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:
-/// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `-s --interlocked`, `-Su` -> `-S=u`.
+/// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `--interlocked`, `-Su` -> `-S=u`.
 /// Plain `-r`, `-s` and `-S` are left alone. Nothing after `--` is touched.
 pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<String> {
     let mut out = Vec::new();
@@ -196,7 +221,6 @@ pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<St
                 .map(str::to_string)
         };
         if arg == "-si" {
-            out.push("-s".into());
             out.push("--interlocked".into());
         } else if let Some(rest) = glued("-r") {
             out.push(format!("-r={rest}"));
@@ -222,7 +246,7 @@ mod tests {
     #[test]
     fn glued_diskspd_values_are_rewritten() {
         assert_eq!(norm("-r4k -s8k -Su f"), ["-r=4k", "-s=8k", "-S=u", "f"]);
-        assert_eq!(norm("-si f"), ["-s", "--interlocked", "f"]);
+        assert_eq!(norm("-si f"), ["--interlocked", "f"]);
         assert_eq!(norm("-r -s -S -r=4k"), ["-r", "-s", "-S", "-r=4k"]);
         assert_eq!(norm("-b4k -- -r4k"), ["-b4k", "--", "-r4k"]);
     }

@@ -18,7 +18,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and errors to stderr (exit 2).
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { exit::OK });
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
         }
     };
     match cli.command {
@@ -37,13 +41,14 @@ fn write_output(path: &str, text: &str) -> Result<(), Error> {
         let mut out = std::io::stdout().lock();
         // A closed pipe (| head) is not an error worth reporting.
         match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(Error::runtime(format!("cannot write the report to stdout: {e}")))
-            }
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::runtime(format!(
+                "cannot write the report to stdout: {e}"
+            ))),
             _ => Ok(()),
         }
     } else {
-        std::fs::write(path, text).map_err(|e| Error::runtime(format!("cannot write the report to '{path}': {e}")))
+        std::fs::write(path, text)
+            .map_err(|e| Error::runtime(format!("cannot write the report to '{path}': {e}")))
     }
 }
 
@@ -66,7 +71,10 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
             Ok(exit::INTERRUPTED)
         }
         StopReason::IoError => {
-            eprintln!("iogauge: error: {}; the results above are partial", result.stop_message.as_deref().unwrap_or("I/O error"));
+            eprintln!(
+                "iogauge: error: {}; the results above are partial",
+                result.stop_message.as_deref().unwrap_or("I/O error")
+            );
             Ok(exit::FAILURE)
         }
     }

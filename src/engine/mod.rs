@@ -41,7 +41,9 @@ pub trait IoEngine {
 /// Convert a syscall return value into a completion result.
 pub(crate) fn syscall_result(ret: isize) -> i32 {
     if ret < 0 {
-        -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+        -io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO)
     } else {
         ret as i32
     }
@@ -53,9 +55,19 @@ pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
         // SAFETY: `buf` points to `len` bytes owned by the worker for this slot (see `Sqe`).
         let ret = unsafe {
             if sqe.write {
-                libc::pwrite(fd, sqe.buf as *const libc::c_void, sqe.len as usize, sqe.offset as libc::off_t)
+                libc::pwrite(
+                    fd,
+                    sqe.buf as *const libc::c_void,
+                    sqe.len as usize,
+                    sqe.offset as libc::off_t,
+                )
             } else {
-                libc::pread(fd, sqe.buf as *mut libc::c_void, sqe.len as usize, sqe.offset as libc::off_t)
+                libc::pread(
+                    fd,
+                    sqe.buf as *mut libc::c_void,
+                    sqe.len as usize,
+                    sqe.offset as libc::off_t,
+                )
             }
         };
         let r = syscall_result(ret);

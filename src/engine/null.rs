@@ -12,11 +12,19 @@ pub struct NullEngine {
 impl IoEngine for NullEngine {
     #[inline]
     fn queue(&mut self, sqe: Sqe) {
-        self.queued.push(Cqe { slot: sqe.slot, result: sqe.len as i32 });
+        self.queued.push(Cqe {
+            slot: sqe.slot,
+            result: sqe.len as i32,
+        });
     }
 
     #[inline]
-    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
         out.append(&mut self.queued);
         Ok(())
     }

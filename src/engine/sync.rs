@@ -18,14 +18,25 @@ impl SyncEngine {
 impl IoEngine for SyncEngine {
     #[inline]
     fn queue(&mut self, sqe: Sqe) {
-        debug_assert!(self.pending.is_none(), "the sync engine runs at queue depth 1");
+        debug_assert!(
+            self.pending.is_none(),
+            "the sync engine runs at queue depth 1"
+        );
         self.pending = Some(sqe);
     }
 
     #[inline]
-    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
         if let Some(sqe) = self.pending.take() {
-            out.push(Cqe { slot: sqe.slot, result: rw_once(self.fd, &sqe) });
+            out.push(Cqe {
+                slot: sqe.slot,
+                result: rw_once(self.fd, &sqe),
+            });
         }
         Ok(())
     }

@@ -19,7 +19,12 @@ impl UringEngine {
     pub fn new(fd: RawFd, depth: u32) -> io::Result<Self> {
         let ring = IoUring::builder().build(depth.next_power_of_two().max(2))?;
         let ext_arg = ring.params().is_feature_ext_arg();
-        Ok(UringEngine { ring, fd, queued: 0, ext_arg })
+        Ok(UringEngine {
+            ring,
+            fd,
+            queued: 0,
+            ext_arg,
+        })
     }
 
     /// Whether io_uring can be used here at all, with the reason when not.
@@ -36,14 +41,19 @@ impl IoEngine for UringEngine {
     fn queue(&mut self, sqe: Sqe) {
         let fd = types::Fd(self.fd);
         let entry = if sqe.write {
-            opcode::Write::new(fd, sqe.buf as *const u8, sqe.len).offset(sqe.offset).build()
+            opcode::Write::new(fd, sqe.buf as *const u8, sqe.len)
+                .offset(sqe.offset)
+                .build()
         } else {
-            opcode::Read::new(fd, sqe.buf, sqe.len).offset(sqe.offset).build()
+            opcode::Read::new(fd, sqe.buf, sqe.len)
+                .offset(sqe.offset)
+                .build()
         }
         .user_data(sqe.slot as u64);
         // SAFETY: the buffer stays valid until the completion for this slot is reaped (`Sqe`).
         // The ring has at least `depth` entries and the runner never has more in flight.
-        unsafe { self.ring.submission().push(&entry) }.expect("submission queue sized to the queue depth");
+        unsafe { self.ring.submission().push(&entry) }
+            .expect("submission queue sized to the queue depth");
         self.queued += 1;
     }
 
@@ -53,7 +63,9 @@ impl IoEngine for UringEngine {
         if self.queued > 0 || want > 0 {
             let r = match timeout_ns {
                 Some(ns) if want > 0 && self.ext_arg => {
-                    let ts = types::Timespec::new().sec(ns / 1_000_000_000).nsec((ns % 1_000_000_000) as u32);
+                    let ts = types::Timespec::new()
+                        .sec(ns / 1_000_000_000)
+                        .nsec((ns % 1_000_000_000) as u32);
                     let args = types::SubmitArgs::new().timespec(&ts);
                     self.ring.submitter().submit_with_args(want, &args)
                 }
@@ -61,7 +73,10 @@ impl IoEngine for UringEngine {
             };
             match r {
                 Ok(_) => self.queued = 0,
-                Err(e) if e.raw_os_error() == Some(libc::ETIME) || e.raw_os_error() == Some(libc::EINTR) => {
+                Err(e)
+                    if e.raw_os_error() == Some(libc::ETIME)
+                        || e.raw_os_error() == Some(libc::EINTR) =>
+                {
                     // Submission happened before the wait was cut short.
                     self.queued = self.ring.submission().len();
                 }
@@ -70,7 +85,10 @@ impl IoEngine for UringEngine {
             }
         }
         for cqe in self.ring.completion() {
-            out.push(Cqe { slot: cqe.user_data() as u32, result: cqe.result() });
+            out.push(Cqe {
+                slot: cqe.user_data() as u32,
+                result: cqe.result(),
+            });
         }
         Ok(())
     }

@@ -32,22 +32,52 @@ impl Exporter for Text {
                 let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
             }
         }
-        let _ = writeln!(o, "\twarm up time: {}\n\tcool down time: {}", secs(j.warmup_ns), secs(j.cooldown_ns));
-        let _ = writeln!(o, "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}", r.engine.name(), j.interval_ns / 1_000_000, j.seed);
+        let _ = writeln!(
+            o,
+            "\twarm up time: {}\n\tcool down time: {}",
+            secs(j.warmup_ns),
+            secs(j.cooldown_ns)
+        );
+        let _ = writeln!(
+            o,
+            "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}",
+            r.engine.name(),
+            j.interval_ns / 1_000_000,
+            j.seed
+        );
         for t in &r.targets {
-            let _ = writeln!(o, "\tpath: '{}'{}", t.path, if t.created { " (created by iogauge)" } else { "" });
+            let _ = writeln!(
+                o,
+                "\tpath: '{}'{}",
+                t.path,
+                if t.created {
+                    " (created by iogauge)"
+                } else {
+                    ""
+                }
+            );
             let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
             let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
             match &j.pattern {
-                Pattern::Random { align_bytes, distribution } => {
+                Pattern::Random {
+                    align_bytes,
+                    distribution,
+                } => {
                     let dist = match distribution {
                         Distribution::Uniform => "uniform".to_string(),
                         Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
                         Distribution::Pareto { h } => format!("pareto, h {h}"),
                     };
-                    let _ = writeln!(o, "\t\tusing random I/O (alignment: {}, distribution: {dist})", format_size(*align_bytes));
+                    let _ = writeln!(
+                        o,
+                        "\t\tusing random I/O (alignment: {}, distribution: {dist})",
+                        format_size(*align_bytes)
+                    );
                 }
-                Pattern::Sequential { stride_bytes, interlocked } => {
+                Pattern::Sequential {
+                    stride_bytes,
+                    interlocked,
+                } => {
                     let _ = writeln!(
                         o,
                         "\t\tusing {}sequential I/O (stride: {})",
@@ -57,8 +87,18 @@ impl Exporter for Text {
                 }
             }
             let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
-            let _ = writeln!(o, "\t\tworking set: {}..{} of {}", t.working_set_start, t.working_set_end, format_size(t.size_bytes));
-            let _ = writeln!(o, "\t\tthreads: {}, outstanding I/O per thread: {}", j.threads_per_target, r.queue_depth);
+            let _ = writeln!(
+                o,
+                "\t\tworking set: {}..{} of {}",
+                t.working_set_start,
+                t.working_set_end,
+                format_size(t.size_bytes)
+            );
+            let _ = writeln!(
+                o,
+                "\t\tthreads: {}, outstanding I/O per thread: {}",
+                j.threads_per_target, r.queue_depth
+            );
             if let Some(iops) = j.rate_iops {
                 let _ = writeln!(o, "\t\trate limit: {iops} IOPS per thread");
             }
@@ -66,20 +106,38 @@ impl Exporter for Text {
                 let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
             }
         }
-        let _ = writeln!(o, "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpus: {}", r.system.hostname, r.system.kernel, r.system.cpus);
+        let _ = writeln!(
+            o,
+            "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpus: {}",
+            r.system.hostname, r.system.kernel, r.system.cpus
+        );
         for n in &r.notes {
             let _ = writeln!(o, "\nNote: {n}");
         }
         let _ = writeln!(o, "\nResults:\n{}", "*".repeat(79));
         if r.partial {
-            let _ = writeln!(o, "\n*** PARTIAL RESULTS: {} ***", r.stop_message.as_deref().unwrap_or("the run did not complete"));
+            let _ = writeln!(
+                o,
+                "\n*** PARTIAL RESULTS: {} ***",
+                r.stop_message
+                    .as_deref()
+                    .unwrap_or("the run did not complete")
+            );
         }
         let _ = writeln!(o, "\nactual test time:\t{}", secs(r.measured_ns));
-        let _ = writeln!(o, "thread count:\t\t{}\nproc count:\t\t{}", r.targets.iter().map(|t| t.threads.len()).sum::<usize>(), r.system.cpus);
+        let _ = writeln!(
+            o,
+            "thread count:\t\t{}\nproc count:\t\t{}",
+            r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
+            r.system.cpus
+        );
 
         cpu_table(&mut o, r);
         for (title, pick) in [
-            ("Total IO", (|p: &DirPair| p.all.clone()) as fn(&DirPair) -> DirResult),
+            (
+                "Total IO",
+                (|p: &DirPair| p.all.clone()) as fn(&DirPair) -> DirResult,
+            ),
             ("Read IO", |p: &DirPair| p.read.clone()),
             ("Write IO", |p: &DirPair| p.write.clone()),
         ] {
@@ -108,17 +166,37 @@ fn format_size_approx(bytes: u64) -> String {
 }
 
 fn cpu_table(o: &mut String, r: &RunResult) {
-    let _ = writeln!(o, "\nCPU |  Usage |  User  | Kernel |  Idle\n{}", "-".repeat(42));
+    let _ = writeln!(
+        o,
+        "\nCPU |  Usage |  User  | Kernel |  Idle\n{}",
+        "-".repeat(42)
+    );
     let (mut u, mut k, mut i) = (0.0, 0.0, 0.0);
     for c in &r.cpu {
         let (pu, pk, pi) = (c.pct(c.user_ns), c.pct(c.kernel_ns), c.pct(c.idle_ns));
         u += pu;
         k += pk;
         i += pi;
-        let _ = writeln!(o, "{:>4}| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%", c.cpu, pu + pk, pu, pk, pi);
+        let _ = writeln!(
+            o,
+            "{:>4}| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%",
+            c.cpu,
+            pu + pk,
+            pu,
+            pk,
+            pi
+        );
     }
     let n = r.cpu.len().max(1) as f64;
-    let _ = writeln!(o, "{}\navg.| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%", "-".repeat(42), (u + k) / n, u / n, k / n, i / n);
+    let _ = writeln!(
+        o,
+        "{}\navg.| {:>6.2}%| {:>6.2}%| {:>6.2}%| {:>6.2}%",
+        "-".repeat(42),
+        (u + k) / n,
+        u / n,
+        k / n,
+        i / n
+    );
 }
 
 fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> DirResult) {
@@ -161,13 +239,28 @@ fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> Di
 
 fn percentile_table(o: &mut String, r: &RunResult) {
     let _ = writeln!(o, "\nLatency (us)");
-    let _ = writeln!(o, "    %-ile |       Read |      Write |      Total\n{}", "-".repeat(47));
+    let _ = writeln!(
+        o,
+        "    %-ile |       Read |      Write |      Total\n{}",
+        "-".repeat(47)
+    );
     let cell = |l: &Option<LatencySummary>, f: &dyn Fn(&LatencySummary) -> f64| -> String {
         l.as_ref().map(|l| us(f(l))).unwrap_or_else(|| "N/A".into())
     };
-    let dirs = [&r.total.read.latency, &r.total.write.latency, &r.total.all.latency];
+    let dirs = [
+        &r.total.read.latency,
+        &r.total.write.latency,
+        &r.total.all.latency,
+    ];
     let line = |o: &mut String, label: &str, f: &dyn Fn(&LatencySummary) -> f64| {
-        let _ = writeln!(o, "{:>9} | {:>10} | {:>10} | {:>10}", label, cell(dirs[0], f), cell(dirs[1], f), cell(dirs[2], f));
+        let _ = writeln!(
+            o,
+            "{:>9} | {:>10} | {:>10} | {:>10}",
+            label,
+            cell(dirs[0], f),
+            cell(dirs[1], f),
+            cell(dirs[2], f)
+        );
     };
     line(o, "min", &|l| l.min_ns as f64);
     for p in PERCENTILES {

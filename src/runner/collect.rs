@@ -115,8 +115,8 @@ impl Collector {
             let s = &mut self.samples[idx];
             for d in 0..2 {
                 s.ios[d] = p.ios[d];
-                if p.ios[d] > 0 {
-                    s.mean_ns[d] = p.lat_sum[d] / p.ios[d];
+                if let Some(mean) = p.lat_sum[d].checked_div(p.ios[d]) {
+                    s.mean_ns[d] = mean;
                     s.p99_ns[d] = p.hist[d].value_at_percentile(99.0);
                 }
             }
@@ -126,6 +126,11 @@ impl Collector {
 
 impl Pending {
     fn new(index: u64) -> Self {
-        Pending { index, ios: [0; 2], lat_sum: [0; 2], hist: [LatencyHistogram::new(), LatencyHistogram::new()] }
+        Pending {
+            index,
+            ios: [0; 2],
+            lat_sum: [0; 2],
+            hist: [LatencyHistogram::new(), LatencyHistogram::new()],
+        }
     }
 }

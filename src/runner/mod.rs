@@ -34,7 +34,9 @@ pub struct Clock {
 
 impl Clock {
     fn new() -> Self {
-        Clock { base: Instant::now() }
+        Clock {
+            base: Instant::now(),
+        }
     }
     #[inline]
     pub fn now_ns(&self) -> u64 {
@@ -69,7 +71,7 @@ impl Control {
 }
 
 pub enum Msg {
-    Interval(worker::IntervalMsg),
+    Interval(Box<worker::IntervalMsg>),
     Done(usize),
 }
 
@@ -77,15 +79,20 @@ pub enum Msg {
 fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind, u32)> {
     let engine = match job.engine {
         Some(EngineKind::IoUring) => {
-            UringEngine::probe()
-                .map_err(|e| Error::usage(format!("--engine io_uring: io_uring is not available here ({e}); use --engine sync")))?;
+            UringEngine::probe().map_err(|e| {
+                Error::usage(format!(
+                    "--engine io_uring: io_uring is not available here ({e}); use --engine sync"
+                ))
+            })?;
             EngineKind::IoUring
         }
         Some(e) => e,
         None => match UringEngine::probe() {
             Ok(()) => EngineKind::IoUring,
             Err(e) => {
-                notes.push(format!("io_uring is not available here ({e}); using the sync engine"));
+                notes.push(format!(
+                    "io_uring is not available here ({e}); using the sync engine"
+                ));
                 EngineKind::Sync
             }
         },
@@ -102,7 +109,12 @@ fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind,
 
 /// Run the job. `interrupted` is set by the Ctrl-C/SIGTERM handler. Created files are removed
 /// when `cleanup` is dropped by the caller, after the report is written.
-pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, cleanup: &mut Cleanup) -> Result<RunResult> {
+pub fn run(
+    job: &JobSpec,
+    command_line: Vec<String>,
+    interrupted: &AtomicBool,
+    cleanup: &mut Cleanup,
+) -> Result<RunResult> {
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
     let targets = target::open_targets(job, cleanup, interrupted)?;
@@ -113,7 +125,9 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
     let nthreads = job.total_threads();
     let gap_ns = match (job.rate_iops, job.rate_bytes_per_sec) {
         (Some(iops), _) => Some((1_000_000_000 / iops).max(1)),
-        (_, Some(bw)) => Some(((job.block_size as u128 * 1_000_000_000) / bw as u128).max(1) as u64),
+        (_, Some(bw)) => {
+            Some(((job.block_size as u128 * 1_000_000_000) / bw as u128).max(1) as u64)
+        }
         _ => None,
     };
     let quota = match job.stop {
@@ -226,10 +240,14 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
                 ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
             }
             // Wake for the next window edge, and often enough to see Ctrl-C.
-            let next_edge = [m0, m1].into_iter().filter(|&e| e > now).min().unwrap_or(u64::MAX);
+            let next_edge = [m0, m1]
+                .into_iter()
+                .filter(|&e| e > now)
+                .min()
+                .unwrap_or(u64::MAX);
             let wait = (next_edge - now).min(50_000_000);
             match rx.recv_timeout(Duration::from_nanos(wait.max(100_000))) {
-                Ok(Msg::Interval(m)) => collector.add(m, &ctl.hist_pool),
+                Ok(Msg::Interval(m)) => collector.add(*m, &ctl.hist_pool),
                 Ok(Msg::Done(w)) => collector.worker_done(w),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -247,7 +265,10 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
                 Ok(Ok(o)) => outcomes.push(o),
                 Ok(Err(e)) => {
                     setup_error.get_or_insert(e);
-                    outcomes.push(WorkerOutcome { errors: vec![], quota_done_ns: None })
+                    outcomes.push(WorkerOutcome {
+                        errors: vec![],
+                        quota_done_ns: None,
+                    })
                 }
                 Err(_) => return Err(Error::runtime("a worker thread panicked")),
             }
@@ -264,12 +285,20 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
     let (stop_reason, stop_message, cut_at) = if let Some((msg, at)) = failure {
         (StopReason::IoError, Some(msg), Some(at))
     } else if let Some(at) = interrupted_at {
-        (StopReason::Interrupted, Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()), Some(at))
+        (
+            StopReason::Interrupted,
+            Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
+            Some(at),
+        )
     } else {
         (StopReason::Completed, None, None)
     };
     let planned_end = if m1 == u64::MAX {
-        outcomes.iter().filter_map(|o| o.quota_done_ns).max().unwrap_or(m0)
+        outcomes
+            .iter()
+            .filter_map(|o| o.quota_done_ns)
+            .max()
+            .unwrap_or(m0)
     } else {
         m1
     };
@@ -286,7 +315,10 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
         engine,
         qd,
         measured_ns,
-        cpu: cpu::usage(cpu_start.as_ref().unwrap_or(&Default::default()), cpu_end.as_ref().unwrap_or(&Default::default())),
+        cpu: cpu::usage(
+            cpu_start.as_ref().unwrap_or(&Default::default()),
+            cpu_end.as_ref().unwrap_or(&Default::default()),
+        ),
         targets: &targets,
         collector,
         outcomes,
@@ -294,7 +326,10 @@ pub fn run(job: &JobSpec, command_line: Vec<String>, interrupted: &AtomicBool, c
 }
 
 fn unix_now_ns() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
 }
 
 struct BuildInput<'a> {
@@ -316,7 +351,13 @@ struct BuildInput<'a> {
 fn dir_result(ios: u64, bytes: u64, hist: &LatencyHistogram, measured_ns: u64) -> DirResult {
     let secs = measured_ns as f64 / 1e9;
     let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
-    DirResult { ios, bytes, iops: rate(ios), bytes_per_sec: rate(bytes), latency: hist.summary() }
+    DirResult {
+        ios,
+        bytes,
+        iops: rate(ios),
+        bytes_per_sec: rate(bytes),
+        latency: hist.summary(),
+    }
 }
 
 /// Sum of directions/threads, merging histograms exactly.
@@ -334,12 +375,24 @@ fn pair(parts: &[&[DirTotals; 2]], measured_ns: u64) -> DirPair {
     DirPair {
         read: dir_result(dirs[0].ios, dirs[0].bytes, &dirs[0].hist, measured_ns),
         write: dir_result(dirs[1].ios, dirs[1].bytes, &dirs[1].hist, measured_ns),
-        all: dir_result(dirs[0].ios + dirs[1].ios, dirs[0].bytes + dirs[1].bytes, &all, measured_ns),
+        all: dir_result(
+            dirs[0].ios + dirs[1].ios,
+            dirs[0].bytes + dirs[1].bytes,
+            &all,
+            measured_ns,
+        ),
     }
 }
 
 fn error_counts(errs: &[(i32, u64)]) -> Vec<ErrorCount> {
-    let mut v: Vec<ErrorCount> = errs.iter().map(|&(e, n)| ErrorCount { errno: e, name: errno_name(e), count: n }).collect();
+    let mut v: Vec<ErrorCount> = errs
+        .iter()
+        .map(|&(e, n)| ErrorCount {
+            errno: e,
+            name: errno_name(e),
+            count: n,
+        })
+        .collect();
     v.sort_by_key(|e| e.errno);
     v
 }
@@ -421,7 +474,10 @@ fn build_result(b: BuildInput) -> RunResult {
         targets,
         total,
         errors: error_counts(&all_errors),
-        time_series: TimeSeries { interval_ns: interval, samples },
+        time_series: TimeSeries {
+            interval_ns: interval,
+            samples,
+        },
         iogauge_usage: SelfUsage::now(),
     }
 }

@@ -9,28 +9,70 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub enum OffsetGen {
-    Random { base: u64, align: u64, slots: u64, sampler: Sampler },
-    Sequential { base: u64, stride: u64, positions: u64, next: u64 },
+    Random {
+        base: u64,
+        align: u64,
+        slots: u64,
+        sampler: Sampler,
+    },
+    Sequential {
+        base: u64,
+        stride: u64,
+        positions: u64,
+        next: u64,
+    },
     /// Threads of one target share the counter (DiskSpd's -si).
-    Interlocked { base: u64, stride: u64, positions: u64, shared: Arc<AtomicU64> },
+    Interlocked {
+        base: u64,
+        stride: u64,
+        positions: u64,
+        shared: Arc<AtomicU64>,
+    },
 }
 
 impl OffsetGen {
     /// `base..end` is the working set; `shared` is the target's counter for interlocked I/O.
-    pub fn new(pattern: &Pattern, base: u64, end: u64, block: u64, shared: &Arc<AtomicU64>) -> Self {
+    pub fn new(
+        pattern: &Pattern,
+        base: u64,
+        end: u64,
+        block: u64,
+        shared: &Arc<AtomicU64>,
+    ) -> Self {
         debug_assert!(end >= base + block);
         let span = end - base - block;
         match *pattern {
-            Pattern::Random { align_bytes, distribution } => {
+            Pattern::Random {
+                align_bytes,
+                distribution,
+            } => {
                 let slots = span / align_bytes + 1;
-                OffsetGen::Random { base, align: align_bytes, slots, sampler: Sampler::new(distribution, slots) }
+                OffsetGen::Random {
+                    base,
+                    align: align_bytes,
+                    slots,
+                    sampler: Sampler::new(distribution, slots),
+                }
             }
-            Pattern::Sequential { stride_bytes, interlocked } => {
+            Pattern::Sequential {
+                stride_bytes,
+                interlocked,
+            } => {
                 let positions = span / stride_bytes + 1;
                 if interlocked {
-                    OffsetGen::Interlocked { base, stride: stride_bytes, positions, shared: shared.clone() }
+                    OffsetGen::Interlocked {
+                        base,
+                        stride: stride_bytes,
+                        positions,
+                        shared: shared.clone(),
+                    }
                 } else {
-                    OffsetGen::Sequential { base, stride: stride_bytes, positions, next: 0 }
+                    OffsetGen::Sequential {
+                        base,
+                        stride: stride_bytes,
+                        positions,
+                        next: 0,
+                    }
                 }
             }
         }
@@ -39,8 +81,18 @@ impl OffsetGen {
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> u64 {
         match self {
-            OffsetGen::Random { base, align, slots, sampler } => *base + sampler.sample(rng, *slots) * *align,
-            OffsetGen::Sequential { base, stride, positions, next } => {
+            OffsetGen::Random {
+                base,
+                align,
+                slots,
+                sampler,
+            } => *base + sampler.sample(rng, *slots) * *align,
+            OffsetGen::Sequential {
+                base,
+                stride,
+                positions,
+                next,
+            } => {
                 let off = *base + *next * *stride;
                 *next += 1;
                 if *next == *positions {
@@ -48,7 +100,12 @@ impl OffsetGen {
                 }
                 off
             }
-            OffsetGen::Interlocked { base, stride, positions, shared } => {
+            OffsetGen::Interlocked {
+                base,
+                stride,
+                positions,
+                shared,
+            } => {
                 let n = shared.fetch_add(1, Ordering::Relaxed);
                 *base + (n % *positions) * *stride
             }
@@ -61,7 +118,10 @@ pub enum Sampler {
     Uniform,
     Zipf(Zipf),
     /// `exponent` = ln(h) / ln(1-h): a fraction h of the slots gets 1-h of the draws.
-    Pareto { exponent: f64, scatter: Scatter },
+    Pareto {
+        exponent: f64,
+        scatter: Scatter,
+    },
 }
 
 impl Sampler {
@@ -69,9 +129,10 @@ impl Sampler {
         match dist {
             Distribution::Uniform => Sampler::Uniform,
             Distribution::Zipf { theta } => Sampler::Zipf(Zipf::new(slots, theta)),
-            Distribution::Pareto { h } => {
-                Sampler::Pareto { exponent: h.ln() / (1.0 - h).ln(), scatter: Scatter::new(slots) }
-            }
+            Distribution::Pareto { h } => Sampler::Pareto {
+                exponent: h.ln() / (1.0 - h).ln(),
+                scatter: Scatter::new(slots),
+            },
         }
     }
 
@@ -120,7 +181,14 @@ pub struct Zipf {
 
 impl Zipf {
     pub fn new(n: u64, s: f64) -> Self {
-        let mut z = Zipf { n: n as f64, s, h_int_x1: 0.0, h_int_n: 0.0, cut: 0.0, scatter: Scatter::new(n) };
+        let mut z = Zipf {
+            n: n as f64,
+            s,
+            h_int_x1: 0.0,
+            h_int_n: 0.0,
+            cut: 0.0,
+            scatter: Scatter::new(n),
+        };
         z.h_int_x1 = z.h_integral(1.5) - 1.0;
         z.h_int_n = z.h_integral(z.n + 0.5);
         z.cut = 2.0 - z.h_integral_inv(z.h_integral(2.5) - z.h(2.0));
@@ -195,7 +263,15 @@ mod tests {
     #[test]
     fn random_offsets_stay_in_range_aligned_and_cover_the_set() {
         let (base, end, block, align) = (8192u64, 8192 + 1_000 * 4096 + 100, 4096u64, 512u64);
-        let mut g = gen(Pattern::Random { align_bytes: align, distribution: Distribution::Uniform }, base, end, block);
+        let mut g = gen(
+            Pattern::Random {
+                align_bytes: align,
+                distribution: Distribution::Uniform,
+            },
+            base,
+            end,
+            block,
+        );
         let mut rng = Rng::new(3, &[]);
         let mut seen = std::collections::HashSet::new();
         for _ in 0..200_000 {
@@ -210,12 +286,28 @@ mod tests {
 
     #[test]
     fn sequential_walks_and_wraps() {
-        let mut g = gen(Pattern::Sequential { stride_bytes: 4096, interlocked: false }, 4096, 4096 * 5, 4096);
+        let mut g = gen(
+            Pattern::Sequential {
+                stride_bytes: 4096,
+                interlocked: false,
+            },
+            4096,
+            4096 * 5,
+            4096,
+        );
         let mut rng = Rng::new(0, &[]);
         let offs: Vec<u64> = (0..6).map(|_| g.next(&mut rng)).collect();
         assert_eq!(offs, [4096, 8192, 12288, 16384, 4096, 8192]);
         // A stride larger than the block skips; the last I/O still fits.
-        let mut g = gen(Pattern::Sequential { stride_bytes: 8192, interlocked: false }, 0, 20480, 4096);
+        let mut g = gen(
+            Pattern::Sequential {
+                stride_bytes: 8192,
+                interlocked: false,
+            },
+            0,
+            20480,
+            4096,
+        );
         let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng)).collect();
         assert_eq!(offs, [0, 8192, 16384, 0]);
     }
@@ -223,11 +315,20 @@ mod tests {
     #[test]
     fn interlocked_threads_share_one_sequence() {
         let shared = Arc::new(AtomicU64::new(0));
-        let p = Pattern::Sequential { stride_bytes: 4096, interlocked: true };
+        let p = Pattern::Sequential {
+            stride_bytes: 4096,
+            interlocked: true,
+        };
         let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
         let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
         let mut rng = Rng::new(0, &[]);
-        let offs = [a.next(&mut rng), b.next(&mut rng), a.next(&mut rng), b.next(&mut rng), a.next(&mut rng)];
+        let offs = [
+            a.next(&mut rng),
+            b.next(&mut rng),
+            a.next(&mut rng),
+            b.next(&mut rng),
+            a.next(&mut rng),
+        ];
         assert_eq!(offs, [0, 4096, 8192, 12288, 0]);
     }
 
@@ -235,14 +336,25 @@ mod tests {
     fn zipf_has_the_power_law_shape() {
         let blocks = 1000;
         let theta = 1.2;
-        let mut g = gen(Pattern::Random { align_bytes: 1, distribution: Distribution::Zipf { theta } }, 0, blocks as u64, 1);
+        let mut g = gen(
+            Pattern::Random {
+                align_bytes: 1,
+                distribution: Distribution::Zipf { theta },
+            },
+            0,
+            blocks as u64,
+            1,
+        );
         let mut counts = histogram(&mut g, 400_000, blocks, 1);
         counts.sort_unstable_by(|a, b| b.cmp(a));
         // Frequency of rank k is proportional to k^-theta.
         for k in [2usize, 3, 5] {
             let expect = (k as f64).powf(theta);
             let got = counts[0] as f64 / counts[k - 1] as f64;
-            assert!((got / expect - 1.0).abs() < 0.08, "rank {k}: ratio {got:.3}, expected {expect:.3}");
+            assert!(
+                (got / expect - 1.0).abs() < 0.08,
+                "rank {k}: ratio {got:.3}, expected {expect:.3}"
+            );
         }
         // Share of the top rank: 1 / H(n, theta).
         let hn: f64 = (1..=blocks).map(|k| (k as f64).powf(-theta)).sum();
@@ -261,19 +373,33 @@ mod tests {
             }
             let ratio = c[1] as f64 / c[4] as f64;
             let expect = 4f64.powf(theta);
-            assert!((ratio / expect - 1.0).abs() < 0.08, "theta {theta}: {ratio} vs {expect}");
+            assert!(
+                (ratio / expect - 1.0).abs() < 0.08,
+                "theta {theta}: {ratio} vs {expect}"
+            );
         }
     }
 
     #[test]
     fn pareto_sends_one_minus_h_of_the_io_to_h_of_the_blocks() {
         let blocks = 1000;
-        let mut g = gen(Pattern::Random { align_bytes: 1, distribution: Distribution::Pareto { h: 0.2 } }, 0, blocks as u64, 1);
+        let mut g = gen(
+            Pattern::Random {
+                align_bytes: 1,
+                distribution: Distribution::Pareto { h: 0.2 },
+            },
+            0,
+            blocks as u64,
+            1,
+        );
         let mut counts = histogram(&mut g, 200_000, blocks, 1);
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let hot: u64 = counts[..200].iter().sum();
         let share = hot as f64 / 200_000.0;
-        assert!((share - 0.8).abs() < 0.02, "top 20% of blocks got {share:.3}");
+        assert!(
+            (share - 0.8).abs() < 0.02,
+            "top 20% of blocks got {share:.3}"
+        );
     }
 
     #[test]

@@ -74,9 +74,15 @@ mod tests {
 
     #[test]
     fn same_seed_same_sequence_other_stream_other_sequence() {
-        let a: Vec<u64> = (0..8).scan(Rng::new(7, &[0, 1]), |r, _| Some(r.next_u64())).collect();
-        let b: Vec<u64> = (0..8).scan(Rng::new(7, &[0, 1]), |r, _| Some(r.next_u64())).collect();
-        let c: Vec<u64> = (0..8).scan(Rng::new(7, &[0, 2]), |r, _| Some(r.next_u64())).collect();
+        let a: Vec<u64> = (0..8)
+            .scan(Rng::new(7, &[0, 1]), |r, _| Some(r.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..8)
+            .scan(Rng::new(7, &[0, 1]), |r, _| Some(r.next_u64()))
+            .collect();
+        let c: Vec<u64> = (0..8)
+            .scan(Rng::new(7, &[0, 2]), |r, _| Some(r.next_u64()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -43,7 +43,10 @@ pub struct Cleanup {
 
 impl Cleanup {
     pub fn new(keep: bool) -> Self {
-        Cleanup { paths: Vec::new(), keep }
+        Cleanup {
+            paths: Vec::new(),
+            keep,
+        }
     }
     fn add(&mut self, p: &Path) {
         self.paths.push(p.to_path_buf());
@@ -62,13 +65,28 @@ impl Drop for Cleanup {
 }
 
 /// Open (creating where asked) every target of the job.
-pub fn open_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<Vec<OpenTarget>> {
-    job.targets.iter().map(|t| open_target(job, t, cleanup, interrupted)).collect()
+pub fn open_targets(
+    job: &JobSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<Vec<OpenTarget>> {
+    job.targets
+        .iter()
+        .map(|t| open_target(job, t, cleanup, interrupted))
+        .collect()
 }
 
 fn fs_name(path: &Path) -> String {
-    let dir = if path.is_dir() { path } else { path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) };
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return "unknown".into() };
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return "unknown".into();
+    };
     // SAFETY: statfs writes into a zeroed struct we own; `c` is a valid C string.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
@@ -98,10 +116,17 @@ fn free_space(dir: &Path) -> Option<u64> {
 }
 
 fn parent_dir(path: &Path) -> &Path {
-    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
-fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<OpenTarget> {
+fn open_target(
+    job: &JobSpec,
+    t: &TargetSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<OpenTarget> {
     let path = &t.path;
     let shown = path.display();
     let writes = job.write_pct > 0;
@@ -115,7 +140,10 @@ fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted
             };
             let dir = parent_dir(path);
             if !dir.is_dir() {
-                return Err(Error::usage(format!("cannot create '{shown}': folder '{}' does not exist", dir.display())));
+                return Err(Error::usage(format!(
+                    "cannot create '{shown}': folder '{}' does not exist",
+                    dir.display()
+                )));
             }
             create_file(path, want, job.seed, cleanup, interrupted)?;
             created = true;
@@ -123,7 +151,9 @@ fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted
         }
         Err(e) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
         Ok(m) if m.is_dir() => {
-            return Err(Error::usage(format!("target '{shown}' is a directory; give a file or a block device")))
+            return Err(Error::usage(format!(
+                "target '{shown}' is a directory; give a file or a block device"
+            )))
         }
         Ok(m) if m.file_type().is_block_device() => {
             if writes && !job.allow_overwrite {
@@ -151,7 +181,9 @@ fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted
             (TargetKind::File, m.len())
         }
         Ok(_) => {
-            return Err(Error::usage(format!("target '{shown}' is neither a regular file nor a block device")))
+            return Err(Error::usage(format!(
+                "target '{shown}' is neither a regular file nor a block device"
+            )))
         }
     };
 
@@ -198,7 +230,15 @@ fn open_target(job: &JobSpec, t: &TargetSpec, cleanup: &mut Cleanup, interrupted
             format_size(start)
         )));
     }
-    Ok(OpenTarget { path: path.clone(), file, kind, size, start, end, created })
+    Ok(OpenTarget {
+        path: path.clone(),
+        file,
+        kind,
+        size,
+        start,
+        end,
+        created,
+    })
 }
 
 /// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).
@@ -207,7 +247,15 @@ fn direct_alignment(file: &File) -> Option<u64> {
     // SAFETY: statx writes into a zeroed struct we own; the fd is open; "" with AT_EMPTY_PATH
     // names the fd itself.
     let mut st: libc::statx = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::statx(file.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, STATX_DIOALIGN, &mut st) };
+    let r = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            STATX_DIOALIGN,
+            &mut st,
+        )
+    };
     if r != 0 || st.stx_mask & STATX_DIOALIGN == 0 || st.stx_dio_offset_align == 0 {
         return None;
     }
@@ -216,10 +264,17 @@ fn direct_alignment(file: &File) -> Option<u64> {
 
 fn check_direct_alignment(job: &JobSpec, file: &File, path: &Path) -> Result<()> {
     let align = direct_alignment(file).unwrap_or(MIN_DIRECT_ALIGN);
-    let mut checks = vec![("--block-size", job.block_size), ("--base-offset", job.base_offset)];
+    let mut checks = vec![
+        ("--block-size", job.block_size),
+        ("--base-offset", job.base_offset),
+    ];
     match &job.pattern {
-        crate::spec::Pattern::Random { align_bytes, .. } => checks.push(("--random alignment", *align_bytes)),
-        crate::spec::Pattern::Sequential { stride_bytes, .. } => checks.push(("--sequential stride", *stride_bytes)),
+        crate::spec::Pattern::Random { align_bytes, .. } => {
+            checks.push(("--random alignment", *align_bytes))
+        }
+        crate::spec::Pattern::Sequential { stride_bytes, .. } => {
+            checks.push(("--sequential stride", *stride_bytes))
+        }
     }
     for (flag, v) in checks {
         if v % align != 0 {
@@ -233,7 +288,9 @@ fn check_direct_alignment(job: &JobSpec, file: &File, path: &Path) -> Result<()>
 }
 
 fn enospc(path: &Path, want: u64) -> Error {
-    let avail = free_space(parent_dir(path)).map(format_size).unwrap_or_else(|| "unknown".into());
+    let avail = free_space(parent_dir(path))
+        .map(format_size)
+        .unwrap_or_else(|| "unknown".into());
     Error::runtime(format!(
         "not enough space to create '{}': it needs {}, the file system has {} free",
         path.display(),
@@ -245,7 +302,13 @@ fn enospc(path: &Path, want: u64) -> Error {
 /// Create `path` with `size` bytes of incompressible, non-repeating data: each 1 MiB chunk is
 /// fresh random bytes, so neither compression nor deduplication can flatter the result.
 /// On any failure the partial file is removed.
-fn create_file(path: &Path, size: u64, seed: u64, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<()> {
+fn create_file(
+    path: &Path,
+    size: u64,
+    seed: u64,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<()> {
     if let Some(avail) = free_space(parent_dir(path)) {
         if avail < size {
             return Err(enospc(path, size));
@@ -262,7 +325,10 @@ fn create_file(path: &Path, size: u64, seed: u64, cleanup: &mut Cleanup, interru
         if e.raw_os_error() == Some(libc::ENOSPC) || e.raw_os_error() == Some(libc::EDQUOT) {
             enospc(path, size)
         } else {
-            Error::runtime(format!("cannot write '{}' while creating it: {e}", path.display()))
+            Error::runtime(format!(
+                "cannot write '{}' while creating it: {e}",
+                path.display()
+            ))
         }
     };
     // Reserve the space first where the file system can: ENOSPC comes at once, not midway.
@@ -277,7 +343,10 @@ fn create_file(path: &Path, size: u64, seed: u64, cleanup: &mut Cleanup, interru
     while left > 0 {
         if interrupted.load(Ordering::Relaxed) {
             let _ = std::fs::remove_file(path);
-            return Err(Error::runtime(format!("interrupted while creating '{}'; the partial file was removed", path.display())));
+            return Err(Error::runtime(format!(
+                "interrupted while creating '{}'; the partial file was removed",
+                path.display()
+            )));
         }
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill(&mut chunk[..n]);

@@ -59,7 +59,10 @@ pub struct IntervalMsg {
 pub type HistPool = Mutex<Vec<LatencyHistogram>>;
 
 fn take_hist(pool: &HistPool) -> LatencyHistogram {
-    pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default()
+    pool.lock()
+        .ok()
+        .and_then(|mut p| p.pop())
+        .unwrap_or_default()
 }
 
 struct Interval {
@@ -69,8 +72,16 @@ struct Interval {
 
 impl Interval {
     fn new(index: u64, pool: &HistPool) -> Self {
-        let d = || IntervalDir { ios: 0, bytes: 0, lat_sum_ns: 0, hist: take_hist(pool) };
-        Interval { index, dirs: [d(), d()] }
+        let d = || IntervalDir {
+            ios: 0,
+            bytes: 0,
+            lat_sum_ns: 0,
+            hist: take_hist(pool),
+        };
+        Interval {
+            index,
+            dirs: [d(), d()],
+        }
     }
 }
 
@@ -90,7 +101,11 @@ impl AlignedBuf {
         assert!(!ptr.is_null(), "out of memory allocating I/O buffers");
         // SAFETY: ptr is valid for layout.size() bytes, just allocated.
         rng.fill(unsafe { std::slice::from_raw_parts_mut(ptr, layout.size()) });
-        AlignedBuf { ptr, layout, slot_len }
+        AlignedBuf {
+            ptr,
+            layout,
+            slot_len,
+        }
     }
     #[inline]
     fn slot(&self, i: u32) -> *mut u8 {
@@ -106,7 +121,12 @@ impl Drop for AlignedBuf {
     }
 }
 
-pub fn run<E: IoEngine>(mut engine: E, mut plan: WorkerPlan, ctl: &Control, tx: Sender<Msg>) -> WorkerOutcome {
+pub fn run<E: IoEngine>(
+    mut engine: E,
+    mut plan: WorkerPlan,
+    ctl: &Control,
+    tx: Sender<Msg>,
+) -> WorkerOutcome {
     let qd = plan.queue_depth as usize;
     let bs = plan.block_size;
     let mut rng = Rng::new(plan.seed, &[plan.target as u64, plan.thread as u64]);
@@ -146,7 +166,13 @@ pub fn run<E: IoEngine>(mut engine: E, mut plan: WorkerPlan, ctl: &Control, tx: 
                 free.pop();
                 let write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
                 let offset = plan.offsets.next(&mut rng);
-                engine.queue(Sqe { slot, write, offset, len: bs, buf: bufs.slot(slot) });
+                engine.queue(Sqe {
+                    slot,
+                    write,
+                    offset,
+                    len: bs,
+                    buf: bufs.slot(slot),
+                });
                 started[slot as usize] = now;
                 is_write[slot as usize] = write;
                 inflight += 1;
@@ -186,7 +212,8 @@ pub fn run<E: IoEngine>(mut engine: E, mut plan: WorkerPlan, ctl: &Control, tx: 
                 next_boundary = u64::MAX;
             }
         }
-        let counting = t >= m0 && t < m1 && t < ctl.stop_ns.load(Ordering::Relaxed) && quota_done_ns.is_none();
+        let counting =
+            t >= m0 && t < m1 && t < ctl.stop_ns.load(Ordering::Relaxed) && quota_done_ns.is_none();
         for c in &cqes {
             free.push(c.slot);
             inflight -= 1;
@@ -197,9 +224,17 @@ pub fn run<E: IoEngine>(mut engine: E, mut plan: WorkerPlan, ctl: &Control, tx: 
                     None => errors.push((errno, 1)),
                 }
                 if !plan.continue_on_error {
-                    let what = if is_write[c.slot as usize] { "write" } else { "read" };
+                    let what = if is_write[c.slot as usize] {
+                        "write"
+                    } else {
+                        "read"
+                    };
                     let why = if c.result < 0 {
-                        format!("{} ({})", crate::error::errno_name(errno), std::io::Error::from_raw_os_error(errno))
+                        format!(
+                            "{} ({})",
+                            crate::error::errno_name(errno),
+                            std::io::Error::from_raw_os_error(errno)
+                        )
                     } else {
                         format!("short {what}: {} of {bs} bytes", c.result)
                     };
@@ -229,9 +264,16 @@ pub fn run<E: IoEngine>(mut engine: E, mut plan: WorkerPlan, ctl: &Control, tx: 
         send(&tx, plan.id, done);
     }
     let _ = tx.send(Msg::Done(plan.id));
-    WorkerOutcome { errors, quota_done_ns }
+    WorkerOutcome {
+        errors,
+        quota_done_ns,
+    }
 }
 
 fn send(tx: &Sender<Msg>, worker: usize, iv: Interval) {
-    let _ = tx.send(Msg::Interval(IntervalMsg { worker, index: iv.index, dirs: iv.dirs }));
+    let _ = tx.send(Msg::Interval(Box::new(IntervalMsg {
+        worker,
+        index: iv.index,
+        dirs: iv.dirs,
+    })));
 }

@@ -18,10 +18,16 @@ use std::path::PathBuf;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pattern {
     /// Random offsets, multiples of `align_bytes` from the base offset.
-    Random { align_bytes: u64, distribution: Distribution },
+    Random {
+        align_bytes: u64,
+        distribution: Distribution,
+    },
     /// Each I/O `stride_bytes` past the previous one, wrapping at the end of the working set.
     /// `interlocked`: all threads of a target share one offset (DiskSpd's -si).
-    Sequential { stride_bytes: u64, interlocked: bool },
+    Sequential {
+        stride_bytes: u64,
+        interlocked: bool,
+    },
 }
 
 /// How random offsets are spread over the working set.
@@ -30,9 +36,13 @@ pub enum Pattern {
 pub enum Distribution {
     Uniform,
     /// Zipf with exponent `theta` (> 0) over the blocks of the working set, hot blocks scattered.
-    Zipf { theta: f64 },
+    Zipf {
+        theta: f64,
+    },
     /// Pareto: a fraction `h` of the blocks (0 < h < 1) receives a fraction 1-h of the I/O.
-    Pareto { h: f64 },
+    Pareto {
+        h: f64,
+    },
 }
 
 /// Caching mode, in DiskSpd's terms.
@@ -53,7 +63,10 @@ impl CacheMode {
         matches!(self, CacheMode::Direct | CacheMode::DirectWriteThrough)
     }
     pub fn is_dsync(self) -> bool {
-        matches!(self, CacheMode::WriteThrough | CacheMode::DirectWriteThrough)
+        matches!(
+            self,
+            CacheMode::WriteThrough | CacheMode::DirectWriteThrough
+        )
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -155,28 +168,41 @@ impl JobSpec {
             return bad("--queue-depth must be at least 1".into());
         }
         if self.queue_depth > 65536 {
-            return bad(format!("--queue-depth {} is more than 65536", self.queue_depth));
+            return bad(format!(
+                "--queue-depth {} is more than 65536",
+                self.queue_depth
+            ));
         }
         if self.block_size == 0 {
             return bad("--block-size must be more than 0".into());
         }
         if self.block_size > (1 << 30) {
-            return bad(format!("--block-size {} is more than 1GiB", format_size(self.block_size)));
+            return bad(format!(
+                "--block-size {} is more than 1GiB",
+                format_size(self.block_size)
+            ));
         }
         if self.write_pct > 100 {
             return bad(format!("--write-pct {} is not in 0..100", self.write_pct));
         }
         match &self.pattern {
-            Pattern::Random { align_bytes, distribution } => {
+            Pattern::Random {
+                align_bytes,
+                distribution,
+            } => {
                 if *align_bytes == 0 {
                     return bad("--random alignment must be more than 0".into());
                 }
                 match *distribution {
                     Distribution::Zipf { theta } if !(theta > 0.0 && theta.is_finite()) => {
-                        return bad(format!("--distribution zipf:{theta}: THETA must be more than 0"))
+                        return bad(format!(
+                            "--distribution zipf:{theta}: THETA must be more than 0"
+                        ))
                     }
                     Distribution::Pareto { h } if !(h > 0.0 && h < 1.0) => {
-                        return bad(format!("--distribution pareto:{h}: H must be between 0 and 1"))
+                        return bad(format!(
+                            "--distribution pareto:{h}: H must be between 0 and 1"
+                        ))
                     }
                     _ => {}
                 }
@@ -188,7 +214,7 @@ impl JobSpec {
             }
         }
         match self.stop {
-            Stop::Duration { ns } if ns == 0 => return bad("--duration must be more than 0".into()),
+            Stop::Duration { ns: 0 } => return bad("--duration must be more than 0".into()),
             Stop::Duration { ns } if ns / 1_000_000_000 > MAX_SECONDS => {
                 return bad("--duration is longer than a year".into())
             }
@@ -204,7 +230,9 @@ impl JobSpec {
             }
             _ => {}
         }
-        if self.warmup_ns / 1_000_000_000 > MAX_SECONDS || self.cooldown_ns / 1_000_000_000 > MAX_SECONDS {
+        if self.warmup_ns / 1_000_000_000 > MAX_SECONDS
+            || self.cooldown_ns / 1_000_000_000 > MAX_SECONDS
+        {
             return bad("--warmup and --cooldown must be shorter than a year".into());
         }
         if self.interval_ns < 1_000_000 {
@@ -237,10 +265,17 @@ impl JobSpec {
         }
         if self.cache.is_direct() {
             let a = MIN_DIRECT_ALIGN;
-            let mut checks = vec![("--block-size", self.block_size), ("--base-offset", self.base_offset)];
+            let mut checks = vec![
+                ("--block-size", self.block_size),
+                ("--base-offset", self.base_offset),
+            ];
             match &self.pattern {
-                Pattern::Random { align_bytes, .. } => checks.push(("--random alignment", *align_bytes)),
-                Pattern::Sequential { stride_bytes, .. } => checks.push(("--sequential stride", *stride_bytes)),
+                Pattern::Random { align_bytes, .. } => {
+                    checks.push(("--random alignment", *align_bytes))
+                }
+                Pattern::Sequential { stride_bytes, .. } => {
+                    checks.push(("--sequential stride", *stride_bytes))
+                }
             }
             for (flag, value) in checks {
                 if value % a != 0 {
@@ -253,7 +288,10 @@ impl JobSpec {
         let mut seen = std::collections::HashSet::new();
         for t in &self.targets {
             if !seen.insert(&t.path) {
-                return bad(format!("target '{}' is given twice; use --threads for more load on one target", t.path.display()));
+                return bad(format!(
+                    "target '{}' is given twice; use --threads for more load on one target",
+                    t.path.display()
+                ));
             }
         }
         Ok(())

@@ -14,16 +14,20 @@ fn size(flag: &str, text: &str) -> Result<u64> {
 }
 
 fn number<T: std::str::FromStr>(flag: &str, text: &str, what: &str) -> Result<T> {
-    text.trim()
-        .parse()
-        .map_err(|_| Error::usage(format!("invalid value '{text}' for {flag}: expected {what}")))
+    text.trim().parse().map_err(|_| {
+        Error::usage(format!(
+            "invalid value '{text}' for {flag}: expected {what}"
+        ))
+    })
 }
 
 /// Seconds as a decimal number ("10", "0.5") to nanoseconds.
 fn seconds(flag: &str, text: &str) -> Result<u64> {
     let s: f64 = number(flag, text, "a number of seconds")?;
     if !(s >= 0.0 && s.is_finite()) || s > 1e9 {
-        return Err(Error::usage(format!("invalid value '{text}' for {flag}: expected a number of seconds")));
+        return Err(Error::usage(format!(
+            "invalid value '{text}' for {flag}: expected a number of seconds"
+        )));
     }
     Ok((s * 1e9).round() as u64)
 }
@@ -72,7 +76,9 @@ fn distribution(text: &str) -> Result<Distribution> {
     let value = |p: Option<&str>| -> Result<f64> { p.ok_or_else(err)?.parse().map_err(|_| err()) };
     Ok(match name {
         "uniform" if param.is_none() => Distribution::Uniform,
-        "zipf" => Distribution::Zipf { theta: value(param)? },
+        "zipf" => Distribution::Zipf {
+            theta: value(param)?,
+        },
         "pareto" => Distribution::Pareto { h: value(param)? },
         _ => return Err(err()),
     })
@@ -83,30 +89,51 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let block_size = size("--block-size", &args.block_size)?;
     let cache = match (&args.cache, &args.diskspd_cache) {
         (Some(_), Some(_)) => {
-            return Err(Error::usage("--cache and -S both set the caching mode: give one"))
+            return Err(Error::usage(
+                "--cache and -S both set the caching mode: give one",
+            ))
         }
         (Some(c), None) => cache_mode(c)?,
         (None, Some(s)) => diskspd_cache(s)?,
         (None, None) => CacheMode::Direct,
     };
     let dist = distribution(&args.distribution)?;
-    let pattern = match (&args.random, &args.sequential) {
+    if args.interlocked && args.random.is_some() {
+        return Err(Error::usage(
+            "--interlocked (-si) is sequential I/O and cannot be combined with --random",
+        ));
+    }
+    // --interlocked alone means sequential with the default stride, as DiskSpd's -si does.
+    let sequential = args
+        .sequential
+        .clone()
+        .or_else(|| args.interlocked.then(String::new));
+    let pattern = match (&args.random, &sequential) {
         (_, Some(stride)) => {
             if dist != Distribution::Uniform {
-                return Err(Error::usage("--distribution applies to random I/O and cannot be combined with --sequential"));
+                return Err(Error::usage(
+                    "--distribution applies to random I/O and cannot be combined with --sequential",
+                ));
             }
-            let stride_bytes = if stride.is_empty() { block_size } else { size("--sequential", stride)? };
-            Pattern::Sequential { stride_bytes, interlocked: args.interlocked }
+            let stride_bytes = if stride.is_empty() {
+                block_size
+            } else {
+                size("--sequential", stride)?
+            };
+            Pattern::Sequential {
+                stride_bytes,
+                interlocked: args.interlocked,
+            }
         }
         (align, None) => {
-            if args.interlocked {
-                return Err(Error::usage("--interlocked (-si) applies to sequential I/O: add -s"));
-            }
             let align_bytes = match align.as_deref() {
                 None | Some("") => block_size,
                 Some(a) => size("--random", a)?,
             };
-            Pattern::Random { align_bytes, distribution: dist }
+            Pattern::Random {
+                align_bytes,
+                distribution: dist,
+            }
         }
     };
     let engine = args.engine.map(|e| match e {
@@ -121,17 +148,30 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     };
     let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
     let stop = match (&args.total, &args.duration) {
-        (Some(t), _) => Stop::TotalBytes { bytes: size("--total", t)? },
-        (None, Some(d)) => Stop::Duration { ns: seconds("--duration", d)? },
-        (None, None) => Stop::Duration { ns: DEFAULT_DURATION_NS },
+        (Some(t), _) => Stop::TotalBytes {
+            bytes: size("--total", t)?,
+        },
+        (None, Some(d)) => Stop::Duration {
+            ns: seconds("--duration", d)?,
+        },
+        (None, None) => Stop::Duration {
+            ns: DEFAULT_DURATION_NS,
+        },
     };
-    let create_size = args.create.as_deref().map(|c| size("--create", c)).transpose()?;
+    let create_size = args
+        .create
+        .as_deref()
+        .map(|c| size("--create", c))
+        .transpose()?;
     if create_size == Some(0) {
         return Err(Error::usage("--create size must be more than 0"));
     }
     let targets = if args.targets.is_empty() {
-        let dir = std::env::current_dir()
-            .map_err(|e| Error::usage(format!("cannot find the current folder for the temporary target: {e}")))?;
+        let dir = std::env::current_dir().map_err(|e| {
+            Error::usage(format!(
+                "cannot find the current folder for the temporary target: {e}"
+            ))
+        })?;
         vec![TargetSpec {
             path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
             create_size: Some(create_size.unwrap_or(DEFAULT_TEMP_SIZE)),
@@ -140,7 +180,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     } else {
         args.targets
             .iter()
-            .map(|p| TargetSpec { path: p.clone(), create_size, temporary: false })
+            .map(|p| TargetSpec {
+                path: p.clone(),
+                create_size,
+                temporary: false,
+            })
             .collect()
     };
     let job = JobSpec {
@@ -154,11 +198,23 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         stop,
         cooldown_ns: seconds("--cooldown", &args.cooldown)?,
         base_offset: size("--base-offset", &args.base_offset)?,
-        max_offset: args.max_offset.as_deref().map(|m| size("--max-offset", m)).transpose()?,
+        max_offset: args
+            .max_offset
+            .as_deref()
+            .map(|m| size("--max-offset", m))
+            .transpose()?,
         cache,
         engine,
-        rate_iops: args.rate_iops.as_deref().map(|r| number("--rate-iops", r, "I/Os per second")).transpose()?,
-        rate_bytes_per_sec: args.rate_bw.as_deref().map(|r| size("--rate-bw", r)).transpose()?,
+        rate_iops: args
+            .rate_iops
+            .as_deref()
+            .map(|r| number("--rate-iops", r, "I/Os per second"))
+            .transpose()?,
+        rate_bytes_per_sec: args
+            .rate_bw
+            .as_deref()
+            .map(|r| size("--rate-bw", r))
+            .transpose()?,
         seed: number("--seed", &args.seed, "a whole number")?,
         interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
             .checked_mul(1_000_000)
@@ -178,7 +234,11 @@ mod tests {
     use clap::Parser;
 
     fn job(line: &str) -> Result<JobSpec> {
-        let args = normalize_diskspd_args(format!("iogauge run {line}").split_whitespace().map(String::from));
+        let args = normalize_diskspd_args(
+            format!("iogauge run {line}")
+                .split_whitespace()
+                .map(String::from),
+        );
         let Command::Run(run) = Cli::try_parse_from(args).expect("clap parse").command;
         job_from_args(&run)
     }
@@ -189,19 +249,40 @@ mod tests {
         assert_eq!(j.block_size, 4096);
         assert_eq!(j.queue_depth, 32);
         assert_eq!(j.cache, CacheMode::Direct);
-        assert_eq!(j.pattern, Pattern::Random { align_bytes: 4096, distribution: Distribution::Uniform });
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 4096,
+                distribution: Distribution::Uniform
+            }
+        );
         assert_eq!(j.stop, Stop::Duration { ns: 10_000_000_000 });
     }
 
     #[test]
     fn diskspd_and_long_forms_agree() {
         let a = job("-b8k -t4 -o16 -r4k -w30 -d5 -W2 -C1 -Sh f").unwrap();
-        let b = job("--block-size 8K --threads 4 --queue-depth 16 --random=4k --write-pct 30 \
-                     --duration 5 --warmup 2 --cooldown 1 --cache direct-writethrough f")
-            .unwrap();
+        let b = job(
+            "--block-size 8K --threads 4 --queue-depth 16 --random=4k --write-pct 30 \
+                     --duration 5 --warmup 2 --cooldown 1 --cache direct-writethrough f",
+        )
+        .unwrap();
         assert_eq!(a, b);
-        let s = job("-s -si -Sw f").unwrap();
-        assert_eq!(s.pattern, Pattern::Sequential { stride_bytes: 4096, interlocked: true });
+        let s = job("-si -Sw f").unwrap();
+        assert_eq!(
+            job("-s8k -si f").unwrap().pattern,
+            Pattern::Sequential {
+                stride_bytes: 8192,
+                interlocked: true
+            }
+        );
+        assert_eq!(
+            s.pattern,
+            Pattern::Sequential {
+                stride_bytes: 4096,
+                interlocked: true
+            }
+        );
         assert_eq!(s.cache, CacheMode::WriteThrough);
         assert_eq!(job("-Sb f").unwrap().cache, CacheMode::Buffered);
         assert_eq!(job("-Sr f").unwrap().cache, CacheMode::Direct);
@@ -211,9 +292,24 @@ mod tests {
     #[test]
     fn distributions() {
         let j = job("--distribution zipf:1.2 f").unwrap();
-        assert_eq!(j.pattern, Pattern::Random { align_bytes: 4096, distribution: Distribution::Zipf { theta: 1.2 } });
-        for bad in ["zipf", "zipf:x", "zipf:0", "pareto:1.5", "normal", "uniform:3"] {
-            let e = job(&format!("--distribution {bad} f")).unwrap_err().to_string();
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 4096,
+                distribution: Distribution::Zipf { theta: 1.2 }
+            }
+        );
+        for bad in [
+            "zipf",
+            "zipf:x",
+            "zipf:0",
+            "pareto:1.5",
+            "normal",
+            "uniform:3",
+        ] {
+            let e = job(&format!("--distribution {bad} f"))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("--distribution"), "{bad}: {e}");
         }
     }
@@ -239,7 +335,7 @@ mod tests {
             ("--rate-iops 0 f", "--rate-iops"),
             ("--total 1k f", "--total"),
             ("--total 1M -C 1 f", "--cooldown"),
-            ("-si f", "--interlocked"),
+            ("-r -si f", "--interlocked"),
             ("-c 0 f", "--create"),
             ("f f", "twice"),
         ];
@@ -247,7 +343,10 @@ mod tests {
             let e = job(line).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{line}");
             assert!(e.to_string().contains(culprit), "{line}: {e}");
-            assert!(!e.to_string().contains('\n'), "{line}: one line please: {e}");
+            assert!(
+                !e.to_string().contains('\n'),
+                "{line}: one line please: {e}"
+            );
         }
     }
 }

@@ -9,7 +9,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, suffix) = t.split_at(digits_end);
     if num.is_empty() {
-        return Err(format!("'{text}' is not a size: expected a number with an optional K/M/G/T suffix"));
+        return Err(format!(
+            "'{text}' is not a size: expected a number with an optional K/M/G/T suffix"
+        ));
     }
     let shift = match suffix.to_ascii_lowercase().as_str() {
         "" | "b" => 0,
@@ -65,9 +67,21 @@ mod tests {
 
     #[test]
     fn nonsense_is_rejected_with_the_text() {
-        for bad in ["", "k", "4q", "-1", "1.5M", "4 k x", "99999999999999999999", "20000000T"] {
+        for bad in [
+            "",
+            "k",
+            "4q",
+            "-1",
+            "1.5M",
+            "4 k x",
+            "99999999999999999999",
+            "20000000T",
+        ] {
             let err = parse_size(bad).unwrap_err();
-            assert!(err.contains(&format!("'{bad}'")) || err.contains(bad.trim()), "{bad}: {err}");
+            assert!(
+                err.contains(&format!("'{bad}'")) || err.contains(bad.trim()),
+                "{bad}: {err}"
+            );
         }
     }
 

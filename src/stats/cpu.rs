@@ -80,8 +80,12 @@ mod tests {
 
     #[test]
     fn parses_proc_stat() {
-        let a = parse("cpu  1 1 1 1 1 1 1 0\ncpu0 10 2 30 400 5 1 1 0 0 0\ncpu1 1 0 1 100 0 0 0 0\nintr 5\n");
-        let b = parse("cpu  1 1 1 1 1 1 1 0\ncpu0 20 2 40 500 5 1 1 0 0 0\ncpu1 1 0 1 200 0 0 0 0\nintr 5\n");
+        let a = parse(
+            "cpu  1 1 1 1 1 1 1 0\ncpu0 10 2 30 400 5 1 1 0 0 0\ncpu1 1 0 1 100 0 0 0 0\nintr 5\n",
+        );
+        let b = parse(
+            "cpu  1 1 1 1 1 1 1 0\ncpu0 20 2 40 500 5 1 1 0 0 0\ncpu1 1 0 1 200 0 0 0 0\nintr 5\n",
+        );
         assert_eq!(a.cpus, vec![(12, 32, 405), (1, 1, 100)]);
         let u = usage(&a, &b);
         assert_eq!(u.len(), 2);

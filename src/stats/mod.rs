@@ -42,7 +42,9 @@ impl LatencyHistogram {
 
     /// Exact merge: both histograms share one configuration.
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        self.h.add(&other.h).expect("histograms of one configuration always merge");
+        self.h
+            .add(&other.h)
+            .expect("histograms of one configuration always merge");
     }
 
     pub fn reset(&mut self) {
@@ -68,7 +70,10 @@ impl LatencyHistogram {
             max_ns: self.h.max(),
             percentiles: PERCENTILES
                 .iter()
-                .map(|&p| Percentile { percentile: p, ns: self.h.value_at_percentile(p) })
+                .map(|&p| Percentile {
+                    percentile: p,
+                    ns: self.h.value_at_percentile(p),
+                })
                 .collect(),
         })
     }
@@ -93,7 +98,10 @@ pub struct LatencySummary {
 
 impl LatencySummary {
     pub fn at(&self, p: f64) -> Option<u64> {
-        self.percentiles.iter().find(|x| x.percentile == p).map(|x| x.ns)
+        self.percentiles
+            .iter()
+            .find(|x| x.percentile == p)
+            .map(|x| x.ns)
     }
 }
 
