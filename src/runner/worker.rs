@@ -242,7 +242,8 @@ pub fn run<E: IoEngine>(
                 }
                 continue;
             }
-            if counting {
+            // With --total, count exactly the quota: one batch may hold more than it needs.
+            if counting && plan.quota_bytes.is_none_or(|q| counted_bytes < q) {
                 if let Some(iv) = interval.as_mut() {
                     let d = &mut iv.dirs[is_write[c.slot as usize] as usize];
                     let lat = t - started[c.slot as usize];

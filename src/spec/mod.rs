@@ -53,8 +53,10 @@ pub enum CacheMode {
     /// O_DIRECT: no page cache.
     Direct,
     /// O_DSYNC: each write is on stable storage when it completes.
+    #[serde(rename = "writethrough")]
     WriteThrough,
     /// O_DIRECT | O_DSYNC.
+    #[serde(rename = "direct-writethrough")]
     DirectWriteThrough,
 }
 

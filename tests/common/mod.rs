@@ -1,0 +1,63 @@
+//! Helpers shared by the end-to-end tests: run the real binary on real files.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+}
+
+/// A temporary folder on the work disk (the target folder), where O_DIRECT works;
+/// /tmp may be tmpfs on some machines.
+pub fn work_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("iogauge-test-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+pub fn run(args: &[&str]) -> Output {
+    bin().arg("run").args(args).output().expect("iogauge starts")
+}
+
+/// Run and parse the JSON report; panics with stderr when the run fails.
+pub fn run_json(args: &[&str]) -> Value {
+    let out = bin().arg("run").args(args).args(["--output", "json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "iogauge run {args:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+pub fn file_in(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Tests that need root or a kernel feature say so and return; the harness counts them as passed
+/// only in name, so the reason goes to stderr where `--nocapture` and CI logs show it.
+pub fn skip(reason: &str) {
+    eprintln!("SKIPPED: {reason}");
+}
+
+pub fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
+}
+
+pub fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
