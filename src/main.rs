@@ -15,14 +15,14 @@ fn main() -> ExitCode {
     let args = normalize_diskspd_args(std::env::args());
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
-        Err(e) => {
-            // clap prints help/version to stdout (exit 0) and errors to stderr (exit 2).
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            });
+            return ExitCode::from(exit::OK);
+        }
+        Err(e) => {
+            eprintln!("iogauge: {}", one_line(&e.render().to_string()));
+            return ExitCode::from(exit::USAGE);
         }
     };
     match cli.command {
@@ -34,6 +34,19 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// clap's errors span several lines (tips, usage); ours are one line that names the culprit.
+/// Keep clap's first line and its list of possible values, if any.
+fn one_line(clap_error: &str) -> String {
+    let mut lines = clap_error.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut msg = lines.next().unwrap_or("invalid arguments").to_string();
+    if let Some(values) = lines.find(|l| l.starts_with("[possible values")) {
+        msg.push(' ');
+        msg.push_str(values);
+    }
+    msg.push_str(" (see iogauge --help)");
+    msg
 }
 
 fn write_output(path: &str, text: &str) -> Result<(), Error> {

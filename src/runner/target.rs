@@ -99,6 +99,7 @@ fn fs_name(path: &Path) -> String {
         0x9123_683E => "btrfs".into(),
         0x6573_5546 => "fuse".into(),
         0x6969 => "nfs".into(),
+        0x8584_58F6 => "ramfs".into(),
         0x794C_7630 => "overlayfs".into(),
         0xFF53_4D42 | 0xFE53_4D42 => "cifs/smb".into(),
         other => format!("type {other:#x}"),
