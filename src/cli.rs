@@ -65,6 +65,11 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "queue-depth", value_name = "N")]
     pub queue_depth: Option<String>,
 
+    /// io_uring: hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot
+    /// frees (fio's iodepth_batch_submit)
+    #[arg(long = "submit-batch", value_name = "N", default_value = "1")]
+    pub submit_batch: String,
+
     /// Random offsets, aligned to ALIGN (default: the block size). The default pattern.
     #[arg(short = 'r', long = "random", value_name = "ALIGN", num_args = 0..=1,
           require_equals = true, default_missing_value = "", conflicts_with = "sequential")]
@@ -163,7 +168,7 @@ pub struct RunArgs {
     #[arg(long = "seed", value_name = "N", default_value = "0")]
     pub seed: String,
 
-    /// Time-series interval in milliseconds
+    /// Time-series interval in milliseconds (at least 10)
     #[arg(long = "interval", value_name = "MS", default_value = "1000")]
     pub interval: String,
 

@@ -11,7 +11,11 @@ fn rejects(args: &[&str], needles: &[&str]) {
     let o = run(args);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line please: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: one line please: {err}"
+    );
     for n in needles {
         assert!(err.contains(n), "{args:?}: {err:?} should name {n:?}");
     }
@@ -51,21 +55,45 @@ fn block_size_larger_than_the_working_set() {
     let d = work_dir();
     let f = file_in(&d, "small.dat");
     std::fs::write(&f, vec![7u8; 8192]).unwrap();
-    rejects(&["-b", "64k", p(&f)], &["--block-size", "64KiB", "working set", "small.dat"]);
-    rejects(&["-b", "4k", "-B", "8k", p(&f)], &["--block-size", "working set"]);
-    rejects(&["-b", "4k", "-f", "1M", p(&f)], &["--max-offset", "past the end"]);
+    rejects(
+        &["-b", "64k", p(&f)],
+        &["--block-size", "64KiB", "working set", "small.dat"],
+    );
+    rejects(
+        &["-b", "4k", "-B", "8k", p(&f)],
+        &["--block-size", "working set"],
+    );
+    rejects(
+        &["-b", "4k", "-f", "1M", p(&f)],
+        &["--max-offset", "past the end"],
+    );
 }
 
 #[test]
 fn unaligned_direct_io_is_refused() {
     let d = work_dir();
     let f = file_in(&d, "u.dat");
-    rejects(&["-b", "1000", "-c", "1M", p(&f)], &["--block-size", "1000", "512", "--cache buffered"]);
+    rejects(
+        &["-b", "1000", "-c", "1M", p(&f)],
+        &["--block-size", "1000", "512", "--cache buffered"],
+    );
     rejects(&["-r=100", "-c", "1M", p(&f)], &["--random", "100"]);
     rejects(&["-B", "100", "-c", "1M", p(&f)], &["--base-offset"]);
     assert!(!f.exists(), "nothing created for rejected input");
     // Buffered I/O has no such rule.
-    let r = run_json(&["-b", "1000", "-c", "1M", "-d", "0.2", "-W", "0", "--cache", "buffered", p(&f)]);
+    let r = run_json(&[
+        "-b",
+        "1000",
+        "-c",
+        "1M",
+        "-d",
+        "0.2",
+        "-W",
+        "0",
+        "--cache",
+        "buffered",
+        p(&f),
+    ]);
     assert!(r["total"]["all"]["ios"].as_u64().unwrap() > 0);
 }
 
@@ -75,13 +103,28 @@ fn existing_files_are_never_written_without_allow_overwrite() {
     let f = file_in(&d, "precious.dat");
     let original: Vec<u8> = (0..(1u32 << 20)).map(|i| (i % 251) as u8).collect();
     std::fs::write(&f, &original).unwrap();
-    rejects(&["-w", "50", "-d", "0.2", p(&f)], &["refusing to write", "precious.dat", "--allow-overwrite"]);
-    rejects(&["-w", "100", "-c", "1M", "-d", "0.2", p(&f)], &["refusing to write"]);
+    rejects(
+        &["-w", "50", "-d", "0.2", p(&f)],
+        &["refusing to write", "precious.dat", "--allow-overwrite"],
+    );
+    rejects(
+        &["-w", "100", "-c", "1M", "-d", "0.2", p(&f)],
+        &["refusing to write"],
+    );
     // Reading is always allowed, and leaves the file alone.
     run_json(&["-d", "0.2", "-W", "0", p(&f)]);
     assert_eq!(std::fs::read(&f).unwrap(), original);
     // With the flag, writes happen, and the file is kept: iogauge did not create it.
-    run_json(&["-w", "100", "-d", "0.2", "-W", "0", "--allow-overwrite", p(&f)]);
+    run_json(&[
+        "-w",
+        "100",
+        "-d",
+        "0.2",
+        "-W",
+        "0",
+        "--allow-overwrite",
+        p(&f),
+    ]);
     let after = std::fs::read(&f).unwrap();
     assert_eq!(after.len(), original.len());
     assert_ne!(after, original);
@@ -91,7 +134,22 @@ fn interrupt_with(signal: i32) {
     let d = work_dir();
     let f = file_in(&d, "sig.dat");
     let child = bin()
-        .args(["run", "-c", "16M", "-d", "30", "-W", "0", "--interval", "100", "--cache", "buffered", "--output", "json", p(&f)])
+        .args([
+            "run",
+            "-c",
+            "16M",
+            "-d",
+            "30",
+            "-W",
+            "0",
+            "--interval",
+            "100",
+            "--cache",
+            "buffered",
+            "--output",
+            "json",
+            p(&f),
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -107,13 +165,19 @@ fn interrupt_with(signal: i32) {
     let o = child.wait_with_output().unwrap();
     let started = t0.elapsed();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
-    assert!(started < Duration::from_secs(15), "stopped promptly, not after the 30 s");
+    assert!(
+        started < Duration::from_secs(15),
+        "stopped promptly, not after the 30 s"
+    );
     assert!(stderr(&o).contains("partial"));
     let r: Value = serde_json::from_slice(&o.stdout).expect("partial results are still valid JSON");
     assert_eq!(r["partial"], true);
     assert_eq!(r["stop_reason"], "interrupted");
     let measured = r["measured_ns"].as_u64().unwrap();
-    assert!(measured > 500_000_000 && measured < 14_000_000_000, "{measured}");
+    assert!(
+        measured > 500_000_000 && measured < 14_000_000_000,
+        "{measured}"
+    );
     assert!(r["total"]["all"]["ios"].as_u64().unwrap() > 0);
     assert!(!f.exists(), "the created file was removed");
 }
@@ -132,7 +196,14 @@ fn sigterm_keeps_partial_results_and_removes_files() {
 fn help_documents_exit_codes() {
     let o = bin().args(["run", "--help"]).output().unwrap();
     let h = String::from_utf8(o.stdout).unwrap();
-    for s in ["Exit codes:", "130", "--block-size", "--queue-depth", "-r, --random", "--allow-overwrite"] {
+    for s in [
+        "Exit codes:",
+        "130",
+        "--block-size",
+        "--queue-depth",
+        "-r, --random",
+        "--allow-overwrite",
+    ] {
         assert!(h.contains(s), "{s} missing from help");
     }
 }
@@ -144,7 +215,17 @@ fn run_and_truncate(extra: &[&str]) -> (std::process::Output, Value) {
     let f = file_in(&d, "shrinking.dat");
     std::fs::write(&f, vec![9u8; 16 << 20]).unwrap();
     let child = bin()
-        .args(["run", "-W", "0", "--cache", "buffered", "--output", "json", "--interval", "100"])
+        .args([
+            "run",
+            "-W",
+            "0",
+            "--cache",
+            "buffered",
+            "--output",
+            "json",
+            "--interval",
+            "100",
+        ])
         .args(extra)
         .arg(p(&f))
         .stdout(std::process::Stdio::piped())
@@ -152,9 +233,15 @@ fn run_and_truncate(extra: &[&str]) -> (std::process::Output, Value) {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
-    std::fs::OpenOptions::new().write(true).open(&f).unwrap().set_len(0).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
     let o = child.wait_with_output().unwrap();
-    let r: Value = serde_json::from_slice(&o.stdout).expect("results as JSON even after an I/O error");
+    let r: Value =
+        serde_json::from_slice(&o.stdout).expect("results as JSON even after an I/O error");
     assert!(f.exists(), "a file iogauge did not create is never removed");
     (o, r)
 }
@@ -164,13 +251,22 @@ fn an_io_error_stops_the_run_and_keeps_partial_results() {
     let (o, r) = run_and_truncate(&["-d", "5"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("short read") && err.contains("shrinking.dat") && err.contains("partial"), "{err}");
+    assert!(
+        err.contains("short read") && err.contains("shrinking.dat") && err.contains("partial"),
+        "{err}"
+    );
     assert_eq!(r["partial"], true);
     assert_eq!(r["stop_reason"], "io_error");
     assert_eq!(r["errors"][0]["name"], "short");
     let measured = r["measured_ns"].as_u64().unwrap();
-    assert!(measured > 300_000_000 && measured < 3_000_000_000, "stopped at the error: {measured}");
-    assert!(r["total"]["read"]["ios"].as_u64().unwrap() > 0, "the I/O before the error counts");
+    assert!(
+        measured > 300_000_000 && measured < 3_000_000_000,
+        "stopped at the error: {measured}"
+    );
+    assert!(
+        r["total"]["read"]["ios"].as_u64().unwrap() > 0,
+        "the I/O before the error counts"
+    );
 }
 
 #[test]

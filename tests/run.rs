@@ -13,10 +13,18 @@ fn check_consistency(r: &Value, bs: u64) {
         let ios = u(&d["ios"]);
         assert_eq!(u(&d["bytes"]), ios * bs, "{d}");
         let iops = f(&d["iops"]);
-        assert!((iops * measured - ios as f64).abs() <= 1.0 + ios as f64 * 1e-9, "{iops} x {measured} vs {ios}");
+        assert!(
+            (iops * measured - ios as f64).abs() <= 1.0 + ios as f64 * 1e-9,
+            "{iops} x {measured} vs {ios}"
+        );
         if ios > 0 {
             let l = &d["latency"];
-            let pcts: Vec<u64> = l["percentiles"].as_array().unwrap().iter().map(|p| u(&p["ns"])).collect();
+            let pcts: Vec<u64> = l["percentiles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| u(&p["ns"]))
+                .collect();
             assert!(pcts.windows(2).all(|w| w[0] <= w[1]), "{pcts:?}");
             assert!(u(&l["min_ns"]) <= pcts[0] && pcts[pcts.len() - 1] <= u(&l["max_ns"]));
         } else {
@@ -27,15 +35,23 @@ fn check_consistency(r: &Value, bs: u64) {
         for d in ["read", "write", "all"] {
             check_dir(&p[d]);
         }
-        assert_eq!(u(&p["read"]["ios"]) + u(&p["write"]["ios"]), u(&p["all"]["ios"]));
+        assert_eq!(
+            u(&p["read"]["ios"]) + u(&p["write"]["ios"]),
+            u(&p["all"]["ios"])
+        );
     };
     let mut total_ios = 0;
     for t in r["targets"].as_array().unwrap() {
         check_pair(&t["total"]);
-        let threads: u64 = t["threads"].as_array().unwrap().iter().map(|th| {
-            check_pair(&th["total"]);
-            u(&th["total"]["all"]["ios"])
-        }).sum();
+        let threads: u64 = t["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|th| {
+                check_pair(&th["total"]);
+                u(&th["total"]["all"]["ios"])
+            })
+            .sum();
         assert_eq!(threads, u(&t["total"]["all"]["ios"]));
         total_ios += threads;
     }
@@ -43,8 +59,12 @@ fn check_consistency(r: &Value, bs: u64) {
     assert_eq!(total_ios, u(&r["total"]["all"]["ios"]));
     assert!(total_ios > 0, "no I/O was counted");
     // The time series covers the same I/O as the totals.
-    let series: u64 = r["time_series"]["samples"].as_array().unwrap().iter()
-        .map(|s| u(&s["read"]["ios"]) + u(&s["write"]["ios"])).sum();
+    let series: u64 = r["time_series"]["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| u(&s["read"]["ios"]) + u(&s["write"]["ios"]))
+        .sum();
     assert_eq!(series, total_ios);
 }
 
@@ -52,21 +72,53 @@ fn check_consistency(r: &Value, bs: u64) {
 fn buffered_random_read_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "a.dat");
-    let r = run_json(&["-c", "32M", "-b", "4k", "-d", "1", "-W", "0.2", "--cache", "buffered", "-t", "2", "--interval", "250", p(&f)]);
+    let r = run_json(&[
+        "-c",
+        "32M",
+        "-b",
+        "4k",
+        "-d",
+        "1",
+        "-W",
+        "0.2",
+        "--cache",
+        "buffered",
+        "-t",
+        "2",
+        "--interval",
+        "250",
+        p(&f),
+    ]);
     check_consistency(&r, 4096);
     assert_eq!(r["job"]["cache"], "buffered");
     assert_eq!(r["targets"][0]["threads"].as_array().unwrap().len(), 2);
     assert_eq!(u(&r["total"]["write"]["ios"]), 0);
     let n = r["time_series"]["samples"].as_array().unwrap().len();
     assert_eq!(n, 4, "1 s at 250 ms intervals");
-    assert!(!f.exists(), "a file iogauge created is removed without --keep");
+    assert!(
+        !f.exists(),
+        "a file iogauge created is removed without --keep"
+    );
 }
 
 #[test]
 fn direct_io_on_the_work_disk_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "direct.dat");
-    let r = run_json(&["-c", "64M", "-b", "4k", "-o", "16", "-d", "1", "-W", "0.2", "-Su", p(&f)]);
+    let r = run_json(&[
+        "-c",
+        "64M",
+        "-b",
+        "4k",
+        "-o",
+        "16",
+        "-d",
+        "1",
+        "-W",
+        "0.2",
+        "-Su",
+        p(&f),
+    ]);
     check_consistency(&r, 4096);
     assert_eq!(r["job"]["cache"], "direct");
     assert_eq!(r["engine"], "io_uring");
@@ -78,7 +130,21 @@ fn every_engine_runs_and_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "e.dat");
     for engine in ["sync", "io_uring", "null"] {
-        let r = run_json(&["-c", "16M", "-b", "8k", "-d", "0.5", "-W", "0", "--cache", "buffered", "--engine", engine, p(&f)]);
+        let r = run_json(&[
+            "-c",
+            "16M",
+            "-b",
+            "8k",
+            "-d",
+            "0.5",
+            "-W",
+            "0",
+            "--cache",
+            "buffered",
+            "--engine",
+            engine,
+            p(&f),
+        ]);
         check_consistency(&r, 8192);
         assert_eq!(r["engine"], engine);
         if engine == "sync" {
@@ -91,9 +157,30 @@ fn every_engine_runs_and_adds_up() {
 fn sync_engine_with_a_queue_depth_says_it_runs_at_one() {
     let d = work_dir();
     let f = file_in(&d, "s.dat");
-    let r = run_json(&["-c", "8M", "-d", "0.3", "-W", "0", "--cache", "buffered", "--engine", "sync", "-o", "8", p(&f)]);
+    let r = run_json(&[
+        "-c",
+        "8M",
+        "-d",
+        "0.3",
+        "-W",
+        "0",
+        "--cache",
+        "buffered",
+        "--engine",
+        "sync",
+        "-o",
+        "8",
+        p(&f),
+    ]);
     assert_eq!(u(&r["queue_depth"]), 1);
-    assert!(r["notes"][0].as_str().unwrap().contains("queue depth 8 runs as 1"), "{}", r["notes"]);
+    assert!(
+        r["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("queue depth 8 runs as 1"),
+        "{}",
+        r["notes"]
+    );
 }
 
 #[test]
@@ -101,7 +188,23 @@ fn write_share_follows_w_and_the_seed_reproduces_it() {
     let d = work_dir();
     let f = file_in(&d, "w.dat");
     let go = |seed: &str| {
-        run_json(&["-c", "16M", "-w", "30", "--total", "40M", "-W", "0", "--engine", "sync", "--cache", "buffered", "--seed", seed, p(&f)])
+        run_json(&[
+            "-c",
+            "16M",
+            "-w",
+            "30",
+            "--total",
+            "40M",
+            "-W",
+            "0",
+            "--engine",
+            "sync",
+            "--cache",
+            "buffered",
+            "--seed",
+            seed,
+            p(&f),
+        ])
     };
     let a = go("7");
     check_consistency(&a, 4096);
@@ -110,9 +213,15 @@ fn write_share_follows_w_and_the_seed_reproduces_it() {
     let share = u(&a["total"]["write"]["ios"]) as f64 / all as f64;
     assert!((share - 0.30).abs() < 0.02, "write share {share}");
     let b = go("7");
-    assert_eq!(a["total"]["write"]["ios"], b["total"]["write"]["ios"], "same seed, same choices");
+    assert_eq!(
+        a["total"]["write"]["ios"], b["total"]["write"]["ios"],
+        "same seed, same choices"
+    );
     let c = go("8");
-    assert_ne!(a["total"]["write"]["ios"], c["total"]["write"]["ios"], "another seed, other choices");
+    assert_ne!(
+        a["total"]["write"]["ios"], c["total"]["write"]["ios"],
+        "another seed, other choices"
+    );
 }
 
 #[test]
@@ -136,7 +245,12 @@ fn created_file_has_the_size_asked_and_incompressible_content() {
         counts[x as usize] += 1;
     }
     let n = data.len() as f64;
-    let entropy: f64 = counts.iter().map(|&c| c as f64 / n).filter(|&q| q > 0.0).map(|q| -q * q.log2()).sum();
+    let entropy: f64 = counts
+        .iter()
+        .map(|&c| c as f64 / n)
+        .filter(|&q| q > 0.0)
+        .map(|q| -q * q.log2())
+        .sum();
     assert!(entropy > 7.99, "entropy {entropy}");
     // --keep left the file; a second run may read it (no -w, so no overwrite question).
     run_json(&["-d", "0.2", "-W", "0", p(&f)]);
@@ -146,7 +260,24 @@ fn created_file_has_the_size_asked_and_incompressible_content() {
 fn several_targets_each_with_their_threads() {
     let d = work_dir();
     let (a, b) = (file_in(&d, "t1.dat"), file_in(&d, "t2.dat"));
-    let r = run_json(&["-c", "8M", "-t", "2", "-o", "4", "-w", "50", "-d", "0.5", "-W", "0", "--cache", "buffered", p(&a), p(&b)]);
+    let r = run_json(&[
+        "-c",
+        "8M",
+        "-t",
+        "2",
+        "-o",
+        "4",
+        "-w",
+        "50",
+        "-d",
+        "0.5",
+        "-W",
+        "0",
+        "--cache",
+        "buffered",
+        p(&a),
+        p(&b),
+    ]);
     check_consistency(&r, 4096);
     let targets = r["targets"].as_array().unwrap();
     assert_eq!(targets.len(), 2);
@@ -160,7 +291,24 @@ fn several_targets_each_with_their_threads() {
 fn sequential_interlocked_and_working_set_limits() {
     let d = work_dir();
     let f = file_in(&d, "seq.dat");
-    let r = run_json(&["-c", "16M", "-b", "64k", "-si", "-t", "2", "-B", "1M", "-f", "9M", "-d", "0.5", "-W", "0", p(&f)]);
+    let r = run_json(&[
+        "-c",
+        "16M",
+        "-b",
+        "64k",
+        "-si",
+        "-t",
+        "2",
+        "-B",
+        "1M",
+        "-f",
+        "9M",
+        "-d",
+        "0.5",
+        "-W",
+        "0",
+        p(&f),
+    ]);
     check_consistency(&r, 65536);
     assert_eq!(r["job"]["pattern"]["interlocked"], true);
     assert_eq!(u(&r["targets"][0]["working_set_start"]), 1 << 20);
@@ -171,14 +319,32 @@ fn sequential_interlocked_and_working_set_limits() {
 fn rate_limit_holds_iops() {
     let d = work_dir();
     let file = file_in(&d, "rate.dat");
-    let r = run_json(&["-c", "8M", "--rate-iops", "400", "-o", "4", "-d", "2", "-W", "0.2", "--cache", "buffered", p(&file)]);
+    let r = run_json(&[
+        "-c",
+        "8M",
+        "--rate-iops",
+        "400",
+        "-o",
+        "4",
+        "-d",
+        "2",
+        "-W",
+        "0.2",
+        "--cache",
+        "buffered",
+        p(&file),
+    ]);
     let iops = f(&r["total"]["all"]["iops"]);
-    assert!((iops / 400.0 - 1.0).abs() < 0.03, "asked 400 IOPS, got {iops}");
+    assert!(
+        (iops / 400.0 - 1.0).abs() < 0.03,
+        "asked 400 IOPS, got {iops}"
+    );
 }
 
 #[test]
 fn json_output_matches_its_schema() {
-    let schema: Value = serde_json::from_str(include_str!("../schema/run-result.schema.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema/run-result.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
     let d = work_dir();
     let f = file_in(&d, "j.dat");
@@ -187,10 +353,23 @@ fn json_output_matches_its_schema() {
         &["-s", "--total", "4M"],
         &["-d", "0.3", "-w", "100", "--distribution", "pareto:0.2"],
     ] {
-        let mut args = vec!["-c", "8M", "-W", "0", "--cache", "buffered", "--interval", "100", p(&f)];
+        let mut args = vec![
+            "-c",
+            "8M",
+            "-W",
+            "0",
+            "--cache",
+            "buffered",
+            "--interval",
+            "100",
+            p(&f),
+        ];
         args.splice(0..0, extra.iter().copied());
         let r = run_json(&args);
-        let errors: Vec<String> = validator.iter_errors(&r).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&r)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
         assert!(errors.is_empty(), "{extra:?}: {errors:#?}");
     }
     // The schema is strict: an unknown field is caught.
@@ -204,7 +383,21 @@ fn csv_writes_the_time_series_and_output_file_works() {
     let d = work_dir();
     let f = file_in(&d, "csv.dat");
     let out = file_in(&d, "series.csv");
-    let o = run(&["-c", "8M", "-d", "1", "-W", "0", "--interval", "200", "--output", "csv", "--output-file", p(&out), p(&f)]);
+    let o = run(&[
+        "-c",
+        "8M",
+        "-d",
+        "1",
+        "-W",
+        "0",
+        "--interval",
+        "200",
+        "--output",
+        "csv",
+        "--output-file",
+        p(&out),
+        p(&f),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty(), "the report went to the file");
     let text = std::fs::read_to_string(&out).unwrap();
@@ -226,7 +419,16 @@ fn text_report_has_the_diskspd_sections() {
     let o = run(&["-c", "8M", "-d", "0.3", "-W", "0", "-w", "10", p(&f)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = String::from_utf8(o.stdout).unwrap();
-    for s in ["Command Line:", "Input parameters:", "CPU |", "Total IO", "Read IO", "Write IO", "99.9999th", "actual test time:"] {
+    for s in [
+        "Command Line:",
+        "Input parameters:",
+        "CPU |",
+        "Total IO",
+        "Read IO",
+        "Write IO",
+        "99.9999th",
+        "actual test time:",
+    ] {
         assert!(t.contains(s), "missing {s:?} in\n{t}");
     }
 }
@@ -234,11 +436,58 @@ fn text_report_has_the_diskspd_sections() {
 #[test]
 fn default_run_uses_a_temporary_file_here_and_removes_it() {
     let d = work_dir();
-    let o = bin().current_dir(d.path()).args(["run", "-c", "8M", "-d", "0.3", "-W", "0", "--output", "json"]).output().unwrap();
+    let o = bin()
+        .current_dir(d.path())
+        .args([
+            "run", "-c", "8M", "-d", "0.3", "-W", "0", "--output", "json",
+        ])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["job"]["targets"][0]["temporary"], true);
     let path = r["targets"][0]["path"].as_str().unwrap();
     assert!(path.starts_with(d.path().to_str().unwrap()), "{path}");
-    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "the temporary file is gone");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "the temporary file is gone"
+    );
+}
+
+#[test]
+fn memory_does_not_grow_with_the_run_length() {
+    // Twenty times more intervals; the resident size must stay put (each interval adds 48 bytes
+    // to the time series, nothing else grows).
+    let d = work_dir();
+    let f = file_in(&d, "mem.dat");
+    let rss = |secs: &str| {
+        let r = run_json(&[
+            "-c",
+            "8M",
+            "-t",
+            "2",
+            "--engine",
+            "null",
+            "-d",
+            secs,
+            "-W",
+            "0",
+            "--interval",
+            "10",
+            "--keep",
+            p(&f),
+        ]);
+        assert!(
+            r["time_series"]["samples"].as_array().unwrap().len() as f64
+                >= secs.parse::<f64>().unwrap() * 90.0
+        );
+        u(&r["iogauge_usage"]["max_rss_bytes"])
+    };
+    let short = rss("0.2");
+    let long = rss("4");
+    assert!(
+        long < short + (4 << 20),
+        "RSS grew from {short} to {long} bytes"
+    );
 }

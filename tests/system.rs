@@ -9,11 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 type Outcome = Result<(), String>;
+type Test = (&'static str, fn() -> Outcome);
 
 fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let o = Command::new(cmd).args(args).output().map_err(|e| format!("{cmd}: {e}"))?;
+    let o = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
     if !o.status.success() {
-        return Err(format!("{cmd} {args:?}: {}", String::from_utf8_lossy(&o.stderr).trim()));
+        return Err(format!(
+            "{cmd} {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
     }
     Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
@@ -30,7 +37,8 @@ fn need_root() -> Outcome {
 struct Mount(PathBuf);
 impl Mount {
     fn new(fstype: &str, opts: &str, dir: &Path) -> Result<Self, String> {
-        sh("mount", &["-t", fstype, "-o", opts, fstype, p(dir)]).map_err(|e| format!("cannot mount {fstype}: {e}"))?;
+        sh("mount", &["-t", fstype, "-o", opts, fstype, p(dir)])
+            .map_err(|e| format!("cannot mount {fstype}: {e}"))?;
         Ok(Mount(dir.to_path_buf()))
     }
 }
@@ -64,7 +72,12 @@ fn direct_io_refused_names_the_file_system() -> Outcome {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("O_DIRECT is not supported") && err.contains("ramfs") && err.contains("--cache buffered"), "{err}");
+    assert!(
+        err.contains("O_DIRECT is not supported")
+            && err.contains("ramfs")
+            && err.contains("--cache buffered"),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -76,7 +89,10 @@ fn enospc_while_creating_removes_the_partial_file() -> Outcome {
     let o = run(&["-c", "16M", "--cache", "buffered", "-d", "0.2", p(&f)]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("not enough space") && err.contains("16MiB") && err.contains("free"), "{err}");
+    assert!(
+        err.contains("not enough space") && err.contains("16MiB") && err.contains("free"),
+        "{err}"
+    );
     assert!(!f.exists(), "the partial file was removed");
     Ok(())
 }
@@ -85,14 +101,22 @@ fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
     need_root()?;
     let d = work_dir();
     let img = d.path().join("disk.img");
-    let content: Vec<u8> = (0..(16u32 << 20)).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+    let content: Vec<u8> = (0..(16u32 << 20))
+        .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+        .collect();
     std::fs::write(&img, &content).unwrap();
-    let dev = sh("losetup", &["-f", "--show", p(&img)]).map_err(|e| format!("no loop device: {e}"))?;
+    let dev =
+        sh("losetup", &["-f", "--show", p(&img)]).map_err(|e| format!("no loop device: {e}"))?;
     let _l = Loop(dev.clone());
     let o = run(&["-w", "30", "-d", "0.3", &dev]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("refusing to write to block device") && err.contains(&dev) && err.contains("--allow-overwrite"), "{err}");
+    assert!(
+        err.contains("refusing to write to block device")
+            && err.contains(&dev)
+            && err.contains("--allow-overwrite"),
+        "{err}"
+    );
     // Reading is allowed, direct and buffered, and changes nothing.
     for cache in ["direct", "buffered"] {
         let r = run_json(&["-d", "0.3", "-W", "0", "--cache", cache, &dev]);
@@ -101,11 +125,23 @@ fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
         assert!(r["total"]["read"]["ios"].as_u64().unwrap() > 0);
     }
     sh("losetup", &["-d", &dev]).ok();
-    assert!(std::fs::read(&img).unwrap() == content, "reads left the device as it was");
+    assert!(
+        std::fs::read(&img).unwrap() == content,
+        "reads left the device as it was"
+    );
     // With the flag, on a device made for the test, writes happen.
     let dev = sh("losetup", &["-f", "--show", p(&img)])?;
     let _l2 = Loop(dev.clone());
-    let r = run_json(&["-w", "100", "-d", "0.3", "-W", "0", "--allow-overwrite", &dev]);
+    let r = run_json(&[
+        "-w",
+        "100",
+        "-d",
+        "0.3",
+        "-W",
+        "0",
+        "--allow-overwrite",
+        &dev,
+    ]);
     assert!(r["total"]["write"]["ios"].as_u64().unwrap() > 0);
     Ok(())
 }
@@ -114,7 +150,8 @@ fn dm_error_device(name: &str, table: &str) -> Result<DmDevice, String> {
     if Command::new("dmsetup").arg("--version").output().is_err() {
         return Err("dmsetup is not installed".into());
     }
-    sh("dmsetup", &["create", name, "--table", table]).map_err(|e| format!("no device-mapper: {e}"))?;
+    sh("dmsetup", &["create", name, "--table", table])
+        .map_err(|e| format!("no device-mapper: {e}"))?;
     Ok(DmDevice(name.to_string()))
 }
 
@@ -124,33 +161,73 @@ fn io_errors_stop_the_run_with_partial_results() -> Outcome {
     // 8 MiB that fail every I/O with EIO.
     let _dm = dm_error_device(&name, "0 16384 error")?;
     let dev = format!("/dev/mapper/{name}");
-    let o = bin().args(["run", "-d", "5", "-W", "0", "--output", "json", &dev]).output().unwrap();
+    let o = bin()
+        .args(["run", "-d", "5", "-W", "0", "--output", "json", &dev])
+        .output()
+        .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("read error") && err.contains(&dev) && err.contains("EIO") && err.contains("partial"), "{err}");
+    assert!(
+        err.contains("read error")
+            && err.contains(&dev)
+            && err.contains("EIO")
+            && err.contains("partial"),
+        "{err}"
+    );
     let r: Value = serde_json::from_slice(&o.stdout).expect("partial results as JSON");
     assert_eq!(r["partial"], true);
     assert_eq!(r["stop_reason"], "io_error");
     assert_eq!(r["errors"][0]["name"], "EIO");
     assert!(r["errors"][0]["count"].as_u64().unwrap() >= 1);
-    assert!(r["measured_ns"].as_u64().unwrap() < 2_000_000_000, "stopped at the error, not after 5 s");
+    assert!(
+        r["measured_ns"].as_u64().unwrap() < 2_000_000_000,
+        "stopped at the error, not after 5 s"
+    );
     // Counted and carried on with --continue-on-error.
-    let r = run_json(&["-d", "0.5", "-W", "0", "-o", "4", "--continue-on-error", &dev]);
+    let r = run_json(&[
+        "-d",
+        "0.5",
+        "-W",
+        "0",
+        "-o",
+        "4",
+        "--continue-on-error",
+        &dev,
+    ]);
     assert_eq!(r["partial"], false);
     assert_eq!(r["errors"][0]["name"], "EIO");
     assert!(r["errors"][0]["count"].as_u64().unwrap() > 10);
-    assert_eq!(r["total"]["all"]["ios"].as_u64(), Some(0), "failed I/Os are not counted as done");
+    assert_eq!(
+        r["total"]["all"]["ios"].as_u64(),
+        Some(0),
+        "failed I/Os are not counted as done"
+    );
     Ok(())
 }
 
 fn main() {
-    let tests: &[(&str, fn() -> Outcome)] = &[
-        ("direct_io_refused_names_the_file_system", direct_io_refused_names_the_file_system),
-        ("enospc_while_creating_removes_the_partial_file", enospc_while_creating_removes_the_partial_file),
-        ("block_devices_are_only_written_with_allow_overwrite", block_devices_are_only_written_with_allow_overwrite),
-        ("io_errors_stop_the_run_with_partial_results", io_errors_stop_the_run_with_partial_results),
+    let tests: &[Test] = &[
+        (
+            "direct_io_refused_names_the_file_system",
+            direct_io_refused_names_the_file_system,
+        ),
+        (
+            "enospc_while_creating_removes_the_partial_file",
+            enospc_while_creating_removes_the_partial_file,
+        ),
+        (
+            "block_devices_are_only_written_with_allow_overwrite",
+            block_devices_are_only_written_with_allow_overwrite,
+        ),
+        (
+            "io_errors_stop_the_run_with_partial_results",
+            io_errors_stop_the_run_with_partial_results,
+        ),
     ];
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for (name, test) in tests {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {

@@ -10,19 +10,33 @@ pub struct UringEngine {
     ring: IoUring,
     fd: RawFd,
     queued: usize,
+    /// Submit once this many entries are queued (fio's iodepth_batch_submit). 1 sends each
+    /// I/O to the kernel as soon as its slot is free: on a virtio disk measured here, batching
+    /// the resubmission of a reaped batch cost 14% of the IOPS.
+    submit_batch: usize,
     ext_arg: bool,
 }
 
 impl UringEngine {
     /// A ring for `depth` I/Os in flight. Fails where io_uring is missing or forbidden
     /// (old kernels, seccomp, io_uring_disabled): the caller falls back to sync.
-    pub fn new(fd: RawFd, depth: u32) -> io::Result<Self> {
-        let ring = IoUring::builder().build(depth.next_power_of_two().max(2))?;
+    pub fn new(fd: RawFd, depth: u32, submit_batch: u32) -> io::Result<Self> {
+        let entries = depth.next_power_of_two().max(2);
+        // Completions are run only when this thread asks for them (DEFER_TASKRUN), so the
+        // kernel does not interrupt the worker to post each one; the ring belongs to this
+        // thread alone (SINGLE_ISSUER). Kernels before 6.1 lack these: plain ring there.
+        let ring = IoUring::builder()
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::new(entries))?;
         let ext_arg = ring.params().is_feature_ext_arg();
         Ok(UringEngine {
             ring,
             fd,
             queued: 0,
+            submit_batch: submit_batch.max(1) as usize,
             ext_arg,
         })
     }
@@ -55,6 +69,13 @@ impl IoEngine for UringEngine {
         unsafe { self.ring.submission().push(&entry) }
             .expect("submission queue sized to the queue depth");
         self.queued += 1;
+        if self.queued >= self.submit_batch {
+            // A failed submit leaves the entries queued; the next reap submits them and
+            // reports the error.
+            if let Ok(n) = self.ring.submit() {
+                self.queued -= n.min(self.queued);
+            }
+        }
     }
 
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {

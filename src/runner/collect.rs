@@ -1,17 +1,9 @@
 //! The collector: on the main thread, merges what workers send at each interval boundary into
-//! per-thread totals and the run's time series. Merging here, not in the workers, keeps the
-//! workers' hot path free of 270 KB histogram additions.
+//! the run's time series. Totals are kept by the workers themselves; the collector only builds
+//! per-interval figures, so if it falls behind, the totals are unaffected.
 
 use super::worker::{HistPool, IntervalMsg};
-use crate::stats::LatencyHistogram;
-
-/// Per worker and direction: everything counted in the measured window.
-#[derive(Default, Clone)]
-pub struct DirTotals {
-    pub ios: u64,
-    pub bytes: u64,
-    pub hist: LatencyHistogram,
-}
+use crate::stats::IntervalHistogram;
 
 /// One finished interval of the whole run, kept compact (48 bytes): a day at 1 s is 4 MB.
 #[derive(Clone, Copy, Default, Debug)]
@@ -25,25 +17,26 @@ struct Pending {
     index: u64,
     ios: [u64; 2],
     lat_sum: [u64; 2],
-    hist: [LatencyHistogram; 2],
+    hist: [IntervalHistogram; 2],
 }
 
 pub struct Collector {
-    pub totals: Vec<[DirTotals; 2]>,
     last_index: Vec<Option<u64>>,
     done: Vec<bool>,
     /// Intervals some worker has not reported yet, oldest first.
     pending: Vec<Pending>,
+    /// Cleared histograms for new pending intervals: no allocation per interval.
+    spare: Vec<IntervalHistogram>,
     pub samples: Vec<SampleRec>,
 }
 
 impl Collector {
     pub fn new(workers: usize) -> Self {
         Collector {
-            totals: vec![Default::default(); workers],
             last_index: vec![None; workers],
             done: vec![false; workers],
             pending: Vec::new(),
+            spare: Vec::new(),
             samples: Vec::new(),
         }
     }
@@ -52,32 +45,41 @@ impl Collector {
         self.done.iter().all(|&d| d)
     }
 
+    fn new_pending(&mut self, index: u64) -> Pending {
+        let mut h = || self.spare.pop().unwrap_or_default();
+        Pending {
+            index,
+            ios: [0; 2],
+            lat_sum: [0; 2],
+            hist: [h(), h()],
+        }
+    }
+
     pub fn add(&mut self, msg: IntervalMsg, pool: &HistPool) {
         let w = msg.worker;
         let pos = match self.pending.iter().position(|p| p.index >= msg.index) {
             Some(i) if self.pending[i].index == msg.index => i,
             Some(i) => {
-                self.pending.insert(i, Pending::new(msg.index));
+                let p = self.new_pending(msg.index);
+                self.pending.insert(i, p);
                 i
             }
             None => {
-                self.pending.push(Pending::new(msg.index));
+                let p = self.new_pending(msg.index);
+                self.pending.push(p);
                 self.pending.len() - 1
             }
         };
         let p = &mut self.pending[pos];
         let mut recycled = Vec::with_capacity(2);
         for (d, mut dir) in msg.dirs.into_iter().enumerate() {
-            let t = &mut self.totals[w][d];
-            t.ios += dir.ios;
-            t.bytes += dir.bytes;
+            // An unused direction's histogram is still clear: no merge, no reset.
             if dir.ios > 0 {
-                t.hist.merge(&dir.hist);
                 p.hist[d].merge(&dir.hist);
                 dir.hist.reset();
+                p.ios[d] += dir.ios;
+                p.lat_sum[d] += dir.lat_sum_ns;
             }
-            p.ios[d] += dir.ios;
-            p.lat_sum[d] += dir.lat_sum_ns;
             recycled.push(dir.hist);
         }
         if let Ok(mut pool) = pool.lock() {
@@ -107,7 +109,7 @@ impl Collector {
                     break;
                 }
             }
-            let p = self.pending.remove(0);
+            let mut p = self.pending.remove(0);
             let idx = p.index as usize;
             if self.samples.len() <= idx {
                 self.samples.resize(idx + 1, SampleRec::default());
@@ -118,19 +120,10 @@ impl Collector {
                 if let Some(mean) = p.lat_sum[d].checked_div(p.ios[d]) {
                     s.mean_ns[d] = mean;
                     s.p99_ns[d] = p.hist[d].value_at_percentile(99.0);
+                    p.hist[d].reset();
                 }
             }
-        }
-    }
-}
-
-impl Pending {
-    fn new(index: u64) -> Self {
-        Pending {
-            index,
-            ios: [0; 2],
-            lat_sum: [0; 2],
-            hist: [LatencyHistogram::new(), LatencyHistogram::new()],
+            self.spare.extend(p.hist);
         }
     }
 }

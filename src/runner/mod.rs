@@ -17,15 +17,15 @@ use crate::error::{errno_name, Error, Result};
 use crate::result::*;
 use crate::spec::{EngineKind, JobSpec, Stop};
 use crate::stats::{cpu, LatencyHistogram};
-use collect::{Collector, DirTotals};
+use collect::Collector;
 use offsets::OffsetGen;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 use target::{Cleanup, OpenTarget};
-use worker::{HistPool, WorkerOutcome, WorkerPlan};
+use worker::{DirTotals, HistPool, WorkerOutcome, WorkerPlan};
 
 /// Nanoseconds since the start of the run, on the monotonic clock.
 pub struct Clock {
@@ -155,7 +155,9 @@ pub fn run(
         hist_pool: Mutex::new(Vec::new()),
         failure: Mutex::new(None),
     };
-    let (tx, rx) = channel::<Msg>();
+    // Bounded: if the collector ever falls behind, workers wait rather than memory growing.
+    // Each message is one interval of one worker (about 0.5 MB of histograms at most).
+    let (tx, rx) = sync_channel::<Msg>(4 * nthreads as usize + 8);
     let mut plans = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
         let shared = Arc::new(AtomicU64::new(0));
@@ -194,17 +196,19 @@ pub fn run(
                 .name(format!("iogauge-t{}-{}", plan.target, plan.thread))
                 .spawn_scoped(s, move || -> std::result::Result<WorkerOutcome, String> {
                     match engine {
-                        EngineKind::IoUring => match UringEngine::new(fd, qd) {
-                            Ok(e) => Ok(worker::run(e, plan, ctl, tx)),
-                            Err(e) => {
-                                // Still pass both barriers so the others are not left waiting.
-                                ctl.fail(format!("cannot set up io_uring: {e}"), 0);
-                                ctl.ready.wait();
-                                ctl.go.wait();
-                                let _ = tx.send(Msg::Done(plan.id));
-                                Err(format!("cannot set up io_uring: {e}"))
+                        EngineKind::IoUring => {
+                            match UringEngine::new(fd, qd, job.submit_batch.min(qd)) {
+                                Ok(e) => Ok(worker::run(e, plan, ctl, tx)),
+                                Err(e) => {
+                                    // Still pass both barriers so the others are not left waiting.
+                                    ctl.fail(format!("cannot set up io_uring: {e}"), 0);
+                                    ctl.ready.wait();
+                                    ctl.go.wait();
+                                    let _ = tx.send(Msg::Done(plan.id));
+                                    Err(format!("cannot set up io_uring: {e}"))
+                                }
                             }
-                        },
+                        }
                         EngineKind::Sync => Ok(worker::run(SyncEngine::new(fd), plan, ctl, tx)),
                         EngineKind::Null => Ok(worker::run(NullEngine::default(), plan, ctl, tx)),
                     }
@@ -266,6 +270,7 @@ pub fn run(
                 Ok(Err(e)) => {
                     setup_error.get_or_insert(e);
                     outcomes.push(WorkerOutcome {
+                        totals: Default::default(),
                         errors: vec![],
                         quota_done_ns: None,
                     })
@@ -415,12 +420,12 @@ fn build_result(b: BuildInput) -> RunResult {
                 }
                 ThreadResult {
                     thread: (w - ti * tpt) as u32,
-                    total: pair(&[&b.collector.totals[w]], b.measured_ns),
+                    total: pair(&[&b.outcomes[w].totals], b.measured_ns),
                     errors: error_counts(&b.outcomes[w].errors),
                 }
             })
             .collect();
-        let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.collector.totals[w]).collect();
+        let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
         targets.push(TargetResult {
             path: t.path.display().to_string(),
             kind: t.kind,
@@ -432,7 +437,7 @@ fn build_result(b: BuildInput) -> RunResult {
             total: pair(&parts, b.measured_ns),
         });
     }
-    let parts: Vec<&[DirTotals; 2]> = b.collector.totals.iter().collect();
+    let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
     let total = pair(&parts, b.measured_ns);
 
     let interval = job.interval_ns;

@@ -10,10 +10,10 @@ use super::rng::Rng;
 use super::{Clock, Control, Msg};
 use crate::engine::{Cqe, IoEngine, Sqe};
 use crate::error::SHORT_IO;
-use crate::stats::LatencyHistogram;
+use crate::stats::{IntervalHistogram, LatencyHistogram};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender as Sender;
 use std::sync::Mutex;
 
 /// What one worker needs to know; built by the runner.
@@ -34,18 +34,27 @@ pub struct WorkerPlan {
     pub path: String,
 }
 
+/// Everything one worker counted in the measured window, for one direction.
+#[derive(Default, Clone)]
+pub struct DirTotals {
+    pub ios: u64,
+    pub bytes: u64,
+    pub hist: LatencyHistogram,
+}
+
 pub struct WorkerOutcome {
+    /// [read, write]. Kept by the worker itself, so totals stay exact whatever the collector does.
+    pub totals: [DirTotals; 2],
     pub errors: Vec<(i32, u64)>,
     /// When this worker's quota was done (--total), on the run clock.
     pub quota_done_ns: Option<u64>,
 }
 
-/// Counts and latencies of one direction within one interval.
+/// Counts and latencies of one direction within one interval, for the time series.
 pub struct IntervalDir {
     pub ios: u64,
-    pub bytes: u64,
     pub lat_sum_ns: u64,
-    pub hist: LatencyHistogram,
+    pub hist: IntervalHistogram,
 }
 
 pub struct IntervalMsg {
@@ -55,10 +64,10 @@ pub struct IntervalMsg {
     pub dirs: [IntervalDir; 2],
 }
 
-/// Cleared histograms handed back by the collector, so workers never zero 270 KB on the hot path.
-pub type HistPool = Mutex<Vec<LatencyHistogram>>;
+/// Cleared histograms handed back by the collector, so workers never allocate on the hot path.
+pub type HistPool = Mutex<Vec<IntervalHistogram>>;
 
-fn take_hist(pool: &HistPool) -> LatencyHistogram {
+fn take_hist(pool: &HistPool) -> IntervalHistogram {
     pool.lock()
         .ok()
         .and_then(|mut p| p.pop())
@@ -74,7 +83,6 @@ impl Interval {
     fn new(index: u64, pool: &HistPool) -> Self {
         let d = || IntervalDir {
             ios: 0,
-            bytes: 0,
             lat_sum_ns: 0,
             hist: take_hist(pool),
         };
@@ -136,6 +144,7 @@ pub fn run<E: IoEngine>(
     let mut is_write = vec![false; qd];
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
     let mut errors: Vec<(i32, u64)> = Vec::new();
+    let mut totals: [DirTotals; 2] = Default::default();
     let mut inflight = 0usize;
     let mut counted_bytes = 0u64;
     let mut quota_done_ns = None;
@@ -245,12 +254,16 @@ pub fn run<E: IoEngine>(
             // With --total, count exactly the quota: one batch may hold more than it needs.
             if counting && plan.quota_bytes.is_none_or(|q| counted_bytes < q) {
                 if let Some(iv) = interval.as_mut() {
-                    let d = &mut iv.dirs[is_write[c.slot as usize] as usize];
+                    let dir = is_write[c.slot as usize] as usize;
                     let lat = t - started[c.slot as usize];
+                    let d = &mut iv.dirs[dir];
                     d.ios += 1;
-                    d.bytes += bs as u64;
                     d.lat_sum_ns += lat;
                     d.hist.record(lat);
+                    let tot = &mut totals[dir];
+                    tot.ios += 1;
+                    tot.bytes += bs as u64;
+                    tot.hist.record(lat);
                     counted_bytes += bs as u64;
                 }
             }
@@ -266,6 +279,7 @@ pub fn run<E: IoEngine>(
     }
     let _ = tx.send(Msg::Done(plan.id));
     WorkerOutcome {
+        totals,
         errors,
         quota_done_ns,
     }

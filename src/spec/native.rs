@@ -191,6 +191,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         targets,
         threads_per_target: number("--threads", &args.threads, "a whole number of threads")?,
         queue_depth,
+        submit_batch: number(
+            "--submit-batch",
+            &args.submit_batch,
+            "a whole number of I/Os",
+        )?,
         block_size,
         pattern,
         write_pct,
@@ -338,6 +343,8 @@ mod tests {
             ("-r -si f", "--interlocked"),
             ("-c 0 f", "--create"),
             ("f f", "twice"),
+            ("--interval 5 f", "--interval"),
+            ("-o 4 --submit-batch 8 f", "--submit-batch"),
         ];
         for (line, culprit) in cases {
             let e = job(line).unwrap_err();

@@ -12,16 +12,28 @@ pub fn bin() -> Command {
 /// A temporary folder on the work disk (the target folder), where O_DIRECT works;
 /// /tmp may be tmpfs on some machines.
 pub fn work_dir() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("iogauge-test-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    tempfile::Builder::new()
+        .prefix("iogauge-test-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
 }
 
 pub fn run(args: &[&str]) -> Output {
-    bin().arg("run").args(args).output().expect("iogauge starts")
+    bin()
+        .arg("run")
+        .args(args)
+        .output()
+        .expect("iogauge starts")
 }
 
 /// Run and parse the JSON report; panics with stderr when the run fails.
 pub fn run_json(args: &[&str]) -> Value {
-    let out = bin().arg("run").args(args).args(["--output", "json"]).output().unwrap();
+    let out = bin()
+        .arg("run")
+        .args(args)
+        .args(["--output", "json"])
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "iogauge run {args:?} failed: {}\n{}",
@@ -55,7 +67,8 @@ pub fn skip(reason: &str) {
 }
 
 pub fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
+    v.as_u64()
+        .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
 }
 
 pub fn f(v: &Value) -> f64 {
