@@ -24,6 +24,8 @@ pub enum Error {
     Usage(String),
     /// A failure while running. Exit code 1.
     Runtime(String),
+    /// Ctrl-C or SIGTERM before there were results to print. Exit code 130.
+    Interrupted(String),
 }
 
 impl Error {
@@ -37,6 +39,7 @@ impl Error {
         match self {
             Error::Usage(_) => exit::USAGE,
             Error::Runtime(_) => exit::FAILURE,
+            Error::Interrupted(_) => exit::INTERRUPTED,
         }
     }
 }
@@ -44,7 +47,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Runtime(m) => f.write_str(m),
+            Error::Usage(m) | Error::Runtime(m) | Error::Interrupted(m) => f.write_str(m),
         }
     }
 }

@@ -81,19 +81,7 @@ fn unaligned_direct_io_is_refused() {
     rejects(&["-B", "100", "-c", "1M", p(&f)], &["--base-offset"]);
     assert!(!f.exists(), "nothing created for rejected input");
     // Buffered I/O has no such rule.
-    let r = run_json(&[
-        "-b",
-        "1000",
-        "-c",
-        "1M",
-        "-d",
-        "0.2",
-        "-W",
-        "0",
-        "--cache",
-        "buffered",
-        p(&f),
-    ]);
+    let r = json_l("-b 1000 -c 1M -d 0.2 -W 0 --cache buffered", &[p(&f)]);
     assert!(r["total"]["all"]["ios"].as_u64().unwrap() > 0);
 }
 
@@ -112,19 +100,10 @@ fn existing_files_are_never_written_without_allow_overwrite() {
         &["refusing to write"],
     );
     // Reading is always allowed, and leaves the file alone.
-    run_json(&["-d", "0.2", "-W", "0", p(&f)]);
+    json_l("-d 0.2 -W 0", &[p(&f)]);
     assert_eq!(std::fs::read(&f).unwrap(), original);
     // With the flag, writes happen, and the file is kept: iogauge did not create it.
-    run_json(&[
-        "-w",
-        "100",
-        "-d",
-        "0.2",
-        "-W",
-        "0",
-        "--allow-overwrite",
-        p(&f),
-    ]);
+    json_l("-w 100 -d 0.2 -W 0 --allow-overwrite", &[p(&f)]);
     let after = std::fs::read(&f).unwrap();
     assert_eq!(after.len(), original.len());
     assert_ne!(after, original);
@@ -277,4 +256,34 @@ fn continue_on_error_counts_errors_by_kind_and_goes_on() {
     assert_eq!(r["errors"][0]["name"], "short");
     assert!(r["errors"][0]["count"].as_u64().unwrap() > 100);
     assert_eq!(r["targets"][0]["threads"][0]["errors"], r["errors"]);
+}
+
+#[test]
+fn ctrl_c_while_creating_the_file_removes_it() {
+    let d = work_dir();
+    let f = file_in(&d, "creating.dat");
+    // Large enough that creation takes a while; the signal lands during it.
+    let child = bin()
+        .args(["run", "-c", "8G", "-d", "1", p(&f)])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !f.exists() && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    if err.contains("not enough space") {
+        // A disk with less than 8 GiB free: then the ENOSPC path must hold instead.
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(!f.exists(), "no partial file");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted while creating"), "{err}");
+    assert!(!f.exists(), "the partial file was removed");
 }

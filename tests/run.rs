@@ -72,23 +72,10 @@ fn check_consistency(r: &Value, bs: u64) {
 fn buffered_random_read_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "a.dat");
-    let r = run_json(&[
-        "-c",
-        "32M",
-        "-b",
-        "4k",
-        "-d",
-        "1",
-        "-W",
-        "0.2",
-        "--cache",
-        "buffered",
-        "-t",
-        "2",
-        "--interval",
-        "250",
-        p(&f),
-    ]);
+    let r = json_l(
+        "-c 32M -b 4k -d 1 -W 0.2 --cache buffered -t 2 --interval 250",
+        &[p(&f)],
+    );
     check_consistency(&r, 4096);
     assert_eq!(r["job"]["cache"], "buffered");
     assert_eq!(r["targets"][0]["threads"].as_array().unwrap().len(), 2);
@@ -105,20 +92,7 @@ fn buffered_random_read_adds_up() {
 fn direct_io_on_the_work_disk_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "direct.dat");
-    let r = run_json(&[
-        "-c",
-        "64M",
-        "-b",
-        "4k",
-        "-o",
-        "16",
-        "-d",
-        "1",
-        "-W",
-        "0.2",
-        "-Su",
-        p(&f),
-    ]);
+    let r = json_l("-c 64M -b 4k -o 16 -d 1 -W 0.2 -Su", &[p(&f)]);
     check_consistency(&r, 4096);
     assert_eq!(r["job"]["cache"], "direct");
     assert_eq!(r["engine"], "io_uring");
@@ -130,21 +104,10 @@ fn every_engine_runs_and_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "e.dat");
     for engine in ["sync", "io_uring", "null"] {
-        let r = run_json(&[
-            "-c",
-            "16M",
-            "-b",
-            "8k",
-            "-d",
-            "0.5",
-            "-W",
-            "0",
-            "--cache",
-            "buffered",
-            "--engine",
-            engine,
-            p(&f),
-        ]);
+        let r = json_l(
+            "-c 16M -b 8k -d 0.5 -W 0 --cache buffered --engine",
+            &[engine, p(&f)],
+        );
         check_consistency(&r, 8192);
         assert_eq!(r["engine"], engine);
         if engine == "sync" {
@@ -157,21 +120,10 @@ fn every_engine_runs_and_adds_up() {
 fn sync_engine_with_a_queue_depth_says_it_runs_at_one() {
     let d = work_dir();
     let f = file_in(&d, "s.dat");
-    let r = run_json(&[
-        "-c",
-        "8M",
-        "-d",
-        "0.3",
-        "-W",
-        "0",
-        "--cache",
-        "buffered",
-        "--engine",
-        "sync",
-        "-o",
-        "8",
-        p(&f),
-    ]);
+    let r = json_l(
+        "-c 8M -d 0.3 -W 0 --cache buffered --engine sync -o 8",
+        &[p(&f)],
+    );
     assert_eq!(u(&r["queue_depth"]), 1);
     assert!(
         r["notes"][0]
@@ -188,23 +140,10 @@ fn write_share_follows_w_and_the_seed_reproduces_it() {
     let d = work_dir();
     let f = file_in(&d, "w.dat");
     let go = |seed: &str| {
-        run_json(&[
-            "-c",
-            "16M",
-            "-w",
-            "30",
-            "--total",
-            "40M",
-            "-W",
-            "0",
-            "--engine",
-            "sync",
-            "--cache",
-            "buffered",
-            "--seed",
-            seed,
-            p(&f),
-        ])
+        json_l(
+            "-c 16M -w 30 --total 40M -W 0 --engine sync --cache buffered --seed",
+            &[seed, p(&f)],
+        )
     };
     let a = go("7");
     check_consistency(&a, 4096);
@@ -228,7 +167,7 @@ fn write_share_follows_w_and_the_seed_reproduces_it() {
 fn created_file_has_the_size_asked_and_incompressible_content() {
     let d = work_dir();
     let f = file_in(&d, "c.dat");
-    let r = run_json(&["-c", "8M", "-d", "0.2", "-W", "0", "--keep", p(&f)]);
+    let r = json_l("-c 8M -d 0.2 -W 0 --keep", &[p(&f)]);
     assert_eq!(r["targets"][0]["created"], true);
     let data = std::fs::read(&f).unwrap();
     assert_eq!(data.len(), 8 << 20);
@@ -253,31 +192,17 @@ fn created_file_has_the_size_asked_and_incompressible_content() {
         .sum();
     assert!(entropy > 7.99, "entropy {entropy}");
     // --keep left the file; a second run may read it (no -w, so no overwrite question).
-    run_json(&["-d", "0.2", "-W", "0", p(&f)]);
+    json_l("-d 0.2 -W 0", &[p(&f)]);
 }
 
 #[test]
 fn several_targets_each_with_their_threads() {
     let d = work_dir();
     let (a, b) = (file_in(&d, "t1.dat"), file_in(&d, "t2.dat"));
-    let r = run_json(&[
-        "-c",
-        "8M",
-        "-t",
-        "2",
-        "-o",
-        "4",
-        "-w",
-        "50",
-        "-d",
-        "0.5",
-        "-W",
-        "0",
-        "--cache",
-        "buffered",
-        p(&a),
-        p(&b),
-    ]);
+    let r = json_l(
+        "-c 8M -t 2 -o 4 -w 50 -d 0.5 -W 0 --cache buffered",
+        &[p(&a), p(&b)],
+    );
     check_consistency(&r, 4096);
     let targets = r["targets"].as_array().unwrap();
     assert_eq!(targets.len(), 2);
@@ -291,24 +216,7 @@ fn several_targets_each_with_their_threads() {
 fn sequential_interlocked_and_working_set_limits() {
     let d = work_dir();
     let f = file_in(&d, "seq.dat");
-    let r = run_json(&[
-        "-c",
-        "16M",
-        "-b",
-        "64k",
-        "-si",
-        "-t",
-        "2",
-        "-B",
-        "1M",
-        "-f",
-        "9M",
-        "-d",
-        "0.5",
-        "-W",
-        "0",
-        p(&f),
-    ]);
+    let r = json_l("-c 16M -b 64k -si -t 2 -B 1M -f 9M -d 0.5 -W 0", &[p(&f)]);
     check_consistency(&r, 65536);
     assert_eq!(r["job"]["pattern"]["interlocked"], true);
     assert_eq!(u(&r["targets"][0]["working_set_start"]), 1 << 20);
@@ -319,21 +227,10 @@ fn sequential_interlocked_and_working_set_limits() {
 fn rate_limit_holds_iops() {
     let d = work_dir();
     let file = file_in(&d, "rate.dat");
-    let r = run_json(&[
-        "-c",
-        "8M",
-        "--rate-iops",
-        "400",
-        "-o",
-        "4",
-        "-d",
-        "2",
-        "-W",
-        "0.2",
-        "--cache",
-        "buffered",
-        p(&file),
-    ]);
+    let r = json_l(
+        "-c 8M --rate-iops 400 -o 4 -d 2 -W 0.2 --cache buffered",
+        &[p(&file)],
+    );
     let iops = f(&r["total"]["all"]["iops"]);
     assert!(
         (iops / 400.0 - 1.0).abs() < 0.03,
@@ -373,7 +270,7 @@ fn json_output_matches_its_schema() {
         assert!(errors.is_empty(), "{extra:?}: {errors:#?}");
     }
     // The schema is strict: an unknown field is caught.
-    let mut r = run_json(&["-c", "8M", "-d", "0.2", "-W", "0", p(&f)]);
+    let mut r = json_l("-c 8M -d 0.2 -W 0", &[p(&f)]);
     r["surprise"] = Value::Bool(true);
     assert!(!validator.is_valid(&r));
 }
@@ -383,21 +280,10 @@ fn csv_writes_the_time_series_and_output_file_works() {
     let d = work_dir();
     let f = file_in(&d, "csv.dat");
     let out = file_in(&d, "series.csv");
-    let o = run(&[
-        "-c",
-        "8M",
-        "-d",
-        "1",
-        "-W",
-        "0",
-        "--interval",
-        "200",
-        "--output",
-        "csv",
-        "--output-file",
-        p(&out),
-        p(&f),
-    ]);
+    let o = run_l(
+        "-c 8M -d 1 -W 0 --interval 200 --output csv --output-file",
+        &[p(&out), p(&f)],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty(), "the report went to the file");
     let text = std::fs::read_to_string(&out).unwrap();
@@ -416,7 +302,7 @@ fn csv_writes_the_time_series_and_output_file_works() {
 fn text_report_has_the_diskspd_sections() {
     let d = work_dir();
     let f = file_in(&d, "txt.dat");
-    let o = run(&["-c", "8M", "-d", "0.3", "-W", "0", "-w", "10", p(&f)]);
+    let o = run_l("-c 8M -d 0.3 -W 0 -w 10", &[p(&f)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = String::from_utf8(o.stdout).unwrap();
     for s in [

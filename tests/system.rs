@@ -68,7 +68,7 @@ fn direct_io_refused_names_the_file_system() -> Outcome {
     let _m = Mount::new("ramfs", "size=8m", d.path())?;
     let f = d.path().join("r.dat");
     std::fs::write(&f, vec![3u8; 1 << 20]).unwrap();
-    let o = run(&["-Su", "-d", "0.2", p(&f)]);
+    let o = run_l("-Su -d 0.2", &[p(&f)]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -86,7 +86,7 @@ fn enospc_while_creating_removes_the_partial_file() -> Outcome {
     let d = work_dir();
     let _m = Mount::new("tmpfs", "size=4m", d.path())?;
     let f = d.path().join("big.dat");
-    let o = run(&["-c", "16M", "--cache", "buffered", "-d", "0.2", p(&f)]);
+    let o = run_l("-c 16M --cache buffered -d 0.2", &[p(&f)]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -108,7 +108,7 @@ fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
     let dev =
         sh("losetup", &["-f", "--show", p(&img)]).map_err(|e| format!("no loop device: {e}"))?;
     let _l = Loop(dev.clone());
-    let o = run(&["-w", "30", "-d", "0.3", &dev]);
+    let o = run_l("-w 30 -d 0.3", &[&dev]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -119,7 +119,7 @@ fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
     );
     // Reading is allowed, direct and buffered, and changes nothing.
     for cache in ["direct", "buffered"] {
-        let r = run_json(&["-d", "0.3", "-W", "0", "--cache", cache, &dev]);
+        let r = json_l("-d 0.3 -W 0 --cache", &[cache, &dev]);
         assert_eq!(r["targets"][0]["kind"], "block_device");
         assert_eq!(r["targets"][0]["size_bytes"].as_u64(), Some(16 << 20));
         assert!(r["total"]["read"]["ios"].as_u64().unwrap() > 0);
@@ -132,16 +132,7 @@ fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
     // With the flag, on a device made for the test, writes happen.
     let dev = sh("losetup", &["-f", "--show", p(&img)])?;
     let _l2 = Loop(dev.clone());
-    let r = run_json(&[
-        "-w",
-        "100",
-        "-d",
-        "0.3",
-        "-W",
-        "0",
-        "--allow-overwrite",
-        &dev,
-    ]);
+    let r = json_l("-w 100 -d 0.3 -W 0 --allow-overwrite", &[&dev]);
     assert!(r["total"]["write"]["ios"].as_u64().unwrap() > 0);
     Ok(())
 }
@@ -184,16 +175,7 @@ fn io_errors_stop_the_run_with_partial_results() -> Outcome {
         "stopped at the error, not after 5 s"
     );
     // Counted and carried on with --continue-on-error.
-    let r = run_json(&[
-        "-d",
-        "0.5",
-        "-W",
-        "0",
-        "-o",
-        "4",
-        "--continue-on-error",
-        &dev,
-    ]);
+    let r = json_l("-d 0.5 -W 0 -o 4 --continue-on-error", &[&dev]);
     assert_eq!(r["partial"], false);
     assert_eq!(r["errors"][0]["name"], "EIO");
     assert!(r["errors"][0]["count"].as_u64().unwrap() > 10);

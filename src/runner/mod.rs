@@ -119,7 +119,9 @@ pub fn run(
     let (engine, qd) = resolve_engine(job, &mut notes)?;
     let targets = target::open_targets(job, cleanup, interrupted)?;
     if interrupted.load(Ordering::Relaxed) {
-        return Err(Error::runtime("interrupted before the run started"));
+        return Err(Error::Interrupted(
+            "interrupted before the run started".into(),
+        ));
     }
 
     let nthreads = job.total_threads();

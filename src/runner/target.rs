@@ -344,7 +344,7 @@ fn create_file(
     while left > 0 {
         if interrupted.load(Ordering::Relaxed) {
             let _ = std::fs::remove_file(path);
-            return Err(Error::runtime(format!(
+            return Err(Error::Interrupted(format!(
                 "interrupted while creating '{}'; the partial file was removed",
                 path.display()
             )));

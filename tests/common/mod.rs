@@ -60,12 +60,6 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// Tests that need root or a kernel feature say so and return; the harness counts them as passed
-/// only in name, so the reason goes to stderr where `--nocapture` and CI logs show it.
-pub fn skip(reason: &str) {
-    eprintln!("SKIPPED: {reason}");
-}
-
 pub fn u(v: &Value) -> u64 {
     v.as_u64()
         .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
@@ -73,4 +67,21 @@ pub fn u(v: &Value) -> u64 {
 
 pub fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A command line written as one string, then the paths (which may hold spaces).
+pub fn argv<'a>(line: &'a str, paths: &[&'a str]) -> Vec<&'a str> {
+    line.split_whitespace()
+        .chain(paths.iter().copied())
+        .collect()
+}
+
+/// `run` with the flags as one string.
+pub fn run_l(line: &str, paths: &[&str]) -> Output {
+    run(&argv(line, paths))
+}
+
+/// `run_json` with the flags as one string.
+pub fn json_l(line: &str, paths: &[&str]) -> Value {
+    run_json(&argv(line, paths))
 }
