@@ -147,10 +147,38 @@ pub struct RunArgs {
           default_missing_value = "", hide = true)]
     pub diskspd_cache: Option<String>,
 
-    /// I/O engine: io_uring (default where the kernel allows it), sync (pread/pwrite), or null
-    /// (completes at once without touching storage: measures iogauge itself)
+    /// I/O engine: io_uring (default where the kernel allows it), sync (pread/pwrite), null
+    /// (completes at once without touching storage: measures iogauge itself), or delay
+    /// (completes after --delay: checks the measurement)
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engine: Option<EngineArg>,
+
+    /// Latency mode: time every I/O (submission, completion, total). Without it, IOPS mode
+    /// counts I/Os only, for the highest IOPS; measure the two in separate runs.
+    #[arg(short = 'L', long = "latency")]
+    pub latency: bool,
+
+    /// Latency the delay engine injects: fixed:T, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA
+    /// (T, MIN, MAX, MEDIAN with a unit: 500us, 1ms)
+    #[arg(long = "delay", value_name = "DIST")]
+    pub delay: Option<String>,
+
+    /// Pin worker threads to CPUs: auto (spread over all) or a list such as 0,2,4 (DiskSpd's -a)
+    #[arg(short = 'a', long = "affinity", value_name = "CPUS", num_args = 0..=1,
+          require_equals = true, default_missing_value = "auto")]
+    pub affinity: Option<String>,
+
+    /// io_uring: a kernel thread polls the submission queue (no system call per submission)
+    #[arg(long = "sqpoll")]
+    pub sqpoll: bool,
+
+    /// io_uring: polled completions (needs O_DIRECT and a device with poll queues)
+    #[arg(long = "hipri")]
+    pub hipri: bool,
+
+    /// io_uring: do not register the target files and buffers with the ring
+    #[arg(long = "no-register")]
+    pub no_register: bool,
 
     /// Limit each thread to N I/Os per second
     #[arg(long = "rate-iops", value_name = "N")]
@@ -199,6 +227,7 @@ pub enum EngineArg {
     #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
     IoUring,
     Null,
+    Delay,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,7 +238,8 @@ pub enum OutputFormat {
 }
 
 /// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:
-/// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `--interlocked`, `-Su` -> `-S=u`.
+/// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `--interlocked`, `-Su` -> `-S=u`,
+/// `-a0,2` -> `-a=0,2`.
 /// Plain `-r`, `-s` and `-S` are left alone. Nothing after `--` is touched.
 pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<String> {
     let mut out = Vec::new();
@@ -231,6 +261,8 @@ pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<St
             out.push(format!("-r={rest}"));
         } else if let Some(rest) = glued("-s") {
             out.push(format!("-s={rest}"));
+        } else if let Some(rest) = glued("-a") {
+            out.push(format!("-a={rest}"));
         } else if let Some(rest) = glued("-S") {
             out.push(format!("-S={rest}"));
         } else {

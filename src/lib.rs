@@ -5,6 +5,7 @@
 //! a [`report`] renders that. No layer reaches back into the one before it.
 
 pub mod cli;
+pub mod clock;
 pub mod engine;
 pub mod error;
 pub mod report;

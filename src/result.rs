@@ -2,7 +2,10 @@
 //! it; the JSON report is its serialization, described by `schema/run-result.schema.json`.
 //! Bump [`SCHEMA_VERSION`] on any change that could break a reader.
 
+use crate::clock::ClockInfo;
+use crate::engine::uring::UringFeatures;
 use crate::runner::target::TargetKind;
+use crate::runner::worker::WaitStats;
 use crate::spec::{EngineKind, JobSpec};
 use crate::stats::cpu::CpuUsage;
 use crate::stats::LatencySummary;
@@ -22,6 +25,16 @@ pub enum StopReason {
     IoError,
 }
 
+/// What a run measured: counts only, or every I/O's latency too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// No per-I/O timestamps: the highest IOPS.
+    Iops,
+    /// Per-I/O latency (-L).
+    Latency,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
     pub schema: &'static str,
@@ -37,9 +50,17 @@ pub struct RunResult {
     /// Things the user should know about how the job ran (engine fallback, queue depth...).
     pub notes: Vec<String>,
     pub job: JobSpec,
+    pub mode: Mode,
     /// The engine and queue depth that actually ran.
     pub engine: EngineKind,
     pub queue_depth: u32,
+    /// io_uring features in use (registered file and buffers, DEFER_TASKRUN, SQPOLL, IOPOLL).
+    pub io_uring: Option<UringFeatures>,
+    pub clock: ClockInfo,
+    /// How completions were found, all threads together.
+    pub waits: WaitStats,
+    /// The delay engine's injected latencies, to compare with the measured ones.
+    pub injected_latency: Option<LatencySummary>,
     pub system: SystemInfo,
     /// Length of the measured window (warm-up and cool-down excluded).
     pub measured_ns: u64,
@@ -74,8 +95,11 @@ pub struct TargetResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct ThreadResult {
     pub thread: u32,
+    /// The CPU the thread was pinned to (--affinity).
+    pub cpu: Option<usize>,
     pub total: DirPair,
     pub errors: Vec<ErrorCount>,
+    pub waits: WaitStats,
 }
 
 /// Reads and writes apart, and both together.
@@ -92,8 +116,15 @@ pub struct DirResult {
     pub bytes: u64,
     pub iops: f64,
     pub bytes_per_sec: f64,
-    /// None when there was no I/O in this direction.
+    /// Completion latency, submitted to completed: the headline figure. Null in IOPS mode or
+    /// when there was no I/O in this direction.
     pub latency: Option<LatencySummary>,
+    /// Queued to handed to the kernel (asynchronous engines).
+    pub latency_submission: Option<LatencySummary>,
+    /// Queued to completed.
+    pub latency_total: Option<LatencySummary>,
+    /// From the rate schedule's planned start to completed (rate-limited runs).
+    pub latency_scheduled: Option<LatencySummary>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -124,9 +155,10 @@ pub struct Sample {
 pub struct SampleDir {
     pub ios: u64,
     pub bytes: u64,
-    /// 0 when there was no I/O in the interval.
-    pub latency_mean_ns: u64,
-    pub latency_p99_ns: u64,
+    /// Completion latency; null in IOPS mode or when there was no I/O in the interval.
+    pub latency_mean_ns: Option<u64>,
+    /// From a histogram of 2 significant digits: within 1%.
+    pub latency_p99_ns: Option<u64>,
 }
 
 /// iogauge's own footprint, so a user can see the instrument was not the bottleneck.

@@ -7,6 +7,7 @@ use serde_json::Value;
 /// bytes = ios x block size, IOPS x duration = ios, threads sum to targets sum to the total,
 /// percentiles ascend, reads + writes = all.
 fn check_consistency(r: &Value, bs: u64) {
+    let latency_mode = r["mode"] == "latency";
     let measured = u(&r["measured_ns"]) as f64 / 1e9;
     assert!(measured > 0.0);
     let check_dir = |d: &Value| {
@@ -17,7 +18,7 @@ fn check_consistency(r: &Value, bs: u64) {
             (iops * measured - ios as f64).abs() <= 1.0 + ios as f64 * 1e-9,
             "{iops} x {measured} vs {ios}"
         );
-        if ios > 0 {
+        if ios > 0 && latency_mode {
             let l = &d["latency"];
             let pcts: Vec<u64> = l["percentiles"]
                 .as_array()
@@ -92,7 +93,7 @@ fn buffered_random_read_adds_up() {
 fn direct_io_on_the_work_disk_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "direct.dat");
-    let r = json_l("-c 64M -b 4k -o 16 -d 1 -W 0.2 -Su", &[p(&f)]);
+    let r = json_l("-c 64M -b 4k -o 16 -d 1 -W 0.2 -Su -L", &[p(&f)]);
     check_consistency(&r, 4096);
     assert_eq!(r["job"]["cache"], "direct");
     assert_eq!(r["engine"], "io_uring");
@@ -103,13 +104,26 @@ fn direct_io_on_the_work_disk_adds_up() {
 fn every_engine_runs_and_adds_up() {
     let d = work_dir();
     let f = file_in(&d, "e.dat");
-    for engine in ["sync", "io_uring", "null"] {
-        let r = json_l(
-            "-c 16M -b 8k -d 0.5 -W 0 --cache buffered --engine",
-            &[engine, p(&f)],
-        );
+    for (engine, mode) in [
+        ("sync", ""),
+        ("io_uring", ""),
+        ("null", ""),
+        ("sync", "-L"),
+        ("io_uring", "-L"),
+        ("null", "-L"),
+    ] {
+        let line = format!("-c 16M -b 8k -d 0.5 -W 0 --cache buffered {mode} --engine {engine}");
+        let r = json_l(&line, &[p(&f)]);
         check_consistency(&r, 8192);
         assert_eq!(r["engine"], engine);
+        assert_eq!(r["mode"], if mode.is_empty() { "iops" } else { "latency" });
+        // Only asynchronous engines have a submission latency of their own.
+        let sub = &r["total"]["read"]["latency_submission"];
+        assert_eq!(
+            sub.is_null(),
+            mode.is_empty() || engine != "io_uring",
+            "{engine} {mode}: {sub}"
+        );
         if engine == "sync" {
             assert_eq!(u(&r["queue_depth"]), 1);
         }
@@ -200,7 +214,7 @@ fn several_targets_each_with_their_threads() {
     let d = work_dir();
     let (a, b) = (file_in(&d, "t1.dat"), file_in(&d, "t2.dat"));
     let r = json_l(
-        "-c 8M -t 2 -o 4 -w 50 -d 0.5 -W 0 --cache buffered",
+        "-c 8M -t 2 -o 4 -w 50 -d 0.5 -W 0 --cache buffered -L",
         &[p(&a), p(&b)],
     );
     check_consistency(&r, 4096);
@@ -302,19 +316,35 @@ fn csv_writes_the_time_series_and_output_file_works() {
 fn text_report_has_the_diskspd_sections() {
     let d = work_dir();
     let f = file_in(&d, "txt.dat");
-    let o = run_l("-c 8M -d 0.3 -W 0 -w 10", &[p(&f)]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let t = String::from_utf8(o.stdout).unwrap();
-    for s in [
+    let common = [
         "Command Line:",
         "Input parameters:",
         "CPU |",
         "Total IO",
         "Read IO",
         "Write IO",
-        "99.9999th",
         "actual test time:",
-    ] {
+        "clock:",
+        "Completions:",
+    ];
+    // IOPS mode says latency was not measured and how to measure it.
+    let o = run_l("-c 8M -d 0.3 -W 0 -w 10", &[p(&f)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8(o.stdout).unwrap();
+    for s in common.iter().chain(&["mode: IOPS", "run again with -L"]) {
+        assert!(t.contains(s), "missing {s:?} in\n{t}");
+    }
+    assert!(!t.contains("99.9999th"));
+    // Latency mode has the percentile table and the latency kinds.
+    let o = run_l("-c 8M -d 0.3 -W 0 -w 10 -L", &[p(&f)]);
+    let t = String::from_utf8(o.stdout).unwrap();
+    for s in common.iter().chain(&[
+        "mode: latency",
+        "99.9999th",
+        "submission |",
+        "completion |",
+        "io_uring: registered file yes",
+    ]) {
         assert!(t.contains(s), "missing {s:?} in\n{t}");
     }
 }

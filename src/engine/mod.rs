@@ -4,6 +4,7 @@
 //!
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
+pub mod delay;
 pub mod null;
 pub mod sync;
 pub mod uring;
@@ -30,12 +31,28 @@ pub struct Cqe {
 }
 
 pub trait IoEngine {
-    /// Queue one I/O. It starts no later than the next [`IoEngine::reap`].
+    /// True where an I/O runs after [`IoEngine::submit`] returns (io_uring, delay); false where
+    /// it runs inside [`IoEngine::reap`] (sync, null). Only asynchronous engines have a
+    /// submission latency of their own and completions worth peeking for.
+    const ASYNC: bool;
+
+    /// Queue one I/O; it starts at the next `submit` or `reap`.
     fn queue(&mut self, sqe: Sqe);
+
+    /// Start every queued I/O without waiting for any.
+    fn submit(&mut self) -> io::Result<()>;
+
+    /// Append the completions already available, without waiting (a look-aside).
+    fn peek(&mut self, out: &mut Vec<Cqe>);
 
     /// Start every queued I/O, wait until at least `min` I/Os have completed (or `timeout_ns`
     /// has passed), and append every completion available, not just `min`, to `out`.
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
+
+    /// The latencies the engine injected itself (the delay engine), to check the measurement.
+    fn injected(&self) -> Option<&crate::stats::LatencyHistogram> {
+        None
+    }
 }
 
 /// Convert a syscall return value into a completion result.

@@ -10,6 +10,14 @@ pub struct NullEngine {
 }
 
 impl IoEngine for NullEngine {
+    const ASYNC: bool = false;
+
+    fn submit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn peek(&mut self, _out: &mut Vec<Cqe>) {}
+
     #[inline]
     fn queue(&mut self, sqe: Sqe) {
         self.queued.push(Cqe {

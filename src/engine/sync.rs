@@ -16,6 +16,14 @@ impl SyncEngine {
 }
 
 impl IoEngine for SyncEngine {
+    const ASYNC: bool = false;
+
+    fn submit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn peek(&mut self, _out: &mut Vec<Cqe>) {}
+
     #[inline]
     fn queue(&mut self, sqe: Sqe) {
         debug_assert!(

@@ -1,44 +1,105 @@
-//! Linux io_uring: all queued I/Os go to the kernel in one io_uring_enter, and every
-//! completion in the ring is reaped at once (batched completions).
+//! Linux io_uring. I/Os go to the kernel when the worker says (`submit`), each submission also
+//! collects completions that arrived meanwhile, so that a look-aside (`peek`) sees them without
+//! another system call; every completion in the ring is reaped at once (batched completions).
+//!
+//! Where the kernel allows it, the target and the buffers are registered with the ring (no
+//! per-I/O file lookup or page pinning), and the ring runs completions only when this thread
+//! asks (DEFER_TASKRUN), so the kernel does not interrupt the worker to post each one.
 
 use super::{Cqe, IoEngine, Sqe};
 use io_uring::{opcode, types, IoUring};
+use serde::Serialize;
 use std::io;
 use std::os::fd::RawFd;
+
+const IORING_ENTER_GETEVENTS: u32 = 1;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UringOptions {
+    pub sqpoll: bool,
+    pub hipri: bool,
+    pub register: bool,
+}
+
+/// What a ring ended up with, for the report.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct UringFeatures {
+    pub registered_file: bool,
+    pub registered_buffers: bool,
+    pub defer_taskrun: bool,
+    pub sqpoll: bool,
+    pub hipri: bool,
+}
 
 pub struct UringEngine {
     ring: IoUring,
     fd: RawFd,
-    queued: usize,
-    /// Submit once this many entries are queued (fio's iodepth_batch_submit). 1 sends each
-    /// I/O to the kernel as soon as its slot is free: on a virtio disk measured here, batching
-    /// the resubmission of a reaped batch cost 14% of the IOPS.
-    submit_batch: usize,
+    queued: u32,
     ext_arg: bool,
+    features: UringFeatures,
+}
+
+fn build(depth: u32, opts: UringOptions, defer: bool) -> io::Result<IoUring> {
+    let mut b = IoUring::builder();
+    if opts.sqpoll {
+        b.setup_sqpoll(1000);
+    }
+    if opts.hipri {
+        b.setup_iopoll();
+    }
+    if defer && !opts.sqpoll {
+        b.setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun();
+    }
+    b.build(depth.next_power_of_two().max(2))
 }
 
 impl UringEngine {
-    /// A ring for `depth` I/Os in flight. Fails where io_uring is missing or forbidden
-    /// (old kernels, seccomp, io_uring_disabled): the caller falls back to sync.
-    pub fn new(fd: RawFd, depth: u32, submit_batch: u32) -> io::Result<Self> {
-        let entries = depth.next_power_of_two().max(2);
-        // Completions are run only when this thread asks for them (DEFER_TASKRUN), so the
-        // kernel does not interrupt the worker to post each one; the ring belongs to this
-        // thread alone (SINGLE_ISSUER). Kernels before 6.1 lack these: plain ring there.
-        let ring = IoUring::builder()
-            .setup_coop_taskrun()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .build(entries)
-            .or_else(|_| IoUring::new(entries))?;
+    /// A ring for `depth` I/Os in flight on `fd`, with `buffers` (one per slot) registered
+    /// where possible. Fails where io_uring is missing or forbidden, or an option is refused.
+    pub fn new(
+        fd: RawFd,
+        depth: u32,
+        opts: UringOptions,
+        buffers: &[(*mut u8, usize)],
+    ) -> io::Result<Self> {
+        // DEFER_TASKRUN and SINGLE_ISSUER need Linux 6.1: a plain ring before that.
+        let (ring, defer) = match build(depth, opts, true) {
+            Ok(r) => (r, !opts.sqpoll),
+            Err(_) => (build(depth, opts, false)?, false),
+        };
         let ext_arg = ring.params().is_feature_ext_arg();
+        let mut features = UringFeatures {
+            defer_taskrun: defer,
+            sqpoll: opts.sqpoll,
+            hipri: opts.hipri,
+            ..Default::default()
+        };
+        if opts.register {
+            features.registered_file = ring.submitter().register_files(&[fd]).is_ok();
+            let iovecs: Vec<libc::iovec> = buffers
+                .iter()
+                .map(|&(p, len)| libc::iovec {
+                    iov_base: p as *mut libc::c_void,
+                    iov_len: len,
+                })
+                .collect();
+            // SAFETY: the buffers outlive the ring: the worker drops the engine first.
+            features.registered_buffers =
+                unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        }
         Ok(UringEngine {
             ring,
             fd,
             queued: 0,
-            submit_batch: submit_batch.max(1) as usize,
             ext_arg,
+            features,
         })
+    }
+
+    pub fn features(&self) -> UringFeatures {
+        self.features
     }
 
     /// Whether io_uring can be used here at all, with the reason when not.
@@ -48,34 +109,108 @@ impl UringEngine {
             Err(e) => Err(e.to_string()),
         }
     }
+
+    fn drain(&mut self, out: &mut Vec<Cqe>) {
+        for cqe in self.ring.completion() {
+            out.push(Cqe {
+                slot: cqe.user_data() as u32,
+                result: cqe.result(),
+            });
+        }
+    }
 }
 
 impl IoEngine for UringEngine {
+    const ASYNC: bool = true;
+
     #[inline]
     fn queue(&mut self, sqe: Sqe) {
-        let fd = types::Fd(self.fd);
-        let entry = if sqe.write {
-            opcode::Write::new(fd, sqe.buf as *const u8, sqe.len)
-                .offset(sqe.offset)
-                .build()
-        } else {
-            opcode::Read::new(fd, sqe.buf, sqe.len)
-                .offset(sqe.offset)
-                .build()
+        let f = &self.features;
+        let (slot, len, off) = (sqe.slot, sqe.len, sqe.offset);
+        let entry = match (sqe.write, f.registered_file, f.registered_buffers) {
+            (false, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(0), sqe.buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (true, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(0), sqe.buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (false, true, false) => opcode::Read::new(types::Fixed(0), sqe.buf, len)
+                .offset(off)
+                .build(),
+            (true, true, false) => opcode::Write::new(types::Fixed(0), sqe.buf, len)
+                .offset(off)
+                .build(),
+            (false, false, true) => {
+                opcode::ReadFixed::new(types::Fd(self.fd), sqe.buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (true, false, true) => {
+                opcode::WriteFixed::new(types::Fd(self.fd), sqe.buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (false, false, false) => opcode::Read::new(types::Fd(self.fd), sqe.buf, len)
+                .offset(off)
+                .build(),
+            (true, false, false) => opcode::Write::new(types::Fd(self.fd), sqe.buf, len)
+                .offset(off)
+                .build(),
         }
-        .user_data(sqe.slot as u64);
+        .user_data(slot as u64);
         // SAFETY: the buffer stays valid until the completion for this slot is reaped (`Sqe`).
         // The ring has at least `depth` entries and the runner never has more in flight.
         unsafe { self.ring.submission().push(&entry) }
             .expect("submission queue sized to the queue depth");
         self.queued += 1;
-        if self.queued >= self.submit_batch {
-            // A failed submit leaves the entries queued; the next reap submits them and
-            // reports the error.
-            if let Ok(n) = self.ring.submit() {
-                self.queued -= n.min(self.queued);
-            }
+    }
+
+    #[inline]
+    fn submit(&mut self) -> io::Result<()> {
+        if self.queued == 0 {
+            return Ok(());
         }
+        let r = if self.features.sqpoll {
+            // The crate wakes the polling thread when it sleeps.
+            self.ring.submit()
+        } else {
+            // GETEVENTS with no minimum: submit, and post completions that arrived meanwhile
+            // (deferred ones included) so that the look-aside after this call finds them.
+            // SAFETY: plain io_uring_enter on our ring, no argument.
+            unsafe {
+                self.ring.submitter().enter::<libc::sigset_t>(
+                    self.queued,
+                    0,
+                    IORING_ENTER_GETEVENTS,
+                    None,
+                )
+            }
+        };
+        match r {
+            Ok(n) => {
+                self.queued -= (n as u32).min(self.queued);
+                Ok(())
+            }
+            // Busy or interrupted: the entries stay queued; `reap` submits them.
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EBUSY | libc::EAGAIN | libc::EINTR)
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self, out: &mut Vec<Cqe>) {
+        self.drain(out);
     }
 
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
@@ -95,22 +230,17 @@ impl IoEngine for UringEngine {
             match r {
                 Ok(_) => self.queued = 0,
                 Err(e)
-                    if e.raw_os_error() == Some(libc::ETIME)
-                        || e.raw_os_error() == Some(libc::EINTR) =>
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ETIME | libc::EINTR | libc::EBUSY)
+                    ) =>
                 {
-                    // Submission happened before the wait was cut short.
-                    self.queued = self.ring.submission().len();
+                    self.queued = self.ring.submission().len() as u32;
                 }
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
                 Err(e) => return Err(e),
             }
         }
-        for cqe in self.ring.completion() {
-            out.push(Cqe {
-                slot: cqe.user_data() as u32,
-                result: cqe.result(),
-            });
-        }
+        self.drain(out);
         Ok(())
     }
 }

@@ -16,6 +16,8 @@ impl Exporter for Csv {
             let secs = s.duration_ns as f64 / 1e9;
             let _ = write!(out, "{},{}", s.start_ns, s.duration_ns);
             for d in [&s.read, &s.write] {
+                // Latency cells are empty in IOPS mode.
+                let cell = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
                 let _ = write!(
                     out,
                     ",{},{},{:.1},{:.1},{},{}",
@@ -23,8 +25,8 @@ impl Exporter for Csv {
                     d.bytes,
                     d.ios as f64 / secs,
                     d.bytes as f64 / secs,
-                    d.latency_mean_ns,
-                    d.latency_p99_ns
+                    cell(d.latency_mean_ns),
+                    cell(d.latency_p99_ns)
                 );
             }
             out.push('\n');

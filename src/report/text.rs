@@ -2,8 +2,9 @@
 //! read and write I/O, then the latency percentile table. Latencies are in microseconds.
 
 use super::Exporter;
-use crate::result::{DirPair, DirResult, RunResult};
-use crate::spec::size::format_size;
+use crate::clock::ClockSource;
+use crate::result::{DirPair, DirResult, Mode, RunResult};
+use crate::spec::units::format_size;
 use crate::spec::{Distribution, Pattern, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
 use std::fmt::Write;
@@ -45,6 +46,38 @@ impl Exporter for Text {
             j.interval_ns / 1_000_000,
             j.seed
         );
+        let mode = match r.mode {
+            Mode::Iops => {
+                "IOPS (I/Os counted, not timed; measure latency in a separate run with -L)"
+            }
+            Mode::Latency => {
+                "latency (-L: every I/O timed; measure IOPS in a separate run without -L)"
+            }
+        };
+        let _ = writeln!(o, "\tmode: {mode}");
+        let c = &r.clock;
+        let source = match c.source {
+            ClockSource::Tsc => "invariant TSC, calibrated against CLOCK_MONOTONIC",
+            ClockSource::Monotonic => "CLOCK_MONOTONIC",
+        };
+        let _ = writeln!(
+            o,
+            "\tclock: {source}, {:.1} ns per read (clock_gettime: {:.1} ns)",
+            c.read_cost_ns, c.monotonic_cost_ns
+        );
+        if let Some(u) = &r.io_uring {
+            let on = |b: bool| if b { "yes" } else { "no" };
+            let _ = writeln!(
+                o,
+                "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}",
+                on(u.registered_file),
+                on(u.registered_buffers),
+                on(u.defer_taskrun),
+                on(u.sqpoll),
+                on(u.hipri),
+                j.submit_batch
+            );
+        }
         for t in &r.targets {
             let _ = writeln!(
                 o,
@@ -149,7 +182,24 @@ impl Exporter for Text {
                 let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
             }
         }
-        percentile_table(&mut o, r);
+        let w = &r.waits;
+        let _ = writeln!(
+            o,
+            "\nCompletions: {} by waiting ({} waits), {} by look-aside after a submission, {} empty look-asides",
+            w.waited_completions, w.waits, w.lookaside_completions, w.empty_peeks
+        );
+        match r.mode {
+            Mode::Latency => {
+                percentile_table(&mut o, r);
+                kinds_table(&mut o, r);
+            }
+            Mode::Iops => {
+                let _ = writeln!(
+                    o,
+                    "\nLatency: not measured in IOPS mode; run again with -L to measure it."
+                );
+            }
+        }
         let _ = writeln!(
             o,
             "\niogauge itself: {} peak memory, {} user + {} system CPU",
@@ -235,6 +285,39 @@ fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> Di
     }
     let _ = writeln!(o, "{}", "-".repeat(118));
     row(o, "total:", &pick(&r.total), "");
+}
+
+/// Submission, completion, total and scheduled latency side by side, and the delay engine's
+/// injected latency where there is one.
+fn kinds_table(o: &mut String, r: &RunResult) {
+    let a = &r.total.all;
+    let rows = [
+        ("submission", &a.latency_submission),
+        ("completion", &a.latency),
+        ("total", &a.latency_total),
+        ("scheduled", &a.latency_scheduled),
+        ("injected", &r.injected_latency),
+    ];
+    let _ = writeln!(o, "\nLatency kinds, all I/O (us)");
+    let _ = writeln!(
+        o,
+        "      kind |       mean |        p50 |        p99 |      p99.9\n{}",
+        "-".repeat(60)
+    );
+    for (name, l) in rows {
+        if let Some(l) = l {
+            let p = |q: f64| us(l.at(q).unwrap_or(0) as f64);
+            let _ = writeln!(
+                o,
+                "{:>10} | {:>10} | {:>10} | {:>10} | {:>10}",
+                name,
+                us(l.mean_ns),
+                p(50.0),
+                p(99.0),
+                p(99.9)
+            );
+        }
+    }
 }
 
 fn percentile_table(o: &mut String, r: &RunResult) {

@@ -74,13 +74,15 @@ impl Collector {
         let mut recycled = Vec::with_capacity(2);
         for (d, mut dir) in msg.dirs.into_iter().enumerate() {
             // An unused direction's histogram is still clear: no merge, no reset.
-            if dir.ios > 0 {
-                p.hist[d].merge(&dir.hist);
-                dir.hist.reset();
-                p.ios[d] += dir.ios;
-                p.lat_sum[d] += dir.lat_sum_ns;
+            p.ios[d] += dir.ios;
+            p.lat_sum[d] += dir.lat_sum_ns;
+            if let Some(mut h) = dir.hist.take() {
+                if dir.ios > 0 {
+                    p.hist[d].merge(&h);
+                    h.reset();
+                }
+                recycled.push(h);
             }
-            recycled.push(dir.hist);
         }
         if let Ok(mut pool) = pool.lock() {
             pool.extend(recycled);
@@ -117,8 +119,9 @@ impl Collector {
             let s = &mut self.samples[idx];
             for d in 0..2 {
                 s.ios[d] = p.ios[d];
-                if let Some(mean) = p.lat_sum[d].checked_div(p.ios[d]) {
-                    s.mean_ns[d] = mean;
+                // Latency mode only: in IOPS mode nothing was timed.
+                if p.lat_sum[d] > 0 {
+                    s.mean_ns[d] = p.lat_sum[d] / p.ios[d].max(1);
                     s.p99_ns[d] = p.hist[d].value_at_percentile(99.0);
                     p.hist[d].reset();
                 }

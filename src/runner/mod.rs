@@ -12,37 +12,23 @@ pub mod rng;
 pub mod target;
 pub mod worker;
 
-use crate::engine::{null::NullEngine, sync::SyncEngine, uring::UringEngine};
+use crate::clock::Clock;
+use crate::engine::delay::DelayEngine;
+use crate::engine::uring::{UringEngine, UringOptions};
+use crate::engine::{null::NullEngine, sync::SyncEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
 use crate::result::*;
-use crate::spec::{EngineKind, JobSpec, Stop};
-use crate::stats::{cpu, LatencyHistogram};
+use crate::spec::{Affinity, EngineKind, JobSpec, Stop};
+use crate::stats::cpu;
 use collect::Collector;
 use offsets::OffsetGen;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Barrier, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use target::{Cleanup, OpenTarget};
-use worker::{DirTotals, HistPool, WorkerOutcome, WorkerPlan};
-
-/// Nanoseconds since the start of the run, on the monotonic clock.
-pub struct Clock {
-    base: Instant,
-}
-
-impl Clock {
-    fn new() -> Self {
-        Clock {
-            base: Instant::now(),
-        }
-    }
-    #[inline]
-    pub fn now_ns(&self) -> u64 {
-        self.base.elapsed().as_nanos() as u64
-    }
-}
+use worker::{AlignedBuf, DirTotals, HistPool, LatHists, WaitStats, WorkerOutcome, WorkerPlan};
 
 /// Shared between the main thread and the workers.
 pub struct Control {
@@ -146,8 +132,19 @@ pub fn run(
         Stop::Duration { .. } => None,
     };
 
+    let (clock, clock_info) = Clock::calibrated();
+    let uring_opts = UringOptions {
+        sqpoll: job.sqpoll,
+        hipri: job.hipri,
+        register: job.register,
+    };
+    if engine == EngineKind::IoUring && (job.sqpoll || job.hipri) {
+        for t in &targets {
+            probe_uring_options(t, job, uring_opts)?;
+        }
+    }
     let ctl = Control {
-        clock: Clock::new(),
+        clock,
         ready: Barrier::new(nthreads as usize + 1),
         go: Barrier::new(nthreads as usize + 1),
         measure_start_ns: AtomicU64::new(0),
@@ -171,6 +168,8 @@ pub fn run(
                     target: ti,
                     thread: th,
                     queue_depth: qd,
+                    submit_batch: job.submit_batch.min(qd),
+                    latency: job.latency,
                     block_size: job.block_size as u32,
                     write_pct: job.write_pct as u64,
                     seed: job.seed,
@@ -193,26 +192,59 @@ pub fn run(
         let mut handles = Vec::new();
         for (fd, plan) in plans {
             let tx = tx.clone();
+            let cpu = cpu_for(job.affinity.as_ref(), plan.id);
             let ctl = &ctl;
             let h = std::thread::Builder::new()
                 .name(format!("iogauge-t{}-{}", plan.target, plan.thread))
                 .spawn_scoped(s, move || -> std::result::Result<WorkerOutcome, String> {
+                    let setup = || -> std::result::Result<(AlignedBuf, rng::Rng), String> {
+                        if let Some(cpu) = cpu {
+                            worker::pin_to_cpu(cpu)?;
+                        }
+                        let mut rng =
+                            rng::Rng::new(plan.seed, &[plan.target as u64, plan.thread as u64]);
+                        let bufs = AlignedBuf::new(
+                            plan.queue_depth as usize,
+                            plan.block_size as usize,
+                            &mut rng,
+                        );
+                        Ok((bufs, rng))
+                    };
+                    let give_up = |e: String| {
+                        // Still pass both barriers so the others are not left waiting.
+                        ctl.fail(e.clone(), 0);
+                        ctl.ready.wait();
+                        ctl.go.wait();
+                        let _ = tx.send(Msg::Done(plan.id));
+                        Err(e)
+                    };
+                    let (bufs, rng) = match setup() {
+                        Ok(x) => x,
+                        Err(e) => return give_up(e),
+                    };
                     match engine {
                         EngineKind::IoUring => {
-                            match UringEngine::new(fd, qd, job.submit_batch.min(qd)) {
-                                Ok(e) => Ok(worker::run(e, plan, ctl, tx)),
-                                Err(e) => {
-                                    // Still pass both barriers so the others are not left waiting.
-                                    ctl.fail(format!("cannot set up io_uring: {e}"), 0);
-                                    ctl.ready.wait();
-                                    ctl.go.wait();
-                                    let _ = tx.send(Msg::Done(plan.id));
-                                    Err(format!("cannot set up io_uring: {e}"))
+                            match UringEngine::new(fd, qd, uring_opts, &bufs.slots()) {
+                                Ok(e) => {
+                                    let features = e.features();
+                                    let mut out = worker::run(e, bufs, rng, plan, ctl, tx);
+                                    out.uring = Some(features);
+                                    Ok(out)
                                 }
+                                Err(e) => give_up(format!("cannot set up io_uring: {e}")),
                             }
                         }
-                        EngineKind::Sync => Ok(worker::run(SyncEngine::new(fd), plan, ctl, tx)),
-                        EngineKind::Null => Ok(worker::run(NullEngine::default(), plan, ctl, tx)),
+                        EngineKind::Sync => {
+                            Ok(worker::run(SyncEngine::new(fd), bufs, rng, plan, ctl, tx))
+                        }
+                        EngineKind::Null => {
+                            Ok(worker::run(NullEngine::default(), bufs, rng, plan, ctl, tx))
+                        }
+                        EngineKind::Delay => {
+                            let dist = job.delay.expect("validated: --engine delay has --delay");
+                            let e = DelayEngine::new(ctl.clock, dist, job.seed, plan.id as u64);
+                            Ok(worker::run(e, bufs, rng, plan, ctl, tx))
+                        }
                     }
                 })
                 .map_err(|e| Error::runtime(format!("cannot start a worker thread: {e}")))?;
@@ -275,6 +307,9 @@ pub fn run(
                         totals: Default::default(),
                         errors: vec![],
                         quota_done_ns: None,
+                        waits: WaitStats::default(),
+                        injected: None,
+                        uring: None,
                     })
                 }
                 Err(_) => return Err(Error::runtime("a worker thread panicked")),
@@ -314,6 +349,7 @@ pub fn run(
 
     Ok(build_result(BuildInput {
         job,
+        clock: clock_info,
         command_line,
         started_unix_ns,
         stop_reason,
@@ -332,6 +368,56 @@ pub fn run(
     }))
 }
 
+/// The CPU worker `id` is pinned to, if any.
+fn cpu_for(affinity: Option<&Affinity>, id: usize) -> Option<usize> {
+    match affinity? {
+        Affinity::Auto => Some(
+            id % std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+        ),
+        Affinity::Cpus { cpus } => Some(cpus[id % cpus.len()]),
+    }
+}
+
+/// Check --sqpoll and --hipri on the target before the run: one read (never a write) through
+/// a ring set up as the run's will be, so that a refusal is a clear error, not a failed run.
+fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
+    let shown = t.path.display();
+    let flag = if job.hipri { "--hipri" } else { "--sqpoll" };
+    let mut rng = rng::Rng::new(1, &[]);
+    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng);
+    let mut e = UringEngine::new(t.file.as_raw_fd(), 1, opts, &buf.slots()).map_err(|e| {
+        Error::usage(format!(
+            "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
+        ))
+    })?;
+    e.queue(crate::engine::Sqe {
+        slot: 0,
+        write: false,
+        offset: t.start,
+        len: job.block_size as u32,
+        buf: buf.slot(0),
+    });
+    let mut out = Vec::new();
+    e.reap(1, Some(5_000_000_000), &mut out).map_err(|err| {
+        Error::usage(format!(
+            "{flag}: io_uring failed on '{shown}' ({err}); drop {flag}"
+        ))
+    })?;
+    match out.first() {
+        Some(c) if c.result == job.block_size as i32 => Ok(()),
+        Some(c) if job.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
+            "--hipri: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop --hipri"
+        ))),
+        Some(c) => Err(Error::usage(format!(
+            "{flag}: a test read of '{shown}' failed ({}); drop {flag}",
+            std::io::Error::from_raw_os_error(-c.result.min(-1))
+        ))),
+        None => Err(Error::usage(format!("{flag}: a test read of '{shown}' did not complete within 5 s; drop {flag}"))),
+    }
+}
+
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -341,6 +427,7 @@ fn unix_now_ns() -> u64 {
 
 struct BuildInput<'a> {
     job: &'a JobSpec,
+    clock: crate::clock::ClockInfo,
     command_line: Vec<String>,
     started_unix_ns: u64,
     stop_reason: StopReason,
@@ -355,39 +442,48 @@ struct BuildInput<'a> {
     outcomes: Vec<WorkerOutcome>,
 }
 
-fn dir_result(ios: u64, bytes: u64, hist: &LatencyHistogram, measured_ns: u64) -> DirResult {
+fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool) -> DirResult {
     let secs = measured_ns as f64 / 1e9;
     let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+    let lat = t.lat.as_deref();
     DirResult {
-        ios,
-        bytes,
-        iops: rate(ios),
-        bytes_per_sec: rate(bytes),
-        latency: hist.summary(),
+        ios: t.ios,
+        bytes: t.bytes,
+        iops: rate(t.ios),
+        bytes_per_sec: rate(t.bytes),
+        latency: lat.and_then(|l| l.completion.summary()),
+        latency_submission: lat
+            .filter(|_| async_engine)
+            .and_then(|l| l.submission.summary()),
+        latency_total: lat.and_then(|l| l.total.summary()),
+        latency_scheduled: lat.and_then(|l| l.scheduled.summary()),
+    }
+}
+
+fn add_totals(into: &mut DirTotals, p: &DirTotals) {
+    into.ios += p.ios;
+    into.bytes += p.bytes;
+    if let Some(l) = &p.lat {
+        into.lat
+            .get_or_insert_with(|| Box::new(LatHists::default()))
+            .merge(l);
     }
 }
 
 /// Sum of directions/threads, merging histograms exactly.
-fn pair(parts: &[&[DirTotals; 2]], measured_ns: u64) -> DirPair {
+fn pair(parts: &[&[DirTotals; 2]], measured_ns: u64, async_engine: bool) -> DirPair {
     let mut dirs: [DirTotals; 2] = Default::default();
     for p in parts {
         for d in 0..2 {
-            dirs[d].ios += p[d].ios;
-            dirs[d].bytes += p[d].bytes;
-            dirs[d].hist.merge(&p[d].hist);
+            add_totals(&mut dirs[d], &p[d]);
         }
     }
-    let mut all = dirs[0].hist.clone();
-    all.merge(&dirs[1].hist);
+    let mut all = dirs[0].clone();
+    add_totals(&mut all, &dirs[1]);
     DirPair {
-        read: dir_result(dirs[0].ios, dirs[0].bytes, &dirs[0].hist, measured_ns),
-        write: dir_result(dirs[1].ios, dirs[1].bytes, &dirs[1].hist, measured_ns),
-        all: dir_result(
-            dirs[0].ios + dirs[1].ios,
-            dirs[0].bytes + dirs[1].bytes,
-            &all,
-            measured_ns,
-        ),
+        read: dir_result(&dirs[0], measured_ns, async_engine),
+        write: dir_result(&dirs[1], measured_ns, async_engine),
+        all: dir_result(&all, measured_ns, async_engine),
     }
 }
 
@@ -406,6 +502,15 @@ fn error_counts(errs: &[(i32, u64)]) -> Vec<ErrorCount> {
 
 fn build_result(b: BuildInput) -> RunResult {
     let job = b.job;
+    let async_engine = matches!(b.engine, EngineKind::IoUring | EngineKind::Delay);
+    let mut waits = WaitStats::default();
+    let mut injected: Option<crate::stats::LatencyHistogram> = None;
+    for o in &b.outcomes {
+        waits.add(&o.waits);
+        if let Some(h) = &o.injected {
+            injected.get_or_insert_with(Default::default).merge(h);
+        }
+    }
     let tpt = job.threads_per_target as usize;
     let mut all_errors: Vec<(i32, u64)> = Vec::new();
     let mut targets = Vec::new();
@@ -422,8 +527,10 @@ fn build_result(b: BuildInput) -> RunResult {
                 }
                 ThreadResult {
                     thread: (w - ti * tpt) as u32,
-                    total: pair(&[&b.outcomes[w].totals], b.measured_ns),
+                    cpu: cpu_for(job.affinity.as_ref(), w),
+                    total: pair(&[&b.outcomes[w].totals], b.measured_ns, async_engine),
                     errors: error_counts(&b.outcomes[w].errors),
+                    waits: b.outcomes[w].waits,
                 }
             })
             .collect();
@@ -436,11 +543,11 @@ fn build_result(b: BuildInput) -> RunResult {
             working_set_end: t.end,
             created: t.created,
             threads,
-            total: pair(&parts, b.measured_ns),
+            total: pair(&parts, b.measured_ns, async_engine),
         });
     }
     let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
-    let total = pair(&parts, b.measured_ns);
+    let total = pair(&parts, b.measured_ns, async_engine);
 
     let interval = job.interval_ns;
     let mut samples = Vec::new();
@@ -452,8 +559,8 @@ fn build_result(b: BuildInput) -> RunResult {
         let dir = |d: usize| SampleDir {
             ios: s.ios[d],
             bytes: s.ios[d] * job.block_size,
-            latency_mean_ns: s.mean_ns[d],
-            latency_p99_ns: s.p99_ns[d],
+            latency_mean_ns: (job.latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
+            latency_p99_ns: (job.latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
         };
         samples.push(Sample {
             start_ns,
@@ -473,8 +580,17 @@ fn build_result(b: BuildInput) -> RunResult {
         stop_message: b.stop_message,
         notes: b.notes,
         job: job.clone(),
+        mode: if job.latency {
+            Mode::Latency
+        } else {
+            Mode::Iops
+        },
         engine: b.engine,
         queue_depth: b.qd,
+        io_uring: b.outcomes.iter().find_map(|o| o.uring),
+        clock: b.clock,
+        waits,
+        injected_latency: injected.and_then(|h| h.summary()),
         system: SystemInfo::collect(),
         measured_ns: b.measured_ns,
         cpu: b.cpu,

@@ -5,7 +5,7 @@
 
 use super::rng::Rng;
 use crate::error::{Error, Result};
-use crate::spec::size::format_size;
+use crate::spec::units::format_size;
 use crate::spec::{JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::Serialize;
 use std::fs::{File, OpenOptions};

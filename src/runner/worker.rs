@@ -1,16 +1,21 @@
-//! One worker thread: keeps `queue_depth` I/Os in flight on one target and records each
-//! completion. This is the hot path; everything here runs per I/O, so it does no allocation,
-//! no locking and no system calls beyond the engine's and one clock read per batch.
+//! One worker thread: keeps `queue_depth` I/Os in flight on one target and accounts for each
+//! completion. This is the hot path: no allocation, no locking, no system calls beyond the
+//! engine's, and clock reads only where a figure needs them.
 //!
-//! Completions are reaped in batches: every completion found by one `reap` is stamped with the
-//! clock read right after it, and the freed slots are reissued together.
+//! - IOPS mode (default): one clock read per wait, for the time windows; no per-I/O times.
+//! - Latency mode (-L): each I/O gets its queue time, its submission time (one clock read per
+//!   submission call) and its completion time (one clock read per batch of completions).
+//!   After every submission the worker peeks at the completion queue (a look-aside), so an I/O
+//!   that finished while others were being issued is stamped then, not at the next wait.
+//!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
 use super::offsets::OffsetGen;
 use super::rng::Rng;
-use super::{Clock, Control, Msg};
+use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Sqe};
 use crate::error::SHORT_IO;
 use crate::stats::{IntervalHistogram, LatencyHistogram};
+use serde::Serialize;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
@@ -22,6 +27,7 @@ pub struct WorkerPlan {
     pub target: usize,
     pub thread: u32,
     pub queue_depth: u32,
+    pub submit_batch: u32,
     pub block_size: u32,
     pub write_pct: u64,
     pub seed: u64,
@@ -31,7 +37,32 @@ pub struct WorkerPlan {
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
+    pub latency: bool,
     pub path: String,
+}
+
+/// The latencies of one direction (latency mode only). Completion is the headline figure;
+/// submission applies to asynchronous engines, scheduled to rate-limited runs.
+#[derive(Default, Clone)]
+pub struct LatHists {
+    /// Submitted to completed.
+    pub completion: LatencyHistogram,
+    /// Queued to handed to the kernel.
+    pub submission: LatencyHistogram,
+    /// Queued to completed.
+    pub total: LatencyHistogram,
+    /// From the time the rate schedule said the I/O should start, to completed: the latency a
+    /// client with that schedule would see (no coordinated omission).
+    pub scheduled: LatencyHistogram,
+}
+
+impl LatHists {
+    pub fn merge(&mut self, o: &LatHists) {
+        self.completion.merge(&o.completion);
+        self.submission.merge(&o.submission);
+        self.total.merge(&o.total);
+        self.scheduled.merge(&o.scheduled);
+    }
 }
 
 /// Everything one worker counted in the measured window, for one direction.
@@ -39,7 +70,29 @@ pub struct WorkerPlan {
 pub struct DirTotals {
     pub ios: u64,
     pub bytes: u64,
-    pub hist: LatencyHistogram,
+    pub lat: Option<Box<LatHists>>,
+}
+
+/// How completions were found: by waiting, or by looking aside after a submission.
+#[derive(Default, Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct WaitStats {
+    /// Calls that waited for a completion.
+    pub waits: u64,
+    /// Completions those waits returned.
+    pub waited_completions: u64,
+    /// Completions found by looking aside after a submission, without waiting.
+    pub lookaside_completions: u64,
+    /// Look-asides that found nothing.
+    pub empty_peeks: u64,
+}
+
+impl WaitStats {
+    pub fn add(&mut self, o: &WaitStats) {
+        self.waits += o.waits;
+        self.waited_completions += o.waited_completions;
+        self.lookaside_completions += o.lookaside_completions;
+        self.empty_peeks += o.empty_peeks;
+    }
 }
 
 pub struct WorkerOutcome {
@@ -48,13 +101,18 @@ pub struct WorkerOutcome {
     pub errors: Vec<(i32, u64)>,
     /// When this worker's quota was done (--total), on the run clock.
     pub quota_done_ns: Option<u64>,
+    pub waits: WaitStats,
+    /// What the engine injected (delay engine).
+    pub injected: Option<LatencyHistogram>,
+    pub uring: Option<crate::engine::uring::UringFeatures>,
 }
 
 /// Counts and latencies of one direction within one interval, for the time series.
 pub struct IntervalDir {
     pub ios: u64,
     pub lat_sum_ns: u64,
-    pub hist: IntervalHistogram,
+    /// Latency mode only.
+    pub hist: Option<IntervalHistogram>,
 }
 
 pub struct IntervalMsg {
@@ -67,24 +125,22 @@ pub struct IntervalMsg {
 /// Cleared histograms handed back by the collector, so workers never allocate on the hot path.
 pub type HistPool = Mutex<Vec<IntervalHistogram>>;
 
-fn take_hist(pool: &HistPool) -> IntervalHistogram {
-    pool.lock()
-        .ok()
-        .and_then(|mut p| p.pop())
-        .unwrap_or_default()
-}
-
 struct Interval {
     index: u64,
     dirs: [IntervalDir; 2],
 }
 
 impl Interval {
-    fn new(index: u64, pool: &HistPool) -> Self {
+    fn new(index: u64, pool: &HistPool, latency: bool) -> Self {
         let d = || IntervalDir {
             ios: 0,
             lat_sum_ns: 0,
-            hist: take_hist(pool),
+            hist: latency.then(|| {
+                pool.lock()
+                    .ok()
+                    .and_then(|mut p| p.pop())
+                    .unwrap_or_default()
+            }),
         };
         Interval {
             index,
@@ -95,14 +151,15 @@ impl Interval {
 
 /// Buffers for every slot, aligned for O_DIRECT and filled with random bytes so that writes
 /// are incompressible and differ from slot to slot.
-struct AlignedBuf {
+pub struct AlignedBuf {
     ptr: *mut u8,
     layout: Layout,
     slot_len: usize,
+    slots: usize,
 }
 
 impl AlignedBuf {
-    fn new(slots: usize, slot_len: usize, rng: &mut Rng) -> Self {
+    pub fn new(slots: usize, slot_len: usize, rng: &mut Rng) -> Self {
         let layout = Layout::from_size_align(slots * slot_len, 4096).expect("buffer layout");
         // SAFETY: the layout has a non-zero size (slots >= 1, slot_len >= 1).
         let ptr = unsafe { alloc_zeroed(layout) };
@@ -113,12 +170,19 @@ impl AlignedBuf {
             ptr,
             layout,
             slot_len,
+            slots,
         }
     }
     #[inline]
-    fn slot(&self, i: u32) -> *mut u8 {
+    pub fn slot(&self, i: u32) -> *mut u8 {
         // SAFETY: i < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.add(i as usize * self.slot_len) }
+    }
+    /// (address, length) of every slot, for registering with an engine.
+    pub fn slots(&self) -> Vec<(*mut u8, usize)> {
+        (0..self.slots as u32)
+            .map(|i| (self.slot(i), self.slot_len))
+            .collect()
     }
 }
 
@@ -129,65 +193,279 @@ impl Drop for AlignedBuf {
     }
 }
 
+/// The worker's state between completions; `complete` is the per-I/O accounting.
+struct State<'a> {
+    ctl: &'a Control,
+    tx: Sender<Msg>,
+    id: usize,
+    latency: bool,
+    bs: u32,
+    m0: u64,
+    m1: u64,
+    free: Vec<u32>,
+    is_write: Vec<bool>,
+    queued_at: Vec<u64>,
+    submitted_at: Vec<u64>,
+    scheduled_at: Vec<u64>,
+    inflight: usize,
+    totals: [DirTotals; 2],
+    interval: Option<Interval>,
+    next_boundary: u64,
+    errors: Vec<(i32, u64)>,
+    counted_bytes: u64,
+    quota: Option<u64>,
+    quota_done_ns: Option<u64>,
+    continue_on_error: bool,
+    rate_limited: bool,
+    path: String,
+}
+
+impl State<'_> {
+    fn flush_interval(&mut self) {
+        if let Some(iv) = self.interval.take() {
+            let _ = self.tx.send(Msg::Interval(Box::new(IntervalMsg {
+                worker: self.id,
+                index: iv.index,
+                dirs: iv.dirs,
+            })));
+        }
+    }
+
+    /// Account for completions all seen at time `t`.
+    #[inline]
+    fn complete(&mut self, cqes: &[Cqe], t: u64) {
+        if t >= self.next_boundary {
+            self.flush_interval();
+            if t < self.m1 {
+                let index = (t - self.m0) / self.ctl.interval_ns;
+                self.interval = Some(Interval::new(index, &self.ctl.hist_pool, self.latency));
+                self.next_boundary = self.m0 + (index + 1) * self.ctl.interval_ns;
+            } else {
+                self.next_boundary = u64::MAX;
+            }
+        }
+        let counting = t >= self.m0 && t < self.m1 && t < self.ctl.stop_ns.load(Ordering::Relaxed);
+        let bs = self.bs;
+        for c in cqes {
+            let slot = c.slot as usize;
+            self.free.push(c.slot);
+            self.inflight -= 1;
+            if c.result != bs as i32 {
+                self.fail(c, t);
+                continue;
+            }
+            // With --total, count exactly the quota: one batch may hold more than it needs.
+            if !counting || self.quota.is_some_and(|q| self.counted_bytes >= q) {
+                continue;
+            }
+            let Some(iv) = self.interval.as_mut() else {
+                continue;
+            };
+            let dir = self.is_write[slot] as usize;
+            let tot = &mut self.totals[dir];
+            tot.ios += 1;
+            tot.bytes += bs as u64;
+            self.counted_bytes += bs as u64;
+            let d = &mut iv.dirs[dir];
+            d.ios += 1;
+            if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
+                let completion = t - self.submitted_at[slot];
+                lat.completion.record(completion);
+                lat.submission
+                    .record(self.submitted_at[slot] - self.queued_at[slot]);
+                lat.total.record(t - self.queued_at[slot]);
+                if self.rate_limited {
+                    lat.scheduled
+                        .record(t.saturating_sub(self.scheduled_at[slot]));
+                }
+                d.lat_sum_ns += completion;
+                h.record(completion);
+            }
+        }
+        if let Some(q) = self.quota {
+            if self.counted_bytes >= q && self.quota_done_ns.is_none() {
+                self.quota_done_ns = Some(t);
+            }
+        }
+    }
+
+    #[cold]
+    fn fail(&mut self, c: &Cqe, t: u64) {
+        let errno = if c.result < 0 { -c.result } else { SHORT_IO };
+        match self.errors.iter_mut().find(|e| e.0 == errno) {
+            Some(e) => e.1 += 1,
+            None => self.errors.push((errno, 1)),
+        }
+        if !self.continue_on_error {
+            let what = if self.is_write[c.slot as usize] {
+                "write"
+            } else {
+                "read"
+            };
+            let why = if c.result < 0 {
+                format!(
+                    "{} ({})",
+                    crate::error::errno_name(errno),
+                    std::io::Error::from_raw_os_error(errno)
+                )
+            } else {
+                format!("short {what}: {} of {} bytes", c.result, self.bs)
+            };
+            self.ctl
+                .fail(format!("{what} error on '{}': {why}", self.path), t);
+        }
+    }
+}
+
+/// Pin the calling thread to one CPU.
+pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it; sched_setaffinity(0) is this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(format!(
+                "cannot pin a worker to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn run<E: IoEngine>(
     mut engine: E,
+    bufs: AlignedBuf,
+    mut rng: Rng,
     mut plan: WorkerPlan,
     ctl: &Control,
     tx: Sender<Msg>,
 ) -> WorkerOutcome {
     let qd = plan.queue_depth as usize;
-    let bs = plan.block_size;
-    let mut rng = Rng::new(plan.seed, &[plan.target as u64, plan.thread as u64]);
-    let bufs = AlignedBuf::new(qd, bs as usize, &mut rng);
-    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
-    let mut started = vec![0u64; qd];
-    let mut is_write = vec![false; qd];
+    let latency = plan.latency;
+    let new_lat = || latency.then(|| Box::new(LatHists::default()));
+    let mut s = State {
+        ctl,
+        tx,
+        id: plan.id,
+        latency,
+        bs: plan.block_size,
+        m0: 0,
+        m1: 0,
+        free: (0..qd as u32).rev().collect(),
+        is_write: vec![false; qd],
+        queued_at: vec![0; qd],
+        submitted_at: vec![0; qd],
+        scheduled_at: vec![0; qd],
+        inflight: 0,
+        totals: [
+            DirTotals {
+                lat: new_lat(),
+                ..Default::default()
+            },
+            DirTotals {
+                lat: new_lat(),
+                ..Default::default()
+            },
+        ],
+        interval: None,
+        next_boundary: 0,
+        errors: Vec::new(),
+        counted_bytes: 0,
+        quota: plan.quota_bytes,
+        quota_done_ns: None,
+        continue_on_error: plan.continue_on_error,
+        rate_limited: plan.gap_ns.is_some(),
+        path: std::mem::take(&mut plan.path),
+    };
+    let mut waits = WaitStats::default();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
-    let mut errors: Vec<(i32, u64)> = Vec::new();
-    let mut totals: [DirTotals; 2] = Default::default();
-    let mut inflight = 0usize;
-    let mut counted_bytes = 0u64;
-    let mut quota_done_ns = None;
-    let clock: &Clock = &ctl.clock;
+    let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
+    let batch = plan.submit_batch.max(1) as usize;
+    let clock = &ctl.clock;
 
     ctl.ready.wait();
     ctl.go.wait();
-    let m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
-    let m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
-    let interval_ns = ctl.interval_ns;
+    s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
+    s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
     // No interval is open during warm-up; the first opens at m0.
-    let mut interval: Option<Interval> = None;
-    let mut next_boundary = m0;
-    let mut next_due = clock.now_ns();
-    let mut now = next_due;
+    s.next_boundary = s.m0;
+    let mut now = clock.now_ns();
+    let mut next_due = now;
 
-    loop {
-        let stop = ctl.stop_ns.load(Ordering::Relaxed);
-        let issuing = now < stop && quota_done_ns.is_none();
+    // Hand the queued I/Os to the engine; in latency mode stamp them, then look aside.
+    macro_rules! submit_pending {
+        ($run:lifetime) => {
+            if let Err(e) = engine.submit() {
+                ctl.fail(format!("I/O engine failed on '{}': {e}", s.path), now);
+                break $run;
+            }
+            if E::ASYNC {
+                if latency {
+                    now = clock.now_ns();
+                    for &u in &unsubmitted {
+                        s.submitted_at[u as usize] = now;
+                    }
+                }
+                // Look aside: completions that arrived while these were issued.
+                cqes.clear();
+                engine.peek(&mut cqes);
+                if cqes.is_empty() {
+                    waits.empty_peeks += 1;
+                } else {
+                    if latency {
+                        now = clock.now_ns();
+                    }
+                    waits.lookaside_completions += cqes.len() as u64;
+                    s.complete(&cqes, now);
+                }
+            } else {
+                // The I/O runs inside `reap`: it is submitted when it is queued.
+                for &u in &unsubmitted {
+                    s.submitted_at[u as usize] = now;
+                }
+            }
+            unsubmitted.clear();
+        };
+    }
+
+    'run: loop {
+        let issuing = now < ctl.stop_ns.load(Ordering::Relaxed) && s.quota_done_ns.is_none();
         if issuing {
-            while let Some(&slot) = free.last() {
+            // At most one queue's worth per pass, so that the stop time is looked at often even
+            // when completions come back as fast as I/Os go out.
+            for _ in 0..qd {
+                let Some(slot) = s.free.pop() else { break };
                 if let Some(gap) = plan.gap_ns {
                     if next_due > now {
+                        s.free.push(slot);
                         break;
                     }
+                    s.scheduled_at[slot as usize] = next_due;
                     next_due += gap;
                 }
-                free.pop();
                 let write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
                 let offset = plan.offsets.next(&mut rng);
                 engine.queue(Sqe {
                     slot,
                     write,
                     offset,
-                    len: bs,
+                    len: s.bs,
                     buf: bufs.slot(slot),
                 });
-                started[slot as usize] = now;
-                is_write[slot as usize] = write;
-                inflight += 1;
+                s.is_write[slot as usize] = write;
+                s.queued_at[slot as usize] = now;
+                s.inflight += 1;
+                unsubmitted.push(slot);
+                if unsubmitted.len() >= batch {
+                    submit_pending!('run);
+                }
+            }
+            if !unsubmitted.is_empty() {
+                submit_pending!('run);
             }
         }
-        if inflight == 0 {
+        if s.inflight == 0 {
             if !issuing {
                 break;
             }
@@ -199,101 +477,38 @@ pub fn run<E: IoEngine>(
             continue;
         }
         let timeout = match plan.gap_ns {
-            Some(_) if issuing && !free.is_empty() => Some(next_due.saturating_sub(now).max(1_000)),
+            Some(_) if issuing && !s.free.is_empty() => {
+                Some(next_due.saturating_sub(now).max(1_000))
+            }
             _ => None,
         };
         cqes.clear();
         if let Err(e) = engine.reap(1, timeout, &mut cqes) {
-            ctl.fail(format!("I/O engine failed on '{}': {e}", plan.path), now);
+            ctl.fail(format!("I/O engine failed on '{}': {e}", s.path), now);
             break;
         }
         now = clock.now_ns();
-        let t = now;
-        if t >= next_boundary {
-            if let Some(done) = interval.take() {
-                send(&tx, plan.id, done);
-            }
-            if t < m1 {
-                let index = (t - m0) / interval_ns;
-                interval = Some(Interval::new(index, &ctl.hist_pool));
-                next_boundary = m0 + (index + 1) * interval_ns;
-            } else {
-                next_boundary = u64::MAX;
-            }
-        }
-        let counting =
-            t >= m0 && t < m1 && t < ctl.stop_ns.load(Ordering::Relaxed) && quota_done_ns.is_none();
-        for c in &cqes {
-            free.push(c.slot);
-            inflight -= 1;
-            if c.result != bs as i32 {
-                let errno = if c.result < 0 { -c.result } else { SHORT_IO };
-                match errors.iter_mut().find(|e| e.0 == errno) {
-                    Some(e) => e.1 += 1,
-                    None => errors.push((errno, 1)),
-                }
-                if !plan.continue_on_error {
-                    let what = if is_write[c.slot as usize] {
-                        "write"
-                    } else {
-                        "read"
-                    };
-                    let why = if c.result < 0 {
-                        format!(
-                            "{} ({})",
-                            crate::error::errno_name(errno),
-                            std::io::Error::from_raw_os_error(errno)
-                        )
-                    } else {
-                        format!("short {what}: {} of {bs} bytes", c.result)
-                    };
-                    ctl.fail(format!("{what} error on '{}': {why}", plan.path), t);
-                }
-                continue;
-            }
-            // With --total, count exactly the quota: one batch may hold more than it needs.
-            if counting && plan.quota_bytes.is_none_or(|q| counted_bytes < q) {
-                if let Some(iv) = interval.as_mut() {
-                    let dir = is_write[c.slot as usize] as usize;
-                    let lat = t - started[c.slot as usize];
-                    let d = &mut iv.dirs[dir];
-                    d.ios += 1;
-                    d.lat_sum_ns += lat;
-                    d.hist.record(lat);
-                    let tot = &mut totals[dir];
-                    tot.ios += 1;
-                    tot.bytes += bs as u64;
-                    tot.hist.record(lat);
-                    counted_bytes += bs as u64;
-                }
-            }
-        }
-        if let Some(q) = plan.quota_bytes {
-            if counted_bytes >= q && quota_done_ns.is_none() {
-                quota_done_ns = Some(t);
-            }
-        }
+        waits.waits += 1;
+        waits.waited_completions += cqes.len() as u64;
+        s.complete(&cqes, now);
     }
+    s.flush_interval();
+    let _ = s.tx.send(Msg::Done(plan.id));
+    let injected = engine.injected().cloned();
+    let inflight = s.inflight;
+    // The engine goes first: the kernel must be done with the buffers before they are freed.
+    drop(engine);
     if inflight > 0 {
         // Only after an engine failure: the kernel may still write into these buffers, so
         // they are leaked rather than freed (a few KiB, once, on a run that is ending).
         std::mem::forget(bufs);
     }
-    if let Some(done) = interval.take() {
-        send(&tx, plan.id, done);
-    }
-    let _ = tx.send(Msg::Done(plan.id));
     WorkerOutcome {
-        totals,
-        errors,
-        quota_done_ns,
+        totals: s.totals,
+        errors: s.errors,
+        quota_done_ns: s.quota_done_ns,
+        waits,
+        injected,
+        uring: None,
     }
-}
-
-fn send(tx: &Sender<Msg>, worker: usize, iv: Interval) {
-    let _ = tx.send(Msg::Interval(Box::new(IntervalMsg {
-        worker,
-        index: iv.index,
-        dirs: iv.dirs,
-    })));
 }

@@ -6,12 +6,12 @@
 //! Units are in the types: bytes as `u64` bytes, times as `u64` nanoseconds.
 
 pub mod native;
-pub mod size;
+pub mod units;
 
 use crate::error::{Error, Result};
 use serde::Serialize;
-use size::format_size;
 use std::path::PathBuf;
+use units::format_size;
 
 /// Where the offsets of successive I/Os come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -86,6 +86,36 @@ pub enum EngineKind {
     Sync,
     IoUring,
     Null,
+    /// Completes each I/O after a latency drawn from a known distribution (tests, selftest).
+    Delay,
+}
+
+/// The latency the delay engine injects.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DelayDist {
+    Fixed {
+        ns: u64,
+    },
+    Uniform {
+        min_ns: u64,
+        max_ns: u64,
+    },
+    /// exp(N(ln median, sigma^2)).
+    Lognormal {
+        median_ns: u64,
+        sigma: f64,
+    },
+}
+
+/// Which CPUs worker threads run on (DiskSpd's -a).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Affinity {
+    /// Worker i on CPU i modulo the CPUs available.
+    Auto,
+    /// Worker i on cpus[i modulo len].
+    Cpus { cpus: Vec<usize> },
 }
 
 impl EngineKind {
@@ -94,6 +124,7 @@ impl EngineKind {
             EngineKind::Sync => "sync",
             EngineKind::IoUring => "io_uring",
             EngineKind::Null => "null",
+            EngineKind::Delay => "delay",
         }
     }
 }
@@ -125,6 +156,18 @@ pub struct JobSpec {
     pub queue_depth: u32,
     /// io_uring: hand I/Os to the kernel once this many are ready (1: each at once).
     pub submit_batch: u32,
+    /// Latency mode (-L): per-I/O timestamps and latency histograms. Without it, IOPS mode:
+    /// counts only, for the highest IOPS.
+    pub latency: bool,
+    /// The delay engine's injected latency.
+    pub delay: Option<DelayDist>,
+    pub affinity: Option<Affinity>,
+    /// io_uring: a kernel thread polls the submission queue.
+    pub sqpoll: bool,
+    /// io_uring: polled completions (IOPOLL; O_DIRECT on devices with poll queues).
+    pub hipri: bool,
+    /// io_uring: register the files and buffers with the ring (skipped where refused).
+    pub register: bool,
     pub block_size: u64,
     pub pattern: Pattern,
     /// 0..=100: the share of I/Os that are writes.
@@ -185,6 +228,44 @@ impl JobSpec {
         }
         if self.block_size == 0 {
             return bad("--block-size must be more than 0".into());
+        }
+        match (self.engine, self.delay) {
+            (Some(EngineKind::Delay), None) => return bad(
+                "--engine delay needs --delay fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA"
+                    .into(),
+            ),
+            (Some(EngineKind::Delay), Some(d)) => match d {
+                DelayDist::Uniform { min_ns, max_ns } if min_ns > max_ns => {
+                    return bad("--delay uniform:MIN:MAX needs MIN <= MAX".into())
+                }
+                DelayDist::Lognormal { sigma, .. } if !(0.0..=5.0).contains(&sigma) => {
+                    return bad(format!(
+                        "--delay lognormal sigma {sigma} must be between 0 and 5"
+                    ))
+                }
+                _ => {}
+            },
+            (_, Some(_)) => return bad("--delay applies to --engine delay only".into()),
+            _ => {}
+        }
+        let uring_only = [("--sqpoll", self.sqpoll), ("--hipri", self.hipri)];
+        for (flag, on) in uring_only {
+            if on
+                && matches!(
+                    self.engine,
+                    Some(EngineKind::Sync | EngineKind::Null | EngineKind::Delay)
+                )
+            {
+                return bad(format!("{flag} applies to the io_uring engine"));
+            }
+        }
+        if self.hipri && !self.cache.is_direct() {
+            return bad("--hipri (polled completions) needs direct I/O: add --cache direct".into());
+        }
+        if let Some(Affinity::Cpus { cpus }) = &self.affinity {
+            if cpus.is_empty() {
+                return bad("--affinity needs auto or a list of CPUs such as 0,2,4".into());
+            }
         }
         if self.block_size > (1 << 30) {
             return bad(format!(

@@ -1,6 +1,6 @@
 //! From iogauge's own flags ([`crate::cli::RunArgs`]) to a validated [`JobSpec`].
 
-use super::size::parse_size;
+use super::units::{parse_duration_ns, parse_size};
 use super::*;
 use crate::cli::{EngineArg, RunArgs};
 
@@ -84,6 +84,45 @@ fn distribution(text: &str) -> Result<Distribution> {
     })
 }
 
+fn delay(text: &str) -> Result<DelayDist> {
+    let err = |why: String| Error::usage(format!("invalid value '{text}' for --delay: {why}"));
+    let dur = |t: &str| parse_duration_ns(t).map_err(&err);
+    let parts: Vec<&str> = text.split(':').collect();
+    Ok(match parts.as_slice() {
+        ["fixed", t] => DelayDist::Fixed { ns: dur(t)? },
+        ["uniform", a, b] => DelayDist::Uniform {
+            min_ns: dur(a)?,
+            max_ns: dur(b)?,
+        },
+        ["lognormal", m, s] => DelayDist::Lognormal {
+            median_ns: dur(m)?,
+            sigma: s
+                .parse()
+                .map_err(|_| err(format!("sigma '{s}' is not a number")))?,
+        },
+        _ => {
+            return Err(err(
+                "expected fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA".into(),
+            ))
+        }
+    })
+}
+
+fn affinity(text: &str) -> Result<Affinity> {
+    if text == "auto" {
+        return Ok(Affinity::Auto);
+    }
+    let cpus = text
+        .split(',')
+        .map(|c| {
+            c.trim().parse::<usize>().map_err(|_| {
+                Error::usage(format!("invalid value '{text}' for --affinity: expected auto or CPU numbers such as 0,2,4"))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Affinity::Cpus { cpus })
+}
+
 /// Build and validate the job description for `iogauge run`.
 pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let block_size = size("--block-size", &args.block_size)?;
@@ -140,6 +179,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         EngineArg::Sync => EngineKind::Sync,
         EngineArg::IoUring => EngineKind::IoUring,
         EngineArg::Null => EngineKind::Null,
+        EngineArg::Delay => EngineKind::Delay,
     });
     let queue_depth = match &args.queue_depth {
         Some(q) => number("--queue-depth", q, "a whole number of I/Os")?,
@@ -196,6 +236,12 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             &args.submit_batch,
             "a whole number of I/Os",
         )?,
+        latency: args.latency,
+        delay: args.delay.as_deref().map(delay).transpose()?,
+        affinity: args.affinity.as_deref().map(affinity).transpose()?,
+        sqpoll: args.sqpoll,
+        hipri: args.hipri,
+        register: !args.no_register,
         block_size,
         pattern,
         write_pct,
@@ -295,6 +341,35 @@ mod tests {
     }
 
     #[test]
+    fn latency_mode_delay_and_affinity() {
+        let j = job("-L --engine delay --delay lognormal:1ms:0.5 -a f").unwrap();
+        assert!(j.latency);
+        assert_eq!(
+            j.delay,
+            Some(DelayDist::Lognormal {
+                median_ns: 1_000_000,
+                sigma: 0.5
+            })
+        );
+        assert_eq!(j.affinity, Some(Affinity::Auto));
+        assert_eq!(
+            job("-a0,2 f").unwrap().affinity,
+            Some(Affinity::Cpus { cpus: vec![0, 2] })
+        );
+        assert_eq!(
+            job("--engine delay --delay uniform:100us:300us f")
+                .unwrap()
+                .delay,
+            Some(DelayDist::Uniform {
+                min_ns: 100_000,
+                max_ns: 300_000
+            })
+        );
+        assert!(!job("f").unwrap().latency, "IOPS mode by default");
+        assert!(job("f").unwrap().register);
+    }
+
+    #[test]
     fn distributions() {
         let j = job("--distribution zipf:1.2 f").unwrap();
         assert_eq!(
@@ -345,6 +420,14 @@ mod tests {
             ("f f", "twice"),
             ("--interval 5 f", "--interval"),
             ("-o 4 --submit-batch 8 f", "--submit-batch"),
+            ("--engine delay f", "--delay"),
+            ("--engine delay --delay fixed:1 f", "--delay"),
+            ("--engine delay --delay uniform:2ms:1ms f", "--delay"),
+            ("--engine delay --delay lognormal:1ms:x f", "--delay"),
+            ("--delay fixed:1ms f", "--engine delay"),
+            ("--engine sync --sqpoll f", "--sqpoll"),
+            ("--hipri --cache buffered f", "--hipri"),
+            ("--affinity=0,x f", "--affinity"),
         ];
         for (line, culprit) in cases {
             let e = job(line).unwrap_err();

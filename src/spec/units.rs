@@ -1,4 +1,4 @@
-//! Parsing of sizes ("4k", "1MiB") and plain numbers given on the command line.
+//! Parsing of sizes ("4k", "1MiB") and durations ("250us", "1.5ms") given on the command line.
 //!
 //! Sizes use binary units throughout, as DiskSpd and fio do for block sizes:
 //! `4k`, `4K`, `4KiB` and `4KB` all mean 4096 bytes. A trailing `b` alone means bytes.
@@ -43,9 +43,30 @@ pub fn format_size(bytes: u64) -> String {
     format!("{bytes}B")
 }
 
-/// Parse a size for the command line, naming the flag in the error.
-pub fn parse_size_arg(text: &str) -> Result<u64, String> {
-    parse_size(text)
+/// Parse a duration with a unit (ns, us, ms, s) into nanoseconds: "100us", "1.5ms".
+pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit {
+        "ns" => 1.0,
+        "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "" => return Err(format!("'{text}' needs a unit: ns, us, ms or s")),
+        _ => {
+            return Err(format!(
+                "'{text}' has an unknown unit '{unit}' (expected ns, us, ms or s)"
+            ))
+        }
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration"))?;
+    if !(v >= 0.0 && v.is_finite()) || v * scale > 3.6e12 {
+        return Err(format!("'{text}' is not a duration between 0 and one hour"));
+    }
+    Ok((v * scale).round() as u64)
 }
 
 #[cfg(test)]
@@ -82,6 +103,17 @@ mod tests {
                 err.contains(&format!("'{bad}'")) || err.contains(bad.trim()),
                 "{bad}: {err}"
             );
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("250us").unwrap(), 250_000);
+        assert_eq!(parse_duration_ns("1.5ms").unwrap(), 1_500_000);
+        assert_eq!(parse_duration_ns("2s").unwrap(), 2_000_000_000);
+        assert_eq!(parse_duration_ns("80ns").unwrap(), 80);
+        for bad in ["1", "ms", "1 parsec", "-1ms", "2h"] {
+            assert!(parse_duration_ns(bad).is_err(), "{bad}");
         }
     }
 
