@@ -23,7 +23,25 @@ pub struct Cli {
 pub enum Command {
     /// Keep I/Os in flight against files or block devices and report IOPS, throughput and latency.
     #[command(after_help = RUN_HELP)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
+    /// Measure the instrument on this machine: iogauge's own cost per I/O, the clock's cost,
+    /// and the error of reported latencies against known injected ones.
+    Selftest(SelftestArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SelftestArgs {
+    /// Folder for a 1 MiB scratch file (removed afterwards)
+    #[arg(long = "dir", value_name = "DIR", default_value = ".")]
+    pub dir: std::path::PathBuf,
+
+    /// Seconds per measurement (10 measurements)
+    #[arg(long = "seconds", value_name = "S", default_value = "1")]
+    pub seconds: f64,
+
+    /// Report format: text or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
 }
 
 const RUN_HELP: &str = "\
@@ -292,7 +310,9 @@ mod tests {
     fn the_cli_parses_diskspd_forms() {
         let args = norm("iogauge run -b4k -r4k -Suw -o8 -t2 -w30 f1 f2");
         let cli = Cli::try_parse_from(args).unwrap();
-        let Command::Run(run) = cli.command;
+        let Command::Run(run) = cli.command else {
+            panic!("run")
+        };
         assert_eq!(run.random.as_deref(), Some("4k"));
         assert_eq!(run.diskspd_cache.as_deref(), Some("uw"));
         assert_eq!(run.queue_depth.as_deref(), Some("8"));

@@ -11,5 +11,6 @@ pub mod error;
 pub mod report;
 pub mod result;
 pub mod runner;
+pub mod selftest;
 pub mod spec;
 pub mod stats;

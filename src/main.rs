@@ -1,7 +1,7 @@
 //! The `iogauge` binary: parse, run, report, map the outcome to an exit code.
 
 use clap::Parser;
-use iogauge::cli::{normalize_diskspd_args, Cli, Command, RunArgs};
+use iogauge::cli::{normalize_diskspd_args, Cli, Command, OutputFormat, RunArgs, SelftestArgs};
 use iogauge::error::{exit, Error};
 use iogauge::result::StopReason;
 use iogauge::runner::{self, target::Cleanup};
@@ -25,14 +25,16 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    match cli.command {
-        Command::Run(run) => match cmd_run(&run, args) {
-            Ok(code) => ExitCode::from(code),
-            Err(e) => {
-                eprintln!("iogauge: error: {e}");
-                ExitCode::from(e.exit_code())
-            }
-        },
+    let outcome = match cli.command {
+        Command::Run(run) => cmd_run(&run, args),
+        Command::Selftest(st) => cmd_selftest(&st),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("iogauge: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
     }
 }
 
@@ -65,13 +67,42 @@ fn write_output(path: &str, text: &str) -> Result<(), Error> {
     }
 }
 
-fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
-    let job = job_from_args(args)?;
+fn interrupt_flag() -> Result<Arc<AtomicBool>, Error> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, interrupted.clone())
             .map_err(|e| Error::runtime(format!("cannot install the signal handler: {e}")))?;
     }
+    Ok(interrupted)
+}
+
+fn cmd_selftest(args: &SelftestArgs) -> Result<u8, Error> {
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) {
+        return Err(Error::usage(format!(
+            "--seconds {} must be between 0 and 600",
+            args.seconds
+        )));
+    }
+    if !args.dir.is_dir() {
+        return Err(Error::usage(format!(
+            "--dir '{}' is not a folder",
+            args.dir.display()
+        )));
+    }
+    let interrupted = interrupt_flag()?;
+    let st = iogauge::selftest::run(&args.dir, args.seconds, &interrupted)?;
+    let text = match args.output {
+        OutputFormat::Json => serde_json::to_string_pretty(&st).expect("serializes") + "\n",
+        OutputFormat::Text => st.text(),
+        OutputFormat::Csv => return Err(Error::usage("selftest writes text or json, not csv")),
+    };
+    write_output("-", &text)?;
+    Ok(if st.passed() { exit::OK } else { exit::FAILURE })
+}
+
+fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
+    let job = job_from_args(args)?;
+    let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
     let result = runner::run(&job, command_line, &interrupted, &mut cleanup)?;

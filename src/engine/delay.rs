@@ -9,7 +9,6 @@ use super::{Cqe, IoEngine, Sqe};
 use crate::clock::Clock;
 use crate::runner::rng::Rng;
 use crate::spec::DelayDist;
-use crate::stats::LatencyHistogram;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
@@ -22,7 +21,8 @@ pub struct DelayEngine {
     dist: DelayDist,
     /// (due time, slot, result), earliest first.
     due: BinaryHeap<Reverse<(u64, u32, i32)>>,
-    injected: LatencyHistogram,
+    /// The latency injected for the I/O now (or last) in each slot.
+    injected: Vec<u64>,
 }
 
 impl DelayEngine {
@@ -35,7 +35,7 @@ impl DelayEngine {
             rng: Rng::new(seed ^ 0xDE1A_4000, &[stream]),
             dist,
             due: BinaryHeap::new(),
-            injected: LatencyHistogram::new(),
+            injected: Vec::new(),
         }
     }
 
@@ -82,7 +82,11 @@ impl IoEngine for DelayEngine {
 
     fn queue(&mut self, sqe: Sqe) {
         let d = self.sample();
-        self.injected.record(d);
+        let slot = sqe.slot as usize;
+        if self.injected.len() <= slot {
+            self.injected.resize(slot + 1, 0);
+        }
+        self.injected[slot] = d;
         let due = self.clock.now_ns() + d;
         self.due.push(Reverse((due, sqe.slot, sqe.len as i32)));
     }
@@ -114,7 +118,9 @@ impl IoEngine for DelayEngine {
         Ok(())
     }
 
-    fn injected(&self) -> Option<&LatencyHistogram> {
-        Some(&self.injected)
+    const INJECTS: bool = true;
+
+    fn injected_ns(&self, slot: u32) -> u64 {
+        self.injected[slot as usize]
     }
 }

@@ -49,9 +49,13 @@ pub trait IoEngine {
     /// has passed), and append every completion available, not just `min`, to `out`.
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
 
-    /// The latencies the engine injected itself (the delay engine), to check the measurement.
-    fn injected(&self) -> Option<&crate::stats::LatencyHistogram> {
-        None
+    /// True where the engine injects known latencies (the delay engine).
+    const INJECTS: bool = false;
+
+    /// The latency injected for the I/O in `slot`, once it has completed (delay engine), so the
+    /// worker can compare it with what it measured for exactly the same I/O.
+    fn injected_ns(&self, _slot: u32) -> u64 {
+        0
     }
 }
 

@@ -132,6 +132,19 @@ pub fn run(
         Stop::Duration { .. } => None,
     };
 
+    if let Some(Affinity::Cpus { cpus }) = &job.affinity {
+        let allowed = allowed_cpus();
+        if let Some(bad) = cpus.iter().find(|c| !allowed.contains(c)) {
+            return Err(Error::usage(format!(
+                "--affinity: CPU {bad} is not available to this process (it may use {})",
+                allowed
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+    }
     let (clock, clock_info) = Clock::calibrated();
     let uring_opts = UringOptions {
         sqpoll: job.sqpoll,
@@ -368,6 +381,23 @@ pub fn run(
     }))
 }
 
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills a cpu_set_t we own; CPU_ISSET reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return (0..std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1))
+                .collect();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
 /// The CPU worker `id` is pinned to, if any.
 fn cpu_for(affinity: Option<&Affinity>, id: usize) -> Option<usize> {
     match affinity? {
@@ -400,7 +430,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         buf: buf.slot(0),
     });
     let mut out = Vec::new();
-    e.reap(1, Some(5_000_000_000), &mut out).map_err(|err| {
+    e.reap(1, Some(1_000_000_000), &mut out).map_err(|err| {
         Error::usage(format!(
             "{flag}: io_uring failed on '{shown}' ({err}); drop {flag}"
         ))
@@ -414,7 +444,17 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
             "{flag}: a test read of '{shown}' failed ({}); drop {flag}",
             std::io::Error::from_raw_os_error(-c.result.min(-1))
         ))),
-        None => Err(Error::usage(format!("{flag}: a test read of '{shown}' did not complete within 5 s; drop {flag}"))),
+        None => {
+            // The read may still be in the kernel's hands: never free its buffer.
+            drop(e);
+            std::mem::forget(buf);
+            let why = if job.hipri {
+                "its device has no poll queues (for NVMe see nvme.poll_queues)"
+            } else {
+                "the submission thread did not pick it up"
+            };
+            Err(Error::usage(format!("{flag}: a test read of '{shown}' did not complete within 1 s: {why}; drop {flag}")))
+        }
     }
 }
 

@@ -209,6 +209,8 @@ struct State<'a> {
     scheduled_at: Vec<u64>,
     inflight: usize,
     totals: [DirTotals; 2],
+    /// Delay engine, latency mode: what was injected for the I/Os counted.
+    injected: LatencyHistogram,
     interval: Option<Interval>,
     next_boundary: u64,
     errors: Vec<(i32, u64)>,
@@ -233,7 +235,7 @@ impl State<'_> {
 
     /// Account for completions all seen at time `t`.
     #[inline]
-    fn complete(&mut self, cqes: &[Cqe], t: u64) {
+    fn complete<E: IoEngine>(&mut self, engine: &E, cqes: &[Cqe], t: u64) {
         if t >= self.next_boundary {
             self.flush_interval();
             if t < self.m1 {
@@ -280,6 +282,9 @@ impl State<'_> {
                 }
                 d.lat_sum_ns += completion;
                 h.record(completion);
+                if E::INJECTS {
+                    self.injected.record(engine.injected_ns(c.slot));
+                }
             }
         }
         if let Some(q) = self.quota {
@@ -368,6 +373,7 @@ pub fn run<E: IoEngine>(
                 ..Default::default()
             },
         ],
+        injected: LatencyHistogram::new(),
         interval: None,
         next_boundary: 0,
         errors: Vec::new(),
@@ -417,7 +423,7 @@ pub fn run<E: IoEngine>(
                         now = clock.now_ns();
                     }
                     waits.lookaside_completions += cqes.len() as u64;
-                    s.complete(&cqes, now);
+                    s.complete(&engine, &cqes, now);
                 }
             } else {
                 // The I/O runs inside `reap`: it is submitted when it is queued.
@@ -490,11 +496,11 @@ pub fn run<E: IoEngine>(
         now = clock.now_ns();
         waits.waits += 1;
         waits.waited_completions += cqes.len() as u64;
-        s.complete(&cqes, now);
+        s.complete(&engine, &cqes, now);
     }
     s.flush_interval();
     let _ = s.tx.send(Msg::Done(plan.id));
-    let injected = engine.injected().cloned();
+    let injected = (E::INJECTS && latency).then(|| std::mem::take(&mut s.injected));
     let inflight = s.inflight;
     // The engine goes first: the kernel must be done with the buffers before they are freed.
     drop(engine);

@@ -290,7 +290,9 @@ mod tests {
                 .split_whitespace()
                 .map(String::from),
         );
-        let Command::Run(run) = Cli::try_parse_from(args).expect("clap parse").command;
+        let Command::Run(run) = Cli::try_parse_from(args).expect("clap parse").command else {
+            panic!("run")
+        };
         job_from_args(&run)
     }
 

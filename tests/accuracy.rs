@@ -1,0 +1,58 @@
+//! The instrument against a known truth: the delay engine completes each I/O after a latency
+//! drawn from a known distribution and records what it injected; iogauge's reported completion
+//! latency must match it at every queue depth. One test in its own binary, so no other test
+//! competes for the CPUs while it measures.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn pct(l: &Value, p: f64) -> f64 {
+    l["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| f(&x["percentile"]) == p)
+        .map(|x| f(&x["ns"]))
+        .unwrap()
+}
+
+#[test]
+fn reported_latency_matches_injected_latency_at_qd_1_16_128() {
+    let d = work_dir();
+    let file = file_in(&d, "acc.dat");
+    let mut failures = Vec::new();
+    for (dist, qds) in [
+        ("fixed:1ms", &[1, 16, 128][..]),
+        ("uniform:500us:1500us", &[1, 16, 128]),
+        ("lognormal:1ms:0.4", &[1, 16, 128]),
+    ] {
+        for &qd in qds {
+            let line = format!(
+                "-c 1M -L -W 0.2 -d 2 --cache buffered --engine delay --delay {dist} -o {qd}"
+            );
+            let r = json_l(&line, &[p(&file)]);
+            let measured = &r["total"]["all"]["latency"];
+            let injected = &r["injected_latency"];
+            assert!(
+                u(&r["total"]["all"]["ios"]) > 1000,
+                "{dist} qd {qd}: too few I/Os"
+            );
+            for (p50_99, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
+                let (m, i) = (pct(measured, p50_99), pct(injected, p50_99));
+                let tolerance = (i * rel).max(abs_ns);
+                let line = format!("{dist:>22} qd {qd:>3} p{p50_99}: reported {:>9.1} us, injected {:>9.1} us, off {:>6.2} us (allowed {:.1})",
+                    m / 1e3, i / 1e3, (m - i) / 1e3, tolerance / 1e3);
+                eprintln!("{line}");
+                if (m - i).abs() > tolerance {
+                    failures.push(line);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "latency error beyond tolerance:\n{}",
+        failures.join("\n")
+    );
+}
