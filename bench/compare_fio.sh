@@ -3,7 +3,12 @@
 # and print the iogauge/fio ratio of each pair. Machines here are shared and noisy: read the
 # ratios within one run, not the absolute figures.
 #
-#   bench/compare_fio.sh [WORKLOAD...]     workloads: direct-qd32 shm-sync memory (default: all)
+#   bench/compare_fio.sh [WORKLOAD...]
+#
+# Workloads (default: all): direct-qd32 direct-qd1 shm-sync shm-uring null-qd1 null-scaling memory.
+# Where a workload compares latency, iogauge runs in latency mode (-L) and fio with its default
+# completion-latency recording; pure IOPS comparisons run iogauge in its IOPS mode, as a user
+# measuring IOPS would (the summary says which).
 #
 # Env: PAIRS (default 3), SECS per run (default 10), WORK_DIR (default bench/work, on the
 # disk holding the repository; O_DIRECT must work there).
@@ -14,7 +19,7 @@ PAIRS=${PAIRS:-3}
 SECS=${SECS:-10}
 WORK_DIR=${WORK_DIR:-bench/work}
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 shm-sync memory)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring null-qd1 null-scaling memory)
 
 if ! command -v fio >/dev/null; then
     echo "fio not found; installing Debian's package" >&2
@@ -25,6 +30,9 @@ cargo build --release -q
 IOG=$PWD/target/release/iogauge
 
 OUT=bench/results/$(date +%Y-%m-%d)-$(hostname)
+# Never overwrite an earlier run of the same day: number the later ones.
+n=2
+while [ -e "$OUT" ]; do OUT=bench/results/$(date +%Y-%m-%d)-$(hostname)-$n; n=$((n + 1)); done
 mkdir -p "$OUT" "$WORK_DIR"
 SUMMARY=$OUT/summary.txt
 {
@@ -45,8 +53,8 @@ if tool == "fio":
     v = j["iops"] if field == "iops" else j["clat_ns"]["mean"]
 else:
     j = d["total"][direction]
-    v = j["iops"] if field == "iops" else j["latency"]["mean_ns"]
-print(f"{v:.1f}")
+    v = j["iops"] if field == "iops" else (j["latency"] or {}).get("mean_ns")
+print("nan" if v is None else f"{v:.1f}")
 PY
 }
 
@@ -72,7 +80,7 @@ pairs() {
         local r
         r=$(python3 -c "print(f'{$ii/$fi:.3f}')")
         ratios+=("$r")
-        printf '%-5s %14s %14s %8s %14.2f %14.2f\n' "$i" "$fi" "$ii" "$r" "$(python3 -c "print($fl/1000)")" "$(python3 -c "print($il/1000)")" | tee -a "$SUMMARY"
+        printf '%-5s %14s %14s %8s %14s %14s\n' "$i" "$fi" "$ii" "$r" "$(python3 -c "print(f'{$fl/1000:.2f}')")" "$(python3 -c "print(f'{float(\"$il\")/1000:.2f}')")" | tee -a "$SUMMARY"
     done
     echo "ratios iogauge/fio: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" | tee -a "$SUMMARY"
 }
@@ -85,7 +93,50 @@ for w in "${WORKLOADS[@]}"; do
         [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
         pairs direct-qd32 read "$f" \
             "--name=direct-qd32 --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --direct=1 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
-            "-b 4k -o 32 -r -Su --engine io_uring -d $SECS -W 1"
+            "-b 4k -o 32 -r -Su -L --engine io_uring -d $SECS -W 1"
+        ;;
+    direct-qd1)
+        # The same at queue depth 1: latency-bound, so per-I/O overhead shows directly.
+        f=$WORK_DIR/direct.dat
+        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
+        pairs direct-qd1 read "$f" \
+            "--name=direct-qd1 --rw=randread --bs=4k --iodepth=1 --ioengine=io_uring --direct=1 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
+            "-b 4k -o 1 -r -Su -L --engine io_uring -d $SECS -W 1"
+        ;;
+    shm-uring)
+        # Buffered 4K random read from /dev/shm through io_uring at QD32: CPU-bound.
+        f=/dev/shm/iogauge-bench.dat
+        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        pairs shm-uring read "$f" \
+            "--name=shm-uring --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --direct=0 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
+            "-b 4k -o 32 -r --cache buffered --engine io_uring -d $SECS -W 1"
+        rm -f "$f"
+        ;;
+    null-qd1)
+        # No storage at all: what is left is each tool's own cost per I/O, latency recorded on
+        # both sides (fio records completion latency by default).
+        f=$WORK_DIR/null.dat
+        [ -f "$f" ] || $IOG run -c 1M -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        pairs null-qd1 read "$f" \
+            "--name=null-qd1 --rw=randread --bs=4k --iodepth=1 --ioengine=null --size=1G --time_based --runtime=$SECS --ramp_time=1" \
+            "-b 4k -o 1 -r -L --cache buffered --engine null -d $SECS -W 1"
+        ;;
+    null-scaling)
+        # iogauge alone: 2 threads against 1 on the null engine (QD1, latency mode).
+        f=$WORK_DIR/null.dat
+        [ -f "$f" ] || $IOG run -c 1M -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        echo | tee -a "$SUMMARY"
+        echo "## null-scaling: iogauge, null engine, QD1, -L: 2 threads against 1" | tee -a "$SUMMARY"
+        for i in $(seq 1 "$PAIRS"); do
+            for t in 1 2; do
+                $IOG run -t $t -b 4k -o 1 -r -L --cache buffered --engine null -d "$SECS" -W 1 --output json --output-file "$OUT/null-scaling-t$t-$i.json" "$f"
+            done
+            python3 - "$OUT/null-scaling-t1-$i.json" "$OUT/null-scaling-t2-$i.json" "$i" <<'PY' | tee -a "$SUMMARY"
+import json, sys
+one, two = (json.load(open(p))["total"]["all"]["iops"] for p in sys.argv[1:3])
+print(f"{sys.argv[3]:<5} 1 thread {one:14.0f}  2 threads {two:14.0f}  ratio {two/one:.3f}")
+PY
+        done
         ;;
     shm-sync)
         # Buffered 4K random read from a file in /dev/shm, pread on both sides.
@@ -113,7 +164,7 @@ print(f"{sys.argv[2]:>3} s: max RSS {u['max_rss_bytes']/2**20:.1f} MiB, {len(d['
 PY
         done
         ;;
-    *) echo "unknown workload '$w' (direct-qd32, shm-sync, memory)" >&2; exit 2 ;;
+    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring null-qd1 null-scaling memory)" >&2; exit 2 ;;
     esac
 done
 echo "results in $OUT"
