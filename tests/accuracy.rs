@@ -55,4 +55,36 @@ fn reported_latency_matches_injected_latency_at_qd_1_16_128() {
         "latency error beyond tolerance:\n{}",
         failures.join("\n")
     );
+
+    // `iogauge selftest` reports the same comparison, the clock and the overhead per I/O.
+    let o = bin()
+        .args(["selftest", "--seconds", "0.5", "--output", "json", "--dir"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(f(&st["clock"]["read_cost_ns"]) > 0.0);
+    let overhead = st["overhead"].as_array().unwrap();
+    assert_eq!(overhead.len(), 4);
+    for v in overhead {
+        // The null engine must leave room for any real device: well under a microsecond per I/O.
+        assert!(f(&v["ns_per_io"]) < 1000.0, "{v}");
+    }
+    let errors = st["latency_error"].as_array().unwrap();
+    assert_eq!(errors.len(), 12);
+    assert!(
+        errors.iter().all(|e| e["within_tolerance"] == true),
+        "{errors:#?}"
+    );
+    // Only the run's own file remains: the self-test removed its scratch file.
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.iter()
+            .all(|n| !n.to_string_lossy().contains("selftest")),
+        "{left:?}"
+    );
 }
