@@ -43,6 +43,14 @@ SUMMARY=$OUT/summary.txt
     echo "fio: $(fio --version); iogauge: $($IOG --version); pairs: $PAIRS; seconds per run: $SECS"
 } | tee -a "$SUMMARY"
 
+# ensure_file PATH SIZE [iogauge flags]: create the work file once, with iogauge's
+# incompressible data, and keep it between runs.
+ensure_file() {
+    local f=$1 size=$2
+    shift 2
+    [ -f "$f" ] || $IOG run -c "$size" -d 0.1 -W 0 --keep "$@" --output json --output-file /dev/null "$f"
+}
+
 # json_field FILE TOOL DIR FIELD: iops or mean completion latency (ns) from a result file.
 json_field() {
     python3 - "$@" <<'PY'
@@ -91,7 +99,7 @@ for w in "${WORKLOADS[@]}"; do
     direct-qd32)
         # 4K random read, QD32, O_DIRECT, one thread, io_uring on both sides.
         f=$WORK_DIR/direct.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G
         pairs direct-qd32 read "$f" \
             "--name=direct-qd32 --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --direct=1 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
             "-b 4k -o 32 -r -Su -L --engine io_uring -d $SECS -W 1"
@@ -99,7 +107,7 @@ for w in "${WORKLOADS[@]}"; do
     direct-qd1)
         # The same at queue depth 1: latency-bound, so per-I/O overhead shows directly.
         f=$WORK_DIR/direct.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G
         pairs direct-qd1 read "$f" \
             "--name=direct-qd1 --rw=randread --bs=4k --iodepth=1 --ioengine=io_uring --direct=1 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
             "-b 4k -o 1 -r -Su -L --engine io_uring -d $SECS -W 1"
@@ -107,7 +115,7 @@ for w in "${WORKLOADS[@]}"; do
     shm-uring)
         # Buffered 4K random read from /dev/shm through io_uring at QD32: CPU-bound.
         f=/dev/shm/iogauge-bench.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G --cache buffered
         pairs shm-uring read "$f" \
             "--name=shm-uring --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --direct=0 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
             "-b 4k -o 32 -r --cache buffered --engine io_uring -d $SECS -W 1"
@@ -120,7 +128,7 @@ for w in "${WORKLOADS[@]}"; do
         # the cache before each job. (On tmpfs this kernel hands buffered io_uring reads to io-wq
         # worker threads, which then bound both tools: see shm-uring.)
         f=$WORK_DIR/direct.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G
         cat "$f" >/dev/null
         pairs cached-uring read "$f" \
             "--name=cached-uring --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --direct=0 --invalidate=0 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
@@ -130,7 +138,7 @@ for w in "${WORKLOADS[@]}"; do
         # No storage at all: what is left is each tool's own cost per I/O, latency recorded on
         # both sides (fio records completion latency by default).
         f=$WORK_DIR/null.dat
-        [ -f "$f" ] || $IOG run -c 1M -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1M --cache buffered
         pairs null-qd1 read "$f" \
             "--name=null-qd1 --rw=randread --bs=4k --iodepth=1 --ioengine=null --size=1G --time_based --runtime=$SECS --ramp_time=1" \
             "-b 4k -o 1 -r -L --cache buffered --engine null -d $SECS -W 1"
@@ -138,7 +146,7 @@ for w in "${WORKLOADS[@]}"; do
     null-scaling)
         # iogauge alone: 2 threads against 1 on the null engine (QD1, latency mode).
         f=$WORK_DIR/null.dat
-        [ -f "$f" ] || $IOG run -c 1M -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1M --cache buffered
         echo | tee -a "$SUMMARY"
         echo "## null-scaling: iogauge, null engine, QD1, -L: 2 threads against 1" | tee -a "$SUMMARY"
         for i in $(seq 1 "$PAIRS"); do
@@ -155,7 +163,7 @@ PY
     shm-sync)
         # Buffered 4K random read from a file in /dev/shm, pread on both sides.
         f=/dev/shm/iogauge-bench.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --cache buffered --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G --cache buffered
         pairs shm-sync read "$f" \
             "--name=shm-sync --rw=randread --bs=4k --iodepth=1 --ioengine=psync --direct=0 --norandommap --size=1G --time_based --runtime=$SECS --ramp_time=1" \
             "-b 4k -r --cache buffered --engine sync -d $SECS -W 1"
@@ -164,7 +172,7 @@ PY
     memory)
         # Resident size against run length: 8 threads x QD32 on the work disk, short and 60 s.
         f=$WORK_DIR/direct.dat
-        [ -f "$f" ] || $IOG run -c 1G -d 0.1 -W 0 --keep --output json --output-file /dev/null "$f"
+        ensure_file "$f" 1G
         echo | tee -a "$SUMMARY"
         echo "## memory: 8 threads x QD32, 4K random read, O_DIRECT, io_uring" | tee -a "$SUMMARY"
         for secs in 5 60; do

@@ -7,16 +7,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-fn pct(l: &Value, p: f64) -> f64 {
-    l["percentiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| f(&x["percentile"]) == p)
-        .map(|x| f(&x["ns"]))
-        .unwrap()
-}
-
 #[test]
 fn reported_latency_matches_injected_latency_at_qd_1_16_128() {
     let d = work_dir();
@@ -39,7 +29,7 @@ fn reported_latency_matches_injected_latency_at_qd_1_16_128() {
                 "{dist} qd {qd}: too few I/Os"
             );
             for (p50_99, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
-                let (m, i) = (pct(measured, p50_99), pct(injected, p50_99));
+                let (m, i) = (percentile(measured, p50_99), percentile(injected, p50_99));
                 let tolerance = (i * rel).max(abs_ns);
                 let line = format!("{dist:>22} qd {qd:>3} p{p50_99}: reported {:>9.1} us, injected {:>9.1} us, off {:>6.2} us (allowed {:.1})",
                     m / 1e3, i / 1e3, (m - i) / 1e3, tolerance / 1e3);

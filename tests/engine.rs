@@ -4,16 +4,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-fn p50(l: &Value) -> f64 {
-    l["percentiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| f(&x["percentile"]) == 50.0)
-        .map(|x| f(&x["ns"]))
-        .unwrap()
-}
-
 #[test]
 fn lookasides_find_completions_that_arrive_while_issuing() {
     let d = work_dir();
@@ -119,10 +109,10 @@ fn scheduled_latency_shows_what_coordinated_omission_hides() {
         &r["total"]["all"]["latency_scheduled"],
     );
     assert!(
-        (p50(sched) - p50(done)).abs() < 100_000.0,
+        (percentile(sched, 50.0) - percentile(done, 50.0)).abs() < 100_000.0,
         "{} vs {}",
-        p50(sched),
-        p50(done)
+        percentile(sched, 50.0),
+        percentile(done, 50.0)
     );
     // Twice what it can do at queue depth 1 (1 ms each: 1000 IOPS): each I/O still takes 1 ms
     // to serve, but a client on that schedule waits longer and longer.
@@ -132,14 +122,14 @@ fn scheduled_latency_shows_what_coordinated_omission_hides() {
         &r["total"]["all"]["latency_scheduled"],
     );
     assert!(
-        (p50(done) - 1e6).abs() < 20_000.0,
+        (percentile(done, 50.0) - 1e6).abs() < 20_000.0,
         "service time stays 1 ms: {}",
-        p50(done)
+        percentile(done, 50.0)
     );
     assert!(
-        p50(sched) > 100e6,
+        percentile(sched, 50.0) > 100e6,
         "scheduled latency grows: p50 {} ns",
-        p50(sched)
+        percentile(sched, 50.0)
     );
     assert!(
         r["total"]["all"]["latency_scheduled"]["max_ns"].as_u64()

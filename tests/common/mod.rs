@@ -85,3 +85,13 @@ pub fn run_l(line: &str, paths: &[&str]) -> Output {
 pub fn json_l(line: &str, paths: &[&str]) -> Value {
     run_json(&argv(line, paths))
 }
+
+/// The value (ns) at percentile `p` of a latency summary in the JSON result.
+pub fn percentile(l: &Value, p: f64) -> f64 {
+    let found = l["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| f(&x["percentile"]) == p);
+    f(&found.unwrap_or_else(|| panic!("no p{p} in {l}"))["ns"])
+}
