@@ -475,10 +475,20 @@ pub fn run<E: IoEngine>(
             if !issuing {
                 break;
             }
-            // Rate-limited with nothing in flight: sleep to the next start, briefly enough to
-            // notice a stop.
-            let wait = next_due.saturating_sub(now).min(10_000_000);
-            std::thread::sleep(std::time::Duration::from_nanos(wait));
+            // Rate-limited with nothing in flight: wait for the next start. Sleep until shortly
+            // before it (briefly enough to notice a stop), then spin: a sleep alone wakes late on
+            // virtual machines, and the I/O would start behind its own schedule.
+            const SPIN_NS: u64 = 200_000;
+            let wait = next_due.saturating_sub(now);
+            if wait > SPIN_NS {
+                std::thread::sleep(std::time::Duration::from_nanos(
+                    (wait - SPIN_NS).min(10_000_000),
+                ));
+            } else {
+                while clock.now_ns() < next_due {
+                    std::hint::spin_loop();
+                }
+            }
             now = clock.now_ns();
             continue;
         }
