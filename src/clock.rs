@@ -136,6 +136,13 @@ impl Clock {
         }
     }
 
+    /// Busy-wait until `t`: for waits that must not be late by a scheduler's wake-up delay.
+    pub fn spin_until(&self, t: u64) {
+        while self.now_ns() < t {
+            std::hint::spin_loop();
+        }
+    }
+
     #[inline(always)]
     pub fn now_ns(&self) -> u64 {
         match self.tsc {

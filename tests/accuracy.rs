@@ -14,70 +14,94 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn steal_ns() -> u64 {
-    iogauge::stats::cpu::steal_ns()
+/// CPU time of finished child processes (user + system), in nanoseconds.
+fn children_cpu_ns() -> u64 {
+    // SAFETY: getrusage fills a struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
 }
 
-enum Outcome {
-    Pass(String),
-    Fail(String),
-    Skip(String),
+/// Whether the machine kept a child from running during `work`: CPU time stolen by the
+/// hypervisor (counted in 10 ms ticks, so short thefts go unseen), or a child that got less
+/// than `min_cpu_share` of a CPU while it should have been running all along (a spinning
+/// delay-engine or null-engine thread).
+fn watch<T>(min_cpu_share: f64, work: impl FnOnce() -> T) -> (T, Option<String>) {
+    let (steal0, cpu0, t0) = (
+        iogauge::stats::cpu::steal_ns(),
+        children_cpu_ns(),
+        std::time::Instant::now(),
+    );
+    let out = work();
+    let stolen = iogauge::stats::cpu::steal_ns() - steal0;
+    let share = (children_cpu_ns() - cpu0) as f64 / t0.elapsed().as_nanos() as f64;
+    let why = if stolen > 0 {
+        Some(format!(
+            "{:.0} ms of CPU stolen by the hypervisor",
+            stolen as f64 / 1e6
+        ))
+    } else if share < min_cpu_share {
+        Some(format!("iogauge got {:.0}% of a CPU", share * 100.0))
+    } else {
+        None
+    };
+    (out, why)
 }
 
 /// One distribution at one queue depth, up to 3 runs.
 fn case(file: &Path, dist: &str, qd: u32) -> Outcome {
     let mut last = String::new();
     for attempt in 1..=3 {
-        let before = steal_ns();
         let line =
             format!("-c 1M -L -W 0.2 -d 2 --cache buffered --engine delay --delay {dist} -o {qd}");
-        let r = json_l(&line, &[p(file)]);
-        let stolen = steal_ns() - before;
-        assert!(
-            u(&r["total"]["all"]["ios"]) > 1000,
-            "{dist} qd {qd}: too few I/Os"
-        );
-        let (measured, injected) = (&r["total"]["all"]["latency"], &r["injected_latency"]);
+        // The delay engine spins for the whole run: an undisturbed child uses about one CPU.
+        let (r, disturbed) = watch(0.85, || json_l(&line, &[p(file)]));
+        let ios = u(&r["total"]["all"]["ios"]);
         let mut bad = Vec::new();
         let mut lines = Vec::new();
-        for (pc, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
-            let (m, i) = (percentile(measured, pc), percentile(injected, pc));
-            let tolerance = (i * rel).max(abs_ns);
-            let l = format!(
-                "{dist} qd {qd} p{pc}: reported {:.1} us, injected {:.1} us, off {:.2} us (allowed {:.1})",
-                m / 1e3,
-                i / 1e3,
-                (m - i) / 1e3,
-                tolerance / 1e3
-            );
-            if (m - i).abs() > tolerance {
-                bad.push(l.clone());
+        if ios < 1000 {
+            bad.push(format!("{dist} qd {qd}: only {ios} I/Os in 2 s"));
+        } else {
+            let (measured, injected) = (&r["total"]["all"]["latency"], &r["injected_latency"]);
+            for (pc, rel, abs_ns) in [(50.0, 0.01, 2_000.0), (99.0, 0.03, 5_000.0)] {
+                let (m, i) = (percentile(measured, pc), percentile(injected, pc));
+                let tolerance = (i * rel).max(abs_ns);
+                let l = format!(
+                    "{dist} qd {qd} p{pc}: reported {:.1} us, injected {:.1} us, off {:.2} us (allowed {:.1})",
+                    m / 1e3,
+                    i / 1e3,
+                    (m - i) / 1e3,
+                    tolerance / 1e3
+                );
+                if (m - i).abs() > tolerance {
+                    bad.push(l.clone());
+                }
+                lines.push(l);
             }
-            lines.push(l);
         }
         if bad.is_empty() {
             return Outcome::Pass(lines.join("; "));
         }
-        last = format!(
-            "{} (run {attempt}, {:.0} ms of CPU stolen)",
-            bad.join("; "),
-            stolen as f64 / 1e6
-        );
-        if stolen == 0 {
-            return Outcome::Fail(last);
-        }
+        let Some(why) = disturbed else {
+            return Outcome::Fail(format!("{} (run {attempt}, undisturbed)", bad.join("; ")));
+        };
+        last = format!("{} (run {attempt}: {why})", bad.join("; "));
     }
-    Outcome::Skip(format!("every run disturbed by the hypervisor: {last}"))
+    Outcome::Skip(format!("every run disturbed: {last}"))
 }
 
 /// `iogauge selftest`: the clock, the overhead per I/O, and the same comparison; every row out
 /// of tolerance must carry stolen CPU time.
 fn selftest(dir: &Path) -> Outcome {
-    let o = bin()
-        .args(["selftest", "--seconds", "1", "--output", "json", "--dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
+    // Busy threads (null engine, spinning delay engine) nearly all the time.
+    let (o, disturbed) = watch(0.8, || {
+        bin()
+            .args(["selftest", "--seconds", "1", "--output", "json", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    });
     let st: Value = match serde_json::from_slice(&o.stdout) {
         Ok(v) => v,
         Err(e) => return Outcome::Fail(format!("no JSON from selftest ({e}): {}", stderr(&o))),
@@ -86,10 +110,15 @@ fn selftest(dir: &Path) -> Outcome {
         return Outcome::Fail("no clock cost".into());
     }
     let overhead = st["overhead"].as_array().unwrap();
-    if overhead.len() != 4 || overhead.iter().any(|v| f(&v["ns_per_io"]) >= 1000.0) {
-        return Outcome::Fail(format!(
-            "overhead per I/O should be under 1 us: {overhead:?}"
-        ));
+    if overhead.len() != 4 {
+        return Outcome::Fail(format!("{} overhead rows, expected 4", overhead.len()));
+    }
+    if let Some(v) = overhead.iter().find(|v| f(&v["ns_per_io"]) >= 1000.0) {
+        let msg = format!("overhead per I/O should be under 1 us: {v}");
+        return match &disturbed {
+            Some(why) => Outcome::Skip(format!("{msg}, on a disturbed machine ({why})")),
+            None => Outcome::Fail(msg),
+        };
     }
     let rows = st["latency_error"].as_array().unwrap();
     if rows.len() != 12 {
@@ -116,13 +145,20 @@ fn selftest(dir: &Path) -> Outcome {
             o.status.code()
         ));
     }
+    // A row out of tolerance is a failure unless its run saw stolen CPU or the whole self-test
+    // was kept from the CPU.
     if let Some(e) = off.iter().find(|e| u(&e["steal_ns"]) == 0) {
-        return Outcome::Fail(format!("out of tolerance without stolen CPU: {e}"));
+        if disturbed.is_none() {
+            return Outcome::Fail(format!("out of tolerance on an undisturbed machine: {e}"));
+        }
     }
     if !passed {
         return Outcome::Skip(format!(
-            "{} rows out of tolerance, each in runs where CPU time was stolen",
-            off.len()
+            "{} rows out of tolerance on a disturbed machine ({})",
+            off.len(),
+            disturbed
+                .as_deref()
+                .unwrap_or("CPU stolen during those runs")
         ));
     }
     Outcome::Pass(format!("{} rows within tolerance", rows.len()))
@@ -131,11 +167,6 @@ fn selftest(dir: &Path) -> Outcome {
 fn main() {
     let d = work_dir();
     let file = file_in(&d, "acc.dat");
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut cases: Vec<(String, Box<dyn Fn() -> Outcome>)> = Vec::new();
     // At QD128 the delays are 4 times longer: one delay-engine thread completing 128 I/Os per
     // millisecond while spinning is near what one vCPU here sustains, and that limit, not the
@@ -160,31 +191,5 @@ fn main() {
     }
     let dir = d.path().to_path_buf();
     cases.push(("selftest".into(), Box::new(move || selftest(&dir))));
-    for (name, run) in &cases {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-            Ok(Outcome::Pass(what)) => {
-                println!("test {name} ... ok ({what})");
-                passed += 1;
-            }
-            Ok(Outcome::Skip(why)) => {
-                println!("test {name} ... SKIPPED: {why}");
-                skipped += 1;
-            }
-            Ok(Outcome::Fail(why)) => {
-                println!("test {name} ... FAILED: {why}");
-                failed += 1;
-            }
-            Err(_) => {
-                println!("test {name} ... FAILED (panicked)");
-                failed += 1;
-            }
-        }
-    }
-    println!("\naccuracy: {passed} passed, {failed} failed, {skipped} skipped");
-    if failed > 0 {
-        std::process::exit(101);
-    }
+    harness("accuracy", cases);
 }

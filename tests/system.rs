@@ -8,8 +8,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-type Outcome = Result<(), String>;
-type Test = (&'static str, fn() -> Outcome);
+/// Err(reason): root or a kernel feature is missing here.
+type Checked = Result<(), String>;
+type SystemTest = (&'static str, fn() -> Checked);
 
 fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
     let o = Command::new(cmd)
@@ -17,15 +18,14 @@ fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
         .output()
         .map_err(|e| format!("{cmd}: {e}"))?;
     if !o.status.success() {
-        return Err(format!(
-            "{cmd} {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let first = err.lines().next().unwrap_or("failed").trim().to_string();
+        return Err(format!("{cmd} {args:?}: {first}"));
     }
     Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
-fn need_root() -> Outcome {
+fn need_root() -> Checked {
     if is_root() {
         Ok(())
     } else {
@@ -62,7 +62,7 @@ impl Drop for DmDevice {
     }
 }
 
-fn direct_io_refused_names_the_file_system() -> Outcome {
+fn direct_io_refused_names_the_file_system() -> Checked {
     need_root()?;
     let d = work_dir();
     let _m = Mount::new("ramfs", "size=8m", d.path())?;
@@ -81,7 +81,7 @@ fn direct_io_refused_names_the_file_system() -> Outcome {
     Ok(())
 }
 
-fn enospc_while_creating_removes_the_partial_file() -> Outcome {
+fn enospc_while_creating_removes_the_partial_file() -> Checked {
     need_root()?;
     let d = work_dir();
     let _m = Mount::new("tmpfs", "size=4m", d.path())?;
@@ -97,7 +97,7 @@ fn enospc_while_creating_removes_the_partial_file() -> Outcome {
     Ok(())
 }
 
-fn block_devices_are_only_written_with_allow_overwrite() -> Outcome {
+fn block_devices_are_only_written_with_allow_overwrite() -> Checked {
     need_root()?;
     let d = work_dir();
     let img = d.path().join("disk.img");
@@ -146,7 +146,7 @@ fn dm_error_device(name: &str, table: &str) -> Result<DmDevice, String> {
     Ok(DmDevice(name.to_string()))
 }
 
-fn io_errors_stop_the_run_with_partial_results() -> Outcome {
+fn io_errors_stop_the_run_with_partial_results() -> Checked {
     need_root()?;
     let name = format!("iogauge-err-{}", std::process::id());
     // 8 MiB that fail every I/O with EIO.
@@ -188,7 +188,7 @@ fn io_errors_stop_the_run_with_partial_results() -> Outcome {
 }
 
 fn main() {
-    let tests: &[Test] = &[
+    let tests: [SystemTest; 4] = [
         (
             "direct_io_refused_names_the_file_system",
             direct_io_refused_names_the_file_system,
@@ -206,32 +206,16 @@ fn main() {
             io_errors_stop_the_run_with_partial_results,
         ),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
+    // Each test returns Err(reason) when root or a kernel feature is missing: a skip.
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| {
+            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
+                Ok(()) => Outcome::Pass(String::new()),
+                Err(why) => Outcome::Skip(why),
+            });
+            (name.to_string(), run)
+        })
         .collect();
-    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        match std::panic::catch_unwind(test) {
-            Ok(Ok(())) => {
-                println!("test {name} ... ok");
-                passed += 1;
-            }
-            Ok(Err(why)) => {
-                println!("test {name} ... SKIPPED: {why}");
-                skipped += 1;
-            }
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    println!("\nsystem: {passed} passed, {failed} failed, {skipped} skipped");
-    if failed > 0 {
-        std::process::exit(101);
-    }
+    harness("system", tests);
 }

@@ -61,12 +61,6 @@ impl DelayEngine {
         }
         n
     }
-
-    fn wait_until(&self, t: u64) {
-        while self.clock.now_ns() < t {
-            std::hint::spin_loop();
-        }
-    }
 }
 
 impl IoEngine for DelayEngine {
@@ -101,10 +95,10 @@ impl IoEngine for DelayEngine {
                 break;
             };
             if next > deadline {
-                self.wait_until(deadline);
+                self.clock.spin_until(deadline);
                 break;
             }
-            self.wait_until(next);
+            self.clock.spin_until(next);
             got += self.pop_due(self.clock.now_ns(), out);
         }
         Ok(())

@@ -211,7 +211,10 @@ fn open_target(
             .map_err(|e| Error::runtime(format!("cannot find the size of '{shown}': {e}")))?;
     }
     if job.cache.is_direct() {
-        check_direct_alignment(job, &file, path)?;
+        job.check_direct_alignment(
+            direct_alignment(&file).unwrap_or(MIN_DIRECT_ALIGN),
+            Some(path),
+        )?;
     }
 
     let start = job.base_offset;
@@ -261,31 +264,6 @@ fn direct_alignment(file: &File) -> Option<u64> {
         return None;
     }
     Some(st.stx_dio_offset_align as u64)
-}
-
-fn check_direct_alignment(job: &JobSpec, file: &File, path: &Path) -> Result<()> {
-    let align = direct_alignment(file).unwrap_or(MIN_DIRECT_ALIGN);
-    let mut checks = vec![
-        ("--block-size", job.block_size),
-        ("--base-offset", job.base_offset),
-    ];
-    match &job.pattern {
-        crate::spec::Pattern::Random { align_bytes, .. } => {
-            checks.push(("--random alignment", *align_bytes))
-        }
-        crate::spec::Pattern::Sequential { stride_bytes, .. } => {
-            checks.push(("--sequential stride", *stride_bytes))
-        }
-    }
-    for (flag, v) in checks {
-        if v % align != 0 {
-            return Err(Error::usage(format!(
-                "{flag} {v} is not a multiple of {align} bytes, which direct I/O on '{}' needs; align it or use --cache buffered",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 fn enospc(path: &Path, want: u64) -> Error {

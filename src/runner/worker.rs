@@ -425,7 +425,7 @@ pub fn run<E: IoEngine>(
                     waits.lookaside_completions += cqes.len() as u64;
                     s.complete(&engine, &cqes, now);
                 }
-            } else {
+            } else if latency {
                 // The I/O runs inside `reap`: it is submitted when it is queued.
                 for &u in &unsubmitted {
                     s.submitted_at[u as usize] = now;
@@ -485,9 +485,7 @@ pub fn run<E: IoEngine>(
                     (wait - SPIN_NS).min(10_000_000),
                 ));
             } else {
-                while clock.now_ns() < next_due {
-                    std::hint::spin_loop();
-                }
+                clock.spin_until(next_due);
             }
             now = clock.now_ns();
             continue;

@@ -357,26 +357,7 @@ impl JobSpec {
             return bad("--rate-iops and --rate-bw cannot be combined: give one limit".into());
         }
         if self.cache.is_direct() {
-            let a = MIN_DIRECT_ALIGN;
-            let mut checks = vec![
-                ("--block-size", self.block_size),
-                ("--base-offset", self.base_offset),
-            ];
-            match &self.pattern {
-                Pattern::Random { align_bytes, .. } => {
-                    checks.push(("--random alignment", *align_bytes))
-                }
-                Pattern::Sequential { stride_bytes, .. } => {
-                    checks.push(("--sequential stride", *stride_bytes))
-                }
-            }
-            for (flag, value) in checks {
-                if value % a != 0 {
-                    return bad(format!(
-                        "{flag} {value} is not a multiple of {a} bytes, which direct I/O needs; align it or use --cache buffered"
-                    ));
-                }
-            }
+            self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
         let mut seen = std::collections::HashSet::new();
         for t in &self.targets {
@@ -385,6 +366,32 @@ impl JobSpec {
                     "target '{}' is given twice; use --threads for more load on one target",
                     t.path.display()
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Direct I/O needs the block size, base offset and random alignment or sequential stride
+    /// to be multiples of `align`: 512 before any target is opened, the target's own
+    /// requirement once it is (`on` names it in the message).
+    pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {
+        let step = match &self.pattern {
+            Pattern::Random { align_bytes, .. } => ("--random alignment", *align_bytes),
+            Pattern::Sequential { stride_bytes, .. } => ("--sequential stride", *stride_bytes),
+        };
+        let checks = [
+            ("--block-size", self.block_size),
+            ("--base-offset", self.base_offset),
+            step,
+        ];
+        for (flag, value) in checks {
+            if value % align != 0 {
+                let on = on
+                    .map(|p| format!(" on '{}'", p.display()))
+                    .unwrap_or_default();
+                return Err(Error::usage(format!(
+                    "{flag} {value} is not a multiple of {align} bytes, which direct I/O{on} needs; align it or use --cache buffered"
+                )));
             }
         }
         Ok(())

@@ -47,10 +47,6 @@ impl LatencyHistogram {
             .expect("histograms of one configuration always merge");
     }
 
-    pub fn reset(&mut self) {
-        self.h.reset();
-    }
-
     pub fn count(&self) -> u64 {
         self.h.len()
     }

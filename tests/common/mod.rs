@@ -95,3 +95,53 @@ pub fn percentile(l: &Value, p: f64) -> f64 {
         .find(|x| f(&x["percentile"]) == p);
     f(&found.unwrap_or_else(|| panic!("no p{p} in {l}"))["ns"])
 }
+
+/// How one test of a custom-harness binary (`harness = false`) ended. A test that cannot run
+/// here, or whose result cannot be judged here, is a skip, never a pass.
+pub enum Outcome {
+    Pass(String),
+    Fail(String),
+    Skip(String),
+}
+
+/// Run the named tests (filtered by the command line's words), print one line each and the
+/// closing `TITLE: N passed, N failed, N skipped`, and exit 101 if any failed. A panic fails.
+pub fn harness(title: &str, tests: Vec<(String, Box<dyn Fn() -> Outcome>)>) {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for (name, test) in &tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(test)) {
+            Ok(Outcome::Pass(what)) => {
+                let what = if what.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({what})")
+                };
+                println!("test {name} ... ok{what}");
+                passed += 1;
+            }
+            Ok(Outcome::Skip(why)) => {
+                println!("test {name} ... SKIPPED: {why}");
+                skipped += 1;
+            }
+            Ok(Outcome::Fail(why)) => {
+                println!("test {name} ... FAILED: {why}");
+                failed += 1;
+            }
+            Err(_) => {
+                println!("test {name} ... FAILED (panicked)");
+                failed += 1;
+            }
+        }
+    }
+    println!("\n{title}: {passed} passed, {failed} failed, {skipped} skipped");
+    if failed > 0 {
+        std::process::exit(101);
+    }
+}
