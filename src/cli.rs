@@ -181,6 +181,11 @@ pub struct RunArgs {
     #[arg(long = "delay", value_name = "DIST")]
     pub delay: Option<String>,
 
+    /// Delay engine: from T after the start (warm-up included) inject DIST instead, as a
+    /// device whose burst ends: 2s:fixed:1ms
+    #[arg(long = "delay-step", value_name = "T:DIST")]
+    pub delay_step: Option<String>,
+
     /// Pin worker threads to CPUs: auto (spread over all) or a list such as 0,2,4 (DiskSpd's -a)
     #[arg(short = 'a', long = "affinity", value_name = "CPUS", num_args = 0..=1,
           require_equals = true, default_missing_value = "auto")]

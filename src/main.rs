@@ -108,6 +108,13 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
     let result = runner::run(&job, command_line, &interrupted, &mut cleanup)?;
     let text = iogauge::report::exporter(args.output).render(&result);
     write_output(&args.output_file, &text)?;
+    // The text report lists warnings itself; other formats carry them as data, so a person
+    // watching the terminal still needs to see them.
+    if args.output != OutputFormat::Text || args.output_file != "-" {
+        for w in &result.warnings {
+            eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
+        }
+    }
     match result.stop_reason {
         StopReason::Completed => Ok(exit::OK),
         StopReason::Interrupted => {

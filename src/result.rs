@@ -4,6 +4,7 @@
 
 use crate::clock::ClockInfo;
 use crate::engine::uring::UringFeatures;
+use crate::facts::{SystemFacts, TargetFacts};
 use crate::runner::target::TargetKind;
 use crate::runner::worker::WaitStats;
 use crate::spec::{EngineKind, JobSpec};
@@ -49,6 +50,8 @@ pub struct RunResult {
     pub stop_message: Option<String>,
     /// Things the user should know about how the job ran (engine fallback, queue depth...).
     pub notes: Vec<String>,
+    /// What looks wrong with the run, each with its fix ([`crate::warnings`]).
+    pub warnings: Vec<crate::warnings::Warning>,
     pub job: JobSpec,
     pub mode: Mode,
     /// The engine and queue depth that actually ran.
@@ -61,7 +64,7 @@ pub struct RunResult {
     pub waits: WaitStats,
     /// The delay engine's injected latencies, to compare with the measured ones.
     pub injected_latency: Option<LatencySummary>,
-    pub system: SystemInfo,
+    pub system: SystemFacts,
     /// Length of the measured window (warm-up and cool-down excluded).
     pub measured_ns: u64,
     pub cpu: Vec<CpuUsage>,
@@ -73,13 +76,6 @@ pub struct RunResult {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SystemInfo {
-    pub hostname: String,
-    pub kernel: String,
-    pub cpus: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
 pub struct TargetResult {
     pub path: String,
     pub kind: TargetKind,
@@ -88,6 +84,8 @@ pub struct TargetResult {
     pub working_set_end: u64,
     /// iogauge created this file for the run.
     pub created: bool,
+    /// File system and device facts.
+    pub facts: TargetFacts,
     pub threads: Vec<ThreadResult>,
     pub total: DirPair,
 }
@@ -191,21 +189,4 @@ fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-impl SystemInfo {
-    pub fn collect() -> Self {
-        let read = |p: &str| {
-            std::fs::read_to_string(p)
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default()
-        };
-        SystemInfo {
-            hostname: read("/proc/sys/kernel/hostname"),
-            kernel: read("/proc/sys/kernel/osrelease"),
-            cpus: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-        }
-    }
 }

@@ -9,7 +9,7 @@
 use super::{Cqe, IoEngine, Sqe};
 use crate::clock::Clock;
 use crate::runner::rng::Rng;
-use crate::spec::DelayDist;
+use crate::spec::{DelayDist, DelayStep};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
@@ -18,6 +18,8 @@ pub struct DelayEngine {
     clock: Clock,
     rng: Rng,
     dist: DelayDist,
+    /// (clock time, distribution from then on)
+    step: Option<(u64, DelayDist)>,
     /// (due time, slot, result), earliest first.
     due: BinaryHeap<Reverse<(u64, u32, i32)>>,
     /// The latency injected for the I/O now (or last) in each slot.
@@ -25,17 +27,31 @@ pub struct DelayEngine {
 }
 
 impl DelayEngine {
-    pub fn new(clock: Clock, dist: DelayDist, seed: u64, stream: u64) -> Self {
+    pub fn new(
+        clock: Clock,
+        dist: DelayDist,
+        step: Option<DelayStep>,
+        seed: u64,
+        stream: u64,
+    ) -> Self {
+        let start = clock.now_ns();
         DelayEngine {
             clock,
             rng: Rng::new(seed ^ 0xDE1A_4000, &[stream]),
             dist,
+            step: step.map(|s| (start + s.after_ns, s.dist)),
             due: BinaryHeap::new(),
             injected: Vec::new(),
         }
     }
 
-    fn sample(&mut self) -> u64 {
+    fn sample(&mut self, now: u64) -> u64 {
+        if let Some((at, dist)) = self.step {
+            if now >= at {
+                self.dist = dist;
+                self.step = None;
+            }
+        }
         match self.dist {
             DelayDist::Fixed { ns } => ns,
             DelayDist::Uniform { min_ns, max_ns } => min_ns + self.rng.below(max_ns - min_ns + 1),
@@ -67,13 +83,14 @@ impl IoEngine for DelayEngine {
     const ASYNC: bool = true;
 
     fn queue(&mut self, sqe: Sqe) {
-        let d = self.sample();
+        let now = self.clock.now_ns();
+        let d = self.sample(now);
         let slot = sqe.slot as usize;
         if self.injected.len() <= slot {
             self.injected.resize(slot + 1, 0);
         }
         self.injected[slot] = d;
-        let due = self.clock.now_ns() + d;
+        let due = now + d;
         self.due.push(Reverse((due, sqe.slot, sqe.len as i32)));
     }
 

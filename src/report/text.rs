@@ -3,8 +3,9 @@
 
 use super::Exporter;
 use crate::clock::ClockSource;
+use crate::facts::Content;
 use crate::result::{DirPair, DirResult, Mode, RunResult};
-use crate::spec::units::format_size;
+use crate::spec::units::{format_size, format_size_human};
 use crate::spec::{Distribution, Pattern, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
 use std::fmt::Write;
@@ -139,11 +140,7 @@ impl Exporter for Text {
                 let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
             }
         }
-        let _ = writeln!(
-            o,
-            "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpus: {}",
-            r.system.hostname, r.system.kernel, r.system.cpus
-        );
+        system_facts(&mut o, r);
         for n in &r.notes {
             let _ = writeln!(o, "\nNote: {n}");
         }
@@ -200,10 +197,13 @@ impl Exporter for Text {
                 );
             }
         }
+        for w in &r.warnings {
+            let _ = writeln!(o, "\nWarning ({}): {}\n  fix: {}", w.code, w.message, w.fix);
+        }
         let _ = writeln!(
             o,
             "\niogauge itself: {} peak memory, {} user + {} system CPU",
-            format_size_approx(r.iogauge_usage.max_rss_bytes),
+            format_size_human(r.iogauge_usage.max_rss_bytes),
             secs(r.iogauge_usage.user_cpu_ns),
             secs(r.iogauge_usage.system_cpu_ns)
         );
@@ -211,8 +211,63 @@ impl Exporter for Text {
     }
 }
 
-fn format_size_approx(bytes: u64) -> String {
-    format!("{:.1}MiB", bytes as f64 / (1u64 << 20) as f64)
+fn system_facts(o: &mut String, r: &RunResult) {
+    let sys = &r.system;
+    let _ = writeln!(
+        o,
+        "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpu: {} x {}\n\tmemory: {}",
+        sys.hostname,
+        sys.kernel,
+        sys.cpus,
+        sys.cpu_model.as_deref().unwrap_or("unknown model"),
+        sys.memory_bytes.map_or("unknown".into(), format_size_human)
+    );
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    for t in &r.targets {
+        let f = &t.facts;
+        let _ = writeln!(o, "\ttarget {}:", t.path);
+        if let Some(fs) = &f.fs_type {
+            let _ = writeln!(
+                o,
+                "\t\tfile system: {fs} on {} at {} ({})",
+                opt(&f.mount_source),
+                opt(&f.mount_point),
+                opt(&f.mount_options)
+            );
+        }
+        match &f.block_device {
+            Some(dev) => {
+                let _ = writeln!(
+                    o,
+                    "\t\tblock device: {dev} ({}), {}, scheduler {}, queue limits: {} requests, {} in the device",
+                    opt(&f.device_model),
+                    match f.rotational {
+                        Some(true) => "rotational",
+                        Some(false) => "non-rotational",
+                        None => "rotational: unknown",
+                    },
+                    opt(&f.scheduler),
+                    f.nr_requests.map_or("-".into(), |n| n.to_string()),
+                    f.device_queue_depth.map_or("-".into(), |n| n.to_string()),
+                );
+            }
+            None => {
+                let _ = writeln!(o, "\t\tblock device: none");
+            }
+        }
+        let _ = writeln!(o, "\t\tO_DIRECT: {}", f.direct_io);
+        let content = match f.content {
+            Content::Created => "incompressible data written by iogauge",
+            Content::Varied => "varied (16 blocks sampled)",
+            Content::Zeros => "zeros (16 blocks sampled)",
+            Content::Repeating => "a repeating pattern (16 blocks sampled)",
+            Content::NotSampled => "not sampled",
+        };
+        let _ = writeln!(o, "\t\tcontent: {content}");
+        if let Some(free) = f.free_bytes {
+            let _ = writeln!(o, "\t\tfree space: {}", format_size_human(free));
+        }
+    }
 }
 
 fn cpu_table(o: &mut String, r: &RunResult) {

@@ -255,7 +255,13 @@ pub fn run(
                         }
                         EngineKind::Delay => {
                             let dist = job.delay.expect("validated: --engine delay has --delay");
-                            let e = DelayEngine::new(ctl.clock, dist, job.seed, plan.id as u64);
+                            let e = DelayEngine::new(
+                                ctl.clock,
+                                dist,
+                                job.delay_step,
+                                job.seed,
+                                plan.id as u64,
+                            );
                             Ok(worker::run(e, bufs, rng, plan, ctl, tx))
                         }
                     }
@@ -360,7 +366,7 @@ pub fn run(
     let measured_end = cut_at.map_or(planned_end, |c| c.min(planned_end));
     let measured_ns = measured_end.saturating_sub(m0);
 
-    Ok(build_result(BuildInput {
+    let mut result = build_result(BuildInput {
         job,
         clock: clock_info,
         command_line,
@@ -378,7 +384,9 @@ pub fn run(
         targets: &targets,
         collector,
         outcomes,
-    }))
+    });
+    result.warnings = crate::warnings::check(&result);
+    Ok(result)
 }
 
 /// The CPUs this process may run on.
@@ -582,6 +590,7 @@ fn build_result(b: BuildInput) -> RunResult {
             working_set_start: t.start,
             working_set_end: t.end,
             created: t.created,
+            facts: t.facts.clone(),
             threads,
             total: pair(&parts, b.measured_ns, async_engine),
         });
@@ -619,6 +628,7 @@ fn build_result(b: BuildInput) -> RunResult {
         stop_reason: b.stop_reason,
         stop_message: b.stop_message,
         notes: b.notes,
+        warnings: Vec::new(),
         job: job.clone(),
         mode: if job.latency {
             Mode::Latency
@@ -631,7 +641,7 @@ fn build_result(b: BuildInput) -> RunResult {
         clock: b.clock,
         waits,
         injected_latency: injected.and_then(|h| h.summary()),
-        system: SystemInfo::collect(),
+        system: crate::facts::SystemFacts::collect(),
         measured_ns: b.measured_ns,
         cpu: b.cpu,
         targets,

@@ -5,6 +5,7 @@
 
 use super::rng::Rng;
 use crate::error::{Error, Result};
+use crate::facts::{free_space, fs_name, parent_dir, Content};
 use crate::spec::units::format_size;
 use crate::spec::{JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::Serialize;
@@ -31,6 +32,7 @@ pub struct OpenTarget {
     pub start: u64,
     pub end: u64,
     pub created: bool,
+    pub facts: crate::facts::TargetFacts,
 }
 
 /// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
@@ -74,52 +76,6 @@ pub fn open_targets(
         .iter()
         .map(|t| open_target(job, t, cleanup, interrupted))
         .collect()
-}
-
-fn fs_name(path: &Path) -> String {
-    let dir = if path.is_dir() {
-        path
-    } else {
-        path.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-    };
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return "unknown".into();
-    };
-    // SAFETY: statfs writes into a zeroed struct we own; `c` is a valid C string.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return "unknown".into();
-    }
-    match st.f_type as i64 {
-        0x0102_1994 => "tmpfs".into(),
-        0xEF53 => "ext4".into(),
-        0x5846_5342 => "xfs".into(),
-        0x9123_683E => "btrfs".into(),
-        0x6573_5546 => "fuse".into(),
-        0x6969 => "nfs".into(),
-        0x8584_58F6 => "ramfs".into(),
-        0x794C_7630 => "overlayfs".into(),
-        0xFF53_4D42 | 0xFE53_4D42 => "cifs/smb".into(),
-        other => format!("type {other:#x}"),
-    }
-}
-
-fn free_space(dir: &Path) -> Option<u64> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: as in `fs_name`.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
-}
-
-fn parent_dir(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
 }
 
 fn open_target(
@@ -234,9 +190,21 @@ fn open_target(
             format_size(start)
         )));
     }
+    let mut facts = crate::facts::TargetFacts::collect(
+        path,
+        &file,
+        kind == TargetKind::BlockDevice,
+        job.cache.is_direct(),
+    );
+    facts.content = if created {
+        Content::Created
+    } else {
+        crate::facts::sample_content(&file, start, end)
+    };
     Ok(OpenTarget {
         path: path.clone(),
         file,
+        facts,
         kind,
         size,
         start,

@@ -108,6 +108,15 @@ pub enum DelayDist {
     },
 }
 
+/// A change of the delay engine's distribution during the run: a device that slows down
+/// (a burst that ends), for testing what sees phases.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DelayStep {
+    /// From the start of the run, warm-up included.
+    pub after_ns: u64,
+    pub dist: DelayDist,
+}
+
 /// Which CPUs worker threads run on (DiskSpd's -a).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -161,6 +170,8 @@ pub struct JobSpec {
     pub latency: bool,
     /// The delay engine's injected latency.
     pub delay: Option<DelayDist>,
+    /// Delay engine: a later distribution (--delay-step).
+    pub delay_step: Option<DelayStep>,
     pub affinity: Option<Affinity>,
     /// io_uring: a kernel thread polls the submission queue.
     pub sqpoll: bool,
@@ -234,18 +245,29 @@ impl JobSpec {
                 "--engine delay needs --delay fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA"
                     .into(),
             ),
-            (Some(EngineKind::Delay), Some(d)) => match d {
-                DelayDist::Uniform { min_ns, max_ns } if min_ns > max_ns => {
-                    return bad("--delay uniform:MIN:MAX needs MIN <= MAX".into())
+            (Some(EngineKind::Delay), Some(d)) => {
+                let steps = [
+                    Some(("--delay", d)),
+                    self.delay_step.map(|s| ("--delay-step", s.dist)),
+                ];
+                for (flag, d) in steps.into_iter().flatten() {
+                    match d {
+                        DelayDist::Uniform { min_ns, max_ns } if min_ns > max_ns => {
+                            return bad(format!("{flag} uniform:MIN:MAX needs MIN <= MAX"))
+                        }
+                        DelayDist::Lognormal { sigma, .. } if !(0.0..=5.0).contains(&sigma) => {
+                            return bad(format!(
+                                "{flag} lognormal sigma {sigma} must be between 0 and 5"
+                            ))
+                        }
+                        _ => {}
+                    }
                 }
-                DelayDist::Lognormal { sigma, .. } if !(0.0..=5.0).contains(&sigma) => {
-                    return bad(format!(
-                        "--delay lognormal sigma {sigma} must be between 0 and 5"
-                    ))
-                }
-                _ => {}
-            },
+            }
             (_, Some(_)) => return bad("--delay applies to --engine delay only".into()),
+            (_, None) if self.delay_step.is_some() => {
+                return bad("--delay-step needs --engine delay and --delay".into())
+            }
             _ => {}
         }
         let uring_only = [("--sqpoll", self.sqpoll), ("--hipri", self.hipri)];

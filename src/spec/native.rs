@@ -84,8 +84,27 @@ fn distribution(text: &str) -> Result<Distribution> {
     })
 }
 
+/// `T:DIST`: from T after the start, DIST.
+fn delay_step(text: &str) -> Result<DelayStep> {
+    let (t, dist) = text.split_once(':').ok_or_else(|| {
+        Error::usage(format!(
+            "invalid value '{text}' for --delay-step: expected T:DIST such as 2s:fixed:1ms"
+        ))
+    })?;
+    Ok(DelayStep {
+        after_ns: parse_duration_ns(t).map_err(|why| {
+            Error::usage(format!("invalid value '{text}' for --delay-step: {why}"))
+        })?,
+        dist: delay_dist(dist, "--delay-step")?,
+    })
+}
+
 fn delay(text: &str) -> Result<DelayDist> {
-    let err = |why: String| Error::usage(format!("invalid value '{text}' for --delay: {why}"));
+    delay_dist(text, "--delay")
+}
+
+fn delay_dist(text: &str, flag: &str) -> Result<DelayDist> {
+    let err = |why: String| Error::usage(format!("invalid value '{text}' for {flag}: {why}"));
     let dur = |t: &str| parse_duration_ns(t).map_err(&err);
     let parts: Vec<&str> = text.split(':').collect();
     Ok(match parts.as_slice() {
@@ -238,6 +257,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         )?,
         latency: args.latency,
         delay: args.delay.as_deref().map(delay).transpose()?,
+        delay_step: args.delay_step.as_deref().map(delay_step).transpose()?,
         affinity: args.affinity.as_deref().map(affinity).transpose()?,
         sqpoll: args.sqpoll,
         hipri: args.hipri,

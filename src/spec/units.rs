@@ -44,6 +44,24 @@ pub fn format_size(bytes: u64) -> String {
 }
 
 /// Parse a duration with a unit (ns, us, ms, s) into nanoseconds: "100us", "1.5ms".
+/// A size rounded for people: `23.5GiB`, `512.0MiB`, `4.0KiB`, `100B`.
+pub fn format_size_human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    if v < 1024.0 {
+        return format!("{bytes}B");
+    }
+    let mut unit = "";
+    for u in UNITS {
+        v /= 1024.0;
+        unit = u;
+        if v < 1024.0 {
+            break;
+        }
+    }
+    format!("{v:.1}{unit}")
+}
+
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());

@@ -1,0 +1,147 @@
+//! Warnings that save people from fooling themselves: each names what looks wrong with a run
+//! and how to fix it. They are judged from the finished result alone, so any report (text,
+//! JSON, a profile's table) and any later reader sees the same ones.
+
+use crate::facts::Content;
+use crate::result::RunResult;
+use crate::spec::units::format_size_human;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    /// Stable name, for scripts: page-cache, zero-content, repeating-content, short-run,
+    /// cpu-saturated, queue-too-deep, throughput-varied.
+    pub code: &'static str,
+    pub message: String,
+    pub fix: String,
+}
+
+/// Runs shorter than this miss caches filling, background flushes and thermal or credit limits.
+pub const MIN_RUN_NS: u64 = 5_000_000_000;
+/// All CPUs together busier than this: the run measured the CPU.
+pub const CPU_SATURATED_PCT: f64 = 90.0;
+/// Coefficient of variation of throughput, over buckets of at least [`VARIATION_BUCKET_NS`],
+/// above which the run probably holds more than one phase.
+pub const VARIATION_CV: f64 = 0.25;
+pub const VARIATION_BUCKET_NS: u64 = 500_000_000;
+
+pub fn check(r: &RunResult) -> Vec<Warning> {
+    let mut w = Vec::new();
+    let j = &r.job;
+    for t in &r.targets {
+        let f = &t.facts;
+        let set = t.working_set_end - t.working_set_start;
+        if !j.cache.is_direct() {
+            if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
+                w.push(Warning {
+                    code: "page-cache",
+                    message: format!(
+                        "buffered I/O on a working set of {} in '{}', smaller than this machine's {} of memory: you are measuring the page cache, not the storage",
+                        format_size_human(set),
+                        t.path,
+                        format_size_human(mem)
+                    ),
+                    fix: "use --cache direct (O_DIRECT), or a working set larger than memory (-c with a new file)".into(),
+                });
+            }
+        }
+        let pattern = match f.content {
+            Content::Zeros => Some(("zero-content", "only zeros")),
+            Content::Repeating => Some(("repeating-content", "a repeating pattern")),
+            _ => None,
+        };
+        if let Some((code, what)) = pattern {
+            w.push(Warning {
+                code,
+                message: format!(
+                    "'{}' holds {what} (16 blocks sampled): storage that compresses or deduplicates will look faster than it is",
+                    t.path
+                ),
+                fix: "measure a file iogauge creates (-c SIZE with a new path): it fills it with incompressible data".into(),
+            });
+        }
+        let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
+        let device_queue =
+            j.cache.is_direct() || t.kind == crate::runner::target::TargetKind::BlockDevice;
+        if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
+            if in_flight > limit {
+                w.push(Warning {
+                    code: "queue-too-deep",
+                    message: format!(
+                        "{} threads x {} outstanding = {in_flight} I/Os in flight on '{}', but {dev} accepts {limit}: the rest wait in the kernel and add to the latency",
+                        t.threads.len(),
+                        r.queue_depth,
+                        t.path
+                    ),
+                    fix: format!("lower -t or -o so that threads x queue depth is at most {limit}"),
+                });
+            }
+        }
+    }
+    if !r.partial && r.measured_ns < MIN_RUN_NS {
+        w.push(Warning {
+            code: "short-run",
+            message: format!(
+                "the measured window was {:.2}s: a run this short misses caches filling, background writeback and burst limits",
+                r.measured_ns as f64 / 1e9
+            ),
+            fix: "measure for at least 5 s (-d 5); 30-60 s or more for a steady state".into(),
+        });
+    }
+    if let Some(busy) = cpu_busy_pct(r).filter(|&b| b >= CPU_SATURATED_PCT) {
+        w.push(Warning {
+            code: "cpu-saturated",
+            message: format!(
+                "the CPUs were {busy:.0}% busy during the run: the result may be bound by the CPU, not the storage"
+            ),
+            fix: "use fewer threads (-t) with a deeper queue (-o), stop other work on the machine, and compare iogauge's own CPU time below with the run's".into(),
+        });
+    }
+    if let Some(cv) = throughput_cv(r).filter(|&cv| cv > VARIATION_CV) {
+        w.push(Warning {
+            code: "throughput-varied",
+            message: format!(
+                "throughput varied a lot over the run (coefficient of variation {:.0}%): the average may mix phases, such as a burst and a lower baseline",
+                cv * 100.0
+            ),
+            fix: "look at the time series (--output csv); for burst then baseline, run longer (the burst profile: iogauge profile burst)".into(),
+        });
+    }
+    w
+}
+
+/// Busy share of all CPUs together over the measured window.
+fn cpu_busy_pct(r: &RunResult) -> Option<f64> {
+    let (busy, total) = r.cpu.iter().fold((0u64, 0u64), |(b, t), c| {
+        (b + c.user_ns + c.kernel_ns, t + c.total_ns())
+    });
+    (total > 0).then(|| 100.0 * busy as f64 / total as f64)
+}
+
+/// Coefficient of variation of throughput over buckets of whole intervals lasting at least
+/// [`VARIATION_BUCKET_NS`] (short intervals at low IOPS vary by counting alone); `None`
+/// below 4 buckets. The last, possibly partial, interval is left out.
+pub fn throughput_cv(r: &RunResult) -> Option<f64> {
+    let iv = r.time_series.interval_ns.max(1);
+    let per_bucket = VARIATION_BUCKET_NS.div_ceil(iv).max(1) as usize;
+    let samples = &r.time_series.samples;
+    let full: Vec<u64> = samples
+        .iter()
+        .filter(|s| s.duration_ns == iv)
+        .map(|s| s.read.bytes + s.write.bytes)
+        .collect();
+    let buckets: Vec<f64> = full
+        .chunks_exact(per_bucket)
+        .map(|c| c.iter().sum::<u64>() as f64)
+        .collect();
+    if buckets.len() < 4 {
+        return None;
+    }
+    let n = buckets.len() as f64;
+    let mean = buckets.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return None;
+    }
+    let var = buckets.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / n;
+    Some(var.sqrt() / mean)
+}
