@@ -133,6 +133,12 @@ pub struct RunArgs {
     )]
     pub cooldown: String,
 
+    /// Stop once throughput has fallen at least 30% below its peak and the last WINDOW seconds
+    /// are within 10% of the WINDOW before (a burst that has ended); -d is then the maximum
+    #[arg(long = "until-steady", value_name = "WINDOW", num_args = 0..=1, require_equals = true,
+          default_missing_value = "60")]
+    pub until_steady: Option<String>,
+
     /// Stop after this many bytes in all (split evenly across threads) instead of a duration
     #[arg(long = "total", value_name = "SIZE", conflicts_with = "duration")]
     pub total: Option<String>,

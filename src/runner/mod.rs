@@ -9,6 +9,7 @@
 pub mod collect;
 pub mod offsets;
 pub mod rng;
+pub mod steady;
 pub mod target;
 pub mod worker;
 
@@ -201,6 +202,8 @@ pub fn run(
     let mut cpu_start = None;
     let mut cpu_end = None;
     let mut interrupted_at = None;
+    let mut steady_at: Option<(u64, steady::Settled)> = None;
+    let mut samples_seen = 0;
     let outcomes: Vec<WorkerOutcome> = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
         for (fd, plan) in plans {
@@ -309,6 +312,22 @@ pub fn run(
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
+            if let (Some(rule), None) = (job.until_steady, steady_at) {
+                if collector.samples.len() > samples_seen {
+                    samples_seen = collector.samples.len();
+                    let bytes: Vec<u64> = collector
+                        .samples
+                        .iter()
+                        .map(|r| (r.ios[0] + r.ios[1]) * job.block_size)
+                        .collect();
+                    let n = (rule.window_ns / job.interval_ns) as usize;
+                    if let Some(s) = steady::settled(&bytes, n, &rule) {
+                        let now = ctl.clock.now_ns();
+                        steady_at = Some((now, s));
+                        ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
+                    }
+                }
+            }
         }
         let end_sample = cpu::sample();
         if cpu_start.is_none() {
@@ -351,9 +370,30 @@ pub fn run(
             Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
             Some(at),
         )
+    } else if let Some((at, _)) = steady_at {
+        (StopReason::Completed, None, Some(at))
     } else {
         (StopReason::Completed, None, None)
     };
+    if let Some(rule) = job.until_steady {
+        let secs = |ns: u64| ns as f64 / 1e9;
+        notes.push(match steady_at {
+            Some((at, s)) => format!(
+                "stopped after {:.1}s of {:.1}s: throughput over the last {:.1}s held within {}% of the {:.1}s before, {:.0}% below its peak interval",
+                secs(at.saturating_sub(m0)),
+                secs(m1.saturating_sub(m0)),
+                secs(rule.window_ns),
+                rule.tolerance_pct,
+                secs(rule.window_ns),
+                100.0 * (1.0 - s.last / s.peak)
+            ),
+            None => format!(
+                "throughput did not fall {}% below its peak and settle within the {:.1}s maximum: the burst may last longer (raise -d)",
+                rule.drop_pct,
+                secs(m1.saturating_sub(m0))
+            ),
+        });
+    }
     let planned_end = if m1 == u64::MAX {
         outcomes
             .iter()

@@ -148,6 +148,16 @@ pub enum Stop {
     TotalBytes { bytes: u64 },
 }
 
+/// Stop early once throughput has fallen from its peak and settled (the `burst` profile):
+/// the last window is at least `drop_pct` below the best interval and within `tolerance_pct`
+/// of the window before. The duration is then the maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SteadyRule {
+    pub window_ns: u64,
+    pub drop_pct: u8,
+    pub tolerance_pct: u8,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TargetSpec {
     pub path: PathBuf,
@@ -185,6 +195,8 @@ pub struct JobSpec {
     pub write_pct: u8,
     pub warmup_ns: u64,
     pub stop: Stop,
+    /// Stop before the duration once throughput has dropped and settled (--until-steady).
+    pub until_steady: Option<SteadyRule>,
     pub cooldown_ns: u64,
     pub base_offset: u64,
     /// End of the working set (exclusive); `None`: the end of the target.
@@ -236,6 +248,20 @@ impl JobSpec {
                 "--submit-batch {} must be between 1 and the queue depth ({})",
                 self.submit_batch, self.queue_depth
             ));
+        }
+        if let Some(rule) = self.until_steady {
+            if !matches!(self.stop, Stop::Duration { .. }) {
+                return bad(
+                    "--until-steady needs a duration (-d, the maximum), not --total".into(),
+                );
+            }
+            if rule.window_ns < self.interval_ns {
+                return bad(format!(
+                    "--until-steady window {}ms is shorter than --interval {}ms",
+                    rule.window_ns / 1_000_000,
+                    self.interval_ns / 1_000_000
+                ));
+            }
         }
         if self.block_size == 0 {
             return bad("--block-size must be more than 0".into());

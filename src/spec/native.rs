@@ -267,6 +267,17 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         write_pct,
         warmup_ns: seconds("--warmup", &args.warmup)?,
         stop,
+        until_steady: args
+            .until_steady
+            .as_deref()
+            .map(|w| -> Result<SteadyRule> {
+                Ok(SteadyRule {
+                    window_ns: seconds("--until-steady", w)?,
+                    drop_pct: 30,
+                    tolerance_pct: 10,
+                })
+            })
+            .transpose()?,
         cooldown_ns: seconds("--cooldown", &args.cooldown)?,
         base_offset: size("--base-offset", &args.base_offset)?,
         max_offset: args
