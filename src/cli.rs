@@ -4,19 +4,35 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0    the run completed and its results were printed
-  1    the run failed while running (I/O error, file could not be created); partial results are printed
-  2    bad input: a flag, value or target was rejected before any I/O
-  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial";
+/// The exit codes, for every --help that needs them.
+macro_rules! exit_codes {
+    () => {
+        "\n\nExit codes:\n  0    the run completed and its results were printed\n  1    the run failed while running (I/O error, file could not be created); partial results are printed\n  2    bad input: a flag, value or target was rejected before any I/O\n  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial"
+    };
+}
+
+const MAIN_HELP: &str = concat!(
+    "\
+Without a command, iogauge runs the quick profile on a temporary 1 GiB file in the current
+folder and prints a compact table (the same as `iogauge quick`).
+
+Examples:
+  iogauge                                  quick profile here: sequential, random IOPS, QD1 latency
+  iogauge quick /mnt/data --size 4G        the same on a 4 GiB file in /mnt/data
+  iogauge profiles                         the named profiles and what each runs
+  iogauge profile database /mnt/data       8K random 70/30 read/write
+  iogauge explain quick                    each pass as iogauge run, fio and DiskSpd command lines
+  iogauge run -b 4k -r -o 32 -t 4 -d 30    one workload, DiskSpd-style flags
+  iogauge selftest                         how far to trust this instrument on this machine",
+    exit_codes!()
+);
 
 #[derive(Parser, Debug)]
 #[command(name = "iogauge", version, about = "Storage and file-system performance measurement",
-          after_help = EXIT_CODES)]
+          after_help = MAIN_HELP)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -24,9 +40,150 @@ pub enum Command {
     /// Keep I/Os in flight against files or block devices and report IOPS, throughput and latency.
     #[command(after_help = RUN_HELP)]
     Run(Box<RunArgs>),
+    /// Run the quick profile (the default): sequential 1M, random 4K IOPS and QD1 latency, on a
+    /// temporary file in DIR.
+    #[command(after_help = QUICK_HELP)]
+    Quick(ProfileArgs),
+    /// Run a named profile on a temporary file in DIR (see `iogauge profiles`).
+    #[command(after_help = PROFILE_HELP)]
+    Profile(NamedProfileArgs),
+    /// List the named profiles and what each runs.
+    #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
+    Profiles,
+    /// Print a profile, or an `iogauge run` command line, as iogauge run command lines, a fio
+    /// job file and DiskSpd command lines.
+    #[command(after_help = EXPLAIN_HELP)]
+    Explain(ExplainArgs),
     /// Measure the instrument on this machine: iogauge's own cost per I/O, the clock's cost,
     /// and the error of reported latencies against known injected ones.
+    #[command(
+        after_help = "Examples:\n  iogauge selftest\n  iogauge selftest --seconds 2 --output json"
+    )]
     Selftest(SelftestArgs),
+    /// Write man pages for iogauge and each command into DIR.
+    #[command(
+        after_help = "Examples:\n  iogauge man /usr/local/share/man/man1\n  man -l iogauge-run.1"
+    )]
+    Man(ManArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  iogauge completions bash > /etc/bash_completion.d/iogauge\n  iogauge completions zsh > ~/.zfunc/_iogauge\n  iogauge completions fish > ~/.config/fish/completions/iogauge.fish"
+    )]
+    Completions(CompletionsArgs),
+}
+
+const QUICK_HELP: &str = concat!(
+    "\
+Examples:
+  iogauge quick                       here, 1 GiB, 5 s per pass
+  iogauge quick /mnt/nvme --size 8G   a file larger than the device's cache
+  iogauge quick -d 30 --output json   longer passes, results as JSON (one run result per pass)",
+    exit_codes!()
+);
+
+const PROFILE_HELP: &str = concat!(
+    "\
+Examples:
+  iogauge profile iops /mnt/data
+  iogauge profile burst /mnt/cloud --size 64G -d 3600     write until the burst ends (at most 1 h)
+  iogauge profile cache /mnt/data                          needs 1.25 x memory of free space",
+    exit_codes!()
+);
+
+const EXPLAIN_HELP: &str = "\
+Examples:
+  iogauge explain quick
+  iogauge explain database --size 8G
+  iogauge explain --format fio quick > quick.fio
+  iogauge explain run -b 8k -r -w 30 -o 16 -t 4 -d 60 data.bin";
+
+#[derive(Args, Debug, Clone)]
+pub struct ProfileArgs {
+    /// Folder for the temporary test file (removed afterwards)
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+
+    #[command(flatten)]
+    pub opts: ProfileOpts,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct NamedProfileArgs {
+    /// quick, iops, latency, throughput, database, fileserver, burst or cache
+    #[arg(value_name = "PROFILE")]
+    pub name: String,
+
+    /// Folder for the temporary test file (removed afterwards)
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+
+    #[command(flatten)]
+    pub opts: ProfileOpts,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ProfileOpts {
+    /// Size of the test file [default: 1G; cache: 1.25 x memory]
+    #[arg(long = "size", value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Seconds per pass [default: 5 for quick, 10 for others; burst: the maximum, 1800]
+    #[arg(short = 'd', long = "duration", value_name = "SECONDS")]
+    pub duration: Option<String>,
+
+    /// Caching mode for every pass instead of direct (O_DIRECT): buffered, writethrough...
+    #[arg(long = "cache", value_name = "MODE")]
+    pub cache: Option<String>,
+
+    /// burst: seconds over which throughput must hold within 10%
+    #[arg(long = "steady-window", value_name = "SECONDS", default_value = "60")]
+    pub steady_window: String,
+
+    /// Report format: text (a compact table) or json (every pass's full result)
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+
+    /// Where to write the report; - is stdout
+    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
+    pub output_file: String,
+
+    /// No progress bar
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExplainArgs {
+    /// Print only one form: run (iogauge run lines), fio (a job file), diskspd; default: all
+    #[arg(long = "format", value_name = "FORM", default_value = "all")]
+    pub format: ExplainFormat,
+
+    /// A profile name and its options (--size, -d, --cache, --steady-window, as for
+    /// `iogauge profile`), or `run` followed by iogauge run flags
+    #[arg(value_name = "PROFILE | run ARGS", required = true, num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true)]
+    pub what: Vec<String>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainFormat {
+    All,
+    Run,
+    Fio,
+    Diskspd,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// Folder to write iogauge.1 and iogauge-COMMAND.1 into
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, elvish or powershell
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -44,20 +201,17 @@ pub struct SelftestArgs {
     pub output: OutputFormat,
 }
 
-const RUN_HELP: &str = "\
+const RUN_HELP: &str = concat!(
+    "\
 Examples:
   iogauge run                                   4K random reads, QD32, O_DIRECT, on a temporary 1GiB file here
   iogauge run -c 4G -b 8k -t 4 -o 16 -r -w 30 -d 60 data.bin
   iogauge run -b 1M -s -o 8 --cache buffered -d 30 /mnt/share/big.dat
   iogauge run -Sh -b4k -r -w100 -c1G --output json --output-file r.json t1.dat t2.dat
 
-DiskSpd spellings are accepted: -r4k, -s8k, -si, -S, -Su, -Sw, -Sh, -Suw, -Sr, -Sb.
-
-Exit codes:
-  0    the run completed and its results were printed
-  1    the run failed while running (I/O error, file could not be created); partial results are printed
-  2    bad input: a flag, value or target was rejected before any I/O
-  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial";
+DiskSpd spellings are accepted: -r4k, -s8k, -si, -S, -Su, -Sw, -Sh, -Suw, -Sr, -Sb.",
+    exit_codes!()
+);
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
@@ -221,9 +375,17 @@ pub struct RunArgs {
     #[arg(long = "distribution", value_name = "DIST", default_value = "uniform")]
     pub distribution: String,
 
-    /// Seed for offsets and the read/write choice; the same seed gives the same sequence
-    #[arg(long = "seed", value_name = "N", default_value = "0")]
+    /// Seed for offsets and the read/write choice; the same seed gives the same sequence.
+    /// -z alone (DiskSpd) takes a seed from the clock.
+    #[arg(short = 'z', long = "seed", value_name = "N", default_value = "0", num_args = 0..=1,
+          require_equals = true, default_missing_value = "clock")]
     pub seed: String,
+
+    /// DiskSpd's write source buffer (-Z<size>, -Zr): accepted, since iogauge always writes
+    /// random data, one buffer per outstanding I/O. Plain -Z (zeroed buffers) is refused.
+    #[arg(short = 'Z', value_name = "SIZE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", hide = true)]
+    pub diskspd_write_buffers: Option<String>,
 
     /// Time-series interval in milliseconds (at least 10)
     #[arg(long = "interval", value_name = "MS", default_value = "1000")]
@@ -248,6 +410,10 @@ pub struct RunArgs {
     /// Where to write the report; - is stdout
     #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
     pub output_file: String,
+
+    /// No progress bar (there is none either when stderr is not a terminal)
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,7 +434,7 @@ pub enum OutputFormat {
 
 /// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:
 /// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `--interlocked`, `-Su` -> `-S=u`,
-/// `-a0,2` -> `-a=0,2`.
+/// `-a0,2` -> `-a=0,2`, `-z5` -> `-z=5`, `-Z1M` -> `-Z=1M`.
 /// Plain `-r`, `-s` and `-S` are left alone. Nothing after `--` is touched.
 pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<String> {
     let mut out = Vec::new();
@@ -292,6 +458,10 @@ pub fn normalize_diskspd_args<I: IntoIterator<Item = String>>(args: I) -> Vec<St
             out.push(format!("-s={rest}"));
         } else if let Some(rest) = glued("-a") {
             out.push(format!("-a={rest}"));
+        } else if let Some(rest) = glued("-z") {
+            out.push(format!("-z={rest}"));
+        } else if let Some(rest) = glued("-Z") {
+            out.push(format!("-Z={rest}"));
         } else if let Some(rest) = glued("-S") {
             out.push(format!("-S={rest}"));
         } else {
@@ -321,7 +491,7 @@ mod tests {
     fn the_cli_parses_diskspd_forms() {
         let args = norm("iogauge run -b4k -r4k -Suw -o8 -t2 -w30 f1 f2");
         let cli = Cli::try_parse_from(args).unwrap();
-        let Command::Run(run) = cli.command else {
+        let Some(Command::Run(run)) = cli.command else {
             panic!("run")
         };
         assert_eq!(run.random.as_deref(), Some("4k"));

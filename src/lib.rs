@@ -9,6 +9,8 @@ pub mod clock;
 pub mod engine;
 pub mod error;
 pub mod facts;
+pub mod profile;
+pub mod progress;
 pub mod report;
 pub mod result;
 pub mod runner;

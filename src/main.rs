@@ -1,12 +1,19 @@
 //! The `iogauge` binary: parse, run, report, map the outcome to an exit code.
 
 use clap::Parser;
-use iogauge::cli::{normalize_diskspd_args, Cli, Command, OutputFormat, RunArgs, SelftestArgs};
+use iogauge::cli::{
+    normalize_diskspd_args, Cli, Command, CompletionsArgs, ExplainArgs, ExplainFormat, ManArgs,
+    OutputFormat, ProfileOpts, RunArgs, SelftestArgs,
+};
 use iogauge::error::{exit, Error};
+use iogauge::profile::{self, Params, Profile};
+use iogauge::progress::Progress;
 use iogauge::result::StopReason;
+use iogauge::runner::Observer;
 use iogauge::runner::{self, target::Cleanup};
 use iogauge::spec::native::job_from_args;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -26,8 +33,15 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Run(run) => cmd_run(&run, args),
-        Command::Selftest(st) => cmd_selftest(&st),
+        None => cmd_profile("quick", Path::new("."), &default_profile_opts()),
+        Some(Command::Run(run)) => cmd_run(&run, args),
+        Some(Command::Quick(q)) => cmd_profile("quick", &q.dir, &q.opts),
+        Some(Command::Profile(p)) => cmd_profile(&p.name, &p.dir, &p.opts),
+        Some(Command::Profiles) => cmd_profiles(),
+        Some(Command::Explain(e)) => cmd_explain(&e),
+        Some(Command::Selftest(st)) => cmd_selftest(&st),
+        Some(Command::Man(m)) => cmd_man(&m),
+        Some(Command::Completions(c)) => cmd_completions(&c),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -105,7 +119,16 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
     let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
-    let result = runner::run(&job, command_line, &interrupted, &mut cleanup)?;
+    let mut progress = Progress::new(args.quiet);
+    let result = runner::run_observed(
+        &job,
+        command_line,
+        &interrupted,
+        &mut cleanup,
+        &mut progress,
+    );
+    progress.end();
+    let result = result?;
     let text = iogauge::report::exporter(args.output).render(&result);
     write_output(&args.output_file, &text)?;
     // The text report lists warnings itself; other formats carry them as data, so a person
@@ -129,4 +152,177 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
             Ok(exit::FAILURE)
         }
     }
+}
+
+fn default_profile_opts() -> ProfileOpts {
+    // The flags' own defaults, so that `iogauge` alone is exactly `iogauge quick`.
+    match Cli::try_parse_from(["iogauge", "quick"]) {
+        Ok(Cli {
+            command: Some(Command::Quick(q)),
+        }) => q.opts,
+        _ => unreachable!("`iogauge quick` parses"),
+    }
+}
+
+/// A profile's parameters from its flags and this machine's memory.
+fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> {
+    use iogauge::spec::units::{parse_duration_ns, parse_size};
+    let memory_bytes = iogauge::facts::memory_bytes().unwrap_or(0);
+    let size = match &opts.size {
+        Some(s) => parse_size(s)
+            .map_err(|e| Error::usage(format!("invalid value '{s}' for --size: {e}")))?,
+        None => p.default_size(memory_bytes),
+    };
+    let secs = |flag: &str, v: &str| -> Result<f64, Error> {
+        let with_unit = if v.chars().last().is_some_and(|c| c.is_ascii_digit()) {
+            format!("{v}s")
+        } else {
+            v.to_string()
+        };
+        parse_duration_ns(&with_unit)
+            .map(|ns| ns as f64 / 1e9)
+            .map_err(|e| Error::usage(format!("invalid value '{v}' for {flag}: {e}")))
+    };
+    let seconds = match &opts.duration {
+        Some(d) => secs("--duration", d)?,
+        None => p.default_seconds,
+    };
+    if p.name == "cache" && opts.cache.is_some() {
+        return Err(Error::usage(
+            "--cache does not apply to the cache profile: it measures the page cache, so it runs buffered",
+        ));
+    }
+    Ok(Params {
+        size,
+        seconds,
+        cache: opts.cache.clone(),
+        steady_window_s: secs("--steady-window", &opts.steady_window)?,
+        memory_bytes,
+    })
+}
+
+fn cmd_profile(name: &str, dir: &Path, opts: &ProfileOpts) -> Result<u8, Error> {
+    let p = profile::find(name)?;
+    let params = profile_params(p, opts)?;
+    if opts.output == OutputFormat::Csv {
+        return Err(Error::usage(
+            "profiles write text or json, not csv (iogauge run writes csv)",
+        ));
+    }
+    let interrupted = interrupt_flag()?;
+    let mut progress = Progress::new(opts.quiet);
+    let (result, failure) = profile::run(p, &params, dir, &interrupted, &mut progress)?;
+    let text = match opts.output {
+        OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serializes") + "\n",
+        _ => iogauge::report::table::profile_text(&result),
+    };
+    if !result.passes.is_empty() {
+        write_output(&opts.output_file, &text)?;
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(if result.partial {
+        exit::INTERRUPTED
+    } else {
+        exit::OK
+    })
+}
+
+fn cmd_profiles() -> Result<u8, Error> {
+    let mut o = String::from(
+        "Profiles (iogauge profile NAME [DIR]; iogauge explain NAME shows every pass):\n\n",
+    );
+    for p in profile::PROFILES {
+        let _ = writeln_str(&mut o, &format!("  {:<11} {}", p.name, p.summary));
+    }
+    write_output("-", &o)?;
+    Ok(exit::OK)
+}
+
+fn writeln_str(o: &mut String, line: &str) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    writeln!(o, "{line}")
+}
+
+fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
+    use iogauge::spec::export;
+    let what = &e.what;
+    let passes = if what[0] == "run" {
+        let mut argv = vec!["iogauge".to_string()];
+        argv.extend(what.iter().cloned());
+        let job = profile::job_from_run_args(&argv)?;
+        vec![("run".to_string(), argv, job)]
+    } else {
+        // The profile's options come after its name: parse them as `iogauge profile` would.
+        let mut argv: Vec<String> = ["iogauge", "profile"].map(String::from).to_vec();
+        argv.extend(what.iter().cloned());
+        let opts = match Cli::try_parse_from(&argv) {
+            Ok(Cli {
+                command: Some(Command::Profile(p)),
+            }) if p.dir == Path::new(".") => p.opts,
+            Ok(Cli {
+                command: Some(Command::Profile(p)),
+            }) => {
+                return Err(Error::usage(format!(
+                    "explain takes a profile and its options, not a folder ('{}')",
+                    p.dir.display()
+                )))
+            }
+            Ok(_) => unreachable!("`iogauge profile` parses as a profile"),
+            Err(err) => return Err(Error::usage(one_line(&err.render().to_string()))),
+        };
+        let p = profile::find(&what[0])?;
+        let params = profile_params(p, &opts)?;
+        let target = Path::new("iogauge-test.dat");
+        let mut passes = Vec::new();
+        for pass in p.passes(&params) {
+            let argv = profile::run_args(&pass, target, params.size);
+            let job = profile::job_from_run_args(&argv)?;
+            passes.push((pass.label, argv, job));
+        }
+        passes
+    };
+    let text = match e.format {
+        ExplainFormat::All => export::explain(&passes),
+        ExplainFormat::Run => export::run_lines(&passes),
+        ExplainFormat::Fio => export::fio_file(&passes),
+        ExplainFormat::Diskspd => export::diskspd_lines(&passes),
+    };
+    write_output("-", &text)?;
+    Ok(exit::OK)
+}
+
+fn cmd_man(m: &ManArgs) -> Result<u8, Error> {
+    use clap::CommandFactory;
+    let fail = |e: std::io::Error| {
+        Error::runtime(format!(
+            "cannot write man pages to '{}': {e}",
+            m.dir.display()
+        ))
+    };
+    std::fs::create_dir_all(&m.dir).map_err(fail)?;
+    let cmd = Cli::command();
+    let mut pages = vec![("iogauge".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        pages.push((format!("iogauge-{}", sub.get_name()), sub.clone()));
+    }
+    for (name, c) in pages {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(c)
+            .title(name.clone())
+            .render(&mut buf)
+            .map_err(fail)?;
+        std::fs::write(m.dir.join(format!("{name}.1")), buf).map_err(fail)?;
+    }
+    Ok(exit::OK)
+}
+
+fn cmd_completions(c: &CompletionsArgs) -> Result<u8, Error> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut buf = Vec::new();
+    clap_complete::generate(c.shell, &mut cmd, "iogauge", &mut buf);
+    write_output("-", &String::from_utf8_lossy(&buf))?;
+    Ok(exit::OK)
 }

@@ -3,13 +3,10 @@
 //! latencies against the delay engine's known, injected ones at queue depths 1, 16 and 128.
 //! It runs ordinary jobs through the ordinary runner, described by ordinary flags.
 
-use crate::cli::{Cli, Command};
 use crate::clock::{Clock, ClockInfo};
 use crate::error::{Error, Result};
 use crate::result::RunResult;
 use crate::runner::{self, target::Cleanup};
-use crate::spec::native::job_from_args;
-use clap::Parser;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -51,13 +48,7 @@ fn run_line(line: &str, target: &Path, interrupted: &AtomicBool) -> Result<RunRe
     let mut argv: Vec<String> = ["iogauge", "run"].iter().map(|s| s.to_string()).collect();
     argv.extend(line.split_whitespace().map(String::from));
     argv.push(target.display().to_string());
-    let Command::Run(args) = Cli::try_parse_from(&argv)
-        .map_err(|e| Error::runtime(format!("selftest job: {e}")))?
-        .command
-    else {
-        unreachable!("selftest builds run command lines")
-    };
-    let job = job_from_args(&args)?;
+    let job = crate::profile::job_from_run_args(&argv)?;
     let mut cleanup = Cleanup::new(false);
     let r = runner::run(&job, argv, interrupted, &mut cleanup)?;
     if r.partial {

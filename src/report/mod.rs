@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod table;
 pub mod text;
 
 use crate::cli::OutputFormat;

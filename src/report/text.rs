@@ -197,6 +197,20 @@ impl Exporter for Text {
                 );
             }
         }
+        let series = super::table::throughput_series(r);
+        if series.len() > 1 {
+            let max = series.iter().cloned().fold(0.0, f64::max);
+            let min = series.iter().cloned().fold(f64::MAX, f64::min);
+            let _ = writeln!(
+                o,
+                "\nThroughput over time ({} intervals of {}ms, {:.1} to {:.1} MB/s):\n  {}",
+                series.len(),
+                r.time_series.interval_ns / 1_000_000,
+                min / 1e6,
+                max / 1e6,
+                super::table::sparkline(&series, 60)
+            );
+        }
         for w in &r.warnings {
             let _ = writeln!(o, "\nWarning ({}): {}\n  fix: {}", w.code, w.message, w.fix);
         }

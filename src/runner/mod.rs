@@ -43,7 +43,59 @@ pub struct Control {
     pub interval_ns: u64,
     pub hist_pool: HistPool,
     failure: Mutex<Option<(String, u64)>>,
+    /// One per worker, for live progress.
+    pub live: Vec<LiveCounters>,
 }
+
+/// A worker's running totals of the measured window, published after each batch of
+/// completions with plain stores (one writer), read a few times a second for progress.
+/// Aligned to its own cache lines so that workers do not share one.
+#[repr(align(128))]
+#[derive(Default)]
+pub struct LiveCounters {
+    pub ios: AtomicU64,
+    pub bytes: AtomicU64,
+    /// Sum of completion latencies (latency mode only).
+    pub lat_sum_ns: AtomicU64,
+}
+
+/// Where a run stands, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LivePhase {
+    Warmup,
+    Measuring,
+    Cooldown,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Live {
+    pub phase: LivePhase,
+    /// Into the current phase.
+    pub elapsed_ns: u64,
+    /// Planned length of the current phase; `None` when it ends on a byte count.
+    pub planned_ns: Option<u64>,
+    /// Totals of the measured window so far, all workers.
+    pub ios: u64,
+    pub bytes: u64,
+    pub lat_sum_ns: u64,
+}
+
+/// Watches a run from its control thread: progress bars, mostly.
+pub trait Observer {
+    /// A pass of a profile starts (`index` from 1 of `count`).
+    fn begin(&mut self, _label: &str, _index: usize, _count: usize) {}
+    /// A few times a second while the run goes.
+    fn update(&mut self, _live: &Live) {}
+    /// The run has ended.
+    fn end(&mut self) {}
+}
+
+/// Watches nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// How often observers are updated.
+const OBSERVE_EVERY_NS: u64 = 200_000_000;
 
 impl Control {
     /// Stop the run because of an error; the first error is the one reported.
@@ -101,6 +153,17 @@ pub fn run(
     command_line: Vec<String>,
     interrupted: &AtomicBool,
     cleanup: &mut Cleanup,
+) -> Result<RunResult> {
+    run_observed(job, command_line, interrupted, cleanup, &mut NoObserver)
+}
+
+/// [`run`], with `observer` told how the run goes a few times a second.
+pub fn run_observed(
+    job: &JobSpec,
+    command_line: Vec<String>,
+    interrupted: &AtomicBool,
+    cleanup: &mut Cleanup,
+    observer: &mut dyn Observer,
 ) -> Result<RunResult> {
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
@@ -167,6 +230,7 @@ pub fn run(
         interval_ns: job.interval_ns,
         hist_pool: Mutex::new(Vec::new()),
         failure: Mutex::new(None),
+        live: (0..nthreads).map(|_| LiveCounters::default()).collect(),
     };
     // Bounded: if the collector ever falls behind, workers wait rather than memory growing.
     // Each message is one interval of one worker (about 0.5 MB of histograms at most).
@@ -286,6 +350,7 @@ pub fn run(
         ctl.stop_ns.fetch_min(planned_stop, Ordering::Relaxed);
         started_unix_ns = unix_now_ns() + job.warmup_ns;
         ctl.go.wait();
+        let mut next_observe = 0;
 
         while !collector.all_done() {
             let now = ctl.clock.now_ns();
@@ -294,6 +359,10 @@ pub fn run(
             }
             if cpu_end.is_none() && now >= m1.min(ctl.stop_ns.load(Ordering::Relaxed)) {
                 cpu_end = Some(cpu::sample());
+            }
+            if now >= next_observe {
+                next_observe = now + OBSERVE_EVERY_NS;
+                observer.update(&live_view(&ctl, job, start, m0, m1, now));
             }
             if interrupted_at.is_none() && interrupted.load(Ordering::Relaxed) {
                 interrupted_at = Some(now);
@@ -427,6 +496,30 @@ pub fn run(
     });
     result.warnings = crate::warnings::check(&result);
     Ok(result)
+}
+
+fn live_view(ctl: &Control, job: &JobSpec, start: u64, m0: u64, m1: u64, now: u64) -> Live {
+    let stop = ctl.stop_ns.load(Ordering::Relaxed);
+    let end = m1.min(stop);
+    let (phase, elapsed_ns, planned_ns) = if now < m0 {
+        (LivePhase::Warmup, now - start, Some(m0 - start))
+    } else if now < end {
+        let planned = (m1 != u64::MAX).then(|| m1 - m0);
+        (LivePhase::Measuring, now - m0, planned)
+    } else {
+        (LivePhase::Cooldown, now - end, Some(job.cooldown_ns))
+    };
+    let sum = |f: fn(&LiveCounters) -> &AtomicU64| {
+        ctl.live.iter().map(|l| f(l).load(Ordering::Relaxed)).sum()
+    };
+    Live {
+        phase,
+        elapsed_ns,
+        planned_ns,
+        ios: sum(|l| &l.ios),
+        bytes: sum(|l| &l.bytes),
+        lat_sum_ns: sum(|l| &l.lat_sum_ns),
+    }
 }
 
 /// The CPUs this process may run on.

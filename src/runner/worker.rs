@@ -215,6 +215,8 @@ struct State<'a> {
     next_boundary: u64,
     errors: Vec<(i32, u64)>,
     counted_bytes: u64,
+    /// Completion latencies of the measured window, for live progress.
+    lat_sum_ns: u64,
     quota: Option<u64>,
     quota_done_ns: Option<u64>,
     continue_on_error: bool,
@@ -281,11 +283,19 @@ impl State<'_> {
                         .record(t.saturating_sub(self.scheduled_at[slot]));
                 }
                 d.lat_sum_ns += completion;
+                self.lat_sum_ns += completion;
                 h.record(completion);
                 if E::INJECTS {
                     self.injected.record(engine.injected_ns(c.slot));
                 }
             }
+        }
+        if counting {
+            let live = &self.ctl.live[self.id];
+            let [r, w] = &self.totals;
+            live.ios.store(r.ios + w.ios, Ordering::Relaxed);
+            live.bytes.store(r.bytes + w.bytes, Ordering::Relaxed);
+            live.lat_sum_ns.store(self.lat_sum_ns, Ordering::Relaxed);
         }
         if let Some(q) = self.quota {
             if self.counted_bytes >= q && self.quota_done_ns.is_none() {
@@ -378,6 +388,7 @@ pub fn run<E: IoEngine>(
         next_boundary: 0,
         errors: Vec::new(),
         counted_bytes: 0,
+        lat_sum_ns: 0,
         quota: plan.quota_bytes,
         quota_done_ns: None,
         continue_on_error: plan.continue_on_error,

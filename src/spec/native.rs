@@ -155,6 +155,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         (None, Some(s)) => diskspd_cache(s)?,
         (None, None) => CacheMode::Direct,
     };
+    if args.diskspd_write_buffers.as_deref() == Some("") {
+        return Err(Error::usage(
+            "-Z (zeroed write buffers) is not supported: iogauge always writes random data; -Z<size> and -Zr are accepted",
+        ));
+    }
     let dist = distribution(&args.distribution)?;
     if args.interlocked && args.random.is_some() {
         return Err(Error::usage(
@@ -297,7 +302,13 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .as_deref()
             .map(|r| size("--rate-bw", r))
             .transpose()?,
-        seed: number("--seed", &args.seed, "a whole number")?,
+        seed: if args.seed == "clock" {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        } else {
+            number("--seed", &args.seed, "a whole number")?
+        },
         interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
             .checked_mul(1_000_000)
             .ok_or_else(|| Error::usage("--interval is too large"))?,
@@ -321,7 +332,7 @@ mod tests {
                 .split_whitespace()
                 .map(String::from),
         );
-        let Command::Run(run) = Cli::try_parse_from(args).expect("clap parse").command else {
+        let Some(Command::Run(run)) = Cli::try_parse_from(args).expect("clap parse").command else {
             panic!("run")
         };
         job_from_args(&run)

@@ -1,0 +1,215 @@
+//! The compact table of a profile run (one row per pass, like CrystalDiskMark's), and the
+//! throughput sparkline shared with the run report.
+
+use crate::profile::{Measure, ProfileResult};
+use crate::result::RunResult;
+use crate::spec::units::format_size_human;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// One character per value, scaled from zero to the largest value (not from the smallest, so
+/// that a steady run looks steady rather than noisy). At most `width` characters: values are
+/// averaged into that many groups.
+pub fn sparkline(values: &[f64], width: usize) -> String {
+    if values.is_empty() || width == 0 {
+        return String::new();
+    }
+    let groups = values.len().div_ceil(width);
+    let avg: Vec<f64> = values
+        .chunks(groups)
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect();
+    let max = avg.iter().cloned().fold(0.0, f64::max);
+    avg.iter()
+        .map(|&v| {
+            if max <= 0.0 {
+                BARS[0]
+            } else {
+                BARS[((v / max) * 7.0).round().clamp(0.0, 7.0) as usize]
+            }
+        })
+        .collect()
+}
+
+/// Bytes per second of each full interval of a run.
+pub fn throughput_series(r: &RunResult) -> Vec<f64> {
+    let iv = r.time_series.interval_ns.max(1);
+    r.time_series
+        .samples
+        .iter()
+        .filter(|s| s.duration_ns == iv)
+        .map(|s| (s.read.bytes + s.write.bytes) as f64 * 1e9 / iv as f64)
+        .collect()
+}
+
+fn mbs(bytes_per_sec: f64) -> String {
+    format!("{:.1} MB/s", bytes_per_sec / 1e6)
+}
+
+fn iops(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M IOPS", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}K IOPS", v / 1e3)
+    } else {
+        format!("{v:.0} IOPS")
+    }
+}
+
+fn us(ns: u64) -> String {
+    let v = ns as f64 / 1e3;
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The figure a pass is about.
+fn headline(measure: Measure, r: &RunResult) -> String {
+    let all = &r.total.all;
+    match measure {
+        Measure::Throughput => mbs(all.bytes_per_sec),
+        Measure::Iops => format!("{}  {}", iops(all.iops), mbs(all.bytes_per_sec)),
+        Measure::Latency => match &all.latency {
+            Some(l) => {
+                let p = |q: f64| l.at(q).map_or("-".into(), us);
+                format!(
+                    "p50 {} / p99 {} / p99.9 {} us  ({})",
+                    p(50.0),
+                    p(99.0),
+                    p(99.9),
+                    iops(all.iops)
+                )
+            }
+            None => "no latency measured".into(),
+        },
+    }
+}
+
+pub fn profile_text(p: &ProfileResult) -> String {
+    let mut o = String::new();
+    let first = p.passes.first().map(|x| &x.result);
+    let where_ = first
+        .and_then(|r| r.targets.first())
+        .map(|t| {
+            let f = &t.facts;
+            let fs = f.fs_type.as_deref().unwrap_or("?");
+            let dev = f
+                .block_device
+                .as_deref()
+                .map_or(String::new(), |d| format!(" on {d}"));
+            format!("{fs}{dev}, O_DIRECT {}", f.direct_io)
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "iogauge {}: {} test file {} ({where_})",
+        p.profile,
+        format_size_human(p.size_bytes),
+        p.target
+    );
+    if let Some(r) = first {
+        let s = &r.system;
+        let _ = writeln!(
+            o,
+            "{} | Linux {} | {} x {} | {} memory",
+            s.hostname,
+            s.kernel,
+            s.cpus,
+            s.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            s.memory_bytes.map_or("?".into(), format_size_human)
+        );
+    }
+    let label_w = p
+        .passes
+        .iter()
+        .map(|x| x.label.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let rows: Vec<(String, String, String)> = p
+        .passes
+        .iter()
+        .map(|x| {
+            let r = &x.result;
+            let mut fig = headline(x.measure, r);
+            if r.partial {
+                fig.push_str(" (partial)");
+            }
+            let series = throughput_series(r);
+            let spark = if series.len() > 1 {
+                sparkline(&series, 30)
+            } else {
+                "-".into()
+            };
+            let secs = format!("{:.1}s", r.measured_ns as f64 / 1e9);
+            (x.label.clone(), fig, format!("{secs:>7}  {spark}"))
+        })
+        .collect();
+    let fig_w = rows
+        .iter()
+        .map(|r| r.1.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "{:<label_w$}  {:<fig_w$}  {:>7}  throughput over time",
+        "test", "result", "time"
+    );
+    let _ = writeln!(o, "{}", "-".repeat(label_w + fig_w + 41));
+    for (label, fig, spark) in &rows {
+        let _ = writeln!(o, "{label:<label_w$}  {fig:<fig_w$}  {spark}");
+    }
+    // The same warning often applies to several passes: say it once, naming them.
+    let mut warned: BTreeMap<&str, (String, String, Vec<usize>)> = BTreeMap::new();
+    for (i, x) in p.passes.iter().enumerate() {
+        for w in &x.result.warnings {
+            warned
+                .entry(w.code)
+                .or_insert_with(|| (w.message.clone(), w.fix.clone(), Vec::new()))
+                .2
+                .push(i + 1);
+        }
+    }
+    for (code, (msg, fix, passes)) in &warned {
+        let which: Vec<String> = passes.iter().map(|n| n.to_string()).collect();
+        let _ = writeln!(
+            o,
+            "\nWarning ({code}, pass {}): {msg}\n  fix: {fix}",
+            which.join(", ")
+        );
+    }
+    if p.partial {
+        let _ = writeln!(
+            o,
+            "\n*** PARTIAL: {} ***",
+            p.stop_message
+                .as_deref()
+                .unwrap_or("the profile did not complete")
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nEach pass on its own: iogauge explain {}; full results: --output json",
+        p.profile
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparkline_scales_from_zero_and_fits_the_width() {
+        assert_eq!(sparkline(&[0.0, 50.0, 100.0], 10), "▁▅█");
+        assert_eq!(sparkline(&[100.0; 4], 10), "████");
+        assert_eq!(sparkline(&[1.0; 100], 10).chars().count(), 10);
+        assert_eq!(sparkline(&[], 10), "");
+    }
+}

@@ -1,0 +1,406 @@
+//! A [`JobSpec`] written in other tools' syntax: a fio job section and a DiskSpd command line,
+//! so that users can move a workload between tools (`iogauge explain`). What the other tool
+//! cannot express is said, never dropped silently: as `;` comments in the fio section, and as
+//! caveats beside the DiskSpd line.
+
+use super::{CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
+use std::fmt::Write;
+
+/// A size as both tools write it: `1G`, `64K`, or plain bytes.
+pub fn tool_size(bytes: u64) -> String {
+    for (unit, mult) in [("G", 1u64 << 30), ("M", 1 << 20), ("K", 1 << 10)] {
+        if bytes >= mult && bytes % mult == 0 {
+            return format!("{}{unit}", bytes / mult);
+        }
+    }
+    bytes.to_string()
+}
+
+fn secs(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if ns % 1_000_000_000 == 0 {
+        format!("{}", ns / 1_000_000_000)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// fio's `rw=` and its mix for a pattern and write share.
+fn fio_rw(job: &JobSpec) -> (String, Option<String>) {
+    let random = matches!(job.pattern, Pattern::Random { .. });
+    let base = match (job.write_pct, random) {
+        (0, true) => "randread",
+        (100, true) => "randwrite",
+        (_, true) => "randrw",
+        (0, false) => "read",
+        (100, false) => "write",
+        (_, false) => "rw",
+    };
+    let mix = (job.write_pct != 0 && job.write_pct != 100)
+        .then(|| format!("rwmixwrite={}", job.write_pct));
+    (base.to_string(), mix)
+}
+
+/// One fio job section per target, all to run together; `stonewall` on the first makes the
+/// pass wait for the one before, as iogauge's passes do.
+pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
+    let mut o = String::new();
+    for (i, t) in job.targets.iter().enumerate() {
+        let section = if job.targets.len() > 1 {
+            format!("{name}-{i}")
+        } else {
+            name.to_string()
+        };
+        let _ = writeln!(o, "[{section}]");
+        if stonewall && i == 0 {
+            let _ = writeln!(o, "stonewall");
+        }
+        let _ = writeln!(o, "filename={}", t.path.display());
+        let (rw, mix) = fio_rw(job);
+        let (rw, comment) = match &job.pattern {
+            Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.block_size => (
+                format!("{rw}:{}", tool_size(stride_bytes - job.block_size)),
+                None,
+            ),
+            Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.block_size => (
+                rw,
+                Some(format!(
+                    "; iogauge strides {} with {} blocks (overlapping): fio cannot",
+                    tool_size(*stride_bytes),
+                    tool_size(job.block_size)
+                )),
+            ),
+            _ => (rw, None),
+        };
+        let _ = writeln!(o, "rw={rw}");
+        if let Some(c) = comment {
+            let _ = writeln!(o, "{c}");
+        }
+        if let Some(m) = mix {
+            let _ = writeln!(o, "{m}");
+        }
+        let _ = writeln!(o, "bs={}", tool_size(job.block_size));
+        if let Pattern::Random {
+            align_bytes,
+            distribution,
+        } = &job.pattern
+        {
+            if *align_bytes != job.block_size {
+                let _ = writeln!(o, "blockalign={}", tool_size(*align_bytes));
+            }
+            // iogauge draws offsets with replacement, as fio does without its random map.
+            let _ = writeln!(o, "norandommap=1");
+            match distribution {
+                Distribution::Uniform => {}
+                Distribution::Zipf { theta } => {
+                    let _ = writeln!(o, "random_distribution=zipf:{theta}");
+                }
+                Distribution::Pareto { h } => {
+                    let _ = writeln!(o, "random_distribution=pareto:{h}");
+                    let _ = writeln!(o, "; iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; fio defines its parameter differently");
+                }
+            }
+        }
+        if let Pattern::Sequential {
+            interlocked: true, ..
+        } = job.pattern
+        {
+            let _ = writeln!(o, "; iogauge -si: the threads share one sequential offset; fio's jobs each keep their own");
+        }
+        if job.base_offset > 0 {
+            let _ = writeln!(o, "offset={}", tool_size(job.base_offset));
+        }
+        match (job.max_offset, t.create_size) {
+            (Some(end), _) => {
+                let _ = writeln!(o, "size={}", tool_size(end - job.base_offset));
+                if let Some(c) = t.create_size {
+                    let _ = writeln!(o, "filesize={}", tool_size(c));
+                }
+            }
+            (None, Some(c)) => {
+                let _ = writeln!(o, "size={}", tool_size(c - job.base_offset.min(c)));
+            }
+            (None, None) => {}
+        }
+        let engine = match job.engine {
+            None | Some(EngineKind::IoUring) => "io_uring",
+            Some(EngineKind::Sync) => "psync",
+            Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
+        };
+        let _ = writeln!(o, "ioengine={engine}");
+        if job.engine == Some(EngineKind::Delay) {
+            let _ = writeln!(
+                o,
+                "; iogauge's delay engine (injected latency) has no fio counterpart"
+            );
+        }
+        let _ = writeln!(o, "iodepth={}", job.queue_depth);
+        if job.submit_batch > 1 {
+            let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
+        }
+        if engine == "io_uring" {
+            if job.register {
+                let _ = writeln!(o, "fixedbufs=1\nregisterfiles=1");
+            }
+            if job.sqpoll {
+                let _ = writeln!(o, "sqthread_poll=1");
+            }
+            if job.hipri {
+                let _ = writeln!(o, "hipri=1");
+            }
+        }
+        let _ = writeln!(o, "numjobs={}", job.threads_per_target);
+        let _ = writeln!(o, "direct={}", job.cache.is_direct() as u8);
+        if job.cache.is_dsync() {
+            let _ = writeln!(o, "sync=dsync");
+        }
+        match job.stop {
+            Stop::Duration { ns } => {
+                let _ = writeln!(o, "time_based=1\nruntime={}", secs(ns));
+            }
+            Stop::TotalBytes { bytes } => {
+                let jobs = job.total_threads();
+                let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
+            }
+        }
+        if job.warmup_ns > 0 {
+            let _ = writeln!(o, "ramp_time={}", secs(job.warmup_ns));
+        }
+        if job.cooldown_ns > 0 {
+            let _ = writeln!(
+                o,
+                "; iogauge -C {}: fio has no cool-down",
+                secs(job.cooldown_ns)
+            );
+        }
+        if let Some(rule) = job.until_steady {
+            let _ = writeln!(
+                o,
+                "steadystate=bw:{}%\nsteadystate_duration={}",
+                rule.tolerance_pct,
+                secs(rule.window_ns)
+            );
+            let _ = writeln!(o, "; iogauge also waits for throughput to fall {}% below its peak; fio's steady state does not", rule.drop_pct);
+        }
+        if let Some(iops) = job.rate_iops {
+            let _ = writeln!(o, "rate_iops={iops}");
+        }
+        if let Some(bw) = job.rate_bytes_per_sec {
+            let _ = writeln!(o, "rate={}", tool_size(bw));
+        }
+        if job.seed != 0 {
+            let _ = writeln!(o, "randseed={}", job.seed);
+        }
+        if !job.latency {
+            // IOPS mode: no per-I/O timestamps on either side.
+            let _ = writeln!(o, "disable_lat=1\ndisable_clat=1\ndisable_slat=1");
+        }
+        if let Some(a) = &job.affinity {
+            match a {
+                super::Affinity::Auto => {
+                    let _ = writeln!(o, "cpus_allowed_policy=split");
+                }
+                super::Affinity::Cpus { cpus } => {
+                    let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+                    let _ = writeln!(
+                        o,
+                        "cpus_allowed={}\ncpus_allowed_policy=split",
+                        list.join(",")
+                    );
+                }
+            }
+        }
+        if job.continue_on_error {
+            let _ = writeln!(o, "continue_on_error=io");
+        }
+        let _ = writeln!(o, "group_reporting=1");
+    }
+    o
+}
+
+/// The DiskSpd command line for `job`, and what DiskSpd cannot express.
+pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
+    let mut a: Vec<String> = vec!["diskspd".into()];
+    let mut caveats = Vec::new();
+    if let Some(c) = job.targets.iter().find_map(|t| t.create_size) {
+        a.push(format!("-c{}", tool_size(c)));
+    }
+    a.push(format!("-b{}", tool_size(job.block_size)));
+    let whole = |flag: &str, ns: u64, caveats: &mut Vec<String>| {
+        let s = ns.div_ceil(1_000_000_000);
+        if ns % 1_000_000_000 != 0 {
+            caveats.push(format!(
+                "DiskSpd's {flag} takes whole seconds: {} became {s}",
+                secs(ns)
+            ));
+        }
+        format!("{flag}{s}")
+    };
+    match job.stop {
+        Stop::Duration { ns } => a.push(whole("-d", ns, &mut caveats)),
+        Stop::TotalBytes { .. } => {
+            caveats.push("DiskSpd has no stop after a byte count (--total)".into())
+        }
+    }
+    a.push(whole("-W", job.warmup_ns, &mut caveats));
+    if job.cooldown_ns > 0 {
+        a.push(whole("-C", job.cooldown_ns, &mut caveats));
+    }
+    a.push(format!("-t{}", job.threads_per_target));
+    a.push(format!("-o{}", job.queue_depth));
+    match &job.pattern {
+        Pattern::Random {
+            align_bytes,
+            distribution,
+        } => {
+            if *align_bytes == job.block_size {
+                a.push("-r".into());
+            } else {
+                a.push(format!("-r{}", tool_size(*align_bytes)));
+            }
+            if *distribution != Distribution::Uniform {
+                caveats.push(
+                    "DiskSpd's -rdpct/-rdabs distributions are piecewise uniform: no zipf or pareto"
+                        .into(),
+                );
+            }
+        }
+        Pattern::Sequential {
+            stride_bytes,
+            interlocked,
+        } => {
+            if *interlocked {
+                a.push("-si".into());
+                if *stride_bytes != job.block_size {
+                    a.push(format!("-s{}", tool_size(*stride_bytes)));
+                }
+            } else if *stride_bytes == job.block_size {
+                a.push("-s".into());
+            } else {
+                a.push(format!("-s{}", tool_size(*stride_bytes)));
+            }
+        }
+    }
+    a.push(format!("-w{}", job.write_pct));
+    match job.cache {
+        CacheMode::Buffered => a.push("-Sb".into()),
+        CacheMode::Direct => a.push("-Su".into()),
+        CacheMode::WriteThrough => a.push("-Sw".into()),
+        CacheMode::DirectWriteThrough => a.push("-Sh".into()),
+    }
+    if job.latency {
+        a.push("-L".into());
+    }
+    if job.write_pct > 0 {
+        // DiskSpd's default write buffers repeat a pattern; iogauge writes random data.
+        a.push(format!(
+            "-Z{}",
+            tool_size(job.block_size * job.queue_depth as u64)
+        ));
+    }
+    if job.base_offset > 0 {
+        a.push(format!("-B{}", tool_size(job.base_offset)));
+    }
+    if let Some(m) = job.max_offset {
+        a.push(format!("-f{}", tool_size(m)));
+    }
+    if job.seed != 0 {
+        a.push(format!("-z{}", job.seed));
+    }
+    if let Some(super::Affinity::Cpus { cpus }) = &job.affinity {
+        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+        a.push(format!("-a{}", list.join(",")));
+    }
+    if let Some(bw) = job.rate_bytes_per_sec {
+        a.push(format!("-g{}", bw / 1000));
+    }
+    if job.rate_iops.is_some() {
+        caveats.push("DiskSpd limits bytes per millisecond (-g), not I/Os per second".into());
+    }
+    if job.until_steady.is_some() {
+        caveats
+            .push("DiskSpd has no steady-state stop (--until-steady): it runs the full -d".into());
+    }
+    if matches!(job.engine, Some(EngineKind::Null | EngineKind::Delay)) {
+        caveats.push("DiskSpd has no null or delay engine".into());
+    }
+    for t in &job.targets {
+        a.push(t.path.display().to_string());
+    }
+    (a.join(" "), caveats)
+}
+
+/// A pass of `iogauge explain`: its label, its `iogauge run` argv, its job.
+pub type Explained = (String, Vec<String>, JobSpec);
+
+/// Every form: `iogauge explain`.
+pub fn explain(passes: &[Explained]) -> String {
+    format!(
+        "# iogauge run, one command per pass\n\n{}# fio job file (fio JOBFILE): the passes run one after another\n\n{}# DiskSpd, one command per pass\n\n{}",
+        run_lines(passes),
+        fio_file(passes),
+        diskspd_lines(passes)
+    )
+}
+
+pub fn run_lines(passes: &[Explained]) -> String {
+    let mut o = String::new();
+    for (label, argv, _) in passes {
+        let _ = writeln!(o, "# {label}\n{}\n", shell_line(argv));
+    }
+    o
+}
+
+pub fn fio_file(passes: &[Explained]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "[global]\n; from iogauge {}\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for (i, (label, _, job)) in passes.iter().enumerate() {
+        let name: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let _ = writeln!(o, "; {label}");
+        let _ = writeln!(o, "{}", to_fio(job, &format!("{}-{name}", i + 1), i > 0));
+    }
+    o
+}
+
+pub fn diskspd_lines(passes: &[Explained]) -> String {
+    let mut o = String::new();
+    for (label, _, job) in passes {
+        let (line, caveats) = to_diskspd(job);
+        let _ = writeln!(o, "# {label}\n{line}");
+        for c in caveats {
+            let _ = writeln!(o, "#   note: {c}");
+        }
+        let _ = writeln!(o);
+    }
+    o
+}
+
+/// argv as one shell line, quoting what needs it.
+fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_=./:,%".contains(c))
+                && !a.is_empty()
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
