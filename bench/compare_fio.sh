@@ -22,11 +22,8 @@ WORK_DIR=${WORK_DIR:-bench/work}
 WORKLOADS=("$@")
 [ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory)
 
-if ! command -v fio >/dev/null; then
-    echo "fio not found; installing Debian's package" >&2
-    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fio >/dev/null
-fi
+bash scripts/install-test-tools.sh
+command -v fio >/dev/null || { echo "compare_fio: fio is needed" >&2; exit 1; }
 cargo build --release -q
 IOG=$PWD/target/release/iogauge
 

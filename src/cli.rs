@@ -375,11 +375,14 @@ pub struct RunArgs {
     #[arg(long = "distribution", value_name = "DIST", default_value = "uniform")]
     pub distribution: String,
 
-    /// Seed for offsets and the read/write choice; the same seed gives the same sequence.
-    /// -z alone (DiskSpd) takes a seed from the clock.
-    #[arg(short = 'z', long = "seed", value_name = "N", default_value = "0", num_args = 0..=1,
-          require_equals = true, default_missing_value = "clock")]
+    /// Seed for offsets and the read/write choice; the same seed gives the same sequence
+    #[arg(long = "seed", value_name = "N", default_value = "0")]
     pub seed: String,
+
+    /// DiskSpd's seed: -z<N>, or -z alone for a seed from the clock
+    #[arg(short = 'z', value_name = "N", num_args = 0..=1, require_equals = true,
+          default_missing_value = "clock", hide = true, conflicts_with = "seed")]
+    pub diskspd_seed: Option<String>,
 
     /// DiskSpd's write source buffer (-Z<size>, -Zr): accepted, since iogauge always writes
     /// random data, one buffer per outstanding I/O. Plain -Z (zeroed buffers) is refused.

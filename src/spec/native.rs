@@ -302,12 +302,12 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .as_deref()
             .map(|r| size("--rate-bw", r))
             .transpose()?,
-        seed: if args.seed == "clock" {
-            std::time::SystemTime::now()
+        seed: match args.diskspd_seed.as_deref() {
+            Some("clock") => std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        } else {
-            number("--seed", &args.seed, "a whole number")?
+                .map_or(1, |d| d.as_nanos() as u64),
+            Some(z) => number("-z", z, "a whole number")?,
+            None => number("--seed", &args.seed, "a whole number")?,
         },
         interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
             .checked_mul(1_000_000)
