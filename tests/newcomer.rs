@@ -652,8 +652,10 @@ fn man_pages_and_completions() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+type Test = (&'static str, fn() -> Outcome);
+
 fn main() {
-    let tests: Vec<(&str, fn() -> Outcome)> = vec![
+    let tests: Vec<Test> = vec![
         (
             "quick_runs_every_pass_and_cleans_up",
             quick_runs_every_pass_and_cleans_up,
