@@ -10,7 +10,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Warning {
     /// Stable name, for scripts: page-cache, zero-content, repeating-content, short-run,
-    /// cpu-saturated, queue-too-deep, throughput-varied.
+    /// cpu-saturated, queue-too-deep, inline-completion, throughput-varied.
     pub code: &'static str,
     pub message: String,
     pub fix: String,
@@ -96,6 +96,26 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             ),
             fix: "use fewer threads (-t) with a deeper queue (-o), stop other work on the machine, and compare iogauge's own CPU time below with the run's".into(),
         });
+    }
+    let all = &r.total.all;
+    if let (Some(c), Some(sub), Some(tot)) =
+        (&all.latency, &all.latency_submission, &all.latency_total)
+    {
+        let (c50, s50, t50) = (c.at(50.0), sub.at(50.0), tot.at(50.0));
+        if let (Some(c50), Some(s50), Some(t50)) = (c50, s50, t50) {
+            if s50 > c50 && t50 > 2 * c50 {
+                w.push(Warning {
+                    code: "inline-completion",
+                    message: format!(
+                        "most I/Os completed inside the submission system call: completion latency (p50 {:.1} us) leaves out the {:.1} us spent there; total latency (p50 {:.1} us) is what an application sees",
+                        c50 as f64 / 1e3,
+                        s50 as f64 / 1e3,
+                        t50 as f64 / 1e3
+                    ),
+                    fix: "read the total row of the latency kinds table (latency_total in JSON); fio reports the same split as slat and clat".into(),
+                });
+            }
+        }
     }
     if let Some(cv) = throughput_cv(r).filter(|&cv| cv > VARIATION_CV) {
         w.push(Warning {

@@ -477,6 +477,49 @@ fn warning_queue_too_deep() -> Outcome {
     Outcome::Pass(format!("device accepts {limit}"))
 }
 
+fn warning_inline_completion() -> Outcome {
+    let d = work_dir();
+    let f = file_in(&d, "f.dat");
+    // The delay engine completes nothing inside a submission: never warned.
+    let r = json_l(
+        "-c 1M -d 0.5 -W 0 -L --engine delay --delay fixed:200us -o 1",
+        &[p(&f)],
+    );
+    check!(
+        !codes(&r).contains(&"inline-completion".into()),
+        "{:?}",
+        codes(&r)
+    );
+    // O_DIRECT QD1 writes: on ext4 over virtio most complete inside io_uring_enter. The warning
+    // must appear exactly when the figures show it.
+    let r = json_l("-c 16M -d 1 -W 0.2 -L -o 1 -w 100", &[p(&f)]);
+    let all = &r["total"]["all"];
+    if all["latency_submission"].is_null() {
+        return Outcome::Skip("io_uring is not available: no submission latency".into());
+    }
+    let (c, s, t) = (
+        percentile(&all["latency"], 50.0),
+        percentile(&all["latency_submission"], 50.0),
+        percentile(&all["latency_total"], 50.0),
+    );
+    let inline = s > c && t > 2.0 * c;
+    let warned = codes(&r).contains(&"inline-completion".into());
+    check!(
+        warned == inline,
+        "p50 completion {c} submission {s} total {t}: warned {warned}"
+    );
+    Outcome::Pass(format!(
+        "O_DIRECT writes: completion p50 {:.1} us, submission {:.1} us: {}",
+        c / 1e3,
+        s / 1e3,
+        if inline {
+            "warned"
+        } else {
+            "not inline, not warned"
+        }
+    ))
+}
+
 fn warning_throughput_varied() -> Outcome {
     let d = work_dir();
     let f = file_in(&d, "f.dat");
@@ -683,6 +726,7 @@ fn main() {
         ("warning_short_run", warning_short_run),
         ("warning_cpu_saturated", warning_cpu_saturated),
         ("warning_queue_too_deep", warning_queue_too_deep),
+        ("warning_inline_completion", warning_inline_completion),
         ("warning_throughput_varied", warning_throughput_varied),
         (
             "until_steady_stops_after_the_burst",

@@ -73,7 +73,9 @@ fn headline(measure: Measure, r: &RunResult) -> String {
     match measure {
         Measure::Throughput => mbs(all.bytes_per_sec),
         Measure::Iops => format!("{}  {}", iops(all.iops), mbs(all.bytes_per_sec)),
-        Measure::Latency => match &all.latency {
+        // Queued to completed: what an application waits. Completion latency alone leaves out
+        // I/Os that finish inside the submission call (O_DIRECT writes on some file systems).
+        Measure::Latency => match all.latency_total.as_ref().or(all.latency.as_ref()) {
             Some(l) => {
                 let p = |q: f64| l.at(q).map_or("-".into(), us);
                 format!(
