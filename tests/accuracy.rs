@@ -164,6 +164,39 @@ fn selftest(dir: &Path) -> Outcome {
     Outcome::Pass(format!("{} rows within tolerance", rows.len()))
 }
 
+/// At a rate the target can keep, an I/O starts on schedule, so its scheduled latency is its
+/// service time: p50 within 100 us of completion latency. A worker woken late would show here.
+fn scheduled_latency_at_a_sustainable_rate(file: &Path) -> Outcome {
+    let mut last = String::new();
+    for attempt in 1..=3 {
+        // The worker sleeps between I/Os here, so its CPU share says nothing: only steal counts.
+        let (r, disturbed) = watch(0.0, || {
+            json_l(
+                "-c 1M -L -o 1 -d 1 -W 0 --cache buffered --engine delay --delay fixed:1ms --rate-iops 200",
+                &[p(file)],
+            )
+        });
+        let all = &r["total"]["all"];
+        let (done, sched) = (
+            percentile(&all["latency"], 50.0),
+            percentile(&all["latency_scheduled"], 50.0),
+        );
+        let msg = format!(
+            "scheduled p50 {:.1} us, completion p50 {:.1} us",
+            sched / 1e3,
+            done / 1e3
+        );
+        if (sched - done).abs() < 100_000.0 {
+            return Outcome::Pass(msg);
+        }
+        let Some(why) = disturbed else {
+            return Outcome::Fail(format!("{msg} (run {attempt}, undisturbed)"));
+        };
+        last = format!("{msg} (run {attempt}: {why})");
+    }
+    Outcome::Skip(format!("every run disturbed: {last}"))
+}
+
 fn main() {
     let d = work_dir();
     let file = file_in(&d, "acc.dat");
@@ -189,6 +222,11 @@ fn main() {
             Box::new(move || case(&file, dist, qd)),
         ));
     }
+    let f = file.clone();
+    cases.push((
+        "scheduled_latency_at_a_sustainable_rate".into(),
+        Box::new(move || scheduled_latency_at_a_sustainable_rate(&f)),
+    ));
     let dir = d.path().to_path_buf();
     cases.push(("selftest".into(), Box::new(move || selftest(&dir))));
     harness("accuracy", cases);

@@ -99,21 +99,8 @@ fn hipri_runs_or_is_refused_clearly() {
 fn scheduled_latency_shows_what_coordinated_omission_hides() {
     let d = work_dir();
     let file = file_in(&d, "co.dat");
-    // A rate the target can keep: scheduled latency is the service time.
-    let r = json_l(
-        "-c 1M -L -o 1 -d 1 -W 0 --cache buffered --engine delay --delay fixed:1ms --rate-iops 200",
-        &[p(&file)],
-    );
-    let (done, sched) = (
-        &r["total"]["all"]["latency"],
-        &r["total"]["all"]["latency_scheduled"],
-    );
-    assert!(
-        (percentile(sched, 50.0) - percentile(done, 50.0)).abs() < 100_000.0,
-        "{} vs {}",
-        percentile(sched, 50.0),
-        percentile(done, 50.0)
-    );
+    // At a rate the target can keep, scheduled latency is the service time: that is timed to
+    // the microsecond, so it is checked in tests/accuracy.rs, which knows a disturbed run.
     // Twice what it can do at queue depth 1 (1 ms each: 1000 IOPS): each I/O still takes 1 ms
     // to serve, but a client on that schedule waits longer and longer.
     let r = json_l("-c 1M -L -o 1 -d 1 -W 0 --cache buffered --engine delay --delay fixed:1ms --rate-iops 2000", &[p(&file)]);

@@ -147,6 +147,41 @@ fn quick_runs_every_pass_and_cleans_up() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+fn ctrl_c_during_quick_keeps_finished_passes() -> Outcome {
+    let d = work_dir();
+    let child = bin()
+        .args(["quick", p(d.path()), "--size", "16M", "-d", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("iogauge starts");
+    // Two 1 s passes (with their 1 s warm-ups) are done after about 4 s.
+    std::thread::sleep(std::time::Duration::from_millis(5000));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let text = stdout(&o);
+    check!(
+        o.status.code() == Some(130),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    check!(
+        text.contains("SEQ1M Q8T1 read"),
+        "finished passes lost:\n{text}"
+    );
+    check!(text.contains("PARTIAL"), "not marked partial:\n{text}");
+    check!(
+        !text.contains("RND4K Q1T1 write"),
+        "passes after Ctrl-C ran:\n{text}"
+    );
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().flatten().collect();
+    check!(left.is_empty(), "files left behind: {left:?}");
+    Outcome::Pass(String::new())
+}
+
 fn no_arguments_runs_quick_in_the_current_folder() -> Outcome {
     // `iogauge` alone runs quick with its defaults (1 GiB, 5 s passes): too long for a test.
     // Where its file cannot be created (a 4 MiB tmpfs), the error shows it tried: the file in
@@ -702,6 +737,10 @@ fn main() {
         (
             "quick_runs_every_pass_and_cleans_up",
             quick_runs_every_pass_and_cleans_up,
+        ),
+        (
+            "ctrl_c_during_quick_keeps_finished_passes",
+            ctrl_c_during_quick_keeps_finished_passes,
         ),
         (
             "no_arguments_runs_quick_in_the_current_folder",
