@@ -171,7 +171,7 @@ fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> {
     let size = match &opts.size {
         Some(s) => parse_size(s)
             .map_err(|e| Error::usage(format!("invalid value '{s}' for --size: {e}")))?,
-        None => p.default_size(memory_bytes),
+        None => (p.default_size)(memory_bytes),
     };
     let secs = |flag: &str, v: &str| -> Result<f64, Error> {
         let with_unit = if v.chars().last().is_some_and(|c| c.is_ascii_digit()) {
@@ -187,18 +187,25 @@ fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> {
         Some(d) => secs("--duration", d)?,
         None => p.default_seconds,
     };
-    if p.name == "cache" && opts.cache.is_some() {
-        return Err(Error::usage(
-            "--cache does not apply to the cache profile: it measures the page cache, so it runs buffered",
-        ));
-    }
-    Ok(Params {
+    let params = Params {
         size,
         seconds,
         cache: opts.cache.clone(),
         steady_window_s: secs("--steady-window", &opts.steady_window)?,
         memory_bytes,
-    })
+    };
+    // A pass that sets its own caching keeps it; a --cache no pass would take is an error.
+    let own = Params {
+        cache: None,
+        ..params.clone()
+    };
+    if opts.cache.is_some() && p.passes(&own).iter().all(|x| x.sets_cache()) {
+        return Err(Error::usage(format!(
+            "--cache does not apply to the {} profile: its passes set their own caching",
+            p.name
+        )));
+    }
+    Ok(params)
 }
 
 fn cmd_profile(name: &str, dir: &Path, opts: &ProfileOpts) -> Result<u8, Error> {
@@ -234,15 +241,10 @@ fn cmd_profiles() -> Result<u8, Error> {
         "Profiles (iogauge profile NAME [DIR]; iogauge explain NAME shows every pass):\n\n",
     );
     for p in profile::PROFILES {
-        let _ = writeln_str(&mut o, &format!("  {:<11} {}", p.name, p.summary));
+        o.push_str(&format!("  {:<11} {}\n", p.name, p.summary));
     }
     write_output("-", &o)?;
     Ok(exit::OK)
-}
-
-fn writeln_str(o: &mut String, line: &str) -> std::fmt::Result {
-    use std::fmt::Write as _;
-    writeln!(o, "{line}")
 }
 
 fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
@@ -251,7 +253,7 @@ fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
     let passes = if what[0] == "run" {
         let mut argv = vec!["iogauge".to_string()];
         argv.extend(what.iter().cloned());
-        let job = profile::job_from_run_args(&argv)?;
+        let job = iogauge::spec::native::job_from_argv(&argv)?;
         vec![("run".to_string(), argv, job)]
     } else {
         // The profile's options come after its name: parse them as `iogauge profile` would.
@@ -278,7 +280,7 @@ fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
         let mut passes = Vec::new();
         for pass in p.passes(&params) {
             let argv = profile::run_args(&pass, target, params.size);
-            let job = profile::job_from_run_args(&argv)?;
+            let job = iogauge::spec::native::job_from_argv(&argv)?;
             passes.push((pass.label, argv, job));
         }
         passes

@@ -3,14 +3,12 @@
 //! `iogauge run` flags a user would type, and goes through the same parser and validation as
 //! those flags, so a profile cannot mean anything a command line could not.
 
-use crate::cli::{normalize_diskspd_args, Cli, Command};
 use crate::error::{Error, Result};
 use crate::result::{RunResult, StopReason};
 use crate::runner::{self, target::Cleanup, Observer};
-use crate::spec::native::job_from_args;
+use crate::spec::native::job_from_argv;
 use crate::spec::units::format_size_human;
 use crate::spec::JobSpec;
-use clap::Parser;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -35,6 +33,13 @@ pub struct Pass {
     pub args: Vec<String>,
 }
 
+impl Pass {
+    /// Whether the pass names its own caching mode (which a profile's --cache leaves alone).
+    pub fn sets_cache(&self) -> bool {
+        self.args.iter().any(|a| a == "--cache")
+    }
+}
+
 /// What a profile is run with.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -54,23 +59,25 @@ pub struct Profile {
     pub summary: &'static str,
     /// Seconds per pass unless -d is given.
     pub default_seconds: f64,
+    /// The test file's size unless --size is given, from the machine's memory.
+    pub default_size: fn(u64) -> u64,
     passes: fn(&Params) -> Vec<Pass>,
+}
+
+const GIB: u64 = 1 << 30;
+
+fn one_gib(_memory_bytes: u64) -> u64 {
+    GIB
+}
+
+/// Larger than memory, so that part of the file cannot be cached.
+fn beyond_memory(memory_bytes: u64) -> u64 {
+    (memory_bytes + memory_bytes / 4).div_ceil(GIB) * GIB
 }
 
 impl Profile {
     pub fn passes(&self, p: &Params) -> Vec<Pass> {
         (self.passes)(p)
-    }
-
-    /// The test file's size unless --size is given: 1 GiB, except where the question needs
-    /// more (`cache`: larger than memory).
-    pub fn default_size(&self, memory_bytes: u64) -> u64 {
-        const GIB: u64 = 1 << 30;
-        if self.name == "cache" {
-            (memory_bytes + memory_bytes / 4).div_ceil(GIB) * GIB
-        } else {
-            GIB
-        }
     }
 }
 
@@ -247,48 +254,56 @@ pub const PROFILES: &[Profile] = &[
         name: "quick",
         summary: "the default: sequential 1M QD8 read and write, random 4K QD32 x 4 threads read and write (IOPS), random 4K QD1 read and write latency (p50/p99/p99.9)",
         default_seconds: 5.0,
+        default_size: one_gib,
         passes: quick,
     },
     Profile {
         name: "iops",
         summary: "random 4K at QD32 x 4 threads: read, write, and 70/30 read/write, in IOPS mode",
         default_seconds: 10.0,
+        default_size: one_gib,
         passes: iops,
     },
     Profile {
         name: "latency",
         summary: "random 4K at QD1, one thread: read, write and 70/30, every I/O timed",
         default_seconds: 10.0,
+        default_size: one_gib,
         passes: latency,
     },
     Profile {
         name: "throughput",
         summary: "sequential 1M QD8 and 128K QD32 read and write, one thread",
         default_seconds: 10.0,
+        default_size: one_gib,
         passes: throughput,
     },
     Profile {
         name: "database",
         summary: "8K random, 70% reads: IOPS at QD16 x 4 threads, then latency at QD1",
         default_seconds: 10.0,
+        default_size: one_gib,
         passes: database,
     },
     Profile {
         name: "fileserver",
         summary: "64K random, 80% reads: IOPS at QD16 x 4 threads, then latency at QD1",
         default_seconds: 10.0,
+        default_size: one_gib,
         passes: fileserver,
     },
     Profile {
         name: "burst",
         summary: "sequential 1M write until throughput has fallen 30% below its peak and held within 10% for a window (default 60 s); -d is the maximum (default 1800 s)",
         default_seconds: 1800.0,
+        default_size: one_gib,
         passes: burst,
     },
     Profile {
         name: "cache",
         summary: "buffered random 4K reads of a working set that fits in memory (read once first), then of a file larger than memory (default size: 1.25 x memory)",
         default_seconds: 10.0,
+        default_size: beyond_memory,
         passes: cache,
     },
 ];
@@ -313,25 +328,6 @@ pub fn run_args(pass: &Pass, target: &Path, size: u64) -> Vec<String> {
         target.display().to_string(),
     ]);
     a
-}
-
-/// Parse `iogauge run ...` arguments into a validated job, exactly as the command line would.
-pub fn job_from_run_args(args: &[String]) -> Result<JobSpec> {
-    let args = normalize_diskspd_args(args.iter().cloned());
-    let cli = Cli::try_parse_from(&args).map_err(|e| {
-        Error::usage(format!(
-            "'{}': {}",
-            args.join(" "),
-            e.render().to_string().lines().next().unwrap_or("invalid")
-        ))
-    })?;
-    match cli.command {
-        Some(Command::Run(r)) => job_from_args(&r),
-        _ => Err(Error::usage(format!(
-            "'{}' is not an iogauge run command",
-            args.join(" ")
-        ))),
-    }
 }
 
 #[derive(Debug, Serialize)]
@@ -375,7 +371,7 @@ pub fn run(
         .iter()
         .map(|p| {
             let args = run_args(p, &target, params.size);
-            job_from_run_args(&args).map(|j| (args, j))
+            job_from_argv(&args).map(|j| (args, j))
         })
         .collect::<Result<_>>()?;
     let mut cleanup = Cleanup::new(false);

@@ -48,7 +48,7 @@ fn run_line(line: &str, target: &Path, interrupted: &AtomicBool) -> Result<RunRe
     let mut argv: Vec<String> = ["iogauge", "run"].iter().map(|s| s.to_string()).collect();
     argv.extend(line.split_whitespace().map(String::from));
     argv.push(target.display().to_string());
-    let job = crate::profile::job_from_run_args(&argv)?;
+    let job = crate::spec::native::job_from_argv(&argv)?;
     let mut cleanup = Cleanup::new(false);
     let r = runner::run(&job, argv, interrupted, &mut cleanup)?;
     if r.partial {

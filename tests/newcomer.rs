@@ -66,6 +66,8 @@ const PROFILES: [&str; 8] = [
 ];
 
 /// The fixed options explain is run with in tests, so that no output depends on the machine.
+/// (The cache profile's working set is a quarter of the smaller of memory and the file: with a
+/// 4G file, 1G on any machine with at least 4 GiB of memory.)
 const EXPLAIN_OPTS: [&str; 2] = ["--size", "4G"];
 
 fn explain(format: &str, what: &[&str]) -> Result<String, String> {
@@ -255,6 +257,10 @@ fn explain_matches_golden_files() -> Outcome {
             "explain {name} differs from {} (UPDATE_GOLDEN=1 rewrites it):\n{got}",
             path.display()
         );
+    }
+    if update {
+        // Rewriting is not checking.
+        return Outcome::Skip("UPDATE_GOLDEN: golden files rewritten, not compared".into());
     }
     Outcome::Pass("8 profiles".into())
 }

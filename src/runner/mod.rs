@@ -47,8 +47,8 @@ pub struct Control {
     pub live: Vec<LiveCounters>,
 }
 
-/// A worker's running totals of the measured window, published after each batch of
-/// completions with plain stores (one writer), read a few times a second for progress.
+/// A worker's running totals of the measured window, published at most every 50 ms with
+/// plain stores (one writer), read a few times a second for progress.
 /// Aligned to its own cache lines so that workers do not share one.
 #[repr(align(128))]
 #[derive(Default)]

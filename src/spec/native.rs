@@ -2,7 +2,8 @@
 
 use super::units::{parse_duration_ns, parse_size};
 use super::*;
-use crate::cli::{EngineArg, RunArgs};
+use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs};
+use clap::Parser;
 
 /// Size of the temporary file made when no target is given.
 pub const DEFAULT_TEMP_SIZE: u64 = 1 << 30;
@@ -320,11 +321,29 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     Ok(job)
 }
 
+/// A whole `iogauge run ...` argument list (profiles' passes, the self-test, `explain`) into a
+/// validated job, through the same parser as the command line.
+pub fn job_from_argv(args: &[String]) -> Result<JobSpec> {
+    let args = normalize_diskspd_args(args.iter().cloned());
+    let cli = Cli::try_parse_from(&args).map_err(|e| {
+        Error::usage(format!(
+            "'{}': {}",
+            args.join(" "),
+            e.render().to_string().lines().next().unwrap_or("invalid")
+        ))
+    })?;
+    match cli.command {
+        Some(Command::Run(r)) => job_from_args(&r),
+        _ => Err(Error::usage(format!(
+            "'{}' is not an iogauge run command",
+            args.join(" ")
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{normalize_diskspd_args, Cli, Command};
-    use clap::Parser;
 
     fn job(line: &str) -> Result<JobSpec> {
         let args = normalize_diskspd_args(
