@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// The exit codes, for every --help that needs them.
 macro_rules! exit_codes {
     () => {
-        "\n\nExit codes:\n  0    the run completed and its results were printed\n  1    the run failed while running (I/O error, file could not be created); partial results are printed\n  2    bad input: a flag, value or target was rejected before any I/O\n  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial"
+        "\n\nExit codes:\n  0    the run completed and its results were printed\n  1    the run failed while running (I/O error, file could not be created); partial results are printed\n  2    bad input: a flag, value or target was rejected before any I/O\n  3    iogauge check: a figure fell short of its baseline by more than --tolerance\n  130  stopped by Ctrl-C or SIGTERM; partial results are printed and marked partial"
     };
 }
 
@@ -31,6 +31,10 @@ Examples:
 #[command(name = "iogauge", version, about = "Storage and file-system performance measurement",
           after_help = MAIN_HELP)]
 pub struct Cli {
+    /// The results database [default: $XDG_DATA_HOME/iogauge/results.db]
+    #[arg(long = "db", value_name = "FILE", env = "IOGAUGE_DB", global = true)]
+    pub db: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -60,6 +64,21 @@ pub enum Command {
         after_help = "Examples:\n  iogauge selftest\n  iogauge selftest --seconds 2 --output json"
     )]
     Selftest(SelftestArgs),
+    /// List, show, delete, export and import saved results.
+    #[command(after_help = RESULTS_HELP)]
+    Results(ResultsArgs),
+    /// Compare saved runs side by side, with ratios to the first and run-to-run noise.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
+    /// Name a saved run as a baseline, to check against later.
+    #[command(after_help = BASELINE_HELP)]
+    Baseline(BaselineArgs),
+    /// Run a baseline's workload again and fail (exit 3) if it got slower than the baseline.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+    /// Write saved runs as a self-contained HTML report with charts, Markdown tables or PNGs.
+    #[command(after_help = REPORT_HELP)]
+    Report(ReportArgs),
     /// Write man pages for iogauge and each command into DIR.
     #[command(
         after_help = "Examples:\n  iogauge man /usr/local/share/man/man1\n  man -l iogauge-run.1"
@@ -70,6 +89,212 @@ pub enum Command {
         after_help = "Examples:\n  iogauge completions bash > /etc/bash_completion.d/iogauge\n  iogauge completions zsh > ~/.zfunc/_iogauge\n  iogauge completions fish > ~/.config/fish/completions/iogauge.fish"
     )]
     Completions(CompletionsArgs),
+}
+
+const RESULTS_HELP: &str = "\
+Every run of iogauge run, quick, profile and check is saved (unless --no-save) in the results
+database: --db FILE or IOGAUGE_DB, default $XDG_DATA_HOME/iogauge/results.db. Dates are UTC.
+
+Examples:
+  iogauge results list                               the 50 newest
+  iogauge results list --target /mnt/data --since 7d
+  iogauge results list --profile quick --tag prod
+  iogauge results show 42
+  iogauge results export 42 --output csv > run42.csv
+  iogauge results import run-from-server-b.json
+  iogauge results delete 41 42";
+
+const COMPARE_HELP: &str = "\
+Passes are matched by their label (a profile's passes), or by position when every run has one.
+Where a run's workload was saved more than once, the spread of those repeats is the noise:
+a difference is called beyond noise when it exceeds twice the combined coefficient of variation.
+
+Examples:
+  iogauge compare 41 42
+  iogauge compare 12 30 31 --output markdown";
+
+const BASELINE_HELP: &str = "\
+Examples:
+  iogauge baseline save prod-db 42
+  iogauge baseline list
+  iogauge baseline delete prod-db";
+
+const CHECK_HELP: &str = concat!(
+    "\
+Runs the baseline's exact workload again (a run's job, or a profile with its size and
+durations), saves the new run, prints each figure against the baseline, and exits 3 when IOPS
+or throughput fell, or latency (p99, mean) rose, by more than --tolerance.
+
+Examples:
+  iogauge check --baseline prod-db                    on the baseline's own target
+  iogauge check --baseline prod-db /mnt/new-volume    the same workload elsewhere
+  iogauge check --baseline prod-db --tolerance 5%",
+    exit_codes!()
+);
+
+const REPORT_HELP: &str = "\
+The HTML file needs nothing else: charts are inline SVG, there are no scripts or network
+requests. Several runs in one report are overlaid and compared.
+
+Examples:
+  iogauge report 42 --html run42.html
+  iogauge report 41 42 43 --html compare.html --markdown compare.md
+  iogauge report 42 --png charts/";
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct SaveOpts {
+    /// Tag the saved result (repeatable), for `iogauge results list --tag`
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+
+    /// Do not save the result in the results database
+    #[arg(long = "no-save")]
+    pub no_save: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    pub command: ResultsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ResultsCommand {
+    /// List saved results, newest first
+    List(ListArgs),
+    /// Print a saved result as its report
+    Show(ShowArgs),
+    /// Delete saved results
+    Delete {
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<i64>,
+    },
+    /// Print a saved result as JSON (the full result) or CSV (the time series)
+    Export(ShowArgs),
+    /// Save JSON results (iogauge's --output json, also from another machine)
+    Import {
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+        /// Tag the imported results (repeatable)
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Only results whose target contains this text
+    #[arg(long = "target", value_name = "TEXT")]
+    pub target: Option<String>,
+    /// Only this profile's results (run: single runs)
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Only results with this tag
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Only results from this date (2026-11-22, UTC) or age (12h, 7d, 2w) on
+    #[arg(long = "since", value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only results before this date or age
+    #[arg(long = "until", value_name = "WHEN")]
+    pub until: Option<String>,
+    /// How many, newest first
+    #[arg(long = "limit", value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+    /// All that match, however many
+    #[arg(long = "all", conflicts_with = "limit")]
+    pub all: bool,
+    /// text or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[arg(value_name = "ID")]
+    pub id: i64,
+    /// text (the report), json (the full result) or csv (the time series)
+    #[arg(long = "output", value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Saved runs; the first is the reference (1.00)
+    #[arg(value_name = "ID", num_args = 2.., required = true)]
+    pub ids: Vec<i64>,
+    /// text, markdown or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: TableFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct BaselineArgs {
+    #[command(subcommand)]
+    pub command: BaselineCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BaselineCommand {
+    /// Name saved run ID as baseline NAME (replacing an earlier baseline of that name)
+    Save {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[arg(value_name = "ID")]
+        id: i64,
+    },
+    /// List the baselines
+    List,
+    /// Delete a baseline (the run stays saved)
+    Delete {
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The baseline to check against (iogauge baseline list)
+    #[arg(long = "baseline", value_name = "NAME")]
+    pub baseline: String,
+    /// Run here instead of the baseline's target: a folder for a profile, files or devices
+    /// (as many as the baseline had) for a run
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
+    /// How far a figure may fall (IOPS, MB/s) or rise (latency) before the check fails
+    #[arg(long = "tolerance", value_name = "PERCENT", default_value = "10%")]
+    pub tolerance: String,
+    /// With TARGET: allow writing to an existing file iogauge did not create
+    #[arg(long = "allow-overwrite")]
+    pub allow_overwrite: bool,
+    #[command(flatten)]
+    pub save: SaveOpts,
+    /// No progress bar
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Saved runs; several are overlaid and compared, the first is the reference
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<i64>,
+    /// Write a self-contained HTML report to FILE
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write the tables as Markdown to FILE (- for stdout)
+    #[arg(long = "markdown", value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write each chart as a PNG into DIR
+    #[arg(long = "png", value_name = "DIR")]
+    pub png: Option<PathBuf>,
 }
 
 const QUICK_HELP: &str = concat!(
@@ -150,6 +375,9 @@ pub struct ProfileOpts {
     /// No progress bar
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub save: SaveOpts,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -417,6 +645,9 @@ pub struct RunArgs {
     /// No progress bar (there is none either when stderr is not a terminal)
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub save: SaveOpts,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,10 +5,10 @@
 //! is cheaper than clock_gettime; it is calibrated against CLOCK_MONOTONIC at start-up and used
 //! only if it measures cheaper. Otherwise `Instant` (CLOCK_MONOTONIC through the vDSO).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockSource {
     /// The CPU's invariant time-stamp counter, calibrated against CLOCK_MONOTONIC.
@@ -18,7 +18,7 @@ pub enum ClockSource {
 }
 
 /// What the report says about the clock.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClockInfo {
     pub source: ClockSource,
     /// Measured cost of one read of the chosen clock.

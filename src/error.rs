@@ -14,6 +14,8 @@ pub mod exit {
     pub const FAILURE: u8 = 1;
     /// Bad input: a flag, a value or a target was rejected before any I/O was done.
     pub const USAGE: u8 = 2;
+    /// `iogauge check`: a figure fell short of its baseline by more than the tolerance.
+    pub const CHECK_FAILED: u8 = 3;
     /// Stopped by Ctrl-C or SIGTERM; partial results were printed and marked partial.
     pub const INTERRUPTED: u8 = 130;
 }

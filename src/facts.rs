@@ -3,13 +3,13 @@
 //! Everything here is read from /proc and /sys; a fact that cannot be found is left empty
 //! rather than guessed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SystemFacts {
     pub hostname: String,
     pub kernel: String,
@@ -47,7 +47,7 @@ pub fn memory_bytes() -> Option<u64> {
 }
 
 /// Where a target lives: its file system and the block device under it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TargetFacts {
     /// File system type as the kernel names it (ext4, xfs, tmpfs, fuse.bindfs...); null for a
     /// block device opened directly.
@@ -79,7 +79,7 @@ pub struct TargetFacts {
 
 /// What a target holds. Zeros or a repeating pattern flatter storage that compresses or
 /// deduplicates, so a user must know.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Content {
     /// iogauge wrote it: incompressible random data.

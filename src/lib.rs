@@ -6,6 +6,8 @@
 
 pub mod cli;
 pub mod clock;
+pub mod compare;
+pub mod dates;
 pub mod engine;
 pub mod error;
 pub mod facts;
@@ -17,4 +19,5 @@ pub mod runner;
 pub mod selftest;
 pub mod spec;
 pub mod stats;
+pub mod store;
 pub mod warnings;

@@ -1,5 +1,7 @@
 //! The `iogauge` binary: parse, run, report, map the outcome to an exit code.
 
+mod cmd;
+
 use clap::Parser;
 use iogauge::cli::{
     normalize_diskspd_args, Cli, Command, CompletionsArgs, ExplainArgs, ExplainFormat, ManArgs,
@@ -12,8 +14,9 @@ use iogauge::result::StopReason;
 use iogauge::runner::Observer;
 use iogauge::runner::{self, target::Cleanup};
 use iogauge::spec::native::job_from_args;
+use iogauge::store::record::Record;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -32,11 +35,17 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    let db = &cli.db;
     let outcome = match cli.command {
-        None => cmd_profile("quick", Path::new("."), &default_profile_opts()),
-        Some(Command::Run(run)) => cmd_run(&run, args),
-        Some(Command::Quick(q)) => cmd_profile("quick", &q.dir, &q.opts),
-        Some(Command::Profile(p)) => cmd_profile(&p.name, &p.dir, &p.opts),
+        None => cmd_profile(db, "quick", Path::new("."), &default_profile_opts()),
+        Some(Command::Run(run)) => cmd_run(db, &run, args),
+        Some(Command::Quick(q)) => cmd_profile(db, "quick", &q.dir, &q.opts),
+        Some(Command::Profile(p)) => cmd_profile(db, &p.name, &p.dir, &p.opts),
+        Some(Command::Results(r)) => cmd::saved::cmd_results(db, &r),
+        Some(Command::Compare(c)) => cmd::saved::cmd_compare(db, &c),
+        Some(Command::Baseline(b)) => cmd::saved::cmd_baseline(db, &b),
+        Some(Command::Check(c)) => cmd::saved::cmd_check(db, &c, args),
+        Some(Command::Report(r)) => cmd::saved::cmd_report(db, &r),
         Some(Command::Profiles) => cmd_profiles(),
         Some(Command::Explain(e)) => cmd_explain(&e),
         Some(Command::Selftest(st)) => cmd_selftest(&st),
@@ -65,7 +74,7 @@ fn one_line(clap_error: &str) -> String {
     msg
 }
 
-fn write_output(path: &str, text: &str) -> Result<(), Error> {
+pub(crate) fn write_output(path: &str, text: &str) -> Result<(), Error> {
     if path == "-" {
         let mut out = std::io::stdout().lock();
         // A closed pipe (| head) is not an error worth reporting.
@@ -81,7 +90,7 @@ fn write_output(path: &str, text: &str) -> Result<(), Error> {
     }
 }
 
-fn interrupt_flag() -> Result<Arc<AtomicBool>, Error> {
+pub(crate) fn interrupt_flag() -> Result<Arc<AtomicBool>, Error> {
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, interrupted.clone())
@@ -114,8 +123,9 @@ fn cmd_selftest(args: &SelftestArgs) -> Result<u8, Error> {
     Ok(if st.passed() { exit::OK } else { exit::FAILURE })
 }
 
-fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
+fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
     let job = job_from_args(args)?;
+    let mut saver = cmd::saved::Saver::new(db, &args.save, args.quiet)?;
     let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
@@ -138,7 +148,10 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
     }
-    match result.stop_reason {
+    let stop_reason = result.stop_reason;
+    let stop_message = result.stop_message.clone();
+    saver.save(&Record::Run(Box::new(result)))?;
+    match stop_reason {
         StopReason::Completed => Ok(exit::OK),
         StopReason::Interrupted => {
             eprintln!("iogauge: interrupted; the results above are partial");
@@ -147,7 +160,7 @@ fn cmd_run(args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
         StopReason::IoError => {
             eprintln!(
                 "iogauge: error: {}; the results above are partial",
-                result.stop_message.as_deref().unwrap_or("I/O error")
+                stop_message.as_deref().unwrap_or("I/O error")
             );
             Ok(exit::FAILURE)
         }
@@ -158,6 +171,7 @@ fn default_profile_opts() -> ProfileOpts {
     // The flags' own defaults, so that `iogauge` alone is exactly `iogauge quick`.
     match Cli::try_parse_from(["iogauge", "quick"]) {
         Ok(Cli {
+            db: _,
             command: Some(Command::Quick(q)),
         }) => q.opts,
         _ => unreachable!("`iogauge quick` parses"),
@@ -208,7 +222,12 @@ fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> {
     Ok(params)
 }
 
-fn cmd_profile(name: &str, dir: &Path, opts: &ProfileOpts) -> Result<u8, Error> {
+fn cmd_profile(
+    db: &Option<PathBuf>,
+    name: &str,
+    dir: &Path,
+    opts: &ProfileOpts,
+) -> Result<u8, Error> {
     let p = profile::find(name)?;
     let params = profile_params(p, opts)?;
     if opts.output == OutputFormat::Csv {
@@ -216,6 +235,7 @@ fn cmd_profile(name: &str, dir: &Path, opts: &ProfileOpts) -> Result<u8, Error> 
             "profiles write text or json, not csv (iogauge run writes csv)",
         ));
     }
+    let mut saver = cmd::saved::Saver::new(db, &opts.save, opts.quiet)?;
     let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(opts.quiet);
     let (result, failure) = profile::run(p, &params, dir, &interrupted, &mut progress)?;
@@ -226,14 +246,17 @@ fn cmd_profile(name: &str, dir: &Path, opts: &ProfileOpts) -> Result<u8, Error> 
     if !result.passes.is_empty() {
         write_output(&opts.output_file, &text)?;
     }
+    let partial = result.partial;
+    let saved = if result.passes.is_empty() {
+        Ok(None)
+    } else {
+        saver.save(&Record::Profile(Box::new(result)))
+    };
     if let Some(e) = failure {
         return Err(e);
     }
-    Ok(if result.partial {
-        exit::INTERRUPTED
-    } else {
-        exit::OK
-    })
+    saved?;
+    Ok(if partial { exit::INTERRUPTED } else { exit::OK })
 }
 
 fn cmd_profiles() -> Result<u8, Error> {
@@ -261,9 +284,11 @@ fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
         argv.extend(what.iter().cloned());
         let opts = match Cli::try_parse_from(&argv) {
             Ok(Cli {
+                db: _,
                 command: Some(Command::Profile(p)),
             }) if p.dir == Path::new(".") => p.opts,
             Ok(Cli {
+                db: _,
                 command: Some(Command::Profile(p)),
             }) => {
                 return Err(Error::usage(format!(

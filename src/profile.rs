@@ -9,12 +9,12 @@ use crate::runner::{self, target::Cleanup, Observer};
 use crate::spec::native::job_from_argv;
 use crate::spec::units::format_size_human;
 use crate::spec::JobSpec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 /// What a pass measures, which decides the figure its table row shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Measure {
     /// MB/s.
@@ -40,8 +40,8 @@ impl Pass {
     }
 }
 
-/// What a profile is run with.
-#[derive(Debug, Clone)]
+/// What a profile is run with. Saved with its results, so `iogauge check` can run it again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Params {
     /// Size of the test file.
     pub size: u64,
@@ -330,7 +330,7 @@ pub fn run_args(pass: &Pass, target: &Path, size: u64) -> Vec<String> {
     a
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PassResult {
     pub label: String,
     pub measure: Measure,
@@ -339,11 +339,18 @@ pub struct PassResult {
     pub result: RunResult,
 }
 
-#[derive(Debug, Serialize)]
+pub const SCHEMA_NAME: &str = "iogauge-profile-result";
+/// Version 2 added `dir` and `params`, so a saved profile can be run again.
+pub const SCHEMA_VERSION: u32 = 2;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileResult {
-    pub schema: &'static str,
+    pub schema: String,
     pub schema_version: u32,
-    pub profile: &'static str,
+    pub profile: String,
+    /// The folder the profile ran in, and with what.
+    pub dir: String,
+    pub params: Params,
     pub target: String,
     pub size_bytes: u64,
     /// True when a pass was cut short or not run.
@@ -376,9 +383,11 @@ pub fn run(
         .collect::<Result<_>>()?;
     let mut cleanup = Cleanup::new(false);
     let mut out = ProfileResult {
-        schema: "iogauge-profile-result",
-        schema_version: 1,
-        profile: profile.name,
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        profile: profile.name.into(),
+        dir: dir.display().to_string(),
+        params: params.clone(),
         target: target.display().to_string(),
         size_bytes: params.size,
         partial: false,

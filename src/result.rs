@@ -10,12 +10,12 @@ use crate::runner::worker::WaitStats;
 use crate::spec::{EngineKind, JobSpec};
 use crate::stats::cpu::CpuUsage;
 use crate::stats::LatencySummary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const SCHEMA_NAME: &str = "iogauge-run-result";
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// The run ended as planned.
@@ -27,7 +27,7 @@ pub enum StopReason {
 }
 
 /// What a run measured: counts only, or every I/O's latency too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// No per-I/O timestamps: the highest IOPS.
@@ -36,11 +36,11 @@ pub enum Mode {
     Latency,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
-    pub schema: &'static str,
+    pub schema: String,
     pub schema_version: u32,
-    pub tool_version: &'static str,
+    pub tool_version: String,
     pub command_line: Vec<String>,
     /// Wall-clock start of the measured window, nanoseconds since the Unix epoch.
     pub started_unix_ns: u64,
@@ -75,7 +75,7 @@ pub struct RunResult {
     pub iogauge_usage: SelfUsage,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetResult {
     pub path: String,
     pub kind: TargetKind,
@@ -90,7 +90,7 @@ pub struct TargetResult {
     pub total: DirPair,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ThreadResult {
     pub thread: u32,
     /// The CPU the thread was pinned to (--affinity).
@@ -101,14 +101,14 @@ pub struct ThreadResult {
 }
 
 /// Reads and writes apart, and both together.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirPair {
     pub read: DirResult,
     pub write: DirResult,
     pub all: DirResult,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirResult {
     pub ios: u64,
     pub bytes: u64,
@@ -123,9 +123,15 @@ pub struct DirResult {
     pub latency_total: Option<LatencySummary>,
     /// From the rate schedule's planned start to completed (rate-limited runs).
     pub latency_scheduled: Option<LatencySummary>,
+    /// The HDR histogram behind `latency` ([`crate::stats::LatencyHistogram::to_base64`]).
+    #[serde(default)]
+    pub latency_histogram: Option<String>,
+    /// The HDR histogram behind `latency_total`.
+    #[serde(default)]
+    pub latency_total_histogram: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ErrorCount {
     /// The errno, or -1 for a short transfer.
     pub errno: i32,
@@ -133,14 +139,14 @@ pub struct ErrorCount {
     pub count: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TimeSeries {
     pub interval_ns: u64,
     pub samples: Vec<Sample>,
 }
 
 /// One interval of the whole run (all targets and threads).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Sample {
     /// Start, from the beginning of the measured window.
     pub start_ns: u64,
@@ -149,7 +155,7 @@ pub struct Sample {
     pub write: SampleDir,
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct SampleDir {
     pub ios: u64,
     pub bytes: u64,
@@ -160,7 +166,7 @@ pub struct SampleDir {
 }
 
 /// iogauge's own footprint, so a user can see the instrument was not the bottleneck.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SelfUsage {
     pub max_rss_bytes: u64,
     pub user_cpu_ns: u64,

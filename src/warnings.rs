@@ -5,13 +5,13 @@
 use crate::facts::Content;
 use crate::result::RunResult;
 use crate::spec::units::format_size_human;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Warning {
     /// Stable name, for scripts: page-cache, zero-content, repeating-content, short-run,
     /// cpu-saturated, queue-too-deep, inline-completion, throughput-varied.
-    pub code: &'static str,
+    pub code: String,
     pub message: String,
     pub fix: String,
 }
@@ -34,7 +34,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         if !j.cache.is_direct() {
             if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
                 w.push(Warning {
-                    code: "page-cache",
+                    code: "page-cache".into(),
                     message: format!(
                         "buffered I/O on a working set of {} in '{}', smaller than this machine's {} of memory: you are measuring the page cache, not the storage",
                         format_size_human(set),
@@ -52,7 +52,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         };
         if let Some((code, what)) = pattern {
             w.push(Warning {
-                code,
+                code: code.into(),
                 message: format!(
                     "'{}' holds {what} (16 blocks sampled): storage that compresses or deduplicates will look faster than it is",
                     t.path
@@ -66,7 +66,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
             if in_flight > limit {
                 w.push(Warning {
-                    code: "queue-too-deep",
+                    code: "queue-too-deep".into(),
                     message: format!(
                         "{} threads x {} outstanding = {in_flight} I/Os in flight on '{}', but {dev} accepts {limit}: the rest wait in the kernel and add to the latency",
                         t.threads.len(),
@@ -80,7 +80,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
     }
     if !r.partial && r.measured_ns < MIN_RUN_NS {
         w.push(Warning {
-            code: "short-run",
+            code: "short-run".into(),
             message: format!(
                 "the measured window was {:.2}s: a run this short misses caches filling, background writeback and burst limits",
                 r.measured_ns as f64 / 1e9
@@ -90,7 +90,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
     }
     if let Some(busy) = cpu_busy_pct(r).filter(|&b| b >= CPU_SATURATED_PCT) {
         w.push(Warning {
-            code: "cpu-saturated",
+            code: "cpu-saturated".into(),
             message: format!(
                 "the CPUs were {busy:.0}% busy during the run: the result may be bound by the CPU, not the storage"
             ),
@@ -105,7 +105,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         if let (Some(c50), Some(s50), Some(t50)) = (c50, s50, t50) {
             if s50 > c50 && t50 > 2 * c50 {
                 w.push(Warning {
-                    code: "inline-completion",
+                    code: "inline-completion".into(),
                     message: format!(
                         "most I/Os completed inside the submission system call: completion latency (p50 {:.1} us) leaves out the {:.1} us spent there; total latency (p50 {:.1} us) is what an application sees",
                         c50 as f64 / 1e3,
@@ -119,7 +119,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
     }
     if let Some(cv) = throughput_cv(r).filter(|&cv| cv > VARIATION_CV) {
         w.push(Warning {
-            code: "throughput-varied",
+            code: "throughput-varied".into(),
             message: format!(
                 "throughput varied a lot over the run (coefficient of variation {:.0}%): the average may mix phases, such as a burst and a lower baseline",
                 cv * 100.0

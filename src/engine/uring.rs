@@ -8,7 +8,7 @@
 
 use super::{Cqe, IoEngine, Sqe};
 use io_uring::{opcode, types, IoUring};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -22,7 +22,7 @@ pub struct UringOptions {
 }
 
 /// What a ring ended up with, for the report.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct UringFeatures {
     pub registered_file: bool,
     pub registered_buffers: bool,

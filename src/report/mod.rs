@@ -1,7 +1,9 @@
 //! Reports: one file per format behind one trait. Each renders a finished [`RunResult`];
 //! none of them measures or changes anything.
 
+pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod table;
 pub mod text;

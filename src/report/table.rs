@@ -172,7 +172,7 @@ pub fn profile_text(p: &ProfileResult) -> String {
     for (i, x) in p.passes.iter().enumerate() {
         for w in &x.result.warnings {
             warned
-                .entry(w.code)
+                .entry(w.code.as_str())
                 .or_insert_with(|| (w.message.clone(), w.fix.clone(), Vec::new()))
                 .2
                 .push(i + 1);
@@ -203,9 +203,109 @@ pub fn profile_text(p: &ProfileResult) -> String {
     o
 }
 
+/// A table of text cells, rendered aligned for terminals or as Markdown for tickets.
+/// The first row is the header.
+#[derive(Debug, Default, Clone)]
+pub struct Grid {
+    pub rows: Vec<Vec<String>>,
+    /// Columns (by index) aligned right: figures.
+    pub right: Vec<usize>,
+}
+
+impl Grid {
+    pub fn new(header: Vec<String>) -> Grid {
+        Grid {
+            rows: vec![header],
+            right: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        let n = self.rows.iter().map(Vec::len).max().unwrap_or(0);
+        (0..n)
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .filter_map(|r| r.get(c))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    pub fn text(&self) -> String {
+        let w = self.widths();
+        let mut o = String::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            let cells: Vec<String> = w
+                .iter()
+                .enumerate()
+                .map(|(c, &width)| {
+                    let cell = row.get(c).map(String::as_str).unwrap_or("");
+                    if self.right.contains(&c) {
+                        format!("{cell:>width$}")
+                    } else {
+                        format!("{cell:<width$}")
+                    }
+                })
+                .collect();
+            let _ = writeln!(o, "{}", cells.join("  ").trim_end());
+            if i == 0 {
+                let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+                let _ = writeln!(o, "{}", "-".repeat(total));
+            }
+        }
+        o
+    }
+
+    pub fn markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let n = self.widths().len();
+        let mut o = String::new();
+        for (i, row) in self.rows.iter().enumerate() {
+            let cells: Vec<String> = (0..n)
+                .map(|c| esc(row.get(c).map(String::as_str).unwrap_or("")))
+                .collect();
+            let _ = writeln!(o, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let rule: Vec<&str> = (0..n)
+                    .map(|c| {
+                        if self.right.contains(&c) {
+                            "---:"
+                        } else {
+                            "---"
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(o, "| {} |", rule.join(" | "));
+            }
+        }
+        o
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grids_align_and_escape() {
+        let mut g = Grid::new(vec!["pass".into(), "IOPS".into()]);
+        g.right = vec![1];
+        g.push(vec!["a|b".into(), "12.3K".into()]);
+        g.push(vec!["longer name".into(), "7".into()]);
+        let t = g.text();
+        assert!(t.contains("longer name      7\n"), "{t}");
+        assert!(t.contains("a|b          12.3K\n"), "{t}");
+        let m = g.markdown();
+        assert!(m.contains("| --- | ---: |"), "{m}");
+        assert!(m.contains("| a\\|b | 12.3K |"), "{m}");
+    }
 
     #[test]
     fn sparkline_scales_from_zero_and_fits_the_width() {

@@ -638,6 +638,12 @@ fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool) -> DirResult 
             .and_then(|l| l.submission.summary()),
         latency_total: lat.and_then(|l| l.total.summary()),
         latency_scheduled: lat.and_then(|l| l.scheduled.summary()),
+        latency_histogram: lat
+            .filter(|l| l.completion.count() > 0)
+            .map(|l| l.completion.to_base64()),
+        latency_total_histogram: lat
+            .filter(|l| l.total.count() > 0)
+            .map(|l| l.total.to_base64()),
     }
 }
 
@@ -752,9 +758,9 @@ fn build_result(b: BuildInput) -> RunResult {
         });
     }
     RunResult {
-        schema: SCHEMA_NAME,
+        schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION"),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
         command_line: b.command_line,
         started_unix_ns: b.started_unix_ns,
         partial: b.stop_reason != StopReason::Completed,

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
 use crate::spec::units::format_size;
 use crate::spec::{JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
@@ -16,7 +16,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,

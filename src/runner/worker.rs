@@ -15,7 +15,7 @@ use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Sqe};
 use crate::error::SHORT_IO;
 use crate::stats::{IntervalHistogram, LatencyHistogram};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
@@ -74,7 +74,7 @@ pub struct DirTotals {
 }
 
 /// How completions were found: by waiting, or by looking aside after a submission.
-#[derive(Default, Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Default, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct WaitStats {
     /// Calls that waited for a completion.
     pub waits: u64,

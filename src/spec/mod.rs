@@ -10,12 +10,12 @@ pub mod native;
 pub mod units;
 
 use crate::error::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use units::format_size;
 
 /// Where the offsets of successive I/Os come from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pattern {
     /// Random offsets, multiples of `align_bytes` from the base offset.
@@ -32,7 +32,7 @@ pub enum Pattern {
 }
 
 /// How random offsets are spread over the working set.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Distribution {
     Uniform,
@@ -47,7 +47,7 @@ pub enum Distribution {
 }
 
 /// Caching mode, in DiskSpd's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
     Buffered,
@@ -81,7 +81,7 @@ impl CacheMode {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     Sync,
@@ -92,7 +92,7 @@ pub enum EngineKind {
 }
 
 /// The latency the delay engine injects.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DelayDist {
     Fixed {
@@ -111,7 +111,7 @@ pub enum DelayDist {
 
 /// A change of the delay engine's distribution during the run: a device that slows down
 /// (a burst that ends), for testing what sees phases.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct DelayStep {
     /// From the start of the run, warm-up included.
     pub after_ns: u64,
@@ -119,7 +119,7 @@ pub struct DelayStep {
 }
 
 /// Which CPUs worker threads run on (DiskSpd's -a).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Affinity {
     /// Worker i on CPU i modulo the CPUs available.
@@ -140,7 +140,7 @@ impl EngineKind {
 }
 
 /// When the measured part of a run ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Stop {
     /// After a fixed measured time.
@@ -152,14 +152,14 @@ pub enum Stop {
 /// Stop early once throughput has fallen from its peak and settled (the `burst` profile):
 /// the last window is at least `drop_pct` below the best interval and within `tolerance_pct`
 /// of the window before. The duration is then the maximum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SteadyRule {
     pub window_ns: u64,
     pub drop_pct: u8,
     pub tolerance_pct: u8,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetSpec {
     pub path: PathBuf,
     /// Create the file with this size if it does not exist (-c).
@@ -168,7 +168,7 @@ pub struct TargetSpec {
     pub temporary: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
     pub targets: Vec<TargetSpec>,
     pub threads_per_target: u32,

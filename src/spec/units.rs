@@ -43,7 +43,6 @@ pub fn format_size(bytes: u64) -> String {
     format!("{bytes}B")
 }
 
-/// Parse a duration with a unit (ns, us, ms, s) into nanoseconds: "100us", "1.5ms".
 /// A size rounded for people: `23.5GiB`, `512.0MiB`, `4.0KiB`, `100B`.
 pub fn format_size_human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -62,6 +61,7 @@ pub fn format_size_human(bytes: u64) -> String {
     format!("{v:.1}{unit}")
 }
 
+/// Parse a duration with a unit (ns, us, ms, s) into nanoseconds: "100us", "1.5ms".
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());

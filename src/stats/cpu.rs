@@ -1,7 +1,7 @@
 //! CPU time per CPU from /proc/stat, sampled at the start and end of the measured window,
 //! as DiskSpd reports it: a run that saturates a CPU measures the CPU, not the storage.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default)]
 pub struct CpuTicks {
@@ -9,7 +9,7 @@ pub struct CpuTicks {
     pub cpus: Vec<(u64, u64, u64)>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CpuUsage {
     pub cpu: usize,
     pub user_ns: u64,

@@ -7,7 +7,7 @@
 pub mod cpu;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Highest trackable latency. Longer values are clamped to it and counted in `clamped`.
 pub const MAX_LATENCY_NS: u64 = 2 * 3600 * 1_000_000_000;
@@ -53,6 +53,78 @@ impl LatencyHistogram {
 
     pub fn value_at_percentile(&self, p: f64) -> u64 {
         self.h.value_at_percentile(p)
+    }
+
+    /// The histogram in HdrHistogram's V2 format, deflated, as base64: compact, exact, and
+    /// readable by any HdrHistogram library, so percentiles can be recomputed and histograms
+    /// merged long after the run.
+    pub fn to_base64(&self) -> String {
+        use base64::Engine;
+        use hdrhistogram::serialization::Serializer;
+        let mut buf = Vec::new();
+        hdrhistogram::serialization::V2DeflateSerializer::new()
+            .serialize(&self.h, &mut buf)
+            .expect("serializing into memory cannot fail");
+        base64::engine::general_purpose::STANDARD.encode(buf)
+    }
+
+    /// The inverse of [`Self::to_base64`]. Histograms of another configuration (from another
+    /// tool) are re-recorded into ours, so merging stays exact for our own.
+    pub fn from_base64(text: &str) -> Result<Self, String> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("not base64: {e}"))?;
+        let h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| format!("not an HdrHistogram: {e:?}"))?;
+        let mut ours = LatencyHistogram::new();
+        if h.low() == 1 && h.high() == MAX_LATENCY_NS && h.sigfig() == SIGNIFICANT_DIGITS {
+            ours.h = h;
+        } else {
+            for v in h.iter_recorded() {
+                ours.h.saturating_record_n(
+                    v.value_iterated_to().clamp(1, MAX_LATENCY_NS),
+                    v.count_at_value(),
+                );
+            }
+        }
+        Ok(ours)
+    }
+
+    /// Latency at each of `points` evenly spaced "nines" (x = -log10(1 - p)), from the median
+    /// to the maximum: the data of a percentile plot.
+    pub fn nines_curve(&self, max_nines: f64, points: usize) -> Vec<(f64, u64)> {
+        if self.h.is_empty() {
+            return Vec::new();
+        }
+        (0..=points)
+            .map(|i| {
+                let x = max_nines * i as f64 / points as f64;
+                let p = 100.0 * (1.0 - 10f64.powf(-x));
+                (x, self.h.value_at_percentile(p))
+            })
+            .collect()
+    }
+
+    /// Counts in `bins` logarithmically spaced bins from the minimum to the maximum:
+    /// (bin low ns, bin high ns, count).
+    pub fn log_bins(&self, bins: usize) -> Vec<(u64, u64, u64)> {
+        if self.h.is_empty() || bins == 0 {
+            return Vec::new();
+        }
+        let lo = (self.h.min().max(1) as f64).ln();
+        let hi = ((self.h.max() + 1) as f64).ln();
+        let edge = |i: usize| (lo + (hi - lo) * i as f64 / bins as f64).exp().round() as u64;
+        let mut out: Vec<(u64, u64, u64)> = (0..bins).map(|i| (edge(i), edge(i + 1), 0)).collect();
+        for v in self.h.iter_recorded() {
+            let x = (v.value_iterated_to().max(1) as f64).ln();
+            let i = (((x - lo) / (hi - lo)) * bins as f64)
+                .floor()
+                .clamp(0.0, (bins - 1) as f64);
+            out[i as usize].2 += v.count_at_value();
+        }
+        out
     }
 
     pub fn summary(&self) -> Option<LatencySummary> {
@@ -111,7 +183,7 @@ impl IntervalHistogram {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Percentile {
     pub percentile: f64,
     pub ns: u64,
@@ -119,7 +191,7 @@ pub struct Percentile {
 
 /// Latency of one direction of one thread, target or run. Values are the histogram's: within
 /// 0.1% of the exact value (3 significant digits), exact below 2048 ns.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub min_ns: u64,
     pub mean_ns: f64,
@@ -174,6 +246,28 @@ mod tests {
         assert!((p99 / 990_000.0 - 1.0).abs() < 0.001, "{p99}");
         assert_eq!(s.min_ns, 10);
         assert!((s.mean_ns / 500_005.0 - 1.0).abs() < 0.001);
+    }
+
+    #[test]
+    fn serialized_histograms_merge_exactly() {
+        let mut a = LatencyHistogram::new();
+        let mut b = LatencyHistogram::new();
+        let mut all = LatencyHistogram::new();
+        for v in 1..=50_000u64 {
+            a.record(v * 7);
+            b.record(v * 300);
+            all.record(v * 7);
+            all.record(v * 300);
+        }
+        let mut merged = LatencyHistogram::from_base64(&a.to_base64()).unwrap();
+        merged.merge(&LatencyHistogram::from_base64(&b.to_base64()).unwrap());
+        assert_eq!(merged.summary(), all.summary());
+        assert!(LatencyHistogram::from_base64("not a histogram").is_err());
+        let bins = all.log_bins(40);
+        assert_eq!(bins.iter().map(|b| b.2).sum::<u64>(), 100_000);
+        let curve = all.nines_curve(3.0, 30);
+        assert_eq!(curve[0].1, all.value_at_percentile(0.0));
+        assert!(curve.windows(2).all(|w| w[0].1 <= w[1].1));
     }
 
     #[test]

@@ -5,8 +5,16 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, saving into one results database shared by all tests (never the user's own):
+/// many test processes saving at once is itself a test of the store's locking.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_iogauge"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iogauge"));
+    c.env("IOGAUGE_DB", test_db());
+    c
+}
+
+pub fn test_db() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("test-results.db")
 }
 
 /// A temporary folder on the work disk (the target folder), where O_DIRECT works;

@@ -1,0 +1,272 @@
+//! Charts of saved results, drawn with plotters: as inline SVG for the HTML report and as PNG
+//! files. One description ([`Chart`]) per chart, one drawing function per kind, so the SVG and
+//! the PNG of a chart are the same picture.
+//!
+//! Text is laid out with the DejaVu Sans font compiled into the binary (plotters' ab_glyph
+//! backend): no system font libraries, and the same metrics on every machine.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// Okabe-Ito: told apart by people with any common form of colour blindness.
+pub const COLORS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 120, 120),
+    RGBColor(0, 0, 0),
+];
+
+pub const WIDTH: u32 = 780;
+pub const HEIGHT: u32 = 330;
+
+#[derive(Debug, Clone)]
+pub enum Kind {
+    /// Values over time: x in seconds, linear y.
+    Time,
+    /// A percentile plot: x in "nines" (-log10(1 - p)), y latency in ns on a log scale.
+    Nines { max_nines: f64 },
+    /// Share of I/Os per latency bin: bars over a log x axis in ns.
+    Histogram,
+}
+
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub name: String,
+    /// Index into [`COLORS`]: one colour per run, kept across charts.
+    pub color: usize,
+    /// Dashed-looking thinner stroke, for a second figure of the same run (p99 next to mean).
+    pub secondary: bool,
+    /// (x, y); for histograms (bin low, y) with the bin high in `widths`.
+    pub points: Vec<(f64, f64)>,
+    pub widths: Vec<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// File-name-safe identifier, unique in a report.
+    pub id: String,
+    pub title: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub kind: Kind,
+    /// How y values are printed on the axis.
+    pub y_unit: Unit,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Unit {
+    Count,
+    MegaBytes,
+    Nanos,
+    Percent,
+}
+
+impl Unit {
+    fn format(self, v: f64) -> String {
+        match self {
+            Unit::Count => crate::store::figures::format_count(v),
+            Unit::MegaBytes => format!("{v:.0}"),
+            Unit::Nanos => crate::store::figures::format_ns(v),
+            Unit::Percent => format!("{v:.0}%"),
+        }
+    }
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is a static in the binary; it always parses.
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
+    });
+}
+
+/// The chart as an SVG document (for inlining into HTML).
+pub fn svg(c: &Chart) -> Result<String, String> {
+    register_font();
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, c)?;
+        root.present().map_err(|e| format!("{e:?}"))?;
+    }
+    Ok(buf)
+}
+
+/// The chart as a PNG file.
+pub fn png(c: &Chart, path: &Path) -> Result<(), String> {
+    register_font();
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    draw(&root, c)?;
+    root.present().map_err(|e| format!("{e:?}"))
+}
+
+fn bounds(c: &Chart) -> (f64, f64, f64, f64) {
+    let mut x0 = f64::INFINITY;
+    let mut x1 = f64::NEG_INFINITY;
+    let mut y0 = f64::INFINITY;
+    let mut y1 = f64::NEG_INFINITY;
+    for l in &c.lines {
+        for (i, &(x, y)) in l.points.iter().enumerate() {
+            x0 = x0.min(x);
+            x1 = x1.max(x + l.widths.get(i).copied().unwrap_or(0.0));
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+    }
+    if !x0.is_finite() {
+        return (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    (x0, x1, y0, y1)
+}
+
+fn style(l: &Line) -> ShapeStyle {
+    let c = COLORS[l.color % COLORS.len()];
+    if l.secondary {
+        c.mix(0.55).stroke_width(1)
+    } else {
+        c.stroke_width(2)
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, c: &Chart) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("chart '{}': {e:?}", c.id);
+    root.fill(&WHITE).map_err(err)?;
+    let (x0, x1, y0, y1) = bounds(c);
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(&c.title, ("sans-serif", 17))
+        .margin(12)
+        .margin_right(36)
+        .x_label_area_size(42)
+        .y_label_area_size(78);
+    let unit = c.y_unit;
+    let y_fmt = move |v: &f64| unit.format(*v);
+    match c.kind {
+        Kind::Time => {
+            // From the start of the measured window, and from zero: a drop looks as big as
+            // it is.
+            let top = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+            let _ = x0;
+            let mut chart = builder.build_cartesian_2d(0.0..x1, 0.0..top).map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(&c.x_desc)
+                .y_desc(&c.y_desc)
+                .y_label_formatter(&y_fmt)
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(err)?;
+            for l in &c.lines {
+                let s = style(l);
+                chart
+                    .draw_series(LineSeries::new(l.points.iter().copied(), s))
+                    .map_err(err)?
+                    .label(&l.name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], s));
+            }
+            legend(&mut chart, c).map_err(err)?;
+        }
+        Kind::Nines { max_nines } => {
+            let lo = (y0.max(1.0) / 1.5).max(1.0);
+            let hi = (y1 * 1.5).max(lo * 10.0);
+            let mut chart = builder
+                .build_cartesian_2d(0.0..max_nines, (lo..hi).log_scale())
+                .map_err(err)?;
+            let nines = |x: &f64| {
+                let p = 100.0 * (1.0 - 10f64.powf(-*x));
+                if (x.round() - x).abs() > 1e-6 {
+                    String::new()
+                } else if *x < 0.5 {
+                    "0%".into()
+                } else {
+                    let digits = (x.round() as usize).saturating_sub(2);
+                    format!("{p:.digits$}%")
+                }
+            };
+            chart
+                .configure_mesh()
+                .x_desc(&c.x_desc)
+                .y_desc(&c.y_desc)
+                .x_labels(max_nines as usize + 1)
+                .x_label_formatter(&nines)
+                .y_label_formatter(&y_fmt)
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(err)?;
+            for l in &c.lines {
+                let s = style(l);
+                chart
+                    .draw_series(LineSeries::new(l.points.iter().copied(), s))
+                    .map_err(err)?
+                    .label(&l.name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], s));
+            }
+            legend(&mut chart, c).map_err(err)?;
+        }
+        Kind::Histogram => {
+            let lo = (x0.max(1.0) / 1.2).max(1.0);
+            let hi = (x1 * 1.2).max(lo * 10.0);
+            let top = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+            let mut chart = builder
+                .build_cartesian_2d((lo..hi).log_scale(), 0.0..top)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(&c.x_desc)
+                .y_desc(&c.y_desc)
+                .x_label_formatter(&|v: &f64| crate::store::figures::format_ns(*v))
+                .y_label_formatter(&y_fmt)
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(err)?;
+            for l in &c.lines {
+                let color = COLORS[l.color % COLORS.len()];
+                let bars = l.points.iter().zip(&l.widths).map(move |(&(x, y), &w)| {
+                    Rectangle::new([(x, 0.0), (x + w, y)], color.mix(0.45).filled())
+                });
+                chart
+                    .draw_series(bars)
+                    .map_err(err)?
+                    .label(&l.name)
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.45).filled())
+                    });
+            }
+            legend(&mut chart, c).map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    c: &Chart,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if c.lines.len() < 2 && c.lines.iter().all(|l| l.name.is_empty()) {
+        return Ok(());
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", 12))
+        .draw()
+}

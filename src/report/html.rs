@@ -1,0 +1,536 @@
+//! The report of saved results: one self-contained HTML file (inline CSS and SVG charts, no
+//! scripts, no network requests), the same tables as Markdown, and the charts as PNG files.
+//! Several results are overlaid: one colour per result in every chart.
+
+use super::charts::{self, Chart, Kind, Line, Unit};
+use super::table::Grid;
+use crate::compare::{self, Column};
+use crate::dates::format_utc;
+use crate::error::{Error, Result};
+use crate::result::RunResult;
+use crate::spec::units::format_size_human;
+use crate::stats::LatencyHistogram;
+use crate::store::figures::{format_count, format_ns, Figures};
+use crate::store::record::Record;
+use crate::store::Listed;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// A saved result, loaded for the report.
+pub struct Loaded {
+    pub listed: Listed,
+    pub record: Record,
+    pub column: Column,
+}
+
+/// One workload (pass label) and, per loaded result, its run of that workload.
+struct Section<'a> {
+    label: String,
+    runs: Vec<(usize, &'a RunResult)>,
+}
+
+pub struct Report<'a> {
+    loaded: &'a [Loaded],
+    sections: Vec<Section<'a>>,
+}
+
+impl<'a> Report<'a> {
+    pub fn new(loaded: &'a [Loaded]) -> Report<'a> {
+        // Results of one pass each are shown together whatever their labels (as compare
+        // does); otherwise passes with the same label are.
+        let single = loaded.iter().all(|l| l.record.passes().len() == 1);
+        let mut sections: Vec<Section<'a>> = Vec::new();
+        for (i, l) in loaded.iter().enumerate() {
+            let passes = match &l.record {
+                Record::Run(r) => vec![(crate::store::record::describe(&r.job), &**r)],
+                Record::Profile(p) => p
+                    .passes
+                    .iter()
+                    .map(|x| (x.label.clone(), &x.result))
+                    .collect(),
+            };
+            for (label, r) in passes {
+                let key = if single { String::new() } else { label.clone() };
+                match sections.iter_mut().find(|s| s.label == key) {
+                    Some(s) => s.runs.push((i, r)),
+                    None => sections.push(Section {
+                        label: key,
+                        runs: vec![(i, r)],
+                    }),
+                }
+            }
+        }
+        if single {
+            if let Some(s) = sections.first_mut() {
+                let mut labels: Vec<String> = loaded
+                    .iter()
+                    .map(|l| l.record.passes()[0].label.clone())
+                    .collect();
+                labels.dedup();
+                s.label = labels.join(" vs ");
+            }
+        }
+        Report { loaded, sections }
+    }
+
+    fn name(&self, i: usize) -> String {
+        let l = &self.loaded[i];
+        format!("#{} {}", l.listed.id, l.record.name())
+    }
+
+    /// Every result's every pass with its figures.
+    fn summary(&self) -> Grid {
+        let mut g = Grid::new(
+            [
+                "run", "pass", "mode", "IOPS", "MB/s", "lat mean", "p50", "p99", "p99.9",
+                "measured",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        g.right = (3..10).collect();
+        for (i, l) in self.loaded.iter().enumerate() {
+            for p in l.record.passes() {
+                let f = Figures::of(p.result);
+                let ns = |v: Option<u64>| v.map_or("-".into(), |v| format_ns(v as f64));
+                let mut pass = p.label.clone();
+                if p.result.partial {
+                    pass.push_str(" (partial)");
+                }
+                g.push(vec![
+                    self.name(i),
+                    pass,
+                    if p.result.job.latency {
+                        "latency".into()
+                    } else {
+                        "IOPS".into()
+                    },
+                    format_count(f.iops),
+                    format!("{:.1}", f.bps / 1e6),
+                    f.lat_mean_ns.map_or("-".into(), format_ns),
+                    ns(f.lat_p50_ns),
+                    ns(f.lat_p99_ns),
+                    ns(f.lat_p999_ns),
+                    format!("{:.1} s", p.result.measured_ns as f64 / 1e9),
+                ]);
+            }
+        }
+        g
+    }
+
+    fn comparison(&self) -> Option<compare::Comparison> {
+        (self.loaded.len() > 1).then(|| {
+            let cols: Vec<Column> = self
+                .loaded
+                .iter()
+                .map(|l| Column {
+                    id: l.column.id,
+                    title: l.column.title.clone(),
+                    passes: l.column.passes.clone(),
+                    repeats: l.column.repeats.clone(),
+                })
+                .collect();
+            compare::compare(&cols)
+        })
+    }
+
+    /// The charts of one section.
+    fn charts(&self, n: usize, s: &Section) -> Vec<Chart> {
+        let slug = format!("s{}", n + 1);
+        let mut out = Vec::new();
+        let mut iops = Vec::new();
+        let mut mbps = Vec::new();
+        let mut lat = Vec::new();
+        let mut nines = Vec::new();
+        let mut hist = Vec::new();
+        let mut max_count = 0u64;
+        for &(i, r) in &s.runs {
+            let name = self.name(i);
+            let line = |suffix: &str, secondary: bool, points: Vec<(f64, f64)>| Line {
+                name: format!("{name}{suffix}"),
+                color: i,
+                secondary,
+                points,
+                widths: Vec::new(),
+            };
+            let samples = &r.time_series.samples;
+            // Each interval's figure is its average: drawn flat from its start to its end,
+            // so one interval is a visible segment and a step is where it happened.
+            let steps = |f: &dyn Fn(&crate::result::Sample) -> Option<f64>| -> Vec<(f64, f64)> {
+                samples
+                    .iter()
+                    .filter_map(|st| {
+                        let v = f(st)?;
+                        let a = st.start_ns as f64 / 1e9;
+                        let b = (st.start_ns + st.duration_ns) as f64 / 1e9;
+                        Some([(a, v), (b, v)])
+                    })
+                    .flatten()
+                    .collect()
+            };
+            let rate = |st: &crate::result::Sample, v: u64| {
+                v as f64 / (st.duration_ns.max(1) as f64 / 1e9)
+            };
+            iops.push(line(
+                "",
+                false,
+                steps(&|st| Some(rate(st, st.read.ios + st.write.ios))),
+            ));
+            mbps.push(line(
+                "",
+                false,
+                steps(&|st| Some(rate(st, st.read.bytes + st.write.bytes) / 1e6)),
+            ));
+            // Latency per interval: the I/O-weighted mean of both directions, and the higher
+            // of their p99s.
+            let mean = steps(&|st| {
+                let (sum, n) = [&st.read, &st.write]
+                    .iter()
+                    .fold((0.0, 0u64), |(s, n), d| match d.latency_mean_ns {
+                        Some(m) => (s + m as f64 * d.ios as f64, n + d.ios),
+                        None => (s, n),
+                    });
+                (n > 0).then(|| sum / n as f64)
+            });
+            let p99 = steps(&|st| {
+                st.read
+                    .latency_p99_ns
+                    .max(st.write.latency_p99_ns)
+                    .map(|v| v as f64)
+            });
+            if !mean.is_empty() {
+                lat.push(line(" mean", false, mean));
+                lat.push(line(" p99", true, p99));
+            }
+            if let Some(h) = r
+                .total
+                .all
+                .latency_histogram
+                .as_deref()
+                .and_then(|t| LatencyHistogram::from_base64(t).ok())
+            {
+                max_count = max_count.max(h.count());
+                nines.push((i, h.clone()));
+                let total = h.count().max(1) as f64;
+                let bins = h.log_bins(48);
+                hist.push(Line {
+                    name: name.clone(),
+                    color: i,
+                    secondary: false,
+                    points: bins
+                        .iter()
+                        .map(|b| (b.0 as f64, 100.0 * b.2 as f64 / total))
+                        .collect(),
+                    widths: bins.iter().map(|b| (b.1 - b.0) as f64).collect(),
+                });
+            }
+        }
+        let time = |id: &str, title: &str, y: &str, unit: Unit, lines: Vec<Line>| Chart {
+            id: format!("{slug}-{id}"),
+            title: title.to_string(),
+            x_desc: "seconds into the measured window".into(),
+            y_desc: y.to_string(),
+            kind: Kind::Time,
+            y_unit: unit,
+            lines,
+        };
+        out.push(time("iops", "IOPS over time", "IOPS", Unit::Count, iops));
+        out.push(time(
+            "bandwidth",
+            "Throughput over time",
+            "MB/s",
+            Unit::MegaBytes,
+            mbps,
+        ));
+        if !lat.is_empty() {
+            out.push(time(
+                "latency",
+                "Completion latency over time (mean, p99)",
+                "latency",
+                Unit::Nanos,
+                lat,
+            ));
+        }
+        if !nines.is_empty() {
+            // As many nines as the I/O count supports: beyond 1/count a percentile is the max.
+            let max_nines = (max_count as f64).log10().floor().clamp(2.0, 6.0);
+            out.push(Chart {
+                id: format!("{slug}-percentiles"),
+                title: "Completion latency by percentile".into(),
+                x_desc: "percentile".into(),
+                y_desc: "latency".into(),
+                kind: Kind::Nines { max_nines },
+                y_unit: Unit::Nanos,
+                lines: nines
+                    .iter()
+                    .map(|(i, h)| Line {
+                        name: self.name(*i),
+                        color: *i,
+                        secondary: false,
+                        points: h
+                            .nines_curve(max_nines, 120)
+                            .into_iter()
+                            .map(|(x, v)| (x, v as f64))
+                            .collect(),
+                        widths: Vec::new(),
+                    })
+                    .collect(),
+            });
+            out.push(Chart {
+                id: format!("{slug}-histogram"),
+                title: "Completion latency histogram".into(),
+                x_desc: "latency".into(),
+                y_desc: "share of I/Os".into(),
+                kind: Kind::Histogram,
+                y_unit: Unit::Percent,
+                lines: hist,
+            });
+        }
+        out
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut o = String::from("## iogauge results\n\n");
+        o.push_str(&self.summary().markdown());
+        if let Some(c) = self.comparison() {
+            let _ = write!(o, "\n### Compared with #{}\n\n", self.loaded[0].listed.id);
+            o.push_str(&c.grid().markdown());
+            let _ = writeln!(o, "\n{}", c.legend().replace('\n', " "));
+        }
+        for (i, l) in self.loaded.iter().enumerate() {
+            let _ = write!(o, "\n### {}\n\n", self.name(i));
+            o.push_str(&facts_grid(l).markdown());
+            let _ = write!(o, "\n```\n{}\n```\n", l.record.command_line());
+        }
+        o
+    }
+
+    /// Every chart as a PNG in `dir` (created if missing); returns the files written.
+    pub fn pngs(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::runtime(format!("cannot create the folder '{}': {e}", dir.display()))
+        })?;
+        let mut files = Vec::new();
+        for (n, s) in self.sections.iter().enumerate() {
+            for c in self.charts(n, s) {
+                let path = dir.join(format!("{}.png", c.id));
+                charts::png(&c, &path).map_err(|e| {
+                    Error::runtime(format!("cannot write '{}': {e}", path.display()))
+                })?;
+                files.push(path);
+            }
+        }
+        Ok(files)
+    }
+
+    pub fn html(&self) -> String {
+        let mut o = String::new();
+        let title = format!(
+            "iogauge report: {}",
+            self.loaded
+                .iter()
+                .enumerate()
+                .map(|(i, _)| self.name(i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let _ = write!(
+            o,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+            esc(&title),
+            esc(&title)
+        );
+        let _ = writeln!(
+            o,
+            "<p class=\"meta\">Made by iogauge {} on {} UTC. Dates are UTC; MB/s are 10<sup>6</sup> bytes per second.</p>",
+            env!("CARGO_PKG_VERSION"),
+            format_utc(crate::dates::now_unix_ns())
+        );
+        o.push_str("<h2>Summary</h2>\n");
+        o.push_str(&grid_html(&self.summary(), "summary"));
+        if let Some(c) = self.comparison() {
+            let _ = writeln!(o, "<h2>Compared with #{}</h2>", self.loaded[0].listed.id);
+            o.push_str(&grid_html(&c.grid(), "comparison"));
+            let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(&c.legend()));
+        }
+        for (n, s) in self.sections.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "<section class=\"workload\">\n<h2>{}</h2>",
+                esc(&s.label)
+            );
+            for c in self.charts(n, s) {
+                match charts::svg(&c) {
+                    Ok(svg) => {
+                        let _ = writeln!(
+                            o,
+                            "<figure class=\"chart\" id=\"{}\">{}</figure>",
+                            c.id,
+                            strip_xml_prolog(&svg)
+                        );
+                    }
+                    Err(e) => {
+                        let _ = writeln!(
+                            o,
+                            "<p class=\"error\">chart {} could not be drawn: {}</p>",
+                            c.id,
+                            esc(&e)
+                        );
+                    }
+                }
+            }
+            o.push_str("</section>\n");
+        }
+        for (i, l) in self.loaded.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "<section class=\"run\">\n<h2>{}: {}{}</h2>",
+                esc(&self.name(i)),
+                format_utc(l.listed.started_unix_ns),
+                if l.record.partial() { " (partial)" } else { "" }
+            );
+            o.push_str(&grid_html(&facts_grid(l), "facts"));
+            let _ = writeln!(
+                o,
+                "<p>To reproduce:</p>\n<pre><code>{}</code></pre>",
+                esc(&l.record.command_line())
+            );
+            let mut notes: Vec<String> = Vec::new();
+            for p in l.record.passes() {
+                for w in &p.result.warnings {
+                    let s = format!("Warning ({}): {} Fix: {}", w.code, w.message, w.fix);
+                    if !notes.contains(&s) {
+                        notes.push(s);
+                    }
+                }
+                for n in &p.result.notes {
+                    let s = format!("Note: {n}");
+                    if !notes.contains(&s) {
+                        notes.push(s);
+                    }
+                }
+            }
+            if !notes.is_empty() {
+                o.push_str("<ul class=\"notes\">\n");
+                for n in notes {
+                    let _ = writeln!(o, "<li>{}</li>", esc(&n));
+                }
+                o.push_str("</ul>\n");
+            }
+            o.push_str("</section>\n");
+        }
+        o.push_str("</body>\n</html>\n");
+        o
+    }
+}
+
+/// Where and on what a result ran.
+fn facts_grid(l: &Loaded) -> Grid {
+    let mut g = Grid::new(vec!["fact".into(), "value".into()]);
+    let Some(p) = l.record.passes().into_iter().next() else {
+        return g;
+    };
+    let r = p.result;
+    let s = &r.system;
+    let mut add = |k: &str, v: String| g.push(vec![k.to_string(), v]);
+    add("host", s.hostname.clone());
+    add("kernel", format!("Linux {}", s.kernel));
+    add(
+        "CPU",
+        format!(
+            "{} x {}",
+            s.cpus,
+            s.cpu_model.as_deref().unwrap_or("unknown")
+        ),
+    );
+    add(
+        "memory",
+        s.memory_bytes.map_or("?".into(), format_size_human),
+    );
+    add("iogauge", r.tool_version.clone());
+    if !l.listed.tags.is_empty() {
+        add("tags", l.listed.tags.join(", "));
+    }
+    for t in &r.targets {
+        let f = &t.facts;
+        add(
+            "target",
+            format!("{} ({})", t.path, format_size_human(t.size_bytes)),
+        );
+        add(
+            "file system",
+            format!(
+                "{} on {} ({})",
+                f.fs_type.as_deref().unwrap_or("?"),
+                f.mount_point.as_deref().unwrap_or("?"),
+                f.mount_options.as_deref().unwrap_or("")
+            ),
+        );
+        if let Some(dev) = &f.block_device {
+            add(
+                "device",
+                format!(
+                    "{dev}: {}{}, scheduler {}, nr_requests {}",
+                    f.device_model.as_deref().unwrap_or("?"),
+                    match f.rotational {
+                        Some(true) => ", rotational",
+                        Some(false) => ", non-rotational",
+                        None => "",
+                    },
+                    f.scheduler.as_deref().unwrap_or("?"),
+                    f.nr_requests.map_or("?".into(), |n| n.to_string())
+                ),
+            );
+        }
+        add("O_DIRECT", f.direct_io.to_string());
+    }
+    g
+}
+
+fn grid_html(g: &Grid, class: &str) -> String {
+    let mut o = format!("<table class=\"{class}\">\n");
+    for (i, row) in g.rows.iter().enumerate() {
+        o.push_str("<tr>");
+        for (c, cell) in row.iter().enumerate() {
+            let tag = if i == 0 { "th" } else { "td" };
+            let align = if g.right.contains(&c) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(o, "<{tag}{align}>{}</{tag}>", esc(cell));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</table>\n");
+    o
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn strip_xml_prolog(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+const STYLE: &str = "
+body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 2em auto; max-width: 60em;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; text-align: left; }
+th { background: #f4f4f4; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure.chart { margin: 1em 0; } figure.chart svg { max-width: 100%; height: auto; display: block; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
+.meta, .note { color: #555; font-size: 0.9em; white-space: pre-line; }
+.error { color: #b00; }
+";

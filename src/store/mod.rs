@@ -1,0 +1,654 @@
+//! The results store: every run of every measuring command, kept in one SQLite file.
+//!
+//! The JSON document (`--output json`) is the record of truth; the other tables hold what is
+//! queried (summary figures per pass, time series, histograms as HdrHistogram blobs, tags,
+//! baselines) so that listing 10,000 runs never parses a document, and so that anyone can
+//! query the file with the sqlite3 shell. WAL mode and a busy timeout let several iogauge
+//! processes save at once; each record is saved in one transaction.
+//!
+//! A file that is not ours (another program's database, a corrupt file, any other file) is
+//! refused with its name and never written to.
+
+pub mod figures;
+pub mod record;
+mod schema;
+
+use crate::error::{Error, Result};
+use figures::Figures;
+use record::Record;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use schema::MIGRATIONS;
+
+/// The database used when neither --db nor IOGAUGE_DB is given:
+/// $XDG_DATA_HOME/iogauge/results.db, else ~/.local/share/iogauge/results.db.
+pub fn default_path() -> Result<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+            Some(h) => PathBuf::from(h).join(".local/share"),
+            None => {
+                return Err(Error::usage(
+                    "cannot find a place for the results database (neither XDG_DATA_HOME nor \
+                     HOME is set); give one with --db or IOGAUGE_DB, or use --no-save",
+                ))
+            }
+        },
+    };
+    Ok(base.join("iogauge").join("results.db"))
+}
+
+/// One saved record as `results list` shows it: no document parsed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listed {
+    pub id: i64,
+    pub started_unix_ns: u64,
+    pub kind: String,
+    pub name: String,
+    pub target: String,
+    pub hostname: String,
+    pub partial: bool,
+    pub workload_key: String,
+    pub tags: Vec<String>,
+    pub passes: Vec<ListedPass>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ListedPass {
+    pub label: String,
+    pub figures: Figures,
+}
+
+/// `results list`'s filters; all must match.
+#[derive(Debug, Default)]
+pub struct Filter {
+    /// A part of the target path.
+    pub target: Option<String>,
+    /// A profile's name, or "run".
+    pub name: Option<String>,
+    pub tag: Option<String>,
+    pub since_ns: Option<u64>,
+    pub until_ns: Option<u64>,
+    /// Newest first; `None`: all.
+    pub limit: Option<usize>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open the database at `path`, creating it (and its folder) if there is no file there.
+    pub fn open(path: &Path) -> Result<Store> {
+        Self::open_upto(path, MIGRATIONS.len())
+    }
+
+    /// Open, applying migrations only up to `version`: for tests that make a database of an
+    /// older schema and check that opening it with [`Store::open`] upgrades it.
+    #[doc(hidden)]
+    pub fn open_upto(path: &Path, version: usize) -> Result<Store> {
+        let exists = match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                return Err(Error::usage(format!(
+                    "results database '{}' is a folder; give a file with --db or IOGAUGE_DB",
+                    path.display()
+                )))
+            }
+            Ok(m) => m.len() > 0,
+            Err(_) => false,
+        };
+        if exists {
+            check_header(path)?;
+        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::runtime(format!(
+                    "cannot create the folder of the results database '{}': {e}",
+                    path.display()
+                ))
+            })?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, &e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.setup(version)?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
+        db_error(&self.path, &e)
+    }
+
+    fn setup(&self, version: usize) -> Result<()> {
+        let c = &self.conn;
+        c.busy_timeout(Duration::from_secs(15))
+            .map_err(|e| self.err(e))?;
+        // Ownership first: nothing is written to a file that is not ours.
+        let app_id: i32 = c
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let user_version: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if app_id != schema::APPLICATION_ID {
+            let tables: i64 = c
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(|e| self.err(e))?;
+            if app_id != 0 || tables > 0 {
+                return Err(Error::usage(format!(
+                    "'{}' is an SQLite database of another program, not iogauge's results; it \
+                     was left untouched (give another file with --db or IOGAUGE_DB)",
+                    self.path.display()
+                )));
+            }
+        }
+        if user_version as usize > MIGRATIONS.len() {
+            return Err(Error::usage(format!(
+                "results database '{}' has schema version {user_version}, newer than this \
+                 iogauge knows ({}); upgrade iogauge or use another file with --db",
+                self.path.display(),
+                MIGRATIONS.len()
+            )));
+        }
+        // WAL: readers never block the writer, and two writers wait for each other (busy
+        // timeout) instead of failing. NORMAL is durable across process crashes in WAL mode.
+        c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(|e| self.err(e))?;
+        c.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(|e| self.err(e))?;
+        if (user_version as usize) < version {
+            self.migrate(version)?;
+        }
+        Ok(())
+    }
+
+    fn migrate(&self, version: usize) -> Result<()> {
+        let c = &self.conn;
+        c.execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| self.err(e))?;
+        let run = || -> rusqlite::Result<()> {
+            // Read again under the write lock: another process may have migrated meanwhile.
+            let from: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            for m in MIGRATIONS.iter().take(version).skip(from as usize) {
+                c.execute_batch(m)?;
+            }
+            c.execute_batch(&format!(
+                "PRAGMA application_id = {}; PRAGMA user_version = {};",
+                schema::APPLICATION_ID,
+                version.max(from as usize)
+            ))?;
+            Ok(())
+        };
+        match run() {
+            Ok(()) => c.execute_batch("COMMIT").map_err(|e| self.err(e)),
+            Err(e) => {
+                let _ = c.execute_batch("ROLLBACK");
+                Err(self.err(e))
+            }
+        }
+    }
+
+    /// Save a record and its tags in one transaction; returns its ID.
+    pub fn save(&mut self, record: &Record, tags: &[String]) -> Result<i64> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| db_error(&path, &e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e)?;
+        tx.execute(
+            "INSERT INTO runs (started_unix_ns, saved_unix_ns, kind, name, target, hostname, \
+             tool_version, partial, command_line, workload_key, document) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                record.started_unix_ns() as i64,
+                crate::dates::now_unix_ns() as i64,
+                record.kind(),
+                record.name(),
+                record.target(),
+                record.hostname(),
+                record.tool_version(),
+                record.partial(),
+                record.command_line(),
+                record.workload_key(),
+                serde_json::to_string(record).expect("results serialize"),
+            ],
+        )
+        .map_err(e)?;
+        let id = tx.last_insert_rowid();
+        {
+            let mut pass_stmt = tx
+                .prepare(
+                    "INSERT INTO passes (run_id, idx, label, mode, measured_ns, iops, read_iops, \
+                     write_iops, bps, read_bps, write_bps, lat_mean_ns, lat_p50_ns, lat_p99_ns, \
+                     lat_p999_ns, job) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                )
+                .map_err(e)?;
+            let mut hist_stmt = tx
+                .prepare(
+                    "INSERT INTO histograms (run_id, pass_idx, dir, kind, data) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(e)?;
+            let mut series_stmt = tx
+                .prepare(
+                    "INSERT INTO series (run_id, pass_idx, start_ns, duration_ns, read_ios, \
+                     read_bytes, write_ios, write_bytes, read_lat_mean_ns, read_lat_p99_ns, \
+                     write_lat_mean_ns, write_lat_p99_ns) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                )
+                .map_err(e)?;
+            for (idx, pass) in record.passes().iter().enumerate() {
+                let r = pass.result;
+                let f = Figures::of(r);
+                pass_stmt
+                    .execute(params![
+                        id,
+                        idx as i64,
+                        pass.label,
+                        if r.job.latency { "latency" } else { "iops" },
+                        r.measured_ns as i64,
+                        f.iops,
+                        f.read_iops,
+                        f.write_iops,
+                        f.bps,
+                        f.read_bps,
+                        f.write_bps,
+                        f.lat_mean_ns,
+                        f.lat_p50_ns.map(|v| v as i64),
+                        f.lat_p99_ns.map(|v| v as i64),
+                        f.lat_p999_ns.map(|v| v as i64),
+                        serde_json::to_string(&r.job).expect("jobs serialize"),
+                    ])
+                    .map_err(e)?;
+                for (dir, d) in [
+                    ("read", &r.total.read),
+                    ("write", &r.total.write),
+                    ("all", &r.total.all),
+                ] {
+                    for (kind, h) in [
+                        ("completion", &d.latency_histogram),
+                        ("total", &d.latency_total_histogram),
+                    ] {
+                        if let Some(blob) = h.as_deref().and_then(decode_base64) {
+                            hist_stmt
+                                .execute(params![id, idx as i64, dir, kind, blob])
+                                .map_err(e)?;
+                        }
+                    }
+                }
+                let opt = |v: Option<u64>| v.map(|v| v as i64);
+                for s in &r.time_series.samples {
+                    series_stmt
+                        .execute(params![
+                            id,
+                            idx as i64,
+                            s.start_ns as i64,
+                            s.duration_ns as i64,
+                            s.read.ios as i64,
+                            s.read.bytes as i64,
+                            s.write.ios as i64,
+                            s.write.bytes as i64,
+                            opt(s.read.latency_mean_ns),
+                            opt(s.read.latency_p99_ns),
+                            opt(s.write.latency_mean_ns),
+                            opt(s.write.latency_p99_ns),
+                        ])
+                        .map_err(e)?;
+                }
+            }
+            if !tags.is_empty() {
+                let mut tag_stmt = tx
+                    .prepare("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)")
+                    .map_err(e)?;
+                for t in tags {
+                    tag_stmt.execute(params![id, t]).map_err(e)?;
+                }
+            }
+        }
+        tx.commit().map_err(e)?;
+        Ok(id)
+    }
+
+    /// After a failed save (a full disk): give the space of the uncommitted WAL frames back,
+    /// so that the JSON fallback next to the database has room.
+    pub fn release_space(&self) {
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+
+    pub fn list(&self, f: &Filter) -> Result<Vec<Listed>> {
+        let mut sql = String::from(
+            "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
+             FROM runs r WHERE 1",
+        );
+        let mut args: Vec<rusqlite::types::Value> = Vec::new();
+        if let Some(t) = &f.target {
+            sql.push_str(" AND instr(target, ?) > 0");
+            args.push(t.clone().into());
+        }
+        if let Some(n) = &f.name {
+            sql.push_str(" AND name = ?");
+            args.push(n.clone().into());
+        }
+        if let Some(t) = &f.tag {
+            sql.push_str(" AND EXISTS (SELECT 1 FROM tags WHERE run_id = r.id AND tag = ?)");
+            args.push(t.clone().into());
+        }
+        if let Some(s) = f.since_ns {
+            sql.push_str(" AND started_unix_ns >= ?");
+            args.push((s as i64).into());
+        }
+        if let Some(u) = f.until_ns {
+            sql.push_str(" AND started_unix_ns < ?");
+            args.push((u as i64).into());
+        }
+        sql.push_str(" ORDER BY started_unix_ns DESC, id DESC");
+        if let Some(l) = f.limit {
+            sql.push_str(&format!(" LIMIT {l}"));
+        }
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut rows: Vec<Listed> = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| {
+                Ok(Listed {
+                    id: r.get(0)?,
+                    started_unix_ns: r.get::<_, i64>(1)? as u64,
+                    kind: r.get(2)?,
+                    name: r.get(3)?,
+                    target: r.get(4)?,
+                    hostname: r.get(5)?,
+                    partial: r.get(6)?,
+                    workload_key: r.get(7)?,
+                    tags: Vec::new(),
+                    passes: Vec::new(),
+                })
+            })
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))?;
+        self.fill(&mut rows)?;
+        Ok(rows)
+    }
+
+    /// Passes and tags of listed runs, two queries for all of them.
+    fn fill(&self, rows: &mut [Listed]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let index: std::collections::HashMap<i64, usize> =
+            rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let lo = rows.iter().map(|r| r.id).min().unwrap_or(0);
+        let hi = rows.iter().map(|r| r.id).max().unwrap_or(0);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT run_id, label, iops, read_iops, write_iops, bps, read_bps, write_bps, \
+                 lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns FROM passes \
+                 WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id, idx",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut q = stmt.query(params![lo, hi]).map_err(|e| self.err(e))?;
+        while let Some(r) = q.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            let Some(&i) = index.get(&id) else { continue };
+            let p = (|| -> rusqlite::Result<ListedPass> {
+                let u = |v: Option<i64>| v.map(|v| v as u64);
+                Ok(ListedPass {
+                    label: r.get(1)?,
+                    figures: Figures {
+                        iops: r.get(2)?,
+                        read_iops: r.get(3)?,
+                        write_iops: r.get(4)?,
+                        bps: r.get(5)?,
+                        read_bps: r.get(6)?,
+                        write_bps: r.get(7)?,
+                        lat_mean_ns: r.get(8)?,
+                        lat_p50_ns: u(r.get(9)?),
+                        lat_p99_ns: u(r.get(10)?),
+                        lat_p999_ns: u(r.get(11)?),
+                    },
+                })
+            })()
+            .map_err(|e| self.err(e))?;
+            rows[i].passes.push(p);
+        }
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT run_id, tag FROM tags WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id, tag",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut q = stmt.query(params![lo, hi]).map_err(|e| self.err(e))?;
+        while let Some(r) = q.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            if let Some(&i) = index.get(&id) {
+                rows[i].tags.push(r.get(1).map_err(|e| self.err(e))?);
+            }
+        }
+        Ok(())
+    }
+
+    /// One record: its listing and its full result. An unknown ID is a one-line usage error.
+    pub fn load(&self, id: i64) -> Result<(Listed, Record)> {
+        let doc: Option<String> = self
+            .conn
+            .query_row("SELECT document FROM runs WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some(doc) = doc else {
+            return Err(self.unknown(id));
+        };
+        let record = Record::from_json(&doc, &format!("run {id} in {}", self.path.display()))?;
+        let mut listed = self
+            .conn
+            .query_row(
+                "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
+                 FROM runs WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(Listed {
+                        id: r.get(0)?,
+                        started_unix_ns: r.get::<_, i64>(1)? as u64,
+                        kind: r.get(2)?,
+                        name: r.get(3)?,
+                        target: r.get(4)?,
+                        hostname: r.get(5)?,
+                        partial: r.get(6)?,
+                        workload_key: r.get(7)?,
+                        tags: Vec::new(),
+                        passes: Vec::new(),
+                    })
+                },
+            )
+            .map_err(|e| self.err(e))?;
+        self.fill(std::slice::from_mut(&mut listed))?;
+        Ok((listed, record))
+    }
+
+    fn unknown(&self, id: i64) -> Error {
+        Error::usage(format!(
+            "no run {id} in '{}' (iogauge results list shows the saved runs)",
+            self.path.display()
+        ))
+    }
+
+    /// Figures of every saved repeat of a workload: run ID and per-pass figures.
+    pub fn repeats(&self, workload_key: &str) -> Result<Vec<Listed>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
+                 FROM runs WHERE workload_key = ?1 AND partial = 0 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows: Vec<Listed> = stmt
+            .query_map([workload_key], |r| {
+                Ok(Listed {
+                    id: r.get(0)?,
+                    started_unix_ns: r.get::<_, i64>(1)? as u64,
+                    kind: r.get(2)?,
+                    name: r.get(3)?,
+                    target: r.get(4)?,
+                    hostname: r.get(5)?,
+                    partial: r.get(6)?,
+                    workload_key: r.get(7)?,
+                    tags: Vec::new(),
+                    passes: Vec::new(),
+                })
+            })
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))?;
+        for r in rows.iter_mut() {
+            self.fill(std::slice::from_mut(r))?;
+        }
+        Ok(rows)
+    }
+
+    pub fn delete(&mut self, id: i64) -> Result<()> {
+        let baseline: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT name FROM baselines WHERE run_id = ?1 LIMIT 1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        if let Some(name) = baseline {
+            return Err(Error::usage(format!(
+                "run {id} is baseline '{name}'; delete the baseline first (iogauge baseline \
+                 delete {name})"
+            )));
+        }
+        let n = self
+            .conn
+            .execute("DELETE FROM runs WHERE id = ?1", [id])
+            .map_err(|e| self.err(e))?;
+        if n == 0 {
+            return Err(self.unknown(id));
+        }
+        Ok(())
+    }
+
+    /// Name a saved run as a baseline (replacing a baseline of that name).
+    pub fn save_baseline(&mut self, name: &str, id: i64) -> Result<()> {
+        self.load(id)?;
+        self.conn
+            .execute(
+                "INSERT INTO baselines (name, run_id, saved_unix_ns) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (name) DO UPDATE SET run_id = excluded.run_id, \
+                 saved_unix_ns = excluded.saved_unix_ns",
+                params![name, id, crate::dates::now_unix_ns() as i64],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The run a baseline names; an unknown name is a one-line usage error.
+    pub fn baseline(&self, name: &str) -> Result<i64> {
+        self.conn
+            .query_row(
+                "SELECT run_id FROM baselines WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "no baseline '{name}' in '{}' (iogauge baseline list shows them)",
+                    self.path.display()
+                ))
+            })
+    }
+
+    /// (name, run ID, saved at).
+    pub fn baselines(&self) -> Result<Vec<(String, i64, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, run_id, saved_unix_ns FROM baselines ORDER BY name")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+            })
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    pub fn delete_baseline(&mut self, name: &str) -> Result<()> {
+        let n = self
+            .conn
+            .execute("DELETE FROM baselines WHERE name = ?1", [name])
+            .map_err(|e| self.err(e))?;
+        if n == 0 {
+            return Err(Error::usage(format!(
+                "no baseline '{name}' in '{}' (iogauge baseline list shows them)",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
+/// SQLite's first 16 bytes. Anything else is not a database, and is left alone.
+fn check_header(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| {
+            Error::runtime(format!(
+                "cannot read the results database '{}': {e}",
+                path.display()
+            ))
+        })?;
+    if n < 16 || &head != b"SQLite format 3\0" {
+        return Err(Error::usage(format!(
+            "'{}' is not an iogauge results database (not an SQLite file); it was left \
+             untouched (give another file with --db or IOGAUGE_DB)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// An SQLite error as one line naming the database file.
+fn db_error(path: &Path, e: &rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as C;
+    let p = path.display();
+    match e.sqlite_error_code() {
+        Some(C::DatabaseCorrupt) | Some(C::NotADatabase) => Error::runtime(format!(
+            "results database '{p}' is corrupt ({e}); it was left untouched (give another \
+             file with --db or IOGAUGE_DB)"
+        )),
+        Some(C::DiskFull) => Error::runtime(format!("results database '{p}': the disk is full")),
+        Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => Error::runtime(format!(
+            "results database '{p}' stayed locked by another process for 15 s"
+        )),
+        Some(C::ReadOnly) | Some(C::CannotOpen) | Some(C::PermissionDenied) => {
+            Error::runtime(format!("cannot write the results database '{p}': {e}"))
+        }
+        _ => Error::runtime(format!("results database '{p}': {e}")),
+    }
+}

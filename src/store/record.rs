@@ -1,0 +1,213 @@
+//! `Record`: what one command measured, as it is saved, listed, compared and reported. A
+//! `run` gives one pass; a profile gives one pass per workload. Everything that reads saved
+//! results (show, compare, check, report) goes through this type, so a profile and a single
+//! run are handled the same way.
+
+use crate::error::{Error, Result};
+use crate::profile::ProfileResult;
+use crate::result::RunResult;
+use crate::spec::units::format_size;
+use crate::spec::{JobSpec, Pattern};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Record {
+    Run(Box<RunResult>),
+    Profile(Box<ProfileResult>),
+}
+
+/// One measured workload of a record.
+pub struct Pass<'a> {
+    pub label: String,
+    pub result: &'a RunResult,
+}
+
+impl Record {
+    /// Read a JSON document written by `--output json` (here or on another machine).
+    /// `source` names it in errors.
+    pub fn from_json(text: &str, source: &str) -> Result<Record> {
+        let bad = |e: String| Error::usage(format!("'{source}' is not an iogauge result: {e}"));
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON ({e})")))?;
+        let schema = v.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+        let version = v
+            .get("schema_version")
+            .and_then(|s| s.as_u64())
+            .unwrap_or(0);
+        let known = match schema {
+            crate::result::SCHEMA_NAME => crate::result::SCHEMA_VERSION,
+            crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
+            "" => return Err(bad("no \"schema\" field".into())),
+            other => return Err(bad(format!("its schema is '{other}'"))),
+        };
+        if version as u32 > known {
+            return Err(bad(format!(
+                "schema version {version} is newer than this iogauge reads ({known})"
+            )));
+        }
+        let r = if schema == crate::result::SCHEMA_NAME {
+            serde_json::from_value(v).map(|r| Record::Run(Box::new(r)))
+        } else {
+            serde_json::from_value(v).map(|r| Record::Profile(Box::new(r)))
+        };
+        r.map_err(|e| bad(e.to_string()))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialize") + "\n"
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Record::Run(_) => "run",
+            Record::Profile(_) => "profile",
+        }
+    }
+
+    /// The profile's name, or "run".
+    pub fn name(&self) -> &str {
+        match self {
+            Record::Run(_) => "run",
+            Record::Profile(p) => &p.profile,
+        }
+    }
+
+    pub fn passes(&self) -> Vec<Pass<'_>> {
+        match self {
+            Record::Run(r) => vec![Pass {
+                label: describe(&r.job),
+                result: r,
+            }],
+            Record::Profile(p) => p
+                .passes
+                .iter()
+                .map(|x| Pass {
+                    label: x.label.clone(),
+                    result: &x.result,
+                })
+                .collect(),
+        }
+    }
+
+    /// Where it ran: the targets of a run, the folder of a profile.
+    pub fn target(&self) -> String {
+        match self {
+            Record::Run(r) => r
+                .targets
+                .iter()
+                .map(|t| t.path.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Record::Profile(p) => p.dir.clone(),
+        }
+    }
+
+    pub fn partial(&self) -> bool {
+        match self {
+            Record::Run(r) => r.partial,
+            Record::Profile(p) => p.partial,
+        }
+    }
+
+    fn first(&self) -> Option<&RunResult> {
+        match self {
+            Record::Run(r) => Some(r),
+            Record::Profile(p) => p.passes.first().map(|x| &x.result),
+        }
+    }
+
+    pub fn started_unix_ns(&self) -> u64 {
+        self.first().map(|r| r.started_unix_ns).unwrap_or(0)
+    }
+
+    pub fn hostname(&self) -> String {
+        self.first()
+            .map(|r| r.system.hostname.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn tool_version(&self) -> String {
+        self.first()
+            .map(|r| r.tool_version.clone())
+            .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string())
+    }
+
+    /// The command that reproduces the record.
+    pub fn command_line(&self) -> String {
+        match self {
+            Record::Run(r) => r.command_line.join(" "),
+            Record::Profile(p) => {
+                let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
+                c.push_str(&format!(
+                    " --size {} -d {}",
+                    format_size(p.params.size),
+                    p.params.seconds
+                ));
+                if let Some(cache) = &p.params.cache {
+                    c.push_str(&format!(" --cache {cache}"));
+                }
+                c
+            }
+        }
+    }
+
+    /// Identifies "the same workload on the same machine and target": runs with equal keys
+    /// are repeats of each other, whose spread is the run-to-run noise `compare` judges by.
+    pub fn workload_key(&self) -> String {
+        let what = match self {
+            Record::Run(r) => {
+                // The seed and the bookkeeping flags do not change what is measured.
+                let mut job: JobSpec = r.job.clone();
+                job.seed = 0;
+                job.keep = false;
+                job.allow_overwrite = false;
+                serde_json::to_string(&job).expect("jobs serialize")
+            }
+            Record::Profile(p) => {
+                let mut params = p.params.clone();
+                params.memory_bytes = 0;
+                format!(
+                    "{}\0{}\0{}",
+                    p.profile,
+                    p.dir,
+                    serde_json::to_string(&params).expect("params serialize")
+                )
+            }
+        };
+        format!(
+            "{:016x}",
+            fnv1a(format!("{}\0{}\0{}", self.hostname(), self.kind(), what).as_bytes())
+        )
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash (unlike std's, which is seeded per process).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// A short name for a job, in the profiles' style: "RND4K Q32T4 read", "SEQ1M Q8T1 write",
+/// "RND8K Q16T4 70/30".
+pub fn describe(job: &JobSpec) -> String {
+    let pattern = match job.pattern {
+        Pattern::Random { .. } => "RND",
+        Pattern::Sequential { .. } => "SEQ",
+    };
+    let mix = match job.write_pct {
+        0 => "read".to_string(),
+        100 => "write".to_string(),
+        w => format!("{}/{}", 100 - w, w),
+    };
+    format!(
+        "{pattern}{} Q{}T{} {mix}",
+        format_size(job.block_size).replace("iB", ""),
+        job.queue_depth,
+        job.threads_per_target as usize * job.targets.len()
+    )
+}
