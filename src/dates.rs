@@ -61,7 +61,7 @@ pub fn now_unix_ns() -> u64 {
 pub fn parse_when(text: &str, flag: &str, now_ns: u64) -> Result<u64> {
     let bad = || {
         Error::usage(format!(
-            "invalid value '{text}' for {flag}: expected a date (2026-11-22) or an age (12h, 7d, 2w)"
+            "invalid value '{text}' for {flag}: expected a date from 1970 to 2200 (2026-11-22) or an age (12h, 7d, 2w)"
         ))
     };
     let t = text.trim();
@@ -82,7 +82,7 @@ pub fn parse_when(text: &str, flag: &str, now_ns: u64) -> Result<u64> {
     let y: i64 = parts[0].parse().map_err(|_| bad())?;
     let m: u32 = parts[1].parse().map_err(|_| bad())?;
     let d: u32 = parts[2].parse().map_err(|_| bad())?;
-    if !(1970..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !(1970..=2200).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return Err(bad());
     }
     let days = days_from_civil(y, m, d);

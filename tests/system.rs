@@ -187,8 +187,113 @@ fn io_errors_stop_the_run_with_partial_results() -> Checked {
     Ok(())
 }
 
+/// Free bytes for an unprivileged writer on the file system holding `dir`.
+fn free_bytes(dir: &Path) -> u64 {
+    let c = std::ffi::CString::new(p(dir)).unwrap();
+    // SAFETY: statvfs fills a struct we own from a valid C string.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut s) }, 0);
+    s.f_bavail as u64 * s.f_bsize as u64
+}
+
+fn disk_full_while_saving_keeps_the_results() -> Checked {
+    need_root()?;
+    let d = work_dir();
+    let m = d.path().join("dbdir");
+    std::fs::create_dir(&m).unwrap();
+    let _m = Mount::new("tmpfs", "size=4m", &m)?;
+    let db = m.join("results.db");
+    let target = d.path().join("f.dat");
+    // 400 intervals: the database needs the document and a table of the series, so room
+    // for the document alone is too little for SQLite but enough for the JSON fallback.
+    let args = [
+        "run",
+        "-c",
+        "4M",
+        "-d",
+        "4",
+        "-W",
+        "0",
+        "--interval",
+        "10",
+        "--engine",
+        "delay",
+        "--delay",
+        "fixed:1ms",
+        "-o",
+        "1",
+        p(&target),
+    ];
+    let o = bin()
+        .env("IOGAUGE_DB", &db)
+        .args(args)
+        .args(["--no-save", "--output", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let size = serde_json::to_string(&v).unwrap().len() as u64;
+    let made = bin()
+        .env("IOGAUGE_DB", &db)
+        .args(["results", "list"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    // Held open, so SQLite's shared-memory file exists before the space is measured.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA journal_mode", [], |_| Ok(()))
+        .unwrap();
+    let leave = (size + 8192).div_ceil(4096) * 4096;
+    let fill = free_bytes(&m).saturating_sub(leave);
+    std::fs::write(m.join("filler"), vec![1u8; fill as usize]).unwrap();
+    let o = bin().env("IOGAUGE_DB", &db).args(args).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("IOPS"),
+        "the report was printed"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("disk is full") && err.contains(p(&db)),
+        "{err}"
+    );
+    let fallback = std::fs::read_dir(&m)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|f| {
+            f.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("iogauge-unsaved-")
+        })
+        .expect("the JSON fallback next to the database");
+    assert!(err.contains(p(&fallback)), "{err}");
+    // Room again: the fallback imports, and the database is intact.
+    std::fs::remove_file(m.join("filler")).unwrap();
+    drop(conn);
+    let o = bin()
+        .env("IOGAUGE_DB", &db)
+        .args(["results", "import", p(&fallback)])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bin()
+        .env("IOGAUGE_DB", &db)
+        .args(["results", "list", "--output", "json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
+    Ok(())
+}
+
 fn main() {
-    let tests: [SystemTest; 4] = [
+    let tests: [SystemTest; 5] = [
+        (
+            "disk_full_while_saving_keeps_the_results",
+            disk_full_while_saving_keeps_the_results,
+        ),
         (
             "direct_io_refused_names_the_file_system",
             direct_io_refused_names_the_file_system,

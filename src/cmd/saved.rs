@@ -81,7 +81,7 @@ impl Saver {
                 let file = store
                     .path()
                     .with_file_name(format!("iogauge-unsaved-{}.json", record.started_unix_ns()));
-                Err(match std::fs::write(&file, record.to_json()) {
+                Err(match std::fs::write(&file, record.to_json_compact()) {
                     Ok(()) => Error::runtime(format!(
                         "{e}; the results were printed and written to '{}' instead (iogauge \
                          results import adds them later)",

@@ -58,6 +58,11 @@ impl Record {
         serde_json::to_string_pretty(self).expect("results serialize") + "\n"
     }
 
+    /// One line: the smallest form, for writing where space ran out.
+    pub fn to_json_compact(&self) -> String {
+        serde_json::to_string(self).expect("results serialize") + "\n"
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             Record::Run(_) => "run",

@@ -1,0 +1,535 @@
+//! The results store end to end: real runs saved by the real binary into real SQLite files,
+//! then listed, shown, exported, imported, compared, checked against baselines; and the
+//! database files it must refuse.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The binary with its own database (not the shared test one), for tests that count rows.
+fn db_cmd(db: &Path, args: &[&str]) -> Output {
+    bin()
+        .env("IOGAUGE_DB", db)
+        .args(args)
+        .output()
+        .expect("iogauge starts")
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn ok(o: Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}{}",
+        o.status.code(),
+        stderr(&o),
+        out(&o)
+    );
+    out(&o)
+}
+
+/// A short delay-engine run on a small file: real files, a known latency.
+fn delay_run(db: &Path, dir: &Path, delay: &str, extra: &[&str]) -> Output {
+    let f = dir.join("f.dat");
+    let mut args = vec![
+        "run", "-c", "8M", "-d", "1", "-W", "0", "-o", "1", "--engine", "delay", "--delay", delay,
+    ];
+    args.extend_from_slice(extra);
+    args.push(p(&f));
+    db_cmd(db, &args)
+}
+
+fn saved_id(o: &Output) -> i64 {
+    let e = stderr(o);
+    let line = e
+        .lines()
+        .find(|l| l.starts_with("iogauge: saved as run "))
+        .unwrap_or_else(|| panic!("no saved line in {e:?}"));
+    line["iogauge: saved as run ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn list_json(db: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["results", "list", "--output", "json", "--all"];
+    args.extend_from_slice(extra);
+    let v: Value = serde_json::from_str(&ok(db_cmd(db, &args))).unwrap();
+    v.as_array().unwrap().clone()
+}
+
+fn ids(rows: &[Value]) -> Vec<i64> {
+    rows.iter().map(|r| r["id"].as_i64().unwrap()).collect()
+}
+
+#[test]
+fn every_run_is_saved_listed_shown_exported_and_deleted() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let r1 = delay_run(
+        &db,
+        d.path(),
+        "fixed:200us",
+        &["-L", "--tag", "prod", "--tag", "db"],
+    );
+    let id1 = saved_id(&r1);
+    let q = db_cmd(
+        &db,
+        &[
+            "quick",
+            p(d.path()),
+            "--size",
+            "8M",
+            "-d",
+            "0.3",
+            "--tag",
+            "prod",
+        ],
+    );
+    let id2 = saved_id(&q);
+    assert!(q.status.success(), "{}", stderr(&q));
+    let rows = list_json(&db, &[]);
+    assert_eq!(ids(&rows), vec![id2, id1], "newest first");
+    assert_eq!(rows[1]["tags"], serde_json::json!(["db", "prod"]));
+    assert_eq!(rows[0]["passes"].as_array().unwrap().len(), 6);
+    assert!(
+        rows[1]["passes"][0]["figures"]["lat_p99_ns"]
+            .as_u64()
+            .unwrap()
+            >= 200_000
+    );
+    // Filters.
+    assert_eq!(ids(&list_json(&db, &["--profile", "run"])), vec![id1]);
+    assert_eq!(ids(&list_json(&db, &["--profile", "quick"])), vec![id2]);
+    assert_eq!(ids(&list_json(&db, &["--tag", "db"])), vec![id1]);
+    assert_eq!(ids(&list_json(&db, &["--tag", "prod"])).len(), 2);
+    assert_eq!(ids(&list_json(&db, &["--target", "f.dat"])), vec![id1]);
+    assert!(list_json(&db, &["--since", "2199-01-01"]).is_empty());
+    assert_eq!(list_json(&db, &["--since", "1d"]).len(), 2);
+    assert!(list_json(&db, &["--until", "2000-01-01"]).is_empty());
+    let text = ok(db_cmd(&db, &["results", "list", "--limit", "1"]));
+    assert!(text.contains("quick") && !text.contains("f.dat"), "{text}");
+    assert!(text.contains("--all or --limit N"), "{text}");
+    // show: the report again, from the saved document.
+    let show = ok(db_cmd(&db, &["results", "show", &id1.to_string()]));
+    assert!(show.contains(&format!("Saved run {id1}")) && show.contains("tags: db, prod"));
+    assert!(show.contains("p99"), "{show}");
+    let show = ok(db_cmd(&db, &["results", "show", &id2.to_string()]));
+    assert!(show.contains("RND4K Q32T4 read"), "{show}");
+    // export: the full JSON, equal to what the run printed; CSV of the time series.
+    let json: Value =
+        serde_json::from_str(&ok(db_cmd(&db, &["results", "export", &id1.to_string()]))).unwrap();
+    assert_eq!(json["schema"], "iogauge-run-result");
+    assert!(json["total"]["all"]["latency_histogram"].is_string());
+    let csv = ok(db_cmd(
+        &db,
+        &["results", "export", &id2.to_string(), "--output", "csv"],
+    ));
+    assert!(csv.starts_with("pass,start_ns,"), "{csv}");
+    assert!(
+        csv.lines().any(|l| l.starts_with("6,")),
+        "every pass: {csv}"
+    );
+    // delete.
+    ok(db_cmd(&db, &["results", "delete", &id1.to_string()]));
+    assert_eq!(ids(&list_json(&db, &[])), vec![id2]);
+    let o = db_cmd(&db, &["results", "show", &id1.to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains(&format!("no run {id1}")), "{e}");
+    // --no-save saves nothing.
+    let o = delay_run(&db, d.path(), "fixed:200us", &["--no-save"]);
+    assert!(o.status.success() && !stderr(&o).contains("saved"));
+    assert_eq!(list_json(&db, &[]).len(), 1);
+}
+
+#[test]
+fn results_from_another_machine_are_imported() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let o = delay_run(
+        &db,
+        d.path(),
+        "fixed:100us",
+        &["-L", "--no-save", "--output", "json"],
+    );
+    let mut doc: Value = serde_json::from_str(&ok(o)).unwrap();
+    doc["system"]["hostname"] = "server-b".into();
+    let file = d.path().join("from-b.json");
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let o = ok(db_cmd(&db, &["results", "import", p(&file), "--tag", "b"]));
+    assert!(o.contains("as run 1"), "{o}");
+    let rows = list_json(&db, &["--tag", "b"]);
+    assert_eq!(rows[0]["hostname"], "server-b");
+    // The imported histogram is the run's own: export gives the same document back.
+    let back: Value = serde_json::from_str(&ok(db_cmd(&db, &["results", "export", "1"]))).unwrap();
+    assert_eq!(back, doc);
+    // Bad files: one line naming the file; nothing saved.
+    for (name, text, says) in [
+        ("garbage.json", "not json at all", "invalid JSON"),
+        (
+            "other.json",
+            r#"{"schema": "fio", "x": 1}"#,
+            "schema is 'fio'",
+        ),
+        (
+            "future.json",
+            r#"{"schema": "iogauge-run-result", "schema_version": 99}"#,
+            "newer",
+        ),
+        (
+            "partial.json",
+            r#"{"schema": "iogauge-run-result", "schema_version": 1}"#,
+            "missing field",
+        ),
+    ] {
+        let f = d.path().join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = db_cmd(&db, &["results", "import", p(&f)]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(p(&f)) && e.contains(says), "{name}: {e}");
+    }
+    assert_eq!(list_json(&db, &[]).len(), 1);
+}
+
+#[test]
+fn compare_shows_ratios_and_judges_noise_from_repeats() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    // Three repeats of one workload, one run of a ten times slower one.
+    let a: Vec<i64> = (0..3)
+        .map(|_| saved_id(&delay_run(&db, d.path(), "fixed:100us", &["-L"])))
+        .collect();
+    let b = saved_id(&delay_run(&db, d.path(), "fixed:1ms", &["-L"]));
+    let t = ok(db_cmd(&db, &["compare", &a[0].to_string(), &b.to_string()]));
+    let iops = t.lines().find(|l| l.contains("IOPS")).expect(&t);
+    assert!(iops.contains(&format!("#{} run", a[0])) || t.contains(&format!("#{} run", a[0])));
+    assert!(iops.contains("beyond noise"), "{t}");
+    assert!(t.contains('±'), "{t}");
+    let json: Value = serde_json::from_str(&ok(db_cmd(
+        &db,
+        &[
+            "compare",
+            &a[0].to_string(),
+            &b.to_string(),
+            "--output",
+            "json",
+        ],
+    )))
+    .unwrap();
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "IOPS")
+        .unwrap();
+    let ratio = row["cells"][1]["ratio"].as_f64().unwrap();
+    assert!(ratio < 0.5, "ten times the latency, QD1: {ratio}");
+    assert_eq!(row["cells"][0]["repeats"], 3);
+    assert_eq!(row["cells"][1]["repeats"], 1);
+    let p99 = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "latency p99")
+        .unwrap();
+    assert!(p99["cells"][1]["ratio"].as_f64().unwrap() > 2.0);
+    let md = ok(db_cmd(
+        &db,
+        &[
+            "compare",
+            &a[0].to_string(),
+            &b.to_string(),
+            "--output",
+            "markdown",
+        ],
+    ));
+    assert!(md.starts_with("| pass | metric |"), "{md}");
+    let o = db_cmd(&db, &["compare", &a[0].to_string(), "999"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no run 999"));
+}
+
+/// Multiply a run's throughput figures in a JSON document (a faster baseline than reality).
+fn scale_throughput(doc: &mut Value, k: f64) {
+    for dir in ["read", "write", "all"] {
+        for key in ["iops", "bytes_per_sec"] {
+            let v = doc["total"][dir][key].as_f64().unwrap();
+            doc["total"][dir][key] = (v * k).into();
+        }
+    }
+}
+
+#[test]
+fn check_passes_within_tolerance_and_fails_with_exit_3() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let base = saved_id(&delay_run(&db, d.path(), "fixed:300us", &["-L"]));
+    ok(db_cmd(
+        &db,
+        &["baseline", "save", "disk", &base.to_string()],
+    ));
+    let listed = ok(db_cmd(&db, &["baseline", "list"]));
+    assert!(listed.contains("disk") && listed.contains(&base.to_string()));
+    // The same workload again: the delay engine's figures hold well within 50%.
+    let o = db_cmd(&db, &["check", "--baseline", "disk", "--tolerance", "50%"]);
+    let t = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}{}", stderr(&o));
+    assert!(
+        t.contains("PASSED") && t.contains("IOPS") && t.contains("latency p99"),
+        "{t}"
+    );
+    let check_id = saved_id(&o);
+    let rows = list_json(&db, &["--tag", "check:disk"]);
+    assert_eq!(
+        ids(&rows),
+        vec![check_id],
+        "the check's run is saved and tagged"
+    );
+    // A baseline that was twice as fast, with half the latency: the check must fail.
+    let mut doc: Value =
+        serde_json::from_str(&ok(db_cmd(&db, &["results", "export", &base.to_string()]))).unwrap();
+    scale_throughput(&mut doc, 2.0);
+    for p in doc["total"]["all"]["latency"]["percentiles"]
+        .as_array_mut()
+        .unwrap()
+    {
+        p["ns"] = (p["ns"].as_u64().unwrap() / 2).into();
+    }
+    let mean = doc["total"]["all"]["latency"]["mean_ns"].as_f64().unwrap();
+    doc["total"]["all"]["latency"]["mean_ns"] = (mean / 2.0).into();
+    let f = d.path().join("fast.json");
+    std::fs::write(&f, doc.to_string()).unwrap();
+    let imported = ok(db_cmd(&db, &["results", "import", p(&f)]));
+    let fast: i64 = imported.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    ok(db_cmd(
+        &db,
+        &["baseline", "save", "fast", &fast.to_string()],
+    ));
+    let o = db_cmd(&db, &["check", "--baseline", "fast", "-q"]);
+    let t = out(&o);
+    assert_eq!(o.status.code(), Some(3), "{t}{}", stderr(&o));
+    assert!(t.contains("FAILED"), "{t}");
+    for metric in ["IOPS", "MB/s", "latency p99", "latency mean"] {
+        let line = t
+            .lines()
+            .find(|l| l.contains(&format!(" {metric} ")) || l.contains(&format!("  {metric}")))
+            .unwrap_or_else(|| panic!("no {metric} row in {t}"));
+        assert!(line.contains("FAIL"), "{metric}: {line}");
+    }
+    // Bad input, one line each.
+    for (args, says) in [
+        (vec!["check", "--baseline", "nope"], "no baseline 'nope'"),
+        (
+            vec!["check", "--baseline", "disk", "a", "b"],
+            "give as many TARGETs",
+        ),
+        (
+            vec!["check", "--baseline", "disk", "--tolerance", "x"],
+            "--tolerance",
+        ),
+        (vec!["baseline", "save", "x", "999"], "no run 999"),
+        (vec!["baseline", "delete", "nope"], "no baseline 'nope'"),
+    ] {
+        let o = db_cmd(&db, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+    // A baseline's run cannot be deleted from under it.
+    let o = db_cmd(&db, &["results", "delete", &base.to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("baseline 'disk'"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_reruns_a_profile_baseline_pass_by_pass() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let q = db_cmd(
+        &db,
+        &["quick", p(d.path()), "--size", "8M", "-d", "0.3", "-q"],
+    );
+    assert!(q.status.success(), "{}", stderr(&q));
+    ok(db_cmd(&db, &["baseline", "save", "q", "1"]));
+    let o = db_cmd(&db, &["check", "--baseline", "q", "-q"]);
+    let t = out(&o);
+    // Disk figures of 0.3 s passes on a shared machine can differ by more than the default
+    // tolerance; what must hold is that every pass ran again and was judged.
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{t}{}",
+        stderr(&o)
+    );
+    for pass in [
+        "SEQ1M Q8T1 read",
+        "SEQ1M Q8T1 write",
+        "RND4K Q32T4 read",
+        "RND4K Q32T4 write",
+        "RND4K Q1T1 read",
+        "RND4K Q1T1 write",
+    ] {
+        assert!(t.contains(pass), "{pass} not checked: {t}");
+    }
+    let rows = list_json(&db, &[]);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["name"], "quick");
+    assert!(
+        std::fs::read_dir(d.path()).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp")),
+        "the check's test file was removed"
+    );
+}
+
+fn digest(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn foreign_corrupt_and_newer_databases_are_refused_untouched() {
+    let d = work_dir();
+    let target = d.path().join("never.dat");
+    let run_with = |db: &Path| {
+        bin()
+            .env("IOGAUGE_DB", db)
+            .args(["run", "-c", "1M", "-d", "0.2", "-W", "0", p(&target)])
+            .output()
+            .unwrap()
+    };
+    // Not SQLite at all.
+    let text = d.path().join("notes.txt");
+    std::fs::write(&text, "my notes\n".repeat(1000)).unwrap();
+    // Another program's SQLite database.
+    let other = d.path().join("other.db");
+    {
+        let c = rusqlite::Connection::open(&other).unwrap();
+        c.execute_batch("CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x');")
+            .unwrap();
+    }
+    // A database of a newer iogauge.
+    let newer = d.path().join("newer.db");
+    ok(db_cmd(&newer, &["results", "list"]));
+    {
+        let c = rusqlite::Connection::open(&newer).unwrap();
+        c.execute_batch("PRAGMA user_version = 99").unwrap();
+    }
+    for (db, says) in [
+        (&text, "not an SQLite file"),
+        (&other, "another program"),
+        (&newer, "newer than this iogauge"),
+    ] {
+        let before = digest(db);
+        let o = run_with(db);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(p(db)) && e.contains(says), "{e}");
+        assert!(o.stdout.is_empty(), "nothing ran");
+        assert!(!target.exists(), "no I/O before the database is known good");
+        assert_eq!(digest(db), before, "{} was changed", db.display());
+        let o = db_cmd(db, &["results", "list"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(digest(db), before);
+    }
+    // A corrupt iogauge database: its pages overwritten after the header.
+    let bad = d.path().join("bad.db");
+    for _ in 0..3 {
+        ok(delay_run(&bad, d.path(), "fixed:100us", &[]));
+    }
+    ok(db_cmd(&bad, &["results", "list"])); // checkpoints the WAL into the file
+    let _ = std::fs::remove_file(bad.with_extension("db-wal"));
+    let _ = std::fs::remove_file(bad.with_extension("db-shm"));
+    let mut bytes = std::fs::read(&bad).unwrap();
+    let len = bytes.len();
+    for (i, b) in bytes[100..len].iter_mut().enumerate() {
+        *b = (i * 7 % 251) as u8;
+    }
+    std::fs::write(&bad, &bytes).unwrap();
+    let o = db_cmd(&bad, &["results", "list"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains(p(&bad)) && e.contains("corrupt"), "{e}");
+    assert_eq!(std::fs::read(&bad).unwrap(), bytes, "left untouched");
+}
+
+#[test]
+fn a_database_of_the_first_schema_is_upgraded_in_place() {
+    use iogauge::store::{record::Record, Filter, Store, MIGRATIONS};
+    let d = work_dir();
+    let db = d.path().join("old.db");
+    let o = delay_run(
+        &db,
+        d.path(),
+        "fixed:100us",
+        &["--no-save", "--output", "json"],
+    );
+    let record = Record::from_json(&ok(o), "run").unwrap();
+    {
+        let mut old = Store::open_upto(&db, 1).unwrap();
+        old.save(&record, &[]).unwrap();
+    }
+    let version = |p: &PathBuf| -> i64 {
+        rusqlite::Connection::open(p)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(version(&db), 1);
+    // Opened by today's iogauge: upgraded, the old run still there, the new tables usable.
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(version(&db), MIGRATIONS.len() as i64);
+    let rows = store.list(&Filter::default()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].passes.len(), 1);
+    store.save(&record, &["after-upgrade".into()]).unwrap();
+    store.save_baseline("old", rows[0].id).unwrap();
+    assert_eq!(store.baseline("old").unwrap(), rows[0].id);
+    let tagged = store
+        .list(&Filter {
+            tag: Some("after-upgrade".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(tagged.len(), 1);
+}
+
+#[test]
+fn several_processes_save_at_once() {
+    let d = work_dir();
+    let db = d.path().join("shared.db");
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            let f = d.path().join(format!("f{i}.dat"));
+            bin()
+                .env("IOGAUGE_DB", &db)
+                .args([
+                    "run", "-c", "4M", "-d", "0.5", "-W", "0", "--engine", "delay",
+                ])
+                .args(["--delay", "fixed:50us", "-q", p(&f)])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(list_json(&db, &[]).len(), 4);
+}
