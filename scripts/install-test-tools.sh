@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the outside tools some tests and benchmarks use, from Debian's packages: fio (to
 # check the fio job files `iogauge explain` writes, and for bench/), tmux (to see the progress
-# bar on a real terminal). Without them those tests say SKIPPED. Needs root or sudo; does
+# bar on a real terminal), chromium (to open the HTML report headless and check that it loads
+# with no errors and that every chart renders). Without them those tests say SKIPPED. Needs root or sudo; does
 # nothing for tools already present.
 set -euo pipefail
 want=()
-for tool in fio tmux; do
+for tool in fio tmux chromium; do
     command -v "$tool" >/dev/null || want+=("$tool")
 done
 [ ${#want[@]} -eq 0 ] && exit 0

@@ -162,7 +162,14 @@ where
         Kind::Time => {
             // From the start of the measured window, and from zero: a drop looks as big as
             // it is.
-            let top = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+            // Headroom above the highest value for the legend, one row per line.
+            let room = 1.1
+                + if c.lines.len() > 1 {
+                    0.08 * c.lines.len().min(6) as f64
+                } else {
+                    0.0
+                };
+            let top = if y1 > 0.0 { y1 * room } else { 1.0 };
             let _ = x0;
             let mut chart = builder.build_cartesian_2d(0.0..x1, 0.0..top).map_err(err)?;
             chart
@@ -171,6 +178,8 @@ where
                 .y_desc(&c.y_desc)
                 .y_label_formatter(&y_fmt)
                 .light_line_style(RGBColor(235, 235, 235))
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
             for l in &c.lines {
@@ -185,7 +194,8 @@ where
         }
         Kind::Nines { max_nines } => {
             let lo = (y0.max(1.0) / 1.5).max(1.0);
-            let hi = (y1 * 1.5).max(lo * 10.0);
+            // Log scale: headroom for the legend is a factor, one step per line.
+            let hi = (y1 * 1.5 * 2f64.powi(c.lines.len().min(6) as i32)).max(lo * 10.0);
             let mut chart = builder
                 .build_cartesian_2d(0.0..max_nines, (lo..hi).log_scale())
                 .map_err(err)?;
@@ -208,6 +218,8 @@ where
                 .x_label_formatter(&nines)
                 .y_label_formatter(&y_fmt)
                 .light_line_style(RGBColor(235, 235, 235))
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
             for l in &c.lines {
@@ -223,7 +235,13 @@ where
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
             let hi = (x1 * 1.2).max(lo * 10.0);
-            let top = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+            let room = 1.1
+                + if c.lines.len() > 1 {
+                    0.08 * c.lines.len().min(6) as f64
+                } else {
+                    0.0
+                };
+            let top = if y1 > 0.0 { y1 * room } else { 1.0 };
             let mut chart = builder
                 .build_cartesian_2d((lo..hi).log_scale(), 0.0..top)
                 .map_err(err)?;
@@ -234,6 +252,8 @@ where
                 .x_label_formatter(&|v: &f64| crate::store::figures::format_ns(*v))
                 .y_label_formatter(&y_fmt)
                 .light_line_style(RGBColor(235, 235, 235))
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
             for l in &c.lines {
@@ -259,7 +279,8 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
     c: &Chart,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    if c.lines.len() < 2 && c.lines.iter().all(|l| l.name.is_empty()) {
+    // One line needs no key: the section and the title say what it is.
+    if c.lines.len() < 2 {
         return Ok(());
     }
     chart
