@@ -10,30 +10,8 @@ use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn db_cmd(db: &Path, args: &[&str]) -> Output {
-    bin()
-        .env("IOGAUGE_DB", db)
-        .args(args)
-        .output()
-        .expect("iogauge starts")
-}
-
-fn saved_id(o: &Output) -> String {
-    assert!(o.status.success(), "{}", stderr(o));
-    let e = stderr(o);
-    let line = e
-        .lines()
-        .find(|l| l.starts_with("iogauge: saved as run "))
-        .unwrap_or_else(|| panic!("no saved line in {e:?}"));
-    line["iogauge: saved as run ".len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string()
-}
 
 fn artifacts() -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -354,7 +332,7 @@ fn html_report_renders_in_chromium() -> Outcome {
                 p(&f),
             ],
         );
-        ids.push(saved_id(&o));
+        ids.push(saved_id(&o).to_string());
     }
     let html = d.path().join("compare.html");
     let md = d.path().join("compare.md");

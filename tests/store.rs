@@ -9,15 +9,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-/// The binary with its own database (not the shared test one), for tests that count rows.
-fn db_cmd(db: &Path, args: &[&str]) -> Output {
-    bin()
-        .env("IOGAUGE_DB", db)
-        .args(args)
-        .output()
-        .expect("iogauge starts")
-}
-
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -42,20 +33,6 @@ fn delay_run(db: &Path, dir: &Path, delay: &str, extra: &[&str]) -> Output {
     args.extend_from_slice(extra);
     args.push(p(&f));
     db_cmd(db, &args)
-}
-
-fn saved_id(o: &Output) -> i64 {
-    let e = stderr(o);
-    let line = e
-        .lines()
-        .find(|l| l.starts_with("iogauge: saved as run "))
-        .unwrap_or_else(|| panic!("no saved line in {e:?}"));
-    line["iogauge: saved as run ".len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
 }
 
 fn list_json(db: &Path, extra: &[&str]) -> Vec<Value> {

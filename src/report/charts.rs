@@ -5,6 +5,8 @@
 //! Text is laid out with the DejaVu Sans font compiled into the binary (plotters' ab_glyph
 //! backend): no system font libraries, and the same metrics on every machine.
 
+use plotters::coord::ranged1d::Ranged;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -182,15 +184,7 @@ where
                 .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
-            for l in &c.lines {
-                let s = style(l);
-                chart
-                    .draw_series(LineSeries::new(l.points.iter().copied(), s))
-                    .map_err(err)?
-                    .label(&l.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], s));
-            }
-            legend(&mut chart, c).map_err(err)?;
+            lines(&mut chart, c).map_err(err)?;
         }
         Kind::Nines { max_nines } => {
             let lo = (y0.max(1.0) / 1.5).max(1.0);
@@ -222,15 +216,7 @@ where
                 .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
-            for l in &c.lines {
-                let s = style(l);
-                chart
-                    .draw_series(LineSeries::new(l.points.iter().copied(), s))
-                    .map_err(err)?
-                    .label(&l.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], s));
-            }
-            legend(&mut chart, c).map_err(err)?;
+            lines(&mut chart, c).map_err(err)?;
         }
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
@@ -273,6 +259,25 @@ where
         }
     }
     Ok(())
+}
+
+/// Each line of a time or percentile chart, with its key.
+fn lines<'a, DB: DrawingBackend + 'a, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
+    c: &Chart,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    Y: Ranged<ValueType = f64>,
+    Cartesian2d<RangedCoordf64, Y>: plotters::coord::CoordTranslate<From = (f64, f64)>,
+{
+    for l in &c.lines {
+        let s = style(l);
+        chart
+            .draw_series(LineSeries::new(l.points.iter().copied(), s))?
+            .label(&l.name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], s));
+    }
+    legend(chart, c)
 }
 
 fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(

@@ -49,13 +49,7 @@ fn mbs(bytes_per_sec: f64) -> String {
 }
 
 fn iops(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M IOPS", v / 1e6)
-    } else if v >= 1e4 {
-        format!("{:.1}K IOPS", v / 1e3)
-    } else {
-        format!("{v:.0} IOPS")
-    }
+    format!("{} IOPS", crate::spec::units::format_count(v))
 }
 
 fn us(ns: u64) -> String {

@@ -623,7 +623,10 @@ struct BuildInput<'a> {
     outcomes: Vec<WorkerOutcome>,
 }
 
-fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool) -> DirResult {
+/// `histograms`: serialize the latency histograms too. Done for targets and the run, not for
+/// each thread: those merge exactly into their target's, and sixteen threads' worth would
+/// make a saved result ten times larger for nothing a report uses.
+fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool, histograms: bool) -> DirResult {
     let secs = measured_ns as f64 / 1e9;
     let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
     let lat = t.lat.as_deref();
@@ -639,10 +642,10 @@ fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool) -> DirResult 
         latency_total: lat.and_then(|l| l.total.summary()),
         latency_scheduled: lat.and_then(|l| l.scheduled.summary()),
         latency_histogram: lat
-            .filter(|l| l.completion.count() > 0)
+            .filter(|l| histograms && l.completion.count() > 0)
             .map(|l| l.completion.to_base64()),
         latency_total_histogram: lat
-            .filter(|l| l.total.count() > 0)
+            .filter(|l| histograms && l.total.count() > 0)
             .map(|l| l.total.to_base64()),
     }
 }
@@ -658,7 +661,12 @@ fn add_totals(into: &mut DirTotals, p: &DirTotals) {
 }
 
 /// Sum of directions/threads, merging histograms exactly.
-fn pair(parts: &[&[DirTotals; 2]], measured_ns: u64, async_engine: bool) -> DirPair {
+fn pair(
+    parts: &[&[DirTotals; 2]],
+    measured_ns: u64,
+    async_engine: bool,
+    histograms: bool,
+) -> DirPair {
     let mut dirs: [DirTotals; 2] = Default::default();
     for p in parts {
         for d in 0..2 {
@@ -668,9 +676,9 @@ fn pair(parts: &[&[DirTotals; 2]], measured_ns: u64, async_engine: bool) -> DirP
     let mut all = dirs[0].clone();
     add_totals(&mut all, &dirs[1]);
     DirPair {
-        read: dir_result(&dirs[0], measured_ns, async_engine),
-        write: dir_result(&dirs[1], measured_ns, async_engine),
-        all: dir_result(&all, measured_ns, async_engine),
+        read: dir_result(&dirs[0], measured_ns, async_engine, histograms),
+        write: dir_result(&dirs[1], measured_ns, async_engine, histograms),
+        all: dir_result(&all, measured_ns, async_engine, histograms),
     }
 }
 
@@ -715,7 +723,7 @@ fn build_result(b: BuildInput) -> RunResult {
                 ThreadResult {
                     thread: (w - ti * tpt) as u32,
                     cpu: cpu_for(job.affinity.as_ref(), w),
-                    total: pair(&[&b.outcomes[w].totals], b.measured_ns, async_engine),
+                    total: pair(&[&b.outcomes[w].totals], b.measured_ns, async_engine, false),
                     errors: error_counts(&b.outcomes[w].errors),
                     waits: b.outcomes[w].waits,
                 }
@@ -731,11 +739,11 @@ fn build_result(b: BuildInput) -> RunResult {
             created: t.created,
             facts: t.facts.clone(),
             threads,
-            total: pair(&parts, b.measured_ns, async_engine),
+            total: pair(&parts, b.measured_ns, async_engine, true),
         });
     }
     let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
-    let total = pair(&parts, b.measured_ns, async_engine);
+    let total = pair(&parts, b.measured_ns, async_engine, true);
 
     let interval = job.interval_ns;
     let mut samples = Vec::new();

@@ -61,6 +61,30 @@ pub fn format_size_human(bytes: u64) -> String {
     format!("{v:.1}{unit}")
 }
 
+/// A count or rate for people: "845", "12.3K", "1.25M".
+pub fn format_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}K", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// A latency for people: "850 ns", "101.2 us", "3.40 ms", "1.20 s".
+pub fn format_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} us", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
 /// Parse a duration with a unit (ns, us, ms, s) into nanoseconds: "100us", "1.5ms".
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let t = text.trim();

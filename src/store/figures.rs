@@ -2,6 +2,7 @@
 //! and listed. Kept per pass in the store's `passes` table.
 
 use crate::result::RunResult;
+pub use crate::spec::units::{format_count, format_ns};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -119,27 +120,5 @@ impl Figures {
             lat_p99_ns: lat.and_then(|l| l.at(99.0)),
             lat_p999_ns: lat.and_then(|l| l.at(99.9)),
         }
-    }
-}
-
-pub fn format_count(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if v >= 1e4 {
-        format!("{:.1}K", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
-}
-
-pub fn format_ns(ns: f64) -> String {
-    if ns >= 1e9 {
-        format!("{:.2} s", ns / 1e9)
-    } else if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.1} us", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
     }
 }

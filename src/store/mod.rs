@@ -209,8 +209,8 @@ impl Store {
             .map_err(e)?;
         tx.execute(
             "INSERT INTO runs (started_unix_ns, saved_unix_ns, kind, name, target, hostname, \
-             tool_version, partial, command_line, workload_key, document) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             tool_version, partial, command_line, workload_key) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 record.started_unix_ns() as i64,
                 crate::dates::now_unix_ns() as i64,
@@ -222,11 +222,18 @@ impl Store {
                 record.partial(),
                 record.command_line(),
                 record.workload_key(),
-                serde_json::to_string(record).expect("results serialize"),
             ],
         )
         .map_err(e)?;
         let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO documents (run_id, document) VALUES (?1, ?2)",
+            params![
+                id,
+                serde_json::to_string(record).expect("results serialize")
+            ],
+        )
+        .map_err(e)?;
         {
             let mut pass_stmt = tx
                 .prepare(
@@ -331,10 +338,7 @@ impl Store {
     }
 
     pub fn list(&self, f: &Filter) -> Result<Vec<Listed>> {
-        let mut sql = String::from(
-            "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
-             FROM runs r WHERE 1",
-        );
+        let mut sql = format!("SELECT {LISTED_COLUMNS} FROM runs r WHERE 1");
         let mut args: Vec<rusqlite::types::Value> = Vec::new();
         if let Some(t) = &f.target {
             sql.push_str(" AND instr(target, ?) > 0");
@@ -362,20 +366,7 @@ impl Store {
         }
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut rows: Vec<Listed> = stmt
-            .query_map(rusqlite::params_from_iter(args), |r| {
-                Ok(Listed {
-                    id: r.get(0)?,
-                    started_unix_ns: r.get::<_, i64>(1)? as u64,
-                    kind: r.get(2)?,
-                    name: r.get(3)?,
-                    target: r.get(4)?,
-                    hostname: r.get(5)?,
-                    partial: r.get(6)?,
-                    workload_key: r.get(7)?,
-                    tags: Vec::new(),
-                    passes: Vec::new(),
-                })
-            })
+            .query_map(rusqlite::params_from_iter(args), listed_row)
             .and_then(|it| it.collect())
             .map_err(|e| self.err(e))?;
         self.fill(&mut rows)?;
@@ -389,17 +380,24 @@ impl Store {
         }
         let index: std::collections::HashMap<i64, usize> =
             rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-        let lo = rows.iter().map(|r| r.id).min().unwrap_or(0);
-        let hi = rows.iter().map(|r| r.id).max().unwrap_or(0);
+        // A few rows: exactly their IDs. Many (a long listing): their ID range, one scan.
+        let which = if rows.len() <= 200 {
+            let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+            format!("run_id IN ({})", ids.join(","))
+        } else {
+            let lo = rows.iter().map(|r| r.id).min().unwrap_or(0);
+            let hi = rows.iter().map(|r| r.id).max().unwrap_or(0);
+            format!("run_id BETWEEN {lo} AND {hi}")
+        };
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT run_id, label, iops, read_iops, write_iops, bps, read_bps, write_bps, \
                  lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns FROM passes \
-                 WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id, idx",
-            )
+                 WHERE {which} ORDER BY run_id, idx"
+            ))
             .map_err(|e| self.err(e))?;
-        let mut q = stmt.query(params![lo, hi]).map_err(|e| self.err(e))?;
+        let mut q = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(r) = q.next().map_err(|e| self.err(e))? {
             let id: i64 = r.get(0).map_err(|e| self.err(e))?;
             let Some(&i) = index.get(&id) else { continue };
@@ -426,11 +424,11 @@ impl Store {
         }
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT run_id, tag FROM tags WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id, tag",
-            )
+            .prepare(&format!(
+                "SELECT run_id, tag FROM tags WHERE {which} ORDER BY run_id, tag"
+            ))
             .map_err(|e| self.err(e))?;
-        let mut q = stmt.query(params![lo, hi]).map_err(|e| self.err(e))?;
+        let mut q = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(r) = q.next().map_err(|e| self.err(e))? {
             let id: i64 = r.get(0).map_err(|e| self.err(e))?;
             if let Some(&i) = index.get(&id) {
@@ -456,23 +454,9 @@ impl Store {
         let mut listed = self
             .conn
             .query_row(
-                "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
-                 FROM runs WHERE id = ?1",
+                &format!("SELECT {LISTED_COLUMNS} FROM runs WHERE id = ?1"),
                 [id],
-                |r| {
-                    Ok(Listed {
-                        id: r.get(0)?,
-                        started_unix_ns: r.get::<_, i64>(1)? as u64,
-                        kind: r.get(2)?,
-                        name: r.get(3)?,
-                        target: r.get(4)?,
-                        hostname: r.get(5)?,
-                        partial: r.get(6)?,
-                        workload_key: r.get(7)?,
-                        tags: Vec::new(),
-                        passes: Vec::new(),
-                    })
-                },
+                listed_row,
             )
             .map_err(|e| self.err(e))?;
         self.fill(std::slice::from_mut(&mut listed))?;
@@ -486,35 +470,21 @@ impl Store {
         ))
     }
 
-    /// Figures of every saved repeat of a workload: run ID and per-pass figures.
+    /// Figures of the saved repeats of a workload (the 50 newest complete ones): the sample
+    /// its run-to-run noise is estimated from.
     pub fn repeats(&self, workload_key: &str) -> Result<Vec<Listed>> {
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT id, started_unix_ns, kind, name, target, hostname, partial, workload_key \
-                 FROM runs WHERE workload_key = ?1 AND partial = 0 ORDER BY id",
-            )
+            .prepare(&format!(
+                "SELECT {LISTED_COLUMNS} FROM runs WHERE workload_key = ?1 AND partial = 0 \
+                     ORDER BY id DESC LIMIT 50"
+            ))
             .map_err(|e| self.err(e))?;
         let mut rows: Vec<Listed> = stmt
-            .query_map([workload_key], |r| {
-                Ok(Listed {
-                    id: r.get(0)?,
-                    started_unix_ns: r.get::<_, i64>(1)? as u64,
-                    kind: r.get(2)?,
-                    name: r.get(3)?,
-                    target: r.get(4)?,
-                    hostname: r.get(5)?,
-                    partial: r.get(6)?,
-                    workload_key: r.get(7)?,
-                    tags: Vec::new(),
-                    passes: Vec::new(),
-                })
-            })
+            .query_map([workload_key], listed_row)
             .and_then(|it| it.collect())
             .map_err(|e| self.err(e))?;
-        for r in rows.iter_mut() {
-            self.fill(std::slice::from_mut(r))?;
-        }
+        self.fill(&mut rows)?;
         Ok(rows)
     }
 
@@ -604,6 +574,25 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The columns of `runs` that [`listed_row`] reads, in its order.
+const LISTED_COLUMNS: &str =
+    "id, started_unix_ns, kind, name, target, hostname, partial, workload_key";
+
+fn listed_row(r: &rusqlite::Row) -> rusqlite::Result<Listed> {
+    Ok(Listed {
+        id: r.get(0)?,
+        started_unix_ns: r.get::<_, i64>(1)? as u64,
+        kind: r.get(2)?,
+        name: r.get(3)?,
+        target: r.get(4)?,
+        hostname: r.get(5)?,
+        partial: r.get(6)?,
+        workload_key: r.get(7)?,
+        tags: Vec::new(),
+        passes: Vec::new(),
+    })
 }
 
 fn decode_base64(text: &str) -> Option<Vec<u8>> {

@@ -20,11 +20,15 @@ pub const MIGRATIONS: &[&str] = &[
         tool_version    TEXT NOT NULL,
         partial         INTEGER NOT NULL,
         command_line    TEXT NOT NULL,
-        workload_key    TEXT NOT NULL,      -- equal for repeats of one workload
-        document        TEXT NOT NULL       -- the JSON result, exactly as --output json writes it
+        workload_key    TEXT NOT NULL       -- equal for repeats of one workload
     );
     CREATE INDEX runs_started ON runs (started_unix_ns);
     CREATE INDEX runs_workload ON runs (workload_key);
+    -- Apart from runs, so that listing reads small rows, not a megabyte of JSON per run.
+    CREATE TABLE documents (
+        run_id   INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        document TEXT NOT NULL              -- the JSON result, exactly as --output json writes it
+    );
     CREATE TABLE passes (
         run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
         idx         INTEGER NOT NULL,

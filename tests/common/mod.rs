@@ -153,3 +153,28 @@ pub fn harness(title: &str, tests: Vec<(String, Box<dyn Fn() -> Outcome>)>) {
         std::process::exit(101);
     }
 }
+
+/// The ID in "iogauge: saved as run N ..." on stderr.
+pub fn saved_id(o: &Output) -> i64 {
+    assert!(o.status.success(), "{}", stderr(o));
+    let e = stderr(o);
+    let line = e
+        .lines()
+        .find(|l| l.starts_with("iogauge: saved as run "))
+        .unwrap_or_else(|| panic!("no saved line in {e:?}"));
+    line["iogauge: saved as run ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The binary with its own results database, for tests that count what was saved.
+pub fn db_cmd(db: &Path, args: &[&str]) -> Output {
+    bin()
+        .env("IOGAUGE_DB", db)
+        .args(args)
+        .output()
+        .expect("iogauge starts")
+}
