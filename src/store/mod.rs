@@ -442,9 +442,11 @@ impl Store {
     pub fn load(&self, id: i64) -> Result<(Listed, Record)> {
         let doc: Option<String> = self
             .conn
-            .query_row("SELECT document FROM runs WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT document FROM documents WHERE run_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
             .optional()
             .map_err(|e| self.err(e))?;
         let Some(doc) = doc else {

@@ -157,6 +157,11 @@ pub fn harness(title: &str, tests: Vec<(String, Box<dyn Fn() -> Outcome>)>) {
 /// The ID in "iogauge: saved as run N ..." on stderr.
 pub fn saved_id(o: &Output) -> i64 {
     assert!(o.status.success(), "{}", stderr(o));
+    saved_id_of(o)
+}
+
+/// The same, whatever the exit code (a failed check is saved too).
+pub fn saved_id_of(o: &Output) -> i64 {
     let e = stderr(o);
     let line = e
         .lines()
