@@ -182,4 +182,7 @@ fn main() {
     );
     let max_save = save_ms.iter().cloned().fold(0.0, f64::max);
     println!("\nslowest of the 10 saves: {max_save:.1} ms");
+    if std::env::var_os("IOGAUGE_BENCH_KEEP").is_some() {
+        println!("kept: {}", dir.keep().display());
+    }
 }

@@ -234,24 +234,31 @@ impl Grid {
 
     pub fn text(&self) -> String {
         let w = self.widths();
-        let mut o = String::new();
+        let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+        // Written straight into one buffer: listings run to 10,000 rows.
+        let mut o = String::with_capacity((total + 1) * (self.rows.len() + 1));
         for (i, row) in self.rows.iter().enumerate() {
-            let cells: Vec<String> = w
-                .iter()
-                .enumerate()
-                .map(|(c, &width)| {
-                    let cell = row.get(c).map(String::as_str).unwrap_or("");
-                    if self.right.contains(&c) {
-                        format!("{cell:>width$}")
-                    } else {
-                        format!("{cell:<width$}")
-                    }
-                })
-                .collect();
-            let _ = writeln!(o, "{}", cells.join("  ").trim_end());
+            let start = o.len();
+            for (c, &width) in w.iter().enumerate() {
+                if c > 0 {
+                    o.push_str("  ");
+                }
+                let cell = row.get(c).map(String::as_str).unwrap_or("");
+                let pad = width.saturating_sub(cell.chars().count());
+                if self.right.contains(&c) {
+                    o.extend(std::iter::repeat_n(' ', pad));
+                    o.push_str(cell);
+                } else {
+                    o.push_str(cell);
+                    o.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+            let end = o[start..].trim_end().len() + start;
+            o.truncate(end);
+            o.push('\n');
             if i == 0 {
-                let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
-                let _ = writeln!(o, "{}", "-".repeat(total));
+                o.extend(std::iter::repeat_n('-', total));
+                o.push('\n');
             }
         }
         o

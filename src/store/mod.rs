@@ -239,8 +239,8 @@ impl Store {
                 .prepare(
                     "INSERT INTO passes (run_id, idx, label, mode, measured_ns, iops, read_iops, \
                      write_iops, bps, read_bps, write_bps, lat_mean_ns, lat_p50_ns, lat_p99_ns, \
-                     lat_p999_ns, job) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                     lat_p999_ns) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 )
                 .map_err(e)?;
             let mut hist_stmt = tx
@@ -277,7 +277,6 @@ impl Store {
                         f.lat_p50_ns.map(|v| v as i64),
                         f.lat_p99_ns.map(|v| v as i64),
                         f.lat_p999_ns.map(|v| v as i64),
-                        serde_json::to_string(&r.job).expect("jobs serialize"),
                     ])
                     .map_err(e)?;
                 for (dir, d) in [

@@ -44,8 +44,7 @@ pub const MIGRATIONS: &[&str] = &[
         lat_mean_ns REAL,                   -- completion latency, null in IOPS mode
         lat_p50_ns  INTEGER,
         lat_p99_ns  INTEGER,
-        lat_p999_ns INTEGER,
-        job         TEXT NOT NULL,          -- the JobSpec as JSON
+        lat_p999_ns INTEGER,                -- (the job itself is in the document)
         PRIMARY KEY (run_id, idx)
     ) WITHOUT ROWID;
     CREATE TABLE histograms (
