@@ -505,7 +505,7 @@ fn a_database_of_the_first_schema_is_upgraded_in_place() {
 fn several_processes_save_at_once() {
     let d = work_dir();
     let db = d.path().join("shared.db");
-    let children: Vec<_> = (0..4)
+    let children: Vec<_> = (0..8)
         .map(|i| {
             let f = d.path().join(format!("f{i}.dat"));
             bin()
@@ -524,5 +524,5 @@ fn several_processes_save_at_once() {
         let o = c.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    assert_eq!(list_json(&db, &[]).len(), 4);
+    assert_eq!(list_json(&db, &[]).len(), 8);
 }

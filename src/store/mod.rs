@@ -134,24 +134,29 @@ impl Store {
         let c = &self.conn;
         c.busy_timeout(Duration::from_secs(15))
             .map_err(|e| self.err(e))?;
-        // Ownership first: nothing is written to a file that is not ours.
-        let app_id: i32 = c
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let user_version: i64 = c
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        if app_id != schema::APPLICATION_ID {
-            let tables: i64 = c
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(|e| self.err(e))?;
-            if app_id != 0 || tables > 0 {
-                return Err(Error::usage(format!(
-                    "'{}' is an SQLite database of another program, not iogauge's results; it \
-                     was left untouched (give another file with --db or IOGAUGE_DB)",
-                    self.path.display()
-                )));
-            }
+        // Ownership first: nothing is written to a file that is not ours. The three reads
+        // share one read transaction: another process may be creating this database at this
+        // moment, and separate reads could see it half before and half after its commit.
+        let read = || -> rusqlite::Result<(i32, i64, i64)> {
+            c.execute_batch("BEGIN")?;
+            let app_id = c.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            let user_version = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let tables = c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+            c.execute_batch("COMMIT")?;
+            Ok((app_id, user_version, tables))
+        };
+        let (app_id, user_version, tables) = retry_busy(|| {
+            read().inspect_err(|_| {
+                let _ = c.execute_batch("ROLLBACK");
+            })
+        })
+        .map_err(|e| self.err(e))?;
+        if app_id != schema::APPLICATION_ID && (app_id != 0 || tables > 0) {
+            return Err(Error::usage(format!(
+                "'{}' is an SQLite database of another program, not iogauge's results; it \
+                 was left untouched (give another file with --db or IOGAUGE_DB)",
+                self.path.display()
+            )));
         }
         if user_version as usize > MIGRATIONS.len() {
             return Err(Error::usage(format!(
@@ -163,8 +168,16 @@ impl Store {
         }
         // WAL: readers never block the writer, and two writers wait for each other (busy
         // timeout) instead of failing. NORMAL is durable across process crashes in WAL mode.
-        c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+        // Switching to WAL needs the file to itself, and SQLite answers "busy" at once, not
+        // after the busy timeout, while another process has it open: so wait here. Only a
+        // new database is switched; the mode then stays in the file.
+        let mode: String = c
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            retry_busy(|| c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())))
+                .map_err(|e| self.err(e))?;
+        }
         c.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .map_err(|e| self.err(e))?;
         if (user_version as usize) < version {
@@ -596,6 +609,28 @@ fn listed_row(r: &rusqlite::Row) -> rusqlite::Result<Listed> {
     })
 }
 
+/// Repeat `f` while SQLite says the database is busy or locked, for up to the busy timeout:
+/// for the few operations SQLite does not retry itself.
+fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    use rusqlite::ErrorCode as C;
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match f() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(C::DatabaseBusy | C::DatabaseLocked)
+                ) && start.elapsed() < Duration::from_secs(15) =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
 fn decode_base64(text: &str) -> Option<Vec<u8>> {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.decode(text).ok()
@@ -634,7 +669,7 @@ fn db_error(path: &Path, e: &rusqlite::Error) -> Error {
         )),
         Some(C::DiskFull) => Error::runtime(format!("results database '{p}': the disk is full")),
         Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => Error::runtime(format!(
-            "results database '{p}' stayed locked by another process for 15 s"
+            "results database '{p}' is locked by another process ({e})"
         )),
         Some(C::ReadOnly) | Some(C::CannotOpen) | Some(C::PermissionDenied) => {
             Error::runtime(format!("cannot write the results database '{p}': {e}"))
