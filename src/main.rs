@@ -124,7 +124,12 @@ fn cmd_selftest(args: &SelftestArgs) -> Result<u8, Error> {
 }
 
 fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> Result<u8, Error> {
-    let job = job_from_args(args)?;
+    let mut job = job_from_args(args)?;
+    // Saved jobs are run again by `iogauge check`, maybe from another folder: keep where
+    // the targets really are.
+    for t in &mut job.targets {
+        t.path = absolute(&t.path)?;
+    }
     let mut saver = cmd::saved::Saver::new(db, &args.save, args.quiet)?;
     let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
@@ -165,6 +170,12 @@ fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> R
             Ok(exit::FAILURE)
         }
     }
+}
+
+/// `path` from the current folder, without resolving links (a device path stays as given).
+fn absolute(path: &Path) -> Result<PathBuf, Error> {
+    std::path::absolute(path)
+        .map_err(|e| Error::usage(format!("cannot resolve '{}': {e}", path.display())))
 }
 
 fn default_profile_opts() -> ProfileOpts {
@@ -238,7 +249,8 @@ fn cmd_profile(
     let mut saver = cmd::saved::Saver::new(db, &opts.save, opts.quiet)?;
     let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(opts.quiet);
-    let (result, failure) = profile::run(p, &params, dir, &interrupted, &mut progress)?;
+    let dir = absolute(dir)?;
+    let (result, failure) = profile::run(p, &params, &dir, &interrupted, &mut progress)?;
     let text = match opts.output {
         OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serializes") + "\n",
         _ => iogauge::report::table::profile_text(&result),

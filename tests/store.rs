@@ -526,3 +526,36 @@ fn several_processes_save_at_once() {
     }
     assert_eq!(list_json(&db, &[]).len(), 8);
 }
+
+#[test]
+fn saved_targets_are_absolute_so_check_runs_from_anywhere() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let o = bin()
+        .env("IOGAUGE_DB", &db)
+        .current_dir(d.path())
+        .args([
+            "run", "-c", "2M", "-d", "0.3", "-W", "0", "--keep", "rel.dat",
+        ])
+        .output()
+        .unwrap();
+    let id = saved_id(&o);
+    let file = d.path().join("rel.dat");
+    assert_eq!(list_json(&db, &[])[0]["target"], p(&file));
+    ok(db_cmd(&db, &["baseline", "save", "rel", &id.to_string()]));
+    let o = bin()
+        .env("IOGAUGE_DB", &db)
+        .current_dir("/")
+        .args(["check", "--baseline", "rel", "--tolerance", "99%", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}{}",
+        out(&o),
+        stderr(&o)
+    );
+    assert!(!Path::new("/rel.dat").exists(), "ran in the wrong folder");
+    let rows = list_json(&db, &["--tag", "check:rel"]);
+    assert_eq!(rows[0]["target"], p(&file));
+}
