@@ -173,7 +173,7 @@ fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> R
 }
 
 /// `path` from the current folder, without resolving links (a device path stays as given).
-fn absolute(path: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf, Error> {
     std::path::absolute(path)
         .map_err(|e| Error::usage(format!("cannot resolve '{}': {e}", path.display())))
 }

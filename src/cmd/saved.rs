@@ -348,6 +348,12 @@ fn retarget(old: &Path, temporary: bool, new: Option<&PathBuf>) -> PathBuf {
 
 pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Result<u8> {
     let tolerance = parse_tolerance(&a.tolerance)?;
+    // Absolute, like every saved target, so the new run can be checked again from anywhere.
+    let targets = a
+        .targets
+        .iter()
+        .map(|t| crate::absolute(t))
+        .collect::<Result<Vec<PathBuf>>>()?;
     let mut saver = Saver::new(db, &a.save, a.quiet)?.with_tag(format!("check:{}", a.baseline));
     let store = open(db)?;
     let id = store.baseline(&a.baseline)?;
@@ -358,7 +364,7 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
     let (now, failure) = match &base {
         Record::Run(r) => {
             let mut job = r.job.clone();
-            if !a.targets.is_empty() && a.targets.len() != job.targets.len() {
+            if !targets.is_empty() && targets.len() != job.targets.len() {
                 return Err(Error::usage(format!(
                     "baseline '{}' ran on {} target(s); give as many TARGETs, or none to use its own",
                     a.baseline,
@@ -366,9 +372,9 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
                 )));
             }
             for (i, t) in job.targets.iter_mut().enumerate() {
-                t.path = retarget(&t.path, t.temporary, a.targets.get(i));
+                t.path = retarget(&t.path, t.temporary, targets.get(i));
             }
-            if !a.targets.is_empty() {
+            if !targets.is_empty() {
                 // Consent to overwrite was given for the baseline's files, not for these.
                 job.allow_overwrite = a.allow_overwrite;
             }
@@ -380,14 +386,13 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
             (Record::Run(Box::new(result?)), None)
         }
         Record::Profile(p) => {
-            if a.targets.len() > 1 {
+            if targets.len() > 1 {
                 return Err(Error::usage(format!(
                     "baseline '{}' is the {} profile: give one folder, or none to use '{}'",
                     a.baseline, p.profile, p.dir
                 )));
             }
-            let dir = a
-                .targets
+            let dir = targets
                 .first()
                 .cloned()
                 .unwrap_or_else(|| PathBuf::from(&p.dir));

@@ -150,6 +150,7 @@ where
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("chart '{}': {e:?}", c.id);
     root.fill(&WHITE).map_err(err)?;
+    // Time charts ignore x0: they start at the measured window's start.
     let (x0, x1, y0, y1) = bounds(c);
     let mut builder = ChartBuilder::on(root);
     builder
@@ -172,7 +173,6 @@ where
                     0.0
                 };
             let top = if y1 > 0.0 { y1 * room } else { 1.0 };
-            let _ = x0;
             let mut chart = builder.build_cartesian_2d(0.0..x1, 0.0..top).map_err(err)?;
             chart
                 .configure_mesh()

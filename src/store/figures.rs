@@ -73,10 +73,6 @@ impl Metric {
         )
     }
 
-    pub fn is_latency(self) -> bool {
-        self.lower_is_better()
-    }
-
     /// The figure; `None` where the run did not measure it (latency in IOPS mode) or it is
     /// not this workload's (write IOPS of a read-only run).
     pub fn of(self, f: &Figures) -> Option<f64> {
