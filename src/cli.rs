@@ -23,6 +23,7 @@ Examples:
   iogauge profile database /mnt/data       8K random 70/30 read/write
   iogauge explain quick                    each pass as iogauge run, fio and DiskSpd command lines
   iogauge run -b 4k -r -o 32 -t 4 -d 30    one workload, DiskSpd-style flags
+  iogauge fs /mnt/ext4 /mnt/xfs            file-system suite: create/open/list/delete, page I/O
   iogauge selftest                         how far to trust this instrument on this machine",
     exit_codes!()
 );
@@ -51,6 +52,10 @@ pub enum Command {
     /// Run a named profile on a temporary file in DIR (see `iogauge profiles`).
     #[command(after_help = PROFILE_HELP)]
     Profile(NamedProfileArgs),
+    /// Compare file systems at metadata (create, open, list, rename, delete) and page I/O
+    /// (cached, O_DIRECT, mapped, fsync): the WinFsp-style suite.
+    #[command(after_help = FS_HELP)]
+    Fs(FsArgs),
     /// List the named profiles and what each runs.
     #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
     Profiles,
@@ -306,6 +311,42 @@ Examples:
     exit_codes!()
 );
 
+const FS_HELP: &str = concat!(
+    "\
+Tests (--tests takes names, or the groups metadata and page_io):
+  file_create         create a new file: open(O_CREAT|O_EXCL) + close           (--files ops)
+  file_open           open a different existing file + close                   (--files)
+  iter.file_open      open the same files again + close                        (--files x --iterations)
+  file_overwrite      open an existing file with O_TRUNC + close               (--files)
+  file_stat           stat an existing file                                    (--files)
+  file_list           list a folder of --files files (ops: entries)            (--files x --iterations)
+  file_list_single    list a folder holding one file: open + getdents + close  (--files x --iterations)
+  file_rename         rename a file within its folder                          (--files)
+  file_delete         delete a file                                            (--files)
+  dir_create          create a folder                                          (--files)
+  dir_delete          remove an empty folder                                   (--files)
+  rdwr_cc_write_page  buffered pwrite of one page         (pages of --file-size x --iterations)
+  rdwr_cc_read_page   buffered pread of one page          (same)
+  rdwr_nc_write_page  O_DIRECT pwrite of one page         (same; not supported without O_DIRECT)
+  rdwr_nc_read_page   O_DIRECT pread of one page          (same)
+  mmap_write          write a whole mapped page           (same)
+  mmap_read           read a whole mapped page            (same)
+  fsync               pwrite one page, then fsync         (pages of --file-size)
+
+Each test runs --repeat times on every folder, in a fresh subfolder of DIR/iogauge-fs-PID that
+is removed afterwards. Only the loop of system calls is timed; setting up its files is not.
+Caches are dropped before every measurement (as root: sync; echo 3 > /proc/sys/vm/drop_caches;
+otherwise posix_fadvise(DONTNEED) on the data file). The report gives the fastest repetition,
+the median and the spread, and ratios to the reference (the first folder by default).
+
+Examples:
+  iogauge fs /mnt/ext4 /mnt/xfs /dev/shm             three file systems, ext4 the reference
+  iogauge fs ssd=/mnt/a nfs=/mnt/b --reference nfs   name them; ratios to nfs
+  iogauge fs /mnt/a --files 100000 --threads 8       more files, eight threads at once
+  iogauge fs /mnt/a --tests metadata --output json   the metadata tests, every repetition as JSON",
+    exit_codes!()
+);
+
 const PROFILE_HELP: &str = concat!(
     "\
 Examples:
@@ -330,6 +371,62 @@ pub struct ProfileArgs {
 
     #[command(flatten)]
     pub opts: ProfileOpts,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct FsArgs {
+    /// Folders on the file systems to compare, as DIR or NAME=DIR (the name labels the
+    /// report; by default the file system type)
+    #[arg(value_name = "[NAME=]DIR", required = true)]
+    pub dirs: Vec<String>,
+
+    /// Files (and folders) each metadata test works on
+    #[arg(long = "files", value_name = "N", default_value_t = 1000)]
+    pub files: u64,
+
+    /// Size of the page I/O tests' file
+    #[arg(long = "file-size", value_name = "SIZE", default_value = "4M")]
+    pub file_size: String,
+
+    /// Passes of iter.file_open, file_list, file_list_single and the page I/O tests
+    #[arg(long = "iterations", value_name = "N", default_value_t = 10)]
+    pub iterations: u64,
+
+    /// Threads sharing each test's work (its files or pages split among them)
+    #[arg(long = "threads", value_name = "N", default_value_t = 1)]
+    pub threads: u32,
+
+    /// Repetitions of each test on each file system
+    #[arg(long = "repeat", value_name = "N", default_value_t = 3)]
+    pub repeat: u32,
+
+    /// The file system the others are compared with, by NAME or DIR [default: the first]
+    #[arg(long = "reference", value_name = "NAME|DIR")]
+    pub reference: Option<String>,
+
+    /// Tests to run, comma-separated: names, or the groups metadata and page_io
+    #[arg(long = "tests", value_name = "LIST", default_value = "all")]
+    pub tests: String,
+
+    /// Keep caches warm: do not drop them before each measurement
+    #[arg(long = "no-drop-caches")]
+    pub no_drop_caches: bool,
+
+    /// Report format: text (tables), json (every repetition, recomputable), csv (one row per
+    /// repetition)
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+
+    /// Where to write the report; - is stdout
+    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
+    pub output_file: String,
+
+    /// No progress line
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub save: SaveOpts,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -229,6 +229,12 @@ struct Mount {
 
 /// The mount holding `path`: the longest mount point that is a prefix of it (the last such
 /// line where mounts are stacked).
+/// The type of the file system holding `path` (ext4, tmpfs, fuse.bindfs...).
+pub fn fs_type_of(path: &Path) -> Option<String> {
+    let canonical = std::fs::canonicalize(path).ok()?;
+    mount_of(&canonical).map(|m| m.fs_type)
+}
+
 fn mount_of(path: &Path) -> Option<Mount> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mut best: Option<Mount> = None;

@@ -11,6 +11,7 @@ pub mod dates;
 pub mod engine;
 pub mod error;
 pub mod facts;
+pub mod fs_suite;
 pub mod profile;
 pub mod progress;
 pub mod report;

@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Some(Command::Baseline(b)) => cmd::saved::cmd_baseline(db, &b),
         Some(Command::Check(c)) => cmd::saved::cmd_check(db, &c, args),
         Some(Command::Report(r)) => cmd::saved::cmd_report(db, &r),
+        Some(Command::Fs(f)) => cmd::fs::cmd_fs(db, &f, args),
         Some(Command::Profiles) => cmd_profiles(),
         Some(Command::Explain(e)) => cmd_explain(&e),
         Some(Command::Selftest(st)) => cmd_selftest(&st),

@@ -1,1 +1,2 @@
+pub mod fs;
 pub mod saved;

@@ -235,6 +235,7 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
             }
             o
         }
+        (OutputFormat::Csv, Record::Fs(f)) => iogauge::report::fs::csv(f),
         (OutputFormat::Text, r) => {
             let mut o = format!(
                 "Saved run {} from {} UTC{}\n\n",
@@ -249,12 +250,25 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
             o.push_str(&match r {
                 Record::Run(r) => iogauge::report::text::Text.render(r),
                 Record::Profile(p) => iogauge::report::table::profile_text(p),
+                Record::Fs(f) => iogauge::report::fs::text(f),
             });
             o
         }
     };
     write_output("-", &text)?;
     Ok(exit::OK)
+}
+
+/// compare and check judge workloads' IOPS and latency; the suite's results are times per
+/// test and are read with `results show` and `report`.
+fn refuse_fs(id: i64, record: &Record, command: &str) -> Result<()> {
+    if let Record::Fs(_) = record {
+        return Err(Error::usage(format!(
+            "run {id} is a file-system suite result (iogauge fs); {command} takes run and \
+             profile results: see it with iogauge results show {id} or iogauge report {id}"
+        )));
+    }
+    Ok(())
 }
 
 fn column(store: &Store, id: i64) -> Result<(Column, Listed, Record)> {
@@ -282,7 +296,11 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
     let columns = a
         .ids
         .iter()
-        .map(|&id| column(&store, id).map(|c| c.0))
+        .map(|&id| {
+            let (col, _, record) = column(&store, id)?;
+            refuse_fs(id, &record, "compare")?;
+            Ok(col)
+        })
         .collect::<Result<Vec<_>>>()?;
     let c = compare::compare(&columns);
     let text = match a.output {
@@ -358,6 +376,7 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
     let store = open(db)?;
     let id = store.baseline(&a.baseline)?;
     let (base_col, _, base) = column(&store, id)?;
+    refuse_fs(id, &base, "check")?;
     drop(store);
     let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(a.quiet);
@@ -401,6 +420,7 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
                 profile::run(prof, &p.params, &dir, &interrupted, &mut progress)?;
             (Record::Profile(Box::new(result)), failure)
         }
+        Record::Fs(_) => unreachable!("refused above"),
     };
     let saved = saver.save(&now);
     if let Some(e) = failure {

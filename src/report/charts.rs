@@ -9,6 +9,7 @@ use plotters::coord::ranged1d::Ranged;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use std::sync::Once;
 
@@ -35,6 +36,9 @@ pub enum Kind {
     Nines { max_nines: f64 },
     /// Share of I/Os per latency bin: bars over a log x axis in ns.
     Histogram,
+    /// Grouped horizontal bars, one group per name in `groups` (top to bottom), one bar per
+    /// line; a line's points are (group index, value). A rule marks 1.0, the reference.
+    Bars { groups: Vec<String> },
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +72,7 @@ pub enum Unit {
     MegaBytes,
     Nanos,
     Percent,
+    Ratio,
 }
 
 impl Unit {
@@ -77,6 +82,7 @@ impl Unit {
             Unit::MegaBytes => format!("{v:.0}"),
             Unit::Nanos => crate::store::figures::format_ns(v),
             Unit::Percent => format!("{v:.0}%"),
+            Unit::Ratio => crate::spec::units::format_ratio(v),
         }
     }
 }
@@ -98,7 +104,7 @@ pub fn svg(c: &Chart) -> Result<String, String> {
     register_font();
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, (WIDTH, height(c))).into_drawing_area();
         draw(&root, c)?;
         root.present().map_err(|e| format!("{e:?}"))?;
     }
@@ -108,9 +114,20 @@ pub fn svg(c: &Chart) -> Result<String, String> {
 /// The chart as a PNG file.
 pub fn png(c: &Chart, path: &Path) -> Result<(), String> {
     register_font();
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    let root = BitMapBackend::new(path, (WIDTH, height(c))).into_drawing_area();
     draw(&root, c)?;
     root.present().map_err(|e| format!("{e:?}"))
+}
+
+/// Pixels high: fixed, except bar charts, which grow with their bars so each stays readable.
+pub fn height(c: &Chart) -> u32 {
+    match &c.kind {
+        Kind::Bars { groups } => {
+            let bars = c.lines.len().max(1) as u32;
+            (110 + groups.len() as u32 * (bars * 13 + 12)).max(HEIGHT)
+        }
+        _ => HEIGHT,
+    }
 }
 
 fn bounds(c: &Chart) -> (f64, f64, f64, f64) {
@@ -218,6 +235,7 @@ where
                 .map_err(err)?;
             lines(&mut chart, c).map_err(err)?;
         }
+        Kind::Bars { ref groups } => bars(root, builder, c, groups, y1).map_err(err)?,
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
             let hi = (x1 * 1.2).max(lo * 10.0);
@@ -257,6 +275,87 @@ where
             }
             legend(&mut chart, c).map_err(err)?;
         }
+    }
+    Ok(())
+}
+
+/// Grouped horizontal bars. Labels of the groups are drawn beside the plot at each group's
+/// middle (a float axis would put its own ticks elsewhere); each bar ends in its value.
+fn bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    mut builder: ChartBuilder<'_, '_, DB>,
+    c: &Chart,
+    groups: &[String],
+    max: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let n = groups.len().max(1) as f64;
+    let count = c.lines.len().max(1) as f64;
+    // Room on the right for the values at the bars' ends and for the key.
+    let room = if c.lines.len() > 1 { 1.45 } else { 1.2 };
+    let right = if max > 0.0 {
+        (max * room).max(1.2)
+    } else {
+        1.2
+    };
+    let mut chart = builder
+        .y_label_area_size(150)
+        .build_cartesian_2d(0.0..right, 0.0..n)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(2)
+        .y_label_formatter(&|_| String::new())
+        .x_desc(&c.x_desc)
+        .x_label_formatter(&|v: &f64| format!("{v:.1}"))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 14))
+        .draw()?;
+    let (gap, h) = (0.15, 0.7 / count);
+    let top_of = |g: f64, j: usize| n - g - gap - j as f64 * h;
+    for (j, l) in c.lines.iter().enumerate() {
+        let color = COLORS[l.color % COLORS.len()];
+        let rects = l.points.iter().map(move |&(g, v)| {
+            let hi = top_of(g, j);
+            Rectangle::new([(0.0, hi - h), (v, hi)], color.filled())
+        });
+        chart
+            .draw_series(rects)?
+            .label(&l.name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+        let values = l.points.iter().map(move |&(g, v)| {
+            EmptyElement::at((v, top_of(g, j) - h / 2.0))
+                + Text::new(
+                    crate::spec::units::format_ratio(v),
+                    (4, 0),
+                    TextStyle::from(("sans-serif", 11).into_font())
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                )
+        });
+        chart.draw_series(values)?;
+    }
+    // The reference: 1.00.
+    chart.draw_series(LineSeries::new(
+        [(1.0, 0.0), (1.0, n)],
+        RGBColor(90, 90, 90).stroke_width(1),
+    ))?;
+    for (i, g) in groups.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(0.0, n - i as f64 - 0.5));
+        root.draw(&Text::new(
+            g.clone(),
+            (px - 8, py),
+            TextStyle::from(("sans-serif", 13).into_font())
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+    }
+    if c.lines.len() > 1 {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(200, 200, 200))
+            .label_font(("sans-serif", 12))
+            .draw()?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use super::table::Grid;
 use crate::compare::{self, Column};
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
+use crate::fs_suite::{FsResult, Group};
 use crate::result::RunResult;
 use crate::spec::units::format_size_human;
 use crate::stats::LatencyHistogram;
@@ -48,6 +49,8 @@ impl<'a> Report<'a> {
                     .iter()
                     .map(|x| (x.label.clone(), &x.result))
                     .collect(),
+                // The suite has its own section (fs_section), not workloads.
+                Record::Fs(_) => Vec::new(),
             };
             for (label, r) in passes {
                 let key = if single { String::new() } else { label.clone() };
@@ -119,9 +122,13 @@ impl<'a> Report<'a> {
     }
 
     fn comparison(&self) -> Option<compare::Comparison> {
-        (self.loaded.len() > 1).then(|| {
-            let cols: Vec<Column> = self
-                .loaded
+        let workloads: Vec<&Loaded> = self
+            .loaded
+            .iter()
+            .filter(|l| !matches!(l.record, Record::Fs(_)))
+            .collect();
+        (workloads.len() > 1).then(|| {
+            let cols: Vec<Column> = workloads
                 .iter()
                 .map(|l| Column {
                     id: l.column.id,
@@ -289,8 +296,89 @@ impl<'a> Report<'a> {
         out
     }
 
+    /// The suite's bar charts: one per group of tests, the times relative to the reference.
+    fn fs_charts(&self, i: usize, r: &FsResult) -> Vec<Chart> {
+        let reference = &r.filesystems[r.reference].label;
+        let mut out = Vec::new();
+        for group in [Group::Metadata, Group::PageIo] {
+            let tests: Vec<&crate::fs_suite::TestResult> =
+                r.tests.iter().filter(|t| t.group == group).collect();
+            if tests.is_empty() {
+                continue;
+            }
+            let lines = r
+                .filesystems
+                .iter()
+                .enumerate()
+                .map(|(f, fs)| Line {
+                    name: fs.label.clone(),
+                    color: f,
+                    secondary: false,
+                    points: tests
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(g, t)| {
+                            let ratio = t.cells[f].summary.as_ref()?.ratio?;
+                            Some((g as f64, ratio))
+                        })
+                        .collect(),
+                    widths: Vec::new(),
+                })
+                .collect();
+            out.push(Chart {
+                id: format!(
+                    "fs{}-{}",
+                    self.loaded[i].listed.id,
+                    if group == Group::Metadata {
+                        "file"
+                    } else {
+                        "rdwr"
+                    }
+                ),
+                title: format!(
+                    "{} (time, {reference} = 1.00; shorter is faster)",
+                    group.title()
+                ),
+                x_desc: format!(
+                    "fastest of {} repetitions, relative to {reference}",
+                    r.params.repeat
+                ),
+                y_desc: String::new(),
+                kind: Kind::Bars {
+                    groups: tests.iter().map(|t| t.name.clone()).collect(),
+                },
+                y_unit: Unit::Ratio,
+                lines,
+            });
+        }
+        out
+    }
+
+    fn fs_section(&self, i: usize, r: &FsResult) -> String {
+        let mut o = format!(
+            "<section class=\"fs\">\n<h2>{}: file-system suite{}</h2>\n",
+            esc(&self.name(i)),
+            if r.partial { " (partial)" } else { "" }
+        );
+        for c in self.fs_charts(i, r) {
+            o.push_str(&figure(&c));
+        }
+        for (title, g) in crate::report::fs::grids(r) {
+            let _ = writeln!(o, "<p>{}</p>", esc(&title));
+            o.push_str(&grid_html(&g, "fs"));
+        }
+        o.push_str("</section>\n");
+        o
+    }
+
     pub fn markdown(&self) -> String {
         let mut o = String::from("## iogauge results\n\n");
+        for l in self.loaded.iter() {
+            if let Record::Fs(r) = &l.record {
+                o.push_str(&crate::report::fs::markdown(r));
+                o.push('\n');
+            }
+        }
         o.push_str(&self.summary().markdown());
         if let Some(c) = self.comparison() {
             let _ = write!(o, "\n### Compared with #{}\n\n", self.loaded[0].listed.id);
@@ -311,6 +399,20 @@ impl<'a> Report<'a> {
             Error::runtime(format!("cannot create the folder '{}': {e}", dir.display()))
         })?;
         let mut files = Vec::new();
+        let fs_charts = self
+            .loaded
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| match &l.record {
+                Record::Fs(r) => self.fs_charts(i, r),
+                _ => Vec::new(),
+            });
+        for c in fs_charts {
+            let path = dir.join(format!("{}.png", c.id));
+            charts::png(&c, &path)
+                .map_err(|e| Error::runtime(format!("cannot write '{}': {e}", path.display())))?;
+            files.push(path);
+        }
         for (n, s) in self.sections.iter().enumerate() {
             for c in self.charts(n, s) {
                 let path = dir.join(format!("{}.png", c.id));
@@ -348,8 +450,11 @@ impl<'a> Report<'a> {
             env!("CARGO_PKG_VERSION"),
             format_utc(crate::dates::now_unix_ns())
         );
-        o.push_str("<h2>Summary</h2>\n");
-        o.push_str(&grid_html(&self.summary(), "summary"));
+        let summary = self.summary();
+        if summary.rows.len() > 1 {
+            o.push_str("<h2>Summary</h2>\n");
+            o.push_str(&grid_html(&summary, "summary"));
+        }
         if let Some(c) = self.comparison() {
             let _ = writeln!(o, "<h2>Compared with #{}</h2>", self.loaded[0].listed.id);
             o.push_str(&grid_html(&c.grid(), "comparison"));
@@ -362,26 +467,14 @@ impl<'a> Report<'a> {
                 esc(&s.label)
             );
             for c in self.charts(n, s) {
-                match charts::svg(&c) {
-                    Ok(svg) => {
-                        let _ = writeln!(
-                            o,
-                            "<figure class=\"chart\" id=\"{}\">{}</figure>",
-                            c.id,
-                            strip_xml_prolog(&svg)
-                        );
-                    }
-                    Err(e) => {
-                        let _ = writeln!(
-                            o,
-                            "<p class=\"error\">chart {} could not be drawn: {}</p>",
-                            c.id,
-                            esc(&e)
-                        );
-                    }
-                }
+                o.push_str(&figure(&c));
             }
             o.push_str("</section>\n");
+        }
+        for (i, l) in self.loaded.iter().enumerate() {
+            if let Record::Fs(r) = &l.record {
+                o.push_str(&self.fs_section(i, r));
+            }
         }
         for (i, l) in self.loaded.iter().enumerate() {
             let _ = writeln!(
@@ -398,6 +491,10 @@ impl<'a> Report<'a> {
                 esc(&l.record.command_line())
             );
             let mut notes: Vec<String> = Vec::new();
+            if let Record::Fs(r) = &l.record {
+                notes.extend(r.notes.iter().map(|n| format!("Note: {n}")));
+                notes.extend(r.failures().into_iter().map(|f| format!("FAILED: {f}")));
+            }
             for p in l.record.passes() {
                 for w in &p.result.warnings {
                     let s = format!("Warning ({}): {} Fix: {}", w.code, w.message, w.fix);
@@ -429,11 +526,35 @@ impl<'a> Report<'a> {
 /// Where and on what a result ran.
 fn facts_grid(l: &Loaded) -> Grid {
     let mut g = Grid::new(vec!["fact".into(), "value".into()]);
-    let Some(p) = l.record.passes().into_iter().next() else {
-        return g;
+    let (s, version, targets) = match &l.record {
+        Record::Fs(r) => (
+            &r.system,
+            r.tool_version.clone(),
+            r.filesystems
+                .iter()
+                .map(|f| (format!("{} = {}", f.label, f.dir), &f.facts))
+                .collect::<Vec<_>>(),
+        ),
+        _ => {
+            let Some(p) = l.record.passes().into_iter().next() else {
+                return g;
+            };
+            let r = p.result;
+            (
+                &r.system,
+                r.tool_version.clone(),
+                r.targets
+                    .iter()
+                    .map(|t| {
+                        (
+                            format!("{} ({})", t.path, format_size_human(t.size_bytes)),
+                            &t.facts,
+                        )
+                    })
+                    .collect(),
+            )
+        }
     };
-    let r = p.result;
-    let s = &r.system;
     let mut add = |k: &str, v: String| g.push(vec![k.to_string(), v]);
     add("host", s.hostname.clone());
     add("kernel", format!("Linux {}", s.kernel));
@@ -449,16 +570,12 @@ fn facts_grid(l: &Loaded) -> Grid {
         "memory",
         s.memory_bytes.map_or("?".into(), format_size_human),
     );
-    add("iogauge", r.tool_version.clone());
+    add("iogauge", version);
     if !l.listed.tags.is_empty() {
         add("tags", l.listed.tags.join(", "));
     }
-    for t in &r.targets {
-        let f = &t.facts;
-        add(
-            "target",
-            format!("{} ({})", t.path, format_size_human(t.size_bytes)),
-        );
+    for (target, f) in targets {
+        add("target", target);
         add(
             "file system",
             format!(
@@ -487,6 +604,22 @@ fn facts_grid(l: &Loaded) -> Grid {
         add("O_DIRECT", f.direct_io.to_string());
     }
     g
+}
+
+/// A chart as an inline SVG figure, or a line saying why it could not be drawn.
+fn figure(c: &Chart) -> String {
+    match charts::svg(c) {
+        Ok(svg) => format!(
+            "<figure class=\"chart\" id=\"{}\">{}</figure>\n",
+            c.id,
+            strip_xml_prolog(&svg)
+        ),
+        Err(e) => format!(
+            "<p class=\"error\">chart {} could not be drawn: {}</p>\n",
+            c.id,
+            esc(&e)
+        ),
+    }
 }
 
 fn grid_html(g: &Grid, class: &str) -> String {

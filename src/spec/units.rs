@@ -72,6 +72,20 @@ pub fn format_count(v: f64) -> String {
     }
 }
 
+/// A ratio to a reference, with the digits that matter: "1.00", "0.25", "0.036", "0.0041",
+/// "12.4".
+pub fn format_ratio(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.1}")
+    } else if v >= 0.1 || v == 0.0 {
+        format!("{v:.2}")
+    } else if v >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 /// A latency for people: "850 ns", "101.2 us", "3.40 ms", "1.20 s".
 pub fn format_ns(ns: f64) -> String {
     if ns >= 1e9 {

@@ -270,6 +270,30 @@ impl Store {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 )
                 .map_err(e)?;
+            if let Record::Fs(fs) = record {
+                let mut stmt = tx
+                    .prepare(
+                        "INSERT INTO fs_times (run_id, test, filesystem, folder, repetition, ops, \
+                         elapsed_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    )
+                    .map_err(e)?;
+                for t in &fs.tests {
+                    for (c, target) in t.cells.iter().zip(&fs.filesystems) {
+                        for (i, ns) in c.elapsed_ns.iter().enumerate() {
+                            stmt.execute(params![
+                                id,
+                                t.name,
+                                target.label,
+                                target.dir,
+                                i as i64 + 1,
+                                c.ops as i64,
+                                *ns as i64
+                            ])
+                            .map_err(e)?;
+                        }
+                    }
+                }
+            }
             for (idx, pass) in record.passes().iter().enumerate() {
                 let r = pass.result;
                 let f = Figures::of(r);

@@ -4,6 +4,7 @@
 //! run are handled the same way.
 
 use crate::error::{Error, Result};
+use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use crate::spec::units::format_size;
@@ -15,6 +16,7 @@ use serde::Serialize;
 pub enum Record {
     Run(Box<RunResult>),
     Profile(Box<ProfileResult>),
+    Fs(Box<FsResult>),
 }
 
 /// One measured workload of a record.
@@ -38,6 +40,7 @@ impl Record {
         let known = match schema {
             crate::result::SCHEMA_NAME => crate::result::SCHEMA_VERSION,
             crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
+            crate::fs_suite::SCHEMA_NAME => crate::fs_suite::SCHEMA_VERSION,
             "" => return Err(bad("no \"schema\" field".into())),
             other => return Err(bad(format!("its schema is '{other}'"))),
         };
@@ -46,10 +49,16 @@ impl Record {
                 "schema version {version} is newer than this iogauge reads ({known})"
             )));
         }
-        let r = if schema == crate::result::SCHEMA_NAME {
-            serde_json::from_value(v).map(|r| Record::Run(Box::new(r)))
-        } else {
-            serde_json::from_value(v).map(|r| Record::Profile(Box::new(r)))
+        let r = match schema {
+            crate::result::SCHEMA_NAME => {
+                serde_json::from_value(v).map(|r| Record::Run(Box::new(r)))
+            }
+            crate::fs_suite::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
+                // The figures are derived; what counts is every repetition's time.
+                r.summarize();
+                Record::Fs(Box::new(r))
+            }),
+            _ => serde_json::from_value(v).map(|r| Record::Profile(Box::new(r))),
         };
         r.map_err(|e| bad(e.to_string()))
     }
@@ -67,6 +76,7 @@ impl Record {
         match self {
             Record::Run(_) => "run",
             Record::Profile(_) => "profile",
+            Record::Fs(_) => "fs",
         }
     }
 
@@ -75,6 +85,7 @@ impl Record {
         match self {
             Record::Run(_) => "run",
             Record::Profile(p) => &p.profile,
+            Record::Fs(_) => "fs",
         }
     }
 
@@ -92,6 +103,8 @@ impl Record {
                     result: &x.result,
                 })
                 .collect(),
+            // The suite's figures are times per test, not workloads: see FsResult.
+            Record::Fs(_) => Vec::new(),
         }
     }
 
@@ -105,6 +118,12 @@ impl Record {
                 .collect::<Vec<_>>()
                 .join(" "),
             Record::Profile(p) => p.dir.clone(),
+            Record::Fs(f) => f
+                .filesystems
+                .iter()
+                .map(|t| t.dir.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 
@@ -112,6 +131,7 @@ impl Record {
         match self {
             Record::Run(r) => r.partial,
             Record::Profile(p) => p.partial,
+            Record::Fs(f) => f.partial,
         }
     }
 
@@ -119,29 +139,42 @@ impl Record {
         match self {
             Record::Run(r) => Some(r),
             Record::Profile(p) => p.passes.first().map(|x| &x.result),
+            Record::Fs(_) => None,
         }
     }
 
     pub fn started_unix_ns(&self) -> u64 {
-        self.first().map(|r| r.started_unix_ns).unwrap_or(0)
+        match self {
+            Record::Fs(f) => f.started_unix_ns,
+            _ => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
+        }
     }
 
     pub fn hostname(&self) -> String {
-        self.first()
-            .map(|r| r.system.hostname.clone())
-            .unwrap_or_default()
+        match self {
+            Record::Fs(f) => f.system.hostname.clone(),
+            _ => self
+                .first()
+                .map(|r| r.system.hostname.clone())
+                .unwrap_or_default(),
+        }
     }
 
     pub fn tool_version(&self) -> String {
-        self.first()
-            .map(|r| r.tool_version.clone())
-            .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string())
+        match self {
+            Record::Fs(f) => f.tool_version.clone(),
+            _ => self
+                .first()
+                .map(|r| r.tool_version.clone())
+                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string()),
+        }
     }
 
     /// The command that reproduces the record.
     pub fn command_line(&self) -> String {
         match self {
             Record::Run(r) => r.command_line.join(" "),
+            Record::Fs(f) => f.command_line.join(" "),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
                 c.push_str(&format!(
@@ -179,6 +212,11 @@ impl Record {
                     serde_json::to_string(&params).expect("params serialize")
                 )
             }
+            Record::Fs(f) => format!(
+                "{}\0{}",
+                self.target(),
+                serde_json::to_string(&f.params).expect("params serialize")
+            ),
         };
         format!(
             "{:016x}",

@@ -13,7 +13,7 @@ pub const MIGRATIONS: &[&str] = &[
         id              INTEGER PRIMARY KEY,
         started_unix_ns INTEGER NOT NULL,
         saved_unix_ns   INTEGER NOT NULL,
-        kind            TEXT NOT NULL,      -- run | profile
+        kind            TEXT NOT NULL,      -- run | profile | fs
         name            TEXT NOT NULL,      -- the profile's name, or 'run'
         target          TEXT NOT NULL,
         hostname        TEXT NOT NULL,
@@ -84,5 +84,18 @@ pub const MIGRATIONS: &[&str] = &[
         run_id        INTEGER NOT NULL REFERENCES runs (id),  -- no cascade: deleting it is refused
         saved_unix_ns INTEGER NOT NULL
     );
+    ",
+    // 3: the file-system suite's times, one row per repetition, for SQL over `iogauge fs`.
+    "
+    CREATE TABLE fs_times (
+        run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        test       TEXT NOT NULL,           -- file_create, rdwr_cc_read_page...
+        filesystem TEXT NOT NULL,           -- its label in the report
+        folder     TEXT NOT NULL,
+        repetition INTEGER NOT NULL,        -- 1, 2...
+        ops        INTEGER NOT NULL,
+        elapsed_ns INTEGER NOT NULL,
+        PRIMARY KEY (run_id, test, filesystem, repetition)
+    ) WITHOUT ROWID;
     ",
 ];

@@ -1,0 +1,85 @@
+//! `iogauge fs`: flags to the suite's parameters, then run, report and save.
+
+use super::saved::Saver;
+use crate::{interrupt_flag, write_output};
+use iogauge::cli::{FsArgs, OutputFormat};
+use iogauge::error::{exit, Error, Result};
+use iogauge::fs_suite::{self, Params};
+use iogauge::spec::units::parse_size;
+use iogauge::store::record::Record;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
+    let tests = fs_suite::select_tests(&a.tests)?;
+    let file_size = parse_size(&a.file_size).map_err(|e| {
+        Error::usage(format!(
+            "invalid value '{}' for --file-size: {e}",
+            a.file_size
+        ))
+    })?;
+    let params = Params {
+        files: a.files,
+        file_size,
+        iterations: a.iterations,
+        threads: a.threads,
+        repeat: a.repeat,
+        tests: tests.iter().map(|t| t.name().to_string()).collect(),
+        drop_caches: !a.no_drop_caches,
+        page_size: fs_suite::page_size(),
+    };
+    params.validate()?;
+    let targets = fs_suite::targets(&a.dirs)?;
+    let reference = fs_suite::reference_of(&targets, a.reference.as_deref())?;
+    // The database is opened before anything is measured: a bad --db costs nothing.
+    let mut saver = Saver::new(db, &a.save, a.quiet)?;
+    let interrupted = interrupt_flag()?;
+    let live = !a.quiet && std::io::stderr().is_terminal();
+    let mut progress = |line: &str| {
+        if live {
+            eprint!("\r\x1b[K{line}");
+        }
+    };
+    let result = fs_suite::run(
+        &targets,
+        reference,
+        &tests,
+        &params,
+        argv,
+        &interrupted,
+        &mut progress,
+    );
+    if live {
+        eprint!("\r\x1b[K");
+    }
+    let result = result?;
+    let text = match a.output {
+        OutputFormat::Text => iogauge::report::fs::text(&result),
+        OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serializes") + "\n",
+        OutputFormat::Csv => iogauge::report::fs::csv(&result),
+    };
+    write_output(&a.output_file, &text)?;
+    let failures = result.failures();
+    let partial = result.partial;
+    let measured = result
+        .tests
+        .iter()
+        .any(|t| t.cells.iter().any(|c| !c.elapsed_ns.is_empty()));
+    if measured {
+        saver.save(&Record::Fs(Box::new(result)))?;
+    }
+    if partial {
+        eprintln!("iogauge: interrupted; the results above are partial");
+        return Ok(exit::INTERRUPTED);
+    }
+    if !failures.is_empty() {
+        eprintln!(
+            "iogauge: error: {} test{} failed: {}",
+            failures.len(),
+            if failures.len() == 1 { "" } else { "s" },
+            failures.join("; ")
+        );
+        return Ok(exit::FAILURE);
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,1084 @@
+//! `iogauge fs`: the file-system suite. The same metadata and page I/O tests run on several
+//! file systems, each test `repeat` times, caches dropped before every measurement, and the
+//! times compared with a reference file system (WinFsp's method, on Linux).
+//!
+//! Every measurement runs in its own fresh folder inside `DIR/iogauge-fs-<pid>/`, which the
+//! suite creates, and which is removed after each test and at the end, also on error and on
+//! Ctrl-C. Nothing outside that folder is ever written. What is timed is only the loop of
+//! system calls (see [`ops`]); building the files a test needs is not.
+//!
+//! Repetitions are interleaved: test by test, repetition by repetition, every file system in
+//! turn, so that a slow drift of the machine falls on all of them alike.
+
+pub mod ops;
+
+use crate::error::{Error, Result};
+use crate::facts::{SystemFacts, TargetFacts};
+use ops::{MetaOp, Outcome, PageOp, Stop};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::Write;
+use std::ops::Range;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+pub const SCHEMA_NAME: &str = "iogauge.fs-result";
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The tests, in the order they run and are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    FileCreate,
+    FileOpen,
+    IterFileOpen,
+    FileOverwrite,
+    FileStat,
+    FileList,
+    FileListSingle,
+    FileRename,
+    FileDelete,
+    DirCreate,
+    DirDelete,
+    CcWritePage,
+    CcReadPage,
+    NcWritePage,
+    NcReadPage,
+    MmapWrite,
+    MmapRead,
+    Fsync,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Operations on names: create, open, list, rename, delete.
+    Metadata,
+    /// Reading and writing file data: cached, O_DIRECT, mapped, fsync.
+    PageIo,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Metadata => "File tests",
+            Group::PageIo => "Read/write tests",
+        }
+    }
+}
+
+impl Test {
+    pub const ALL: [Test; 18] = [
+        Test::FileCreate,
+        Test::FileOpen,
+        Test::IterFileOpen,
+        Test::FileOverwrite,
+        Test::FileStat,
+        Test::FileList,
+        Test::FileListSingle,
+        Test::FileRename,
+        Test::FileDelete,
+        Test::DirCreate,
+        Test::DirDelete,
+        Test::CcWritePage,
+        Test::CcReadPage,
+        Test::NcWritePage,
+        Test::NcReadPage,
+        Test::MmapWrite,
+        Test::MmapRead,
+        Test::Fsync,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::FileCreate => "file_create",
+            Test::FileOpen => "file_open",
+            Test::IterFileOpen => "iter.file_open",
+            Test::FileOverwrite => "file_overwrite",
+            Test::FileStat => "file_stat",
+            Test::FileList => "file_list",
+            Test::FileListSingle => "file_list_single",
+            Test::FileRename => "file_rename",
+            Test::FileDelete => "file_delete",
+            Test::DirCreate => "dir_create",
+            Test::DirDelete => "dir_delete",
+            Test::CcWritePage => "rdwr_cc_write_page",
+            Test::CcReadPage => "rdwr_cc_read_page",
+            Test::NcWritePage => "rdwr_nc_write_page",
+            Test::NcReadPage => "rdwr_nc_read_page",
+            Test::MmapWrite => "mmap_write",
+            Test::MmapRead => "mmap_read",
+            Test::Fsync => "fsync",
+        }
+    }
+
+    /// What one operation is, for --help, the report and the JSON.
+    pub fn about(self) -> &'static str {
+        match self {
+            Test::FileCreate => "create a new file: open(O_CREAT|O_EXCL) + close",
+            Test::FileOpen => "open an existing file, each a different one: open + close",
+            Test::IterFileOpen => "open the same files again, --iterations times: open + close",
+            Test::FileOverwrite => "open an existing file with truncation: open(O_TRUNC) + close",
+            Test::FileStat => "stat an existing file",
+            Test::FileList => {
+                "one entry of a listing of the folder of --files files, listed --iterations times"
+            }
+            Test::FileListSingle => "list a folder that holds one file: open + getdents + close",
+            Test::FileRename => "rename a file within its folder",
+            Test::FileDelete => "delete a file",
+            Test::DirCreate => "create a folder",
+            Test::DirDelete => "remove an empty folder",
+            Test::CcWritePage => "buffered pwrite of one page, --iterations passes over the file",
+            Test::CcReadPage => "buffered pread of one page, --iterations passes over the file",
+            Test::NcWritePage => "O_DIRECT pwrite of one page, --iterations passes over the file",
+            Test::NcReadPage => "O_DIRECT pread of one page, --iterations passes over the file",
+            Test::MmapWrite => "write a whole mapped page (MAP_SHARED), --iterations passes",
+            Test::MmapRead => "read a whole mapped page, --iterations passes",
+            Test::Fsync => "pwrite one page, then fsync; one pass over the file",
+        }
+    }
+
+    pub fn group(self) -> Group {
+        match self {
+            Test::CcWritePage
+            | Test::CcReadPage
+            | Test::NcWritePage
+            | Test::NcReadPage
+            | Test::MmapWrite
+            | Test::MmapRead
+            | Test::Fsync => Group::PageIo,
+            _ => Group::Metadata,
+        }
+    }
+
+    fn needs_direct(self) -> bool {
+        matches!(self, Test::NcWritePage | Test::NcReadPage)
+    }
+
+    pub fn by_name(name: &str) -> Option<Test> {
+        Test::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Operations one repetition performs.
+    pub fn ops(self, p: &Params) -> u64 {
+        let pages = p.file_size / p.page_size;
+        match self {
+            Test::IterFileOpen | Test::FileList | Test::FileListSingle => p.files * p.iterations,
+            Test::CcWritePage
+            | Test::CcReadPage
+            | Test::NcWritePage
+            | Test::NcReadPage
+            | Test::MmapWrite
+            | Test::MmapRead => pages * p.iterations,
+            Test::Fsync => pages,
+            _ => p.files,
+        }
+    }
+}
+
+/// Parse --tests: test names and the group names "metadata" and "page_io", comma-separated.
+pub fn select_tests(list: &str) -> Result<Vec<Test>> {
+    let mut chosen = Vec::new();
+    for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let add: Vec<Test> = match word {
+            "all" => Test::ALL.to_vec(),
+            "metadata" => Test::ALL
+                .into_iter()
+                .filter(|t| t.group() == Group::Metadata)
+                .collect(),
+            "page_io" => Test::ALL
+                .into_iter()
+                .filter(|t| t.group() == Group::PageIo)
+                .collect(),
+            w => vec![Test::by_name(w).ok_or_else(|| {
+                Error::usage(format!(
+                    "unknown test '{w}' in --tests; the tests are {}, and the groups all, \
+                     metadata, page_io",
+                    Test::ALL.map(Test::name).join(", ")
+                ))
+            })?],
+        };
+        chosen.extend(add);
+    }
+    if chosen.is_empty() {
+        return Err(Error::usage("--tests names no test"));
+    }
+    // Catalogue order, each once.
+    Ok(Test::ALL
+        .into_iter()
+        .filter(|t| chosen.contains(t))
+        .collect())
+}
+
+/// The suite's parameters, as saved with the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub files: u64,
+    /// Bytes of the page I/O tests' file.
+    pub file_size: u64,
+    pub iterations: u64,
+    pub threads: u32,
+    pub repeat: u32,
+    /// The tests run, by name.
+    pub tests: Vec<String>,
+    /// Whether caches were to be dropped before each measurement.
+    pub drop_caches: bool,
+    /// Bytes per page I/O call.
+    pub page_size: u64,
+}
+
+impl Params {
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::usage(m));
+        if self.files == 0 {
+            return bad("--files must be at least 1".into());
+        }
+        if self.files > 100_000_000 {
+            return bad(format!(
+                "--files {} is over the limit of 100000000",
+                self.files
+            ));
+        }
+        if self.iterations == 0 {
+            return bad("--iterations must be at least 1".into());
+        }
+        if self.repeat == 0 || self.repeat > 1000 {
+            return bad(format!(
+                "--repeat {} must be between 1 and 1000",
+                self.repeat
+            ));
+        }
+        if self.threads == 0 || self.threads > 1024 {
+            return bad(format!(
+                "--threads {} must be between 1 and 1024",
+                self.threads
+            ));
+        }
+        if self.file_size < self.page_size || self.file_size % self.page_size != 0 {
+            return bad(format!(
+                "--file-size {} must be a whole number of pages ({} bytes)",
+                self.file_size, self.page_size
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The page size of this machine: the unit of the page I/O tests.
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+/// A file system to test: a folder on it, and the name it has in the report.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub label: String,
+    pub dir: PathBuf,
+}
+
+/// Turn DIR arguments (`DIR` or `NAME=DIR`) into targets. Unnamed ones are named by their file
+/// system type, with #2, #3... where types repeat.
+pub fn targets(args: &[String]) -> Result<Vec<Target>> {
+    let mut out: Vec<Target> = Vec::new();
+    for a in args {
+        let (label, dir) = match a.split_once('=') {
+            Some((name, dir))
+                if !name.is_empty() && !name.contains('/') && !Path::new(a).exists() =>
+            {
+                (Some(name.to_string()), dir)
+            }
+            _ => (None, a.as_str()),
+        };
+        if dir.is_empty() {
+            return Err(Error::usage(format!("'{a}' names no folder")));
+        }
+        let dir = std::path::absolute(dir)
+            .map_err(|e| Error::usage(format!("cannot resolve '{dir}': {e}")))?;
+        match std::fs::metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::usage(format!(
+                    "'{}' is not a folder; iogauge fs takes folders on the file systems to test",
+                    dir.display()
+                )))
+            }
+            Err(e) => {
+                return Err(Error::usage(format!(
+                    "folder '{}' cannot be used: {e}",
+                    dir.display()
+                )))
+            }
+        }
+        if out.iter().any(|t| t.dir == dir) {
+            return Err(Error::usage(format!(
+                "folder '{}' is given twice",
+                dir.display()
+            )));
+        }
+        let label = label
+            .unwrap_or_else(|| crate::facts::fs_type_of(&dir).unwrap_or_else(|| "fs".to_string()));
+        out.push(Target { label, dir });
+    }
+    // Make every label unique, keeping the first as it is.
+    for i in 1..out.len() {
+        if out[..i].iter().any(|t| t.label == out[i].label) {
+            let base = out[i].label.clone();
+            let mut n = 2;
+            while out.iter().any(|t| t.label == format!("{base}#{n}")) {
+                n += 1;
+            }
+            out[i].label = format!("{base}#{n}");
+        }
+    }
+    Ok(out)
+}
+
+/// Which folder is the reference: by name, or by path.
+pub fn reference_of(targets: &[Target], wanted: Option<&str>) -> Result<usize> {
+    let Some(w) = wanted else { return Ok(0) };
+    if let Some(i) = targets.iter().position(|t| t.label == w) {
+        return Ok(i);
+    }
+    let abs = std::path::absolute(w).ok();
+    targets
+        .iter()
+        .position(|t| Some(&t.dir) == abs.as_ref())
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "--reference '{w}' is none of the folders tested ({})",
+                targets
+                    .iter()
+                    .map(|t| t.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
+/// How caches were emptied before each measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheDrop {
+    /// sync, then `echo 3 > /proc/sys/vm/drop_caches` (needs root): page cache, dentries and
+    /// inodes of every file system.
+    DropCaches,
+    /// posix_fadvise(POSIX_FADV_DONTNEED) on the test's data file: its pages only; names and
+    /// inodes stay cached.
+    Fadvise,
+    /// --no-drop-caches: nothing dropped.
+    None,
+}
+
+impl CacheDrop {
+    pub fn describe(self) -> &'static str {
+        match self {
+            CacheDrop::DropCaches => {
+                "caches dropped before each measurement: sync; echo 3 > /proc/sys/vm/drop_caches"
+            }
+            CacheDrop::Fadvise => {
+                "caches dropped before each measurement with posix_fadvise(DONTNEED) on the data \
+                 file only (not root: /proc/sys/vm/drop_caches is not writable); folder and \
+                 inode caches stay warm"
+            }
+            CacheDrop::None => "caches not dropped (--no-drop-caches)",
+        }
+    }
+}
+
+const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+fn choose_cache_drop(wanted: bool) -> CacheDrop {
+    if !wanted {
+        CacheDrop::None
+    } else if std::fs::OpenOptions::new()
+        .write(true)
+        .open(DROP_CACHES)
+        .is_ok()
+    {
+        CacheDrop::DropCaches
+    } else {
+        CacheDrop::Fadvise
+    }
+}
+
+fn drop_caches(mode: CacheDrop, data: Option<&File>) -> std::io::Result<()> {
+    match mode {
+        CacheDrop::DropCaches => {
+            // Dirty pages are not dropped: write them first.
+            // SAFETY: sync has no preconditions.
+            unsafe { libc::sync() };
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(DROP_CACHES)?
+                .write_all(b"3")
+        }
+        CacheDrop::Fadvise => {
+            if let Some(f) = data {
+                f.sync_all()?;
+                // SAFETY: fadvise on an open descriptor.
+                let r =
+                    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                if r != 0 {
+                    return Err(std::io::Error::from_raw_os_error(r));
+                }
+            }
+            Ok(())
+        }
+        CacheDrop::None => Ok(()),
+    }
+}
+
+/// One file system as tested.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FsTarget {
+    pub label: String,
+    pub dir: String,
+    pub facts: TargetFacts,
+    /// Why O_DIRECT cannot be used here; null where it can. Without it the rdwr_nc tests are
+    /// reported as not supported.
+    pub direct_io_refused: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every repetition ran.
+    Ok,
+    /// The file system cannot do it (O_DIRECT refused): not a failure.
+    NotSupported,
+    /// An error stopped it; `reason` says which.
+    Failed,
+    /// Ctrl-C came before it finished.
+    NotRun,
+}
+
+/// One test on one file system.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cell {
+    pub status: Status,
+    pub reason: Option<String>,
+    /// Operations per repetition.
+    pub ops: u64,
+    /// Elapsed time of every repetition that finished, in order.
+    pub elapsed_ns: Vec<u64>,
+    /// Figures derived from `elapsed_ns`; null when no repetition finished.
+    pub summary: Option<Summary>,
+}
+
+/// What the report shows for a cell, all derived from `ops` and `elapsed_ns`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    /// The least disturbed repetition: the headline time.
+    pub min_ns: u64,
+    pub median_ns: u64,
+    pub max_ns: u64,
+    /// (max - min) / median, in percent.
+    pub spread_pct: f64,
+    /// Operations per second in the fastest repetition.
+    pub ops_per_s: f64,
+    /// min_ns over the reference's min_ns (the reference is 1.00; lower is faster); null
+    /// where the reference has no time for this test.
+    pub ratio: Option<f64>,
+    /// The same for the medians.
+    pub median_ratio: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TestResult {
+    pub name: String,
+    pub group: Group,
+    pub about: String,
+    /// One per file system, in the order of `filesystems`.
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FsResult {
+    pub schema: String,
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub started_unix_ns: u64,
+    pub command_line: Vec<String>,
+    pub system: SystemFacts,
+    pub params: Params,
+    pub cache_drop: CacheDrop,
+    /// Index into `filesystems` of the reference.
+    pub reference: usize,
+    pub filesystems: Vec<FsTarget>,
+    pub tests: Vec<TestResult>,
+    /// Stopped by Ctrl-C: some cells have fewer repetitions or none.
+    pub partial: bool,
+    pub notes: Vec<String>,
+}
+
+impl FsResult {
+    /// Fill every cell's summary from its repetitions (again, after a load or an edit).
+    pub fn summarize(&mut self) {
+        let r = self.reference;
+        for t in &mut self.tests {
+            for c in &mut t.cells {
+                c.summary = summary_of(c.ops, &c.elapsed_ns);
+            }
+            let (ref_min, ref_med) = match t.cells.get(r).and_then(|c| c.summary.as_ref()) {
+                Some(s) => (Some(s.min_ns), Some(s.median_ns)),
+                None => (None, None),
+            };
+            for c in &mut t.cells {
+                if let Some(s) = &mut c.summary {
+                    s.ratio = ref_min
+                        .filter(|v| *v > 0)
+                        .map(|v| s.min_ns as f64 / v as f64);
+                    s.median_ratio = ref_med
+                        .filter(|v| *v > 0)
+                        .map(|v| s.median_ns as f64 / v as f64);
+                }
+            }
+        }
+    }
+
+    pub fn failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in &self.tests {
+            for (i, c) in t.cells.iter().enumerate() {
+                if c.status == Status::Failed {
+                    out.push(format!(
+                        "{} on {}: {}",
+                        t.name,
+                        self.filesystems[i].label,
+                        c.reason.as_deref().unwrap_or("failed")
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn summary_of(ops: u64, times: &[u64]) -> Option<Summary> {
+    let mut v = times.to_vec();
+    v.sort_unstable();
+    let (min, max) = (*v.first()?, *v.last()?);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2
+    };
+    Some(Summary {
+        min_ns: min,
+        median_ns: median,
+        max_ns: max,
+        spread_pct: if median > 0 {
+            (max - min) as f64 / median as f64 * 100.0
+        } else {
+            0.0
+        },
+        ops_per_s: if min > 0 {
+            ops as f64 * 1e9 / min as f64
+        } else {
+            0.0
+        },
+        ratio: None,
+        median_ratio: None,
+    })
+}
+
+/// The folder the suite owns inside one DIR. Removed with everything in it when dropped, so
+/// an error, a panic or Ctrl-C leaves nothing behind.
+struct Workspace {
+    root: PathBuf,
+}
+
+impl Workspace {
+    fn create(dir: &Path) -> Result<Workspace> {
+        let pid = std::process::id();
+        for n in 0..100 {
+            let root = dir.join(if n == 0 {
+                format!("iogauge-fs-{pid}")
+            } else {
+                format!("iogauge-fs-{pid}-{n}")
+            });
+            match std::fs::create_dir(&root) {
+                Ok(()) => return Ok(Workspace { root }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(Error::usage(format!(
+                        "cannot write in folder '{}': {e}",
+                        dir.display()
+                    )))
+                }
+            }
+        }
+        Err(Error::runtime(format!(
+            "cannot find a free name for the suite's folder in '{}'",
+            dir.display()
+        )))
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Whether O_DIRECT works in `dir`: a page written and read back through it.
+fn probe_direct(dir: &Path, page: u64) -> (File, Option<String>) {
+    let path = dir.join("probe");
+    let direct = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&path);
+    let (file, refused) = match direct {
+        Ok(f) => {
+            let mut buf = ops::AlignedBuf::new(page as usize, 1);
+            let b = buf.as_mut();
+            // SAFETY: pwrite/pread within buf on an open descriptor.
+            let ok = unsafe {
+                libc::pwrite(f.as_raw_fd(), b.as_ptr().cast(), b.len(), 0) == b.len() as isize
+                    && libc::pread(f.as_raw_fd(), b.as_mut_ptr().cast(), b.len(), 0)
+                        == b.len() as isize
+            };
+            let why = (!ok).then(|| {
+                format!(
+                    "O_DIRECT opens but a page of I/O fails: {}",
+                    std::io::Error::last_os_error()
+                )
+            });
+            (f, why)
+        }
+        Err(e) => {
+            let why = format!("O_DIRECT refused: {e}");
+            let _ = std::fs::remove_file(&path);
+            match File::create_new(&path) {
+                Ok(f) => (f, Some(why)),
+                Err(_) => {
+                    // Could not even create a plain file: use the folder for the facts.
+                    (
+                        File::open(dir).expect("the folder was just created"),
+                        Some(why),
+                    )
+                }
+            }
+        }
+    };
+    let _ = std::fs::remove_file(&path);
+    (file, refused)
+}
+
+/// Progress lines for a terminal; the suite calls it before each measurement.
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
+/// Run the suite. Errors before the first measurement (a folder that cannot be written) are
+/// returned; errors of one test on one file system are recorded in its cell and the suite
+/// goes on.
+pub fn run(
+    targets: &[Target],
+    reference: usize,
+    tests: &[Test],
+    params: &Params,
+    command_line: Vec<String>,
+    stop: &AtomicBool,
+    progress: Progress,
+) -> Result<FsResult> {
+    params.validate()?;
+    let started_unix_ns = crate::dates::now_unix_ns();
+    // Every folder is checked and claimed before anything is measured.
+    let mut spaces = Vec::new();
+    let mut filesystems = Vec::new();
+    for t in targets {
+        let ws = Workspace::create(&t.dir)?;
+        let (probe, refused) = probe_direct(&ws.root, params.page_size);
+        let facts = TargetFacts::collect(&ws.root.join("probe"), &probe, false, refused.is_none());
+        drop(probe);
+        filesystems.push(FsTarget {
+            label: t.label.clone(),
+            dir: t.dir.display().to_string(),
+            facts,
+            direct_io_refused: refused,
+        });
+        spaces.push(ws);
+    }
+    let cache_drop = choose_cache_drop(params.drop_caches);
+    let mut result = FsResult {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_ns,
+        command_line,
+        system: SystemFacts::collect(),
+        params: params.clone(),
+        cache_drop,
+        reference,
+        filesystems,
+        tests: tests
+            .iter()
+            .map(|t| TestResult {
+                name: t.name().into(),
+                group: t.group(),
+                about: t.about().into(),
+                cells: targets
+                    .iter()
+                    .map(|_| Cell {
+                        status: Status::NotRun,
+                        reason: None,
+                        ops: t.ops(params),
+                        elapsed_ns: Vec::new(),
+                        summary: None,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        partial: false,
+        notes: Vec::new(),
+    };
+    let total = tests.len() * params.repeat as usize * targets.len();
+    let mut step = 0;
+    'all: for (ti, &test) in tests.iter().enumerate() {
+        for rep in 0..params.repeat {
+            for (fi, ws) in spaces.iter().enumerate() {
+                step += 1;
+                let cell = &mut result.tests[ti].cells[fi];
+                if matches!(cell.status, Status::Failed | Status::NotSupported) {
+                    continue;
+                }
+                if test.needs_direct() {
+                    if let Some(why) = &result.filesystems[fi].direct_io_refused {
+                        cell.status = Status::NotSupported;
+                        cell.reason = Some(why.clone());
+                        continue;
+                    }
+                }
+                progress(&format!(
+                    "[{step}/{total}] {} on {} ({} of {})",
+                    test.name(),
+                    result.filesystems[fi].label,
+                    rep + 1,
+                    params.repeat
+                ));
+                let folder = ws.root.join(format!("{}-{}", test.name(), rep + 1));
+                let outcome = measure(test, &folder, params, cache_drop, stop);
+                // The test's files go at once: the next test starts from a clean folder.
+                let _ = std::fs::remove_dir_all(&folder);
+                match outcome {
+                    Ok(ns) => {
+                        cell.elapsed_ns.push(ns);
+                        if cell.elapsed_ns.len() == params.repeat as usize {
+                            cell.status = Status::Ok;
+                        }
+                    }
+                    Err(Stop::Failed(why)) => {
+                        cell.status = Status::Failed;
+                        cell.reason = Some(why);
+                    }
+                    Err(Stop::Interrupted) => {
+                        result.partial = true;
+                        break 'all;
+                    }
+                }
+            }
+        }
+    }
+    if result.partial {
+        // Cells with some repetitions keep them; they are marked partial by the flag.
+        for t in &mut result.tests {
+            for c in &mut t.cells {
+                if c.status == Status::NotRun && !c.elapsed_ns.is_empty() {
+                    c.reason = Some(format!(
+                        "interrupted after {} of {} repetitions",
+                        c.elapsed_ns.len(),
+                        params.repeat
+                    ));
+                }
+            }
+        }
+    }
+    drop(spaces);
+    result.notes.push(cache_drop.describe().to_string());
+    if tests.iter().any(|t| t.group() == Group::Metadata) {
+        result.notes.push(format!(
+            "metadata tests work on {} empty files (or folders) in one fresh folder per \
+             repetition; setting them up is not timed",
+            params.files
+        ));
+    }
+    for fs in &result.filesystems {
+        if fs.facts.direct_io.starts_with("accepted") && tests.iter().any(|t| t.needs_direct()) {
+            result.notes.push(format!(
+                "{}: O_DIRECT is accepted, but the file system keeps data in memory, so the \
+                 rdwr_nc tests do not reach a device",
+                fs.label
+            ));
+        }
+    }
+    result.summarize();
+    Ok(result)
+}
+
+/// Set up what `test` needs in a new folder, drop caches, then time the test's loop.
+fn measure(
+    test: Test,
+    folder: &Path,
+    p: &Params,
+    cache_drop: CacheDrop,
+    stop: &AtomicBool,
+) -> Result<u64, Stop> {
+    let fail = |what: &str, e: std::io::Error| Stop::Failed(format!("{what}: {e}"));
+    std::fs::create_dir(folder).map_err(|e| fail("cannot create the test folder", e))?;
+    let dirfd = ops::open_dir(folder).map_err(|e| fail("cannot open the test folder", e))?;
+    let dir = dirfd.as_raw_fd();
+    let threads = p.threads as u64;
+    let n = p.files;
+    // Fixture: what must exist before the timed loop.
+    match test {
+        Test::FileCreate | Test::DirCreate => {}
+        Test::DirDelete => ops::meta_loop(dir, MetaOp::Mkdir, "d", 0..n, stop)?,
+        Test::FileListSingle => {
+            std::fs::create_dir(folder.join("single"))
+                .and_then(|_| File::create_new(folder.join("single/f0")).map(drop))
+                .map_err(|e| fail("cannot set up", e))?;
+        }
+        t if t.group() == Group::Metadata => ops::meta_loop(dir, MetaOp::Create, "f", 0..n, stop)?,
+        _ => {}
+    }
+    let page = p.page_size;
+    let pages = p.file_size / page;
+    let data = if test.group() == Group::PageIo {
+        Some(data_file(folder, p, stop)?)
+    } else {
+        None
+    };
+    drop_caches(cache_drop, data.as_ref()).map_err(|e| fail("cannot drop caches", e))?;
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Stop::Interrupted);
+    }
+    match test {
+        Test::FileCreate => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Create, "f", r, stop)
+        }),
+        Test::FileOpen => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Open, "f", r, stop)
+        }),
+        Test::IterFileOpen => timed(threads, n, |r| {
+            for _ in 0..p.iterations {
+                ops::meta_loop(dir, MetaOp::Open, "f", r.clone(), stop)?;
+            }
+            Ok(())
+        }),
+        Test::FileOverwrite => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Overwrite, "f", r, stop)
+        }),
+        Test::FileStat => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Stat, "f", r, stop)
+        }),
+        Test::FileList => timed(threads, p.iterations, |r| {
+            ops::list_loop(dir, c".", r, n, stop)
+        }),
+        Test::FileListSingle => timed(threads, n * p.iterations, |r| {
+            ops::list_loop(dir, c"single", r, 1, stop)
+        }),
+        Test::FileRename => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Rename, "f", r, stop)
+        }),
+        Test::FileDelete => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Delete, "f", r, stop)
+        }),
+        Test::DirCreate => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Mkdir, "d", r, stop)
+        }),
+        Test::DirDelete => timed(threads, n, |r| {
+            ops::meta_loop(dir, MetaOp::Rmdir, "d", r, stop)
+        }),
+        Test::CcWritePage
+        | Test::CcReadPage
+        | Test::NcWritePage
+        | Test::NcReadPage
+        | Test::Fsync => {
+            let direct = test.needs_direct();
+            let mut opts = std::fs::OpenOptions::new();
+            opts.read(true).write(true);
+            if direct {
+                opts.custom_flags(libc::O_DIRECT);
+            }
+            let f = opts
+                .open(folder.join("data"))
+                .map_err(|e| fail("cannot open the data file", e))?;
+            let fd = f.as_raw_fd();
+            let (op, passes) = match test {
+                Test::CcReadPage | Test::NcReadPage => (PageOp::Read, p.iterations),
+                Test::Fsync => (PageOp::WriteFsync, 1),
+                _ => (PageOp::Write, p.iterations),
+            };
+            timed(threads, pages, |r| {
+                let mut buf = ops::AlignedBuf::new(page as usize, r.start + 11);
+                ops::page_loop(fd, op, buf.as_mut(), r, passes, stop)
+            })
+        }
+        Test::MmapWrite | Test::MmapRead => {
+            let write = test == Test::MmapWrite;
+            let f = data.as_ref().expect("page tests have a data file");
+            let map = ops::Mapping::new(f, p.file_size as usize, write)
+                .map_err(|e| fail("cannot map the data file", e))?;
+            timed(threads, pages, |r| {
+                ops::mmap_loop(&map, write, page as usize, r, p.iterations, stop).map(drop)
+            })
+        }
+    }
+}
+
+/// The page I/O tests' file: `file_size` bytes of data that does not compress, on disk.
+fn data_file(folder: &Path, p: &Params, stop: &AtomicBool) -> Result<File, Stop> {
+    let fail = |e: std::io::Error| Stop::Failed(format!("cannot write the data file: {e}"));
+    let path = folder.join("data");
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(fail)?;
+    let mut buf = ops::AlignedBuf::new(1 << 20, 3);
+    let mut left = p.file_size;
+    let mut w = &f;
+    while left > 0 {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Stop::Interrupted);
+        }
+        let n = left.min(1 << 20) as usize;
+        w.write_all(&buf.as_mut()[..n]).map_err(fail)?;
+        left -= n as u64;
+    }
+    f.sync_all().map_err(fail)?;
+    Ok(f)
+}
+
+/// Split `0..n` among `threads` threads and time them: from the first thread's start to the
+/// last thread's end. One thread runs on the calling thread, nothing spawned.
+fn timed<F>(threads: u64, n: u64, work: F) -> Result<u64, Stop>
+where
+    F: Fn(Range<u64>) -> Outcome + Sync,
+{
+    let threads = threads.min(n).max(1);
+    if threads == 1 {
+        let t0 = Instant::now();
+        work(0..n)?;
+        return Ok(t0.elapsed().as_nanos() as u64);
+    }
+    let barrier = std::sync::Barrier::new(threads as usize);
+    let spans = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let range = (n * i / threads)..(n * (i + 1) / threads);
+                let (work, barrier) = (&work, &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    let t0 = Instant::now();
+                    let r = work(range);
+                    (t0, Instant::now(), r)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a suite thread panicked"))
+            .collect::<Vec<_>>()
+    });
+    let mut first = spans[0].0;
+    let mut last = spans[0].1;
+    for (t0, t1, r) in spans {
+        r?;
+        first = first.min(t0);
+        last = last.max(t1);
+    }
+    Ok((last - first).as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            files: 50,
+            file_size: 16 * 4096,
+            iterations: 2,
+            threads: 1,
+            repeat: 2,
+            tests: vec![],
+            drop_caches: false,
+            page_size: 4096,
+        }
+    }
+
+    #[test]
+    fn test_selection_by_name_and_group() {
+        assert_eq!(select_tests("all").unwrap().len(), 18);
+        assert_eq!(select_tests("metadata").unwrap().len(), 11);
+        assert_eq!(
+            select_tests("fsync,file_create").unwrap(),
+            vec![Test::FileCreate, Test::Fsync]
+        );
+        let e = select_tests("file_creat").unwrap_err().to_string();
+        assert!(e.contains("unknown test 'file_creat'"), "{e}");
+    }
+
+    #[test]
+    fn summary_is_min_median_spread_and_ratio() {
+        let s = summary_of(1000, &[300, 100, 200, 400]).unwrap();
+        assert_eq!((s.min_ns, s.median_ns, s.max_ns), (100, 250, 400));
+        assert!((s.spread_pct - 120.0).abs() < 1e-9);
+        assert!((s.ops_per_s - 1e10).abs() < 1.0);
+        assert!(summary_of(1, &[]).is_none());
+    }
+
+    #[test]
+    fn every_test_runs_with_threads_and_leaves_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let targets = vec![Target {
+            label: "here".into(),
+            dir: tmp.path().to_path_buf(),
+        }];
+        for threads in [1, 3] {
+            let p = Params {
+                threads,
+                ..params()
+            };
+            let r = run(
+                &targets,
+                0,
+                &Test::ALL,
+                &p,
+                vec![],
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
+            .unwrap();
+            for t in &r.tests {
+                let c = &t.cells[0];
+                // tmpfs (where /tmp is one) may refuse O_DIRECT: then not supported.
+                assert!(
+                    c.status == Status::Ok
+                        || (c.status == Status::NotSupported && t.name.contains("_nc_")),
+                    "{}: {:?} {:?}",
+                    t.name,
+                    c.status,
+                    c.reason
+                );
+                if c.status == Status::Ok {
+                    assert_eq!(c.elapsed_ns.len(), 2);
+                    assert_eq!(c.summary.as_ref().unwrap().ratio, Some(1.0));
+                }
+            }
+            assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Reports of the file-system suite (`iogauge fs`): tables of tests x file systems as text
+//! or Markdown, and every repetition as CSV. The HTML report draws its bar charts from the
+//! same [`FsResult`].
+
+use crate::fs_suite::{FsResult, Status, Summary};
+use crate::report::table::Grid;
+use crate::spec::units::{format_count, format_ns, format_ratio, format_size};
+
+/// What a cell shows when there is no time.
+fn no_time(status: Status, partial: bool) -> &'static str {
+    match status {
+        Status::NotSupported => "not supported",
+        Status::Failed => "FAILED",
+        Status::NotRun if partial => "not run",
+        _ => "-",
+    }
+}
+
+fn cell_text(r: &FsResult, t: usize, f: usize, show: impl Fn(&Summary) -> String) -> String {
+    let c = &r.tests[t].cells[f];
+    match &c.summary {
+        Some(s) => {
+            let mut v = show(s);
+            if c.status != Status::Ok {
+                // Fewer repetitions than asked for (Ctrl-C).
+                v.push_str(&format!(" ({} of {})", c.elapsed_ns.len(), r.params.repeat));
+            }
+            v
+        }
+        None => no_time(c.status, r.partial).to_string(),
+    }
+}
+
+fn ratio(v: Option<f64>) -> String {
+    v.map(format_ratio).unwrap_or_else(|| "-".into())
+}
+
+/// The three tables: fastest time and ratio, median and spread, operations per second.
+pub fn grids(r: &FsResult) -> [(String, Grid); 3] {
+    let reference = &r.filesystems[r.reference].label;
+    let labels: Vec<String> = r.filesystems.iter().map(|f| f.label.clone()).collect();
+    let head = |first: &[&str]| {
+        let mut h: Vec<String> = first.iter().map(|s| s.to_string()).collect();
+        h.extend(labels.iter().cloned());
+        h
+    };
+    let mut best = Grid::new(head(&["TEST", "OPS"]));
+    let mut median = Grid::new(head(&["TEST"]));
+    let mut rate = Grid::new(head(&["TEST"]));
+    best.right = (1..labels.len() + 2).collect();
+    median.right = (1..labels.len() + 1).collect();
+    rate.right = median.right.clone();
+    for (ti, t) in r.tests.iter().enumerate() {
+        let mut b = vec![t.name.clone(), t.cells[0].ops.to_string()];
+        let mut m = vec![t.name.clone()];
+        let mut q = vec![t.name.clone()];
+        for f in 0..labels.len() {
+            b.push(cell_text(r, ti, f, |s| {
+                format!("{:>9}  {:>5}", format_ns(s.min_ns as f64), ratio(s.ratio))
+            }));
+            m.push(cell_text(r, ti, f, |s| {
+                format!(
+                    "{:>9}  {:>5}  {:>3.0}%",
+                    format_ns(s.median_ns as f64),
+                    ratio(s.median_ratio),
+                    s.spread_pct
+                )
+            }));
+            q.push(cell_text(r, ti, f, |s| {
+                format!("{}/s", format_count(s.ops_per_s))
+            }));
+        }
+        best.push(b);
+        median.push(m);
+        rate.push(q);
+    }
+    let n = r.params.repeat;
+    [
+        (
+            format!(
+                "Fastest of {n} repetitions, and its ratio to {reference} (= 1.00; lower is faster):"
+            ),
+            best,
+        ),
+        (
+            format!(
+                "Median of {n}, its ratio to {reference}, and the spread ((max - min) / median):"
+            ),
+            median,
+        ),
+        ("Operations per second in the fastest repetition:".to_string(), rate),
+    ]
+}
+
+fn heading(r: &FsResult) -> String {
+    let p = &r.params;
+    format!(
+        "iogauge fs: {} file system{}, {} files, {} data file, {} iteration{}, {} thread{}, {} repetition{}{}",
+        r.filesystems.len(),
+        plural(r.filesystems.len() as u64),
+        p.files,
+        format_size(p.file_size),
+        p.iterations,
+        plural(p.iterations),
+        p.threads,
+        plural(p.threads as u64),
+        p.repeat,
+        plural(p.repeat as u64),
+        if r.partial { " [PARTIAL: interrupted]" } else { "" }
+    )
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Who is who: label, folder, file system, device, O_DIRECT.
+fn legend(r: &FsResult) -> Grid {
+    let mut g = Grid::new(
+        ["NAME", "FOLDER", "FILE SYSTEM", "O_DIRECT"]
+            .map(String::from)
+            .to_vec(),
+    );
+    for (i, f) in r.filesystems.iter().enumerate() {
+        let mut fs = f.facts.fs_type.clone().unwrap_or_else(|| "?".into());
+        if let Some(d) = &f.facts.block_device {
+            fs.push_str(&format!(" on {d}"));
+        }
+        if i == r.reference {
+            fs.push_str(" (reference)");
+        }
+        let direct = match &f.direct_io_refused {
+            Some(why) => why.clone(),
+            None => f.facts.direct_io.clone(),
+        };
+        g.push(vec![f.label.clone(), f.dir.clone(), fs, direct]);
+    }
+    g
+}
+
+pub fn text(r: &FsResult) -> String {
+    let mut o = heading(r);
+    o.push_str("\n\n");
+    o.push_str(&legend(r).text());
+    for (title, g) in grids(r) {
+        o.push('\n');
+        o.push_str(&title);
+        o.push('\n');
+        o.push_str(&g.text());
+    }
+    o.push_str("\nNotes:\n");
+    for n in &r.notes {
+        o.push_str(&format!("  {n}\n"));
+    }
+    for f in r.failures() {
+        o.push_str(&format!("  FAILED: {f}\n"));
+    }
+    o
+}
+
+pub fn markdown(r: &FsResult) -> String {
+    let mut o = format!("## {}\n\n", heading(r));
+    o.push_str(&legend(r).markdown());
+    for (title, g) in grids(r) {
+        o.push_str(&format!("\n{title}\n\n"));
+        o.push_str(&g.markdown());
+    }
+    o
+}
+
+/// Every repetition, one row each: what anyone needs to recompute the figures.
+pub fn csv(r: &FsResult) -> String {
+    let mut o = String::from("test,group,filesystem,folder,status,repetition,ops,elapsed_ns\n");
+    let q = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    for t in &r.tests {
+        for (fi, c) in t.cells.iter().enumerate() {
+            let fs = &r.filesystems[fi];
+            let status = serde_json::to_value(c.status)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            let group = serde_json::to_value(t.group)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            for (i, ns) in c.elapsed_ns.iter().enumerate() {
+                o.push_str(&format!(
+                    "{},{},{},{},{},{},{},{}\n",
+                    q(&t.name),
+                    group,
+                    q(&fs.label),
+                    q(&fs.dir),
+                    status,
+                    i + 1,
+                    c.ops,
+                    ns
+                ));
+            }
+        }
+    }
+    o
+}
