@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Installs the outside tools some tests and benchmarks use, from Debian's packages: fio (to
-# check the fio job files `iogauge explain` writes, and for bench/), tmux (to see the progress
-# bar on a real terminal), chromium (to open the HTML report headless and check that it loads
-# with no errors and that every chart renders). Without them those tests say SKIPPED. Needs root or sudo; does
-# nothing for tools already present.
+# Installs the outside tools some tests and benchmarks use, from Debian's packages:
+#   fio          checks the fio job files `iogauge explain` writes; bench/ compares with it
+#   tmux         shows the progress bar on a real terminal
+#   chromium     opens the HTML report headless: no errors, every chart rendered
+#   xfsprogs     mkfs.xfs, btrfs-progs: mkfs.btrfs, bindfs: a FUSE passthrough; tests/fs.rs
+#                builds xfs and btrfs images and a FUSE mount to run `iogauge fs` on
+# Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
+# present.
 set -euo pipefail
 want=()
-for tool in fio tmux chromium; do
-    command -v "$tool" >/dev/null || want+=("$tool")
+# command:package
+for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
+    bindfs:bindfs; do
+    command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -67,6 +67,15 @@ fn main() -> ExitCode {
 fn one_line(clap_error: &str) -> String {
     let mut lines = clap_error.lines().map(str::trim).filter(|l| !l.is_empty());
     let mut msg = lines.next().unwrap_or("invalid arguments").to_string();
+    // "the following required arguments were not provided:" names them on the next lines.
+    if msg.ends_with(':') {
+        let named: Vec<&str> = lines
+            .clone()
+            .take_while(|l| !l.starts_with("Usage:"))
+            .collect();
+        msg.push(' ');
+        msg.push_str(&named.join(", "));
+    }
     if let Some(values) = lines.find(|l| l.starts_with("[possible values")) {
         msg.push(' ');
         msg.push_str(values);

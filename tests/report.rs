@@ -393,7 +393,58 @@ fn html_report_renders_in_chromium() -> Outcome {
         Ok(s) => s,
         Err(e) => return Outcome::Skip(format!("chromium could not be driven: {e}")),
     };
-    Outcome::Pass(format!("screenshots: {first}; {second}"))
+    // The file-system suite on two folders: a "File tests" and a "Read/write tests" chart of
+    // grouped bars, and its tables.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let o = db_cmd(
+        &db,
+        &[
+            "fs",
+            &format!("disk={}", p(d.path())),
+            &format!("shm={}", p(shm.path())),
+            "--files",
+            "200",
+            "--file-size",
+            "64K",
+            "--repeat",
+            "2",
+            "-q",
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let id = saved_id(&o).to_string();
+    let html3 = d.path().join("fs.html");
+    let pngs = d.path().join("fs-png");
+    let o = db_cmd(
+        &db,
+        &["report", &id, "--html", p(&html3), "--png", p(&pngs)],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let html = std::fs::read_to_string(&html3).unwrap();
+    for want in [
+        "File tests",
+        "Read/write tests",
+        "file_list_single",
+        "shm",
+        "Fastest of 2",
+    ] {
+        if !html.contains(want) {
+            return Outcome::Fail(format!("fs report lacks {want:?}"));
+        }
+    }
+    let files = std::fs::read_dir(&pngs).unwrap().count();
+    if files != 2 {
+        return Outcome::Fail(format!("{files} PNG charts of the fs result, expected 2"));
+    }
+    let third = match check_in_browser(exe, &html3, 2, "report-fs.png") {
+        Ok(s) => s,
+        Err(e) => return Outcome::Skip(format!("chromium could not be driven: {e}")),
+    };
+    Outcome::Pass(format!("screenshots: {first}; {second}; {third}"))
 }
 
 fn report_needs_an_output_and_known_ids() -> Outcome {

@@ -134,6 +134,9 @@ pub fn cmd_results(db: &Option<PathBuf>, args: &ResultsArgs) -> Result<u8> {
 
 /// A one-line summary of a saved result's figures.
 fn headline(l: &Listed) -> String {
+    if l.kind == "fs" {
+        return format!("file-system suite: iogauge results show {}", l.id);
+    }
     match l.passes.as_slice() {
         [] => "no passes".into(),
         [p] => {

@@ -130,6 +130,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ratios_keep_their_meaningful_digits() {
+        assert_eq!(format_ratio(1.0), "1.00");
+        assert_eq!(format_ratio(0.2549), "0.25");
+        assert_eq!(format_ratio(0.0361), "0.036");
+        assert_eq!(format_ratio(0.00412), "0.0041");
+        assert_eq!(format_ratio(12.44), "12.4");
+        assert_eq!(format_ratio(0.0), "0.00");
+    }
+
+    #[test]
     fn plain_and_suffixed_sizes() {
         assert_eq!(parse_size("512").unwrap(), 512);
         assert_eq!(parse_size("4k").unwrap(), 4096);

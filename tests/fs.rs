@@ -1,0 +1,586 @@
+//! `iogauge fs` end to end, on real file systems: ext4, xfs and btrfs in loop-mounted image
+//! files, tmpfs, ramfs (no O_DIRECT) and a FUSE passthrough (bindfs) over ext4. Tests that
+//! need root, loop devices or a tool (mkfs.xfs, mkfs.btrfs, bindfs: scripts/install-test-tools.sh
+//! installs them) say SKIPPED with the reason when one is missing; they never pass without
+//! having run.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Err(reason): root, a tool or a kernel feature is missing here.
+type Checked = Result<String, String>;
+
+fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
+    let o = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let first = err.lines().next().unwrap_or("failed").trim().to_string();
+        return Err(format!("{cmd} {args:?}: {first}"));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+fn need_root() -> Result<(), String> {
+    if is_root() {
+        Ok(())
+    } else {
+        Err("needs root".into())
+    }
+}
+
+fn need_tool(tool: &str) -> Result<(), String> {
+    sh("sh", &["-c", &format!("command -v {tool}")])
+        .map(drop)
+        .map_err(|_| format!("{tool} is not installed (scripts/install-test-tools.sh installs it)"))
+}
+
+/// A mounted file system, unmounted when dropped (a loop device made by mount -o loop is
+/// released with it).
+struct Mounted(PathBuf);
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if sh("umount", &[p(&self.0)]).is_err() {
+            let _ = sh("umount", &["-l", p(&self.0)]);
+        }
+    }
+}
+
+fn mount_point(base: &Path, name: &str) -> PathBuf {
+    let m = base.join(name);
+    std::fs::create_dir_all(&m).unwrap();
+    m
+}
+
+/// `kind` (ext4, xfs, btrfs) made in a sparse image file of `mib` MiB and loop-mounted.
+fn image_fs(base: &Path, kind: &str, mib: u64) -> Result<(Mounted, PathBuf), String> {
+    need_tool(&format!("mkfs.{kind}"))?;
+    let image = base.join(format!("{kind}.img"));
+    std::fs::File::create(&image)
+        .and_then(|f| f.set_len(mib << 20))
+        .map_err(|e| format!("image: {e}"))?;
+    let force = if kind == "ext4" { "-F" } else { "-f" };
+    sh(&format!("mkfs.{kind}"), &[force, "-q", p(&image)])?;
+    let m = mount_point(base, kind);
+    sh("mount", &["-o", "loop", p(&image), p(&m)])
+        .map_err(|e| format!("cannot loop-mount {kind} (no loop devices?): {e}"))?;
+    Ok((Mounted(m.clone()), m))
+}
+
+fn memory_fs(base: &Path, kind: &str, opts: &str) -> Result<(Mounted, PathBuf), String> {
+    let m = mount_point(base, kind);
+    sh("mount", &["-t", kind, "-o", opts, kind, p(&m)])
+        .map_err(|e| format!("cannot mount {kind}: {e}"))?;
+    Ok((Mounted(m.clone()), m))
+}
+
+fn fs_cmd(args: &[&str]) -> Output {
+    bin().arg("fs").args(args).output().expect("iogauge starts")
+}
+
+fn test_of<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}"))
+}
+
+fn fs_index(r: &Value, label: &str) -> usize {
+    r["filesystems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|f| f["label"] == label)
+        .unwrap_or_else(|| panic!("no file system {label}"))
+}
+
+fn min_ns(r: &Value, test: &str, label: &str) -> u64 {
+    u(&test_of(r, test)["cells"][fs_index(r, label)]["summary"]["min_ns"])
+}
+
+/// Nothing of the suite's is left in `dir`.
+fn assert_clean(dir: &Path) {
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "lost+found")
+        .collect();
+    assert!(left.is_empty(), "left in {}: {left:?}", dir.display());
+}
+
+/// The operations a test does in one repetition, from the parameters.
+fn expected_ops(test: &str, files: u64, pages: u64, iterations: u64) -> u64 {
+    match test {
+        "iter.file_open" | "file_list" | "file_list_single" => files * iterations,
+        "fsync" => pages,
+        t if t.starts_with("rdwr_") || t.starts_with("mmap_") => pages * iterations,
+        _ => files,
+    }
+}
+
+fn suite_on_real_file_systems() -> Checked {
+    need_root()?;
+    need_tool("bindfs")?;
+    let base = work_dir();
+    let b = base.path();
+    let (_ext4, ext4) = image_fs(b, "ext4", 256)?;
+    let (_xfs, xfs) = image_fs(b, "xfs", 320)?;
+    let (_btrfs, btrfs) = image_fs(b, "btrfs", 256)?;
+    let (_tmpfs, tmpfs) = memory_fs(b, "tmpfs", "size=256m")?;
+    // FUSE: bindfs passing every call through to a folder on the ext4 image.
+    let lower = ext4.join("lower");
+    std::fs::create_dir(&lower).unwrap();
+    let fuse = mount_point(b, "fuse");
+    sh("bindfs", &[p(&lower), p(&fuse)]).map_err(|e| format!("cannot mount bindfs: {e}"))?;
+    let _fuse = Mounted(fuse.clone());
+    let ext4_dir = ext4.join("upper");
+    std::fs::create_dir(&ext4_dir).unwrap();
+
+    let (files, iterations, repeat) = (2000u64, 3u64, 3usize);
+    let named = |n: &str, d: &Path| format!("{n}={}", d.display());
+    let dirs = [
+        named("ext4", &ext4_dir),
+        named("xfs", &xfs),
+        named("btrfs", &btrfs),
+        named("tmpfs", &tmpfs),
+        named("fuse", &fuse),
+    ];
+    let mut args: Vec<&str> = dirs.iter().map(String::as_str).collect();
+    args.extend(["--files", "2000", "--file-size", "1M", "--iterations", "3"]);
+    let o = fs_cmd(&[args.as_slice(), &["--output", "json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = saved_id(&o);
+    assert_eq!(r["cache_drop"], "drop_caches", "root drops every cache");
+    let types: Vec<&str> = r["filesystems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["facts"]["fs_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(&types[..4], ["ext4", "xfs", "btrfs", "tmpfs"]);
+    assert!(types[4].starts_with("fuse"), "{types:?}");
+    let pages = (1 << 20) / u(&r["params"]["page_size"]);
+    assert_eq!(r["tests"].as_array().unwrap().len(), 18);
+    let mut supported = 0;
+    for t in r["tests"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        for (i, c) in t["cells"].as_array().unwrap().iter().enumerate() {
+            let fs = &r["filesystems"][i]["label"];
+            if c["status"] == "not_supported" {
+                // Only O_DIRECT can be missing, and only where the probe said so.
+                assert!(name.starts_with("rdwr_nc_"), "{name} on {fs}: {c}");
+                assert!(!r["filesystems"][i]["direct_io_refused"].is_null());
+                continue;
+            }
+            supported += 1;
+            assert_eq!(c["status"], "ok", "{name} on {fs}: {c}");
+            assert_eq!(
+                u(&c["ops"]),
+                expected_ops(name, files, pages, iterations),
+                "{name}"
+            );
+            let times = c["elapsed_ns"].as_array().unwrap();
+            assert_eq!(times.len(), repeat, "{name} on {fs}");
+            assert!(times.iter().all(|v| u(v) > 0));
+            let s = &c["summary"];
+            let min = times.iter().map(u).min().unwrap();
+            assert_eq!(
+                u(&s["min_ns"]),
+                min,
+                "the headline is the fastest repetition"
+            );
+            let ref_min = u(&t["cells"][0]["summary"]["min_ns"]);
+            assert!((f(&s["ratio"]) - min as f64 / ref_min as f64).abs() < 1e-9);
+        }
+    }
+    // ext4, xfs and btrfs on a loop device over the work disk all do O_DIRECT.
+    for fs in ["ext4", "xfs", "btrfs"] {
+        let i = fs_index(&r, fs);
+        assert!(r["filesystems"][i]["direct_io_refused"].is_null(), "{fs}");
+    }
+    // Sanity of what was measured: memory beats a journal at creating files, and a round
+    // trip to a user-space daemon costs more than ext4's own cached open.
+    let (tc, ec) = (
+        min_ns(&r, "file_create", "tmpfs"),
+        min_ns(&r, "file_create", "ext4"),
+    );
+    assert!(tc < ec, "file_create: tmpfs {tc} ns, ext4 {ec} ns");
+    let (fo, eo) = (
+        min_ns(&r, "iter.file_open", "fuse"),
+        min_ns(&r, "iter.file_open", "ext4"),
+    );
+    assert!(fo > eo, "iter.file_open: fuse {fo} ns, ext4 {eo} ns");
+    for d in [&ext4_dir, &xfs, &btrfs, &tmpfs, &fuse] {
+        assert_clean(d);
+    }
+    // Saved: every repetition is in the store, and the CSV export has each one.
+    let csv = bin()
+        .args(["results", "show", &id.to_string(), "--output", "csv"])
+        .output()
+        .unwrap();
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    let rows = String::from_utf8_lossy(&csv.stdout).lines().count() - 1;
+    assert_eq!(rows, supported * repeat);
+    Ok(format!(
+        "file_create tmpfs/ext4 {:.2}, iter.file_open fuse/ext4 {:.2}",
+        tc as f64 / ec as f64,
+        fo as f64 / eo as f64
+    ))
+}
+
+fn ramfs_without_o_direct_reports_nc_tests_not_supported() -> Checked {
+    need_root()?;
+    let base = work_dir();
+    let (_m, ramfs) = memory_fs(base.path(), "ramfs", "size=64m")?;
+    let o = fs_cmd(&[
+        p(&ramfs),
+        "--tests",
+        "page_io",
+        "--file-size",
+        "64K",
+        "--repeat",
+        "1",
+        "--no-save",
+    ]);
+    assert!(
+        o.status.success(),
+        "not supported is no failure: {}",
+        stderr(&o)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    for test in ["rdwr_nc_read_page", "rdwr_nc_write_page"] {
+        let line = text.lines().find(|l| l.starts_with(test)).unwrap();
+        assert!(line.contains("not supported"), "{line}");
+    }
+    assert!(
+        text.contains("O_DIRECT refused: Invalid argument"),
+        "{text}"
+    );
+    let cc = text
+        .lines()
+        .find(|l| l.starts_with("rdwr_cc_read_page"))
+        .unwrap();
+    assert!(cc.contains(" ms") || cc.contains(" us"), "{cc}");
+    assert_clean(&ramfs);
+    Ok(String::new())
+}
+
+fn bad_folders_and_flags_get_one_line_each() -> Checked {
+    let d = work_dir();
+    let good = p(d.path()).to_string();
+    let file = d.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let missing = format!("{good}/no-such-folder");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![missing.clone()], "no-such-folder"),
+        (vec![p(&file).to_string()], "is not a folder"),
+        (vec![good.clone(), good.clone()], "is given twice"),
+        (
+            vec![good.clone(), "--reference".into(), "nfs".into()],
+            "--reference 'nfs' is none of the folders",
+        ),
+        (
+            vec![good.clone(), "--tests".into(), "file_creat".into()],
+            "unknown test 'file_creat'",
+        ),
+        (vec![good.clone(), "--files".into(), "0".into()], "--files"),
+        (
+            vec![good.clone(), "--file-size".into(), "1000".into()],
+            "whole number of pages",
+        ),
+        (
+            vec![good.clone(), "--repeat".into(), "0".into()],
+            "--repeat",
+        ),
+        (
+            vec![good.clone(), "--threads".into(), "0".into()],
+            "--threads",
+        ),
+        (vec![], "[NAME=]DIR"),
+    ];
+    for (args, culprit) in &cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = fs_cmd(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{a:?}: {e}");
+        assert!(e.contains(culprit), "{a:?}: {e}");
+    }
+    std::fs::remove_file(&file).unwrap();
+    assert_clean(d.path());
+    // A read-only file system: root is not stopped by permissions, so mount one.
+    if !is_root() {
+        return Err("the read-only case needs root to mount".into());
+    }
+    let base = work_dir();
+    let (_m, ro) = memory_fs(base.path(), "tmpfs", "size=1m,ro")?;
+    let o = fs_cmd(&[p(&ro), "--no-save"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("cannot write in folder") && e.contains(p(&ro)) && e.contains("Read-only"),
+        "{e}"
+    );
+    // Every folder is claimed before anything runs: the good one is left as it was.
+    let o = fs_cmd(&[&good, p(&ro), "--no-save"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_clean(d.path());
+    Ok(format!("{} bad inputs and a read-only mount", cases.len()))
+}
+
+fn small_suite_reports_saves_and_cleans_up() -> Checked {
+    let d = work_dir();
+    let o = fs_cmd(&[
+        &format!("disk={}", p(d.path())),
+        "--files",
+        "300",
+        "--file-size",
+        "256K",
+        "--iterations",
+        "2",
+        "--repeat",
+        "2",
+        "--threads",
+        "2",
+        "--tag",
+        "fs-small",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = saved_id(&o);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.starts_with("iogauge fs: 1 file system, 300 files, 256KiB data file, 2 iterations, 2 threads, 2 repetitions"), "{text}");
+    for t in [
+        "file_create",
+        "iter.file_open",
+        "file_list_single",
+        "dir_delete",
+        "rdwr_nc_write_page",
+        "mmap_read",
+        "fsync",
+    ] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{t} ")))
+            .unwrap_or_else(|| panic!("no row {t} in {text}"));
+        assert!(row.contains("1.00"), "{row}");
+    }
+    assert!(text.contains("Median of 2") && text.contains("Operations per second"));
+    assert_clean(d.path());
+    // The saved result reads back as the same report, lists as kind fs, and is refused by
+    // compare and check with a pointer to what does take it.
+    let show = bin()
+        .args(["results", "show", &id.to_string()])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        shown.contains(&text[..text.find("Notes:").unwrap()]),
+        "{shown}"
+    );
+    let list = bin()
+        .args(["results", "list", "--tag", "fs-small", "--output", "json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(rows[0]["id"].as_i64(), Some(id));
+    assert_eq!(rows[0]["kind"], "fs");
+    let o = bin()
+        .args(["compare", &id.to_string(), &id.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("file-system suite result"),
+        "{}",
+        stderr(&o)
+    );
+    // The CSV output has one row per repetition, the JSON every repetition's time.
+    let o = fs_cmd(&[
+        p(d.path()),
+        "--tests",
+        "file_stat,fsync",
+        "--files",
+        "100",
+        "--file-size",
+        "64K",
+        "--output",
+        "csv",
+        "--no-save",
+    ]);
+    let csv = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(csv.lines().count(), 1 + 2 * 3, "{csv}");
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("file_stat,metadata,"),
+        "{csv}"
+    );
+    Ok(String::new())
+}
+
+fn ctrl_c_keeps_partial_results_and_removes_the_files() -> Checked {
+    let d = work_dir();
+    let child = bin()
+        .args([
+            "fs",
+            p(d.path()),
+            "--tests",
+            "file_stat,file_delete",
+            "--files",
+            "100000",
+        ])
+        .args(["--repeat", "50", "--no-drop-caches"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the suite is at work (its folder exists), then a little more.
+    let start = std::time::Instant::now();
+    while std::fs::read_dir(d.path()).unwrap().count() == 0 {
+        assert!(start.elapsed().as_secs() < 30, "the suite never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(text.contains("[PARTIAL: interrupted]"), "{text}");
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert_clean(d.path());
+    Ok(String::new())
+}
+
+fn without_root_caches_are_dropped_with_fadvise() -> Checked {
+    need_root()?;
+    need_tool("setpriv")?;
+    let d = work_dir();
+    // nobody must reach the folder and the binary.
+    sh("chmod", &["777", p(d.path())])?;
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_iogauge"))
+        .args([
+            "fs",
+            p(d.path()),
+            "--tests",
+            "file_create,rdwr_cc_read_page",
+        ])
+        .args(["--files", "100", "--file-size", "64K", "--repeat", "1"])
+        .args(["--output", "json", "--no-save"])
+        .output()
+        .unwrap();
+    if !o.status.success() && stderr(&o).contains("Permission denied") {
+        return Err(format!("nobody cannot run the binary here: {}", stderr(&o)));
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["cache_drop"], "fadvise");
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("posix_fadvise(DONTNEED)") && notes.contains("not root"),
+        "{notes}"
+    );
+    assert_eq!(test_of(&r, "rdwr_cc_read_page")["cells"][0]["status"], "ok");
+    assert_clean(d.path());
+    Ok(String::new())
+}
+
+/// The whole suite over a million files, its peak memory read from the kernel (wait4).
+fn a_million_files_in_under_200_mb() -> Checked {
+    need_root()?;
+    let base = work_dir();
+    let (_m, tmpfs) = memory_fs(base.path(), "tmpfs", "size=2g,nr_inodes=3000000")?;
+    let child = bin()
+        .args([
+            "fs",
+            p(&tmpfs),
+            "--files",
+            "1000000",
+            "--iterations",
+            "1",
+            "--repeat",
+            "1",
+        ])
+        .args(["--file-size", "4M", "--output", "json", "--no-save", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        use std::io::Read;
+        child.stdout.unwrap().read_to_string(&mut out).unwrap();
+        out
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let out = reader.join().unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "status {status}"
+    );
+    let r: Value = serde_json::from_str(&out).unwrap();
+    for t in r["tests"].as_array().unwrap() {
+        assert_eq!(t["cells"][0]["status"], "ok", "{}", t["name"]);
+    }
+    assert_eq!(u(&test_of(&r, "file_create")["cells"][0]["ops"]), 1_000_000);
+    let peak_mb = usage.ru_maxrss as f64 / 1024.0;
+    assert!(peak_mb < 200.0, "peak RSS {peak_mb:.1} MB");
+    assert_clean(&tmpfs);
+    Ok(format!("peak RSS {peak_mb:.1} MB"))
+}
+
+fn main() {
+    let tests: [(&str, fn() -> Checked); 7] = [
+        (
+            "bad_folders_and_flags_get_one_line_each",
+            bad_folders_and_flags_get_one_line_each,
+        ),
+        (
+            "small_suite_reports_saves_and_cleans_up",
+            small_suite_reports_saves_and_cleans_up,
+        ),
+        (
+            "ctrl_c_keeps_partial_results_and_removes_the_files",
+            ctrl_c_keeps_partial_results_and_removes_the_files,
+        ),
+        (
+            "ramfs_without_o_direct_reports_nc_tests_not_supported",
+            ramfs_without_o_direct_reports_nc_tests_not_supported,
+        ),
+        (
+            "without_root_caches_are_dropped_with_fadvise",
+            without_root_caches_are_dropped_with_fadvise,
+        ),
+        ("suite_on_real_file_systems", suite_on_real_file_systems),
+        (
+            "a_million_files_in_under_200_mb",
+            a_million_files_in_under_200_mb,
+        ),
+    ];
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| {
+            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
+                Ok(what) => Outcome::Pass(what),
+                Err(why) => Outcome::Skip(why),
+            });
+            (name.to_string(), run)
+        })
+        .collect();
+    harness("fs", tests);
+}
