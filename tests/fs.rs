@@ -12,6 +12,7 @@ use std::process::{Command, Output};
 
 /// Err(reason): root, a tool or a kernel feature is missing here.
 type Checked = Result<String, String>;
+type FsTest = (&'static str, fn() -> Checked);
 
 fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
     let o = Command::new(cmd)
@@ -392,6 +393,28 @@ fn small_suite_reports_saves_and_cleans_up() -> Checked {
     let rows: Value = serde_json::from_slice(&list.stdout).unwrap();
     assert_eq!(rows[0]["id"].as_i64(), Some(id));
     assert_eq!(rows[0]["kind"], "fs");
+    // Exported JSON imports back as the same result (here or on another machine).
+    let json = d.path().join("fs.json");
+    let json_saved = d.path().join("kept.json");
+    let o = bin()
+        .args(["results", "export", &id.to_string()])
+        .output()
+        .unwrap();
+    std::fs::write(&json, &o.stdout).unwrap();
+    let o = bin()
+        .args(["results", "import", p(&json)])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let again = out.trim().rsplit(' ').next().unwrap().to_string();
+    let o = bin().args(["results", "export", &again]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        std::fs::read_to_string(&json).unwrap(),
+        "{out}"
+    );
+    std::fs::rename(&json, &json_saved).unwrap();
     let o = bin()
         .args(["compare", &id.to_string(), &id.to_string()])
         .output()
@@ -424,6 +447,24 @@ fn small_suite_reports_saves_and_cleans_up() -> Checked {
             .starts_with("file_stat,metadata,"),
         "{csv}"
     );
+    // The JSON is what schema/fs-result.schema.json says, and its figures follow from the
+    // repetitions it lists.
+    let json = std::fs::read_to_string(&json_saved).unwrap();
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema/fs-result.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    for t in doc["tests"].as_array().unwrap() {
+        let c = &t["cells"][0];
+        let times: Vec<u64> = c["elapsed_ns"].as_array().unwrap().iter().map(u).collect();
+        let (lo, hi) = (*times.iter().min().unwrap(), *times.iter().max().unwrap());
+        assert_eq!(u(&c["summary"]["min_ns"]), lo);
+        assert_eq!(u(&c["summary"]["max_ns"]), hi);
+        let rate = u(&c["ops"]) as f64 * 1e9 / lo as f64;
+        assert!((f(&c["summary"]["ops_per_s"]) - rate).abs() < 1e-6 * rate);
+    }
     Ok(String::new())
 }
 
@@ -501,6 +542,8 @@ fn a_million_files_in_under_200_mb() -> Checked {
     need_root()?;
     let base = work_dir();
     let (_m, tmpfs) = memory_fs(base.path(), "tmpfs", "size=2g,nr_inodes=3000000")?;
+    // Waited for with wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = bin()
         .args([
             "fs",
@@ -545,7 +588,7 @@ fn a_million_files_in_under_200_mb() -> Checked {
 }
 
 fn main() {
-    let tests: [(&str, fn() -> Checked); 7] = [
+    let tests: [FsTest; 7] = [
         (
             "bad_folders_and_flags_get_one_line_each",
             bad_folders_and_flags_get_one_line_each,

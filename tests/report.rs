@@ -408,7 +408,6 @@ fn html_report_renders_in_chromium() -> Outcome {
             "64K",
             "--repeat",
             "2",
-            "-q",
         ],
     );
     if !o.status.success() {

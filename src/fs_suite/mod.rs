@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-pub const SCHEMA_NAME: &str = "iogauge.fs-result";
+pub const SCHEMA_NAME: &str = "iogauge-fs-result";
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// The tests, in the order they run and are reported.
@@ -631,7 +631,7 @@ impl Drop for Workspace {
 }
 
 /// Whether O_DIRECT works in `dir`: a page written and read back through it.
-fn probe_direct(dir: &Path, page: u64) -> (File, Option<String>) {
+fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
     let path = dir.join("probe");
     let direct = std::fs::OpenOptions::new()
         .read(true)
@@ -642,7 +642,7 @@ fn probe_direct(dir: &Path, page: u64) -> (File, Option<String>) {
     let (file, refused) = match direct {
         Ok(f) => {
             let mut buf = ops::AlignedBuf::new(page as usize, 1);
-            let b = buf.as_mut();
+            let b = buf.bytes();
             // SAFETY: pwrite/pread within buf on an open descriptor.
             let ok = unsafe {
                 libc::pwrite(f.as_raw_fd(), b.as_ptr().cast(), b.len(), 0) == b.len() as isize
@@ -660,20 +660,16 @@ fn probe_direct(dir: &Path, page: u64) -> (File, Option<String>) {
         Err(e) => {
             let why = format!("O_DIRECT refused: {e}");
             let _ = std::fs::remove_file(&path);
-            match File::create_new(&path) {
-                Ok(f) => (f, Some(why)),
-                Err(_) => {
-                    // Could not even create a plain file: use the folder for the facts.
-                    (
-                        File::open(dir).expect("the folder was just created"),
-                        Some(why),
-                    )
-                }
-            }
+            // The facts are read through a plain file, or the folder itself.
+            let plain = File::create_new(&path).or_else(|_| File::open(dir));
+            let f = plain.map_err(|e| {
+                Error::runtime(format!("cannot open the folder '{}': {e}", dir.display()))
+            })?;
+            (f, Some(why))
         }
     };
     let _ = std::fs::remove_file(&path);
-    (file, refused)
+    Ok((file, refused))
 }
 
 /// Progress lines for a terminal; the suite calls it before each measurement.
@@ -698,7 +694,7 @@ pub fn run(
     let mut filesystems = Vec::new();
     for t in targets {
         let ws = Workspace::create(&t.dir)?;
-        let (probe, refused) = probe_direct(&ws.root, params.page_size);
+        let (probe, refused) = probe_direct(&ws.root, params.page_size)?;
         let facts = TargetFacts::collect(&ws.root.join("probe"), &probe, false, refused.is_none());
         drop(probe);
         filesystems.push(FsTarget {
@@ -921,7 +917,7 @@ fn measure(
             };
             timed(threads, pages, |r| {
                 let mut buf = ops::AlignedBuf::new(page as usize, r.start + 11);
-                ops::page_loop(fd, op, buf.as_mut(), r, passes, stop)
+                ops::page_loop(fd, op, buf.bytes(), r, passes, stop)
             })
         }
         Test::MmapWrite | Test::MmapRead => {
@@ -954,7 +950,7 @@ fn data_file(folder: &Path, p: &Params, stop: &AtomicBool) -> Result<File, Stop>
             return Err(Stop::Interrupted);
         }
         let n = left.min(1 << 20) as usize;
-        w.write_all(&buf.as_mut()[..n]).map_err(fail)?;
+        w.write_all(&buf.bytes()[..n]).map_err(fail)?;
         left -= n as u64;
     }
     f.sync_all().map_err(fail)?;

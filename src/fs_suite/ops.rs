@@ -399,7 +399,7 @@ impl AlignedBuf {
         assert!(!ptr.is_null(), "out of memory");
         let mut b = AlignedBuf { ptr, layout };
         let mut x = seed | 1;
-        for chunk in b.as_mut().chunks_mut(8) {
+        for chunk in b.bytes().chunks_mut(8) {
             // xorshift64: fast, and its output does not compress.
             x ^= x << 13;
             x ^= x >> 7;
@@ -410,7 +410,7 @@ impl AlignedBuf {
         b
     }
 
-    pub fn as_mut(&mut self) -> &mut [u8] {
+    pub fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: ptr owns layout.size() initialised-on-creation bytes.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
     }
@@ -483,8 +483,8 @@ mod tests {
         file.set_len(8 * 4096).unwrap();
         let go = AtomicBool::new(false);
         let mut buf = AlignedBuf::new(4096, 7);
-        let written = buf.as_mut().to_vec();
-        page_loop(file.as_raw_fd(), PageOp::Write, buf.as_mut(), 0..8, 2, &go).unwrap();
+        let written = buf.bytes().to_vec();
+        page_loop(file.as_raw_fd(), PageOp::Write, buf.bytes(), 0..8, 2, &go).unwrap();
         let on_disk = std::fs::read(&path).unwrap();
         assert!(on_disk.chunks(4096).all(|c| c == written.as_slice()));
         let map = Mapping::new(&file, 8 * 4096, true).unwrap();
