@@ -14,19 +14,6 @@ use std::process::{Command, Output};
 type Checked = Result<String, String>;
 type FsTest = (&'static str, fn() -> Checked);
 
-fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let o = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
-    if !o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
-        let first = err.lines().next().unwrap_or("failed").trim().to_string();
-        return Err(format!("{cmd} {args:?}: {first}"));
-    }
-    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
 fn need_root() -> Result<(), String> {
     if is_root() {
         Ok(())

@@ -12,19 +12,6 @@ use std::process::Command;
 type Checked = Result<(), String>;
 type SystemTest = (&'static str, fn() -> Checked);
 
-fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let o = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
-    if !o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
-        let first = err.lines().next().unwrap_or("failed").trim().to_string();
-        return Err(format!("{cmd} {args:?}: {first}"));
-    }
-    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
 fn need_root() -> Checked {
     if is_root() {
         Ok(())

@@ -56,11 +56,11 @@ pub fn grids(r: &FsResult) -> [(String, Grid); 3] {
         let mut q = vec![t.name.clone()];
         for f in 0..labels.len() {
             b.push(cell_text(r, ti, f, |s| {
-                format!("{:>9}  {:>5}", format_ns(s.min_ns as f64), ratio(s.ratio))
+                format!("{:>9}  {:>6}", format_ns(s.min_ns as f64), ratio(s.ratio))
             }));
             m.push(cell_text(r, ti, f, |s| {
                 format!(
-                    "{:>9}  {:>5}  {:>3.0}%",
+                    "{:>9}  {:>6}  {:>3.0}%",
                     format_ns(s.median_ns as f64),
                     ratio(s.median_ratio),
                     s.spread_pct

@@ -183,3 +183,17 @@ pub fn db_cmd(db: &Path, args: &[&str]) -> Output {
         .output()
         .expect("iogauge starts")
 }
+
+/// Run a system command; its output, or the first line of its complaint.
+pub fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
+    let o = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let first = err.lines().next().unwrap_or("failed").trim().to_string();
+        return Err(format!("{cmd} {args:?}: {first}"));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
