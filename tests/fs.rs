@@ -402,16 +402,61 @@ fn small_suite_reports_saves_and_cleans_up() -> Checked {
         "{out}"
     );
     std::fs::rename(&json, &json_saved).unwrap();
+    // compare: the same result against its imported copy is 1.00 everywhere, within noise.
     let o = bin()
-        .args(["compare", &id.to_string(), &id.to_string()])
+        .args(["compare", &id.to_string(), &again, "--output", "json"])
         .output()
         .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["columns"][1], format!("#{again} disk"));
+    assert_eq!(c["rows"].as_array().unwrap().len(), 18);
+    for row in c["rows"].as_array().unwrap() {
+        for cell in row["cells"].as_array().unwrap() {
+            assert_eq!(f(&cell["ratio"]), 1.0, "{row}");
+            assert_eq!(cell["beyond_noise"], false, "{row}");
+        }
+    }
+    let o = bin()
+        .args(["compare", &id.to_string(), &again])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("file_create") && text.contains("beyond noise"),
+        "{text}"
+    );
+    // A suite result is not compared with a run, nor checked as a baseline.
+    let d2 = work_dir();
+    let o = bin()
+        .args([
+            "run", "-c", "1M", "-d", "0.2", "-W", "0", "--engine", "delay",
+        ])
+        .args(["--delay", "fixed:10us", p(&d2.path().join("r.dat"))])
+        .output()
+        .unwrap();
+    let run_id = saved_id(&o).to_string();
+    let o = bin()
+        .args(["compare", &id.to_string(), &run_id])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("run {run_id} is not a file-system suite result")));
+    let name = format!("fs-small-{id}");
+    let o = bin()
+        .args(["baseline", "save", &name, &id.to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bin().args(["check", "--baseline", &name]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("file-system suite result"),
         "{}",
         stderr(&o)
     );
+    let o = bin().args(["baseline", "delete", &name]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
     // The CSV output has one row per repetition, the JSON every repetition's time.
     let o = fs_cmd(&[
         p(d.path()),

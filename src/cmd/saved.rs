@@ -262,13 +262,14 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
     Ok(exit::OK)
 }
 
-/// compare and check judge workloads' IOPS and latency; the suite's results are times per
-/// test and are read with `results show` and `report`.
+/// check judges workloads' IOPS and latency; the suite's results are times per test, read with
+/// `results show`, `compare` and `report`.
 fn refuse_fs(id: i64, record: &Record, command: &str) -> Result<()> {
     if let Record::Fs(_) = record {
         return Err(Error::usage(format!(
             "run {id} is a file-system suite result (iogauge fs); {command} takes run and \
-             profile results: see it with iogauge results show {id} or iogauge report {id}"
+             profile results: see it with iogauge results show {id}, iogauge compare or \
+             iogauge report {id}"
         )));
     }
     Ok(())
@@ -296,14 +297,42 @@ fn column(store: &Store, id: i64) -> Result<(Column, Listed, Record)> {
 
 pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
     let store = open(db)?;
+    let loaded = a
+        .ids
+        .iter()
+        .map(|&id| store.load(id).map(|(_, r)| (id, r)))
+        .collect::<Result<Vec<_>>>()?;
+    let suites: Vec<(i64, &iogauge::fs_suite::FsResult)> = loaded
+        .iter()
+        .filter_map(|(id, r)| match r {
+            Record::Fs(f) => Some((*id, &**f)),
+            _ => None,
+        })
+        .collect();
+    if !suites.is_empty() {
+        if suites.len() != loaded.len() {
+            let (id, _) = loaded
+                .iter()
+                .find(|(_, r)| !matches!(r, Record::Fs(_)))
+                .expect("one is not a suite result");
+            return Err(Error::usage(format!(
+                "run {id} is not a file-system suite result: compare takes suite results \
+                 (iogauge fs) only with each other"
+            )));
+        }
+        let c = iogauge::report::fs::compare(&suites);
+        let text = match a.output {
+            TableFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
+            TableFormat::Markdown => format!("{}\n{}\n", c.grid().markdown(), c.legend()),
+            TableFormat::Text => format!("{}\n{}\n", c.grid().text(), c.legend()),
+        };
+        write_output("-", &text)?;
+        return Ok(exit::OK);
+    }
     let columns = a
         .ids
         .iter()
-        .map(|&id| {
-            let (col, _, record) = column(&store, id)?;
-            refuse_fs(id, &record, "compare")?;
-            Ok(col)
-        })
+        .map(|&id| column(&store, id).map(|c| c.0))
         .collect::<Result<Vec<_>>>()?;
     let c = compare::compare(&columns);
     let text = match a.output {

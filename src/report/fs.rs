@@ -210,3 +210,113 @@ pub fn csv(r: &FsResult) -> String {
     }
     o
 }
+
+/// Saved suite results side by side (`iogauge compare` of fs results): per test, each file
+/// system's fastest time in each result, and its ratio to the same file system (by name) in the
+/// first result.
+#[derive(Debug, serde::Serialize)]
+pub struct FsComparison {
+    /// "#ID NAME" per column: every file system of every result.
+    pub columns: Vec<String>,
+    pub rows: Vec<FsCompareRow>,
+    /// The result the ratios are taken against.
+    pub reference_id: i64,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct FsCompareRow {
+    pub test: String,
+    /// One per column; null where the test has no time there.
+    pub cells: Vec<Option<FsCompareCell>>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct FsCompareCell {
+    pub min_ns: u64,
+    /// min_ns over the same file system's min_ns in the first result; null where that has none.
+    pub ratio: Option<f64>,
+    /// Every repetition of one side is faster than every repetition of the other: a
+    /// difference the run-to-run spread cannot explain.
+    pub beyond_noise: bool,
+}
+
+pub fn compare(results: &[(i64, &FsResult)]) -> FsComparison {
+    let (first_id, first) = results[0];
+    let mut columns = Vec::new();
+    let mut tests: Vec<String> = Vec::new();
+    for (id, r) in results {
+        for f in &r.filesystems {
+            columns.push(format!("#{id} {}", f.label));
+        }
+        for t in &r.tests {
+            if !tests.contains(&t.name) {
+                tests.push(t.name.clone());
+            }
+        }
+    }
+    let cell_of = |r: &FsResult, test: &str, label: &str| {
+        let f = r.filesystems.iter().position(|f| f.label == label)?;
+        let c = &r.tests.iter().find(|t| t.name == test)?.cells[f];
+        c.summary.as_ref().map(|s| (s.min_ns, s.max_ns))
+    };
+    let rows = tests
+        .iter()
+        .map(|test| {
+            let mut cells = Vec::new();
+            for (_, r) in results {
+                for f in &r.filesystems {
+                    let here = cell_of(r, test, &f.label);
+                    let base = cell_of(first, test, &f.label);
+                    cells.push(here.map(|(min, max)| FsCompareCell {
+                        min_ns: min,
+                        ratio: base.filter(|b| b.0 > 0).map(|b| min as f64 / b.0 as f64),
+                        beyond_noise: base.is_some_and(|(bmin, bmax)| max < bmin || min > bmax),
+                    }));
+                }
+            }
+            FsCompareRow {
+                test: test.clone(),
+                cells,
+            }
+        })
+        .collect();
+    FsComparison {
+        columns,
+        rows,
+        reference_id: first_id,
+    }
+}
+
+impl FsComparison {
+    pub fn grid(&self) -> Grid {
+        let mut head = vec!["TEST".to_string()];
+        head.extend(self.columns.iter().cloned());
+        let mut g = Grid::new(head);
+        g.right = (1..=self.columns.len()).collect();
+        for row in &self.rows {
+            let mut r = vec![row.test.clone()];
+            for c in &row.cells {
+                r.push(match c {
+                    Some(c) => format!(
+                        "{:>9}  {:>6}{}",
+                        format_ns(c.min_ns as f64),
+                        ratio(c.ratio),
+                        if c.beyond_noise { "*" } else { " " }
+                    ),
+                    None => "-".into(),
+                });
+            }
+            g.push(r);
+        }
+        g
+    }
+
+    pub fn legend(&self) -> String {
+        format!(
+            "Fastest repetition of each test, and its ratio to the same file system (by name) in \
+             #{} (lower is faster).\n* beyond noise: every repetition of one result was faster \
+             than every repetition of the other.",
+            self.reference_id
+        )
+    }
+}
