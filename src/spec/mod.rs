@@ -6,6 +6,7 @@
 //! Units are in the types: bytes as `u64` bytes, times as `u64` nanoseconds.
 
 pub mod export;
+pub mod fio;
 pub mod native;
 pub mod units;
 
