@@ -18,10 +18,74 @@ pub struct Location {
     pub line: usize,
 }
 
+/// The `file` of options given on the command line; their `line` is the argument's position.
+pub const COMMAND_LINE: &str = "<command line>";
+
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
+        if self.file == COMMAND_LINE {
+            write!(f, "command-line argument {}", self.line)
+        } else {
+            write!(f, "{}:{}", self.file, self.line)
+        }
     }
+}
+
+/// fio's command line, read the way fio reads it: `--key=value` and `--flag` options, where
+/// each `--name=NAME` starts a new job and the options before the first one apply to every
+/// job (fio's global options; fio 3.33's JSON lists them as "global options"), and the options
+/// after a `--name` belong to that job only; any argument not starting with `--` is a job
+/// file, returned apart. `args` excludes the program name.
+pub fn read_args(args: &[String], vars: &Vars) -> Result<(Vec<FioJob>, Vec<String>)> {
+    let mut state = State {
+        current: Some(Current::Global),
+        ..State::default()
+    };
+    let mut files = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let at = Location {
+            file: COMMAND_LINE.to_string(),
+            line: i + 1,
+        };
+        let Some(opt) = a.strip_prefix("--") else {
+            if a.starts_with('-') && a.len() > 1 {
+                return Err(Error::usage(format!(
+                    "{at}: '{a}': fio options are written --key=value"
+                )));
+            }
+            files.push(a.clone());
+            continue;
+        };
+        let (key, value) = match opt.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(expand(v.trim(), vars, &at)?)),
+            None => (opt.trim(), None),
+        };
+        if key.is_empty() {
+            return Err(Error::usage(format!("{at}: '{a}' names no option")));
+        }
+        if key == "name" {
+            let name = value.clone().filter(|v| !v.is_empty()).ok_or_else(|| {
+                Error::usage(format!("{at}: --name needs a job name (--name=NAME)"))
+            })?;
+            state.jobs.push(FioJob {
+                name,
+                options: state.globals.clone(),
+                at,
+            });
+            state.current = Some(Current::Job(state.jobs.len() - 1));
+            continue;
+        }
+        let opt = FioOption {
+            key: key.to_string(),
+            value,
+            at,
+        };
+        match state.current {
+            Some(Current::Job(j)) => state.jobs[j].options.push(opt),
+            _ => state.globals.push(opt),
+        }
+    }
+    Ok((state.jobs, files))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -556,6 +620,43 @@ time_based
         for (text, want) in cases {
             let e = read_str(text, "t.fio", Path::new("."), &vars()).unwrap_err();
             assert!(e.to_string().contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn command_lines_read_like_fio() {
+        let args: Vec<String> = [
+            "--bs=8k",
+            "--direct=1",
+            "--name=w",
+            "--rw=randwrite",
+            "--iodepth=14",
+            "--name=r",
+            "--rw=randread",
+            "--group_reporting",
+            "more.fio",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (jobs, files) = read_args(&args, &vars()).unwrap();
+        assert_eq!(files, ["more.fio"]);
+        assert_eq!(jobs.len(), 2);
+        let keys = |j: &FioJob| j.options.iter().map(|o| o.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(&jobs[0]), ["bs", "direct", "rw", "iodepth"]);
+        assert_eq!(keys(&jobs[1]), ["bs", "direct", "rw", "group_reporting"]);
+        assert_eq!(jobs[1].options[3].value, None);
+        assert_eq!(jobs[1].at.to_string(), "command-line argument 6");
+        for (bad, want) in [
+            (vec!["--name"], "--name needs a job name"),
+            (
+                vec!["-bs=4k"],
+                "command-line argument 1: '-bs=4k': fio options are written",
+            ),
+            (vec!["--=4k"], "names no option"),
+        ] {
+            let a: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
+            let e = read_args(&a, &vars()).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad:?}: {e}");
         }
     }
 
