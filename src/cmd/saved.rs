@@ -262,19 +262,6 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
     Ok(exit::OK)
 }
 
-/// check judges workloads' IOPS and latency; the suite's results are times per test, read with
-/// `results show`, `compare` and `report`.
-fn refuse_fs(id: i64, record: &Record, command: &str) -> Result<()> {
-    if let Record::Fs(_) = record {
-        return Err(Error::usage(format!(
-            "run {id} is a file-system suite result (iogauge fs); {command} takes run and \
-             profile results: see it with iogauge results show {id}, iogauge compare or \
-             iogauge report {id}"
-        )));
-    }
-    Ok(())
-}
-
 fn column(store: &Store, id: i64) -> Result<(Column, Listed, Record)> {
     let (listed, record) = store.load(id)?;
     let repeats = store.repeats(&listed.workload_key)?;
@@ -408,7 +395,14 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
     let store = open(db)?;
     let id = store.baseline(&a.baseline)?;
     let (base_col, _, base) = column(&store, id)?;
-    refuse_fs(id, &base, "check")?;
+    // check judges IOPS and latency; a suite result holds times per test.
+    if let Record::Fs(_) = &base {
+        return Err(Error::usage(format!(
+            "run {id} is a file-system suite result (iogauge fs); check takes run and profile \
+             results: see it with iogauge results show {id}, iogauge compare or iogauge \
+             report {id}"
+        )));
+    }
     drop(store);
     let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(a.quiet);

@@ -877,11 +877,11 @@ fn measure(
         Test::FileStat => timed(threads, n, |r| {
             ops::meta_loop(dir, MetaOp::Stat, "f", r, stop)
         }),
-        Test::FileList => timed(threads, p.iterations, |r| {
-            ops::list_loop(dir, c".", r, n, stop)
+        Test::FileList => timed_with(threads, p.iterations, list_buf, |buf, r| {
+            ops::list_loop(dir, c".", buf, r, n, stop)
         }),
-        Test::FileListSingle => timed(threads, n * p.iterations, |r| {
-            ops::list_loop(dir, c"single", r, 1, stop)
+        Test::FileListSingle => timed_with(threads, n * p.iterations, list_buf, |buf, r| {
+            ops::list_loop(dir, c"single", buf, r, 1, stop)
         }),
         Test::FileRename => timed(threads, n, |r| {
             ops::meta_loop(dir, MetaOp::Rename, "f", r, stop)
@@ -915,8 +915,8 @@ fn measure(
                 Test::Fsync => (PageOp::WriteFsync, 1),
                 _ => (PageOp::Write, p.iterations),
             };
-            timed(threads, pages, |r| {
-                let mut buf = ops::AlignedBuf::new(page as usize, r.start + 11);
+            let new_buf = |r: &Range<u64>| ops::AlignedBuf::new(page as usize, r.start + 11);
+            timed_with(threads, pages, new_buf, |buf, r| {
                 ops::page_loop(fd, op, buf.bytes(), r, passes, stop)
             })
         }
@@ -957,16 +957,34 @@ fn data_file(folder: &Path, p: &Params, stop: &AtomicBool) -> Result<File, Stop>
     Ok(f)
 }
 
-/// Split `0..n` among `threads` threads and time them: from the first thread's start to the
-/// last thread's end. One thread runs on the calling thread, nothing spawned.
+/// A listing's buffer: glibc's readdir reads 32 KiB at a time too.
+fn list_buf(_: &Range<u64>) -> Vec<u8> {
+    vec![0u8; 32 * 1024]
+}
+
+/// [`timed_with`] for loops that need nothing of their own.
 fn timed<F>(threads: u64, n: u64, work: F) -> Result<u64, Stop>
 where
     F: Fn(Range<u64>) -> Outcome + Sync,
 {
+    timed_with(threads, n, |_| (), |_, r| work(r))
+}
+
+/// Split `0..n` among `threads` threads and time them: from the first thread's start to the
+/// last thread's end. Each thread first makes what its loop needs (`prepare`: a buffer)
+/// before the clock starts, so no allocation is timed. One thread runs on the calling
+/// thread, nothing spawned.
+fn timed_with<S, P, F>(threads: u64, n: u64, prepare: P, work: F) -> Result<u64, Stop>
+where
+    S: Send,
+    P: Fn(&Range<u64>) -> S + Sync,
+    F: Fn(&mut S, Range<u64>) -> Outcome + Sync,
+{
     let threads = threads.min(n).max(1);
     if threads == 1 {
+        let mut own = prepare(&(0..n));
         let t0 = Instant::now();
-        work(0..n)?;
+        work(&mut own, 0..n)?;
         return Ok(t0.elapsed().as_nanos() as u64);
     }
     let barrier = std::sync::Barrier::new(threads as usize);
@@ -974,11 +992,12 @@ where
         let handles: Vec<_> = (0..threads)
             .map(|i| {
                 let range = (n * i / threads)..(n * (i + 1) / threads);
-                let (work, barrier) = (&work, &barrier);
+                let (work, prepare, barrier) = (&work, &prepare, &barrier);
                 s.spawn(move || {
+                    let mut own = prepare(&range);
                     barrier.wait();
                     let t0 = Instant::now();
-                    let r = work(range);
+                    let r = work(&mut own, range);
                     (t0, Instant::now(), r)
                 })
             })

@@ -179,12 +179,11 @@ pub fn open_dir(path: &std::path::Path) -> io::Result<OwnedFd> {
 pub fn list_loop(
     dir: RawFd,
     name: &CStr,
+    buf: &mut [u8],
     times: Range<u64>,
     expect: u64,
     stop: &AtomicBool,
 ) -> Outcome {
-    // glibc's readdir reads 32 KiB at a time too.
-    let mut buf = vec![0u8; 32 * 1024];
     let start = times.start;
     for i in times {
         check(i, start, stop)?;
@@ -453,8 +452,9 @@ mod tests {
         ));
         meta_loop(fd, MetaOp::Open, "f", 0..100, &go).unwrap();
         meta_loop(fd, MetaOp::Stat, "f", 0..100, &go).unwrap();
-        list_loop(fd, c".", 0..3, 100, &go).unwrap();
-        assert!(list_loop(fd, c".", 0..1, 99, &go).is_err());
+        let mut buf = vec![0u8; 4096];
+        list_loop(fd, c".", &mut buf, 0..3, 100, &go).unwrap();
+        assert!(list_loop(fd, c".", &mut buf, 0..1, 99, &go).is_err());
         meta_loop(fd, MetaOp::Rename, "f", 0..100, &go).unwrap();
         assert!(tmp.path().join("r99").exists() && !tmp.path().join("f99").exists());
         meta_loop(fd, MetaOp::Delete, "r", 0..100, &go).unwrap();

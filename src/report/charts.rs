@@ -119,6 +119,22 @@ pub fn png(c: &Chart, path: &Path) -> Result<(), String> {
     root.present().map_err(|e| format!("{e:?}"))
 }
 
+/// The top of a linear value axis: headroom above the highest value `y1` for the legend, one
+/// row per line (no legend, so less room, for a single line).
+fn linear_top(c: &Chart, y1: f64) -> f64 {
+    let room = 1.1
+        + if c.lines.len() > 1 {
+            0.08 * c.lines.len().min(6) as f64
+        } else {
+            0.0
+        };
+    if y1 > 0.0 {
+        y1 * room
+    } else {
+        1.0
+    }
+}
+
 /// Pixels high: fixed, except bar charts, which grow with their bars so each stays readable.
 pub fn height(c: &Chart) -> u32 {
     match &c.kind {
@@ -182,14 +198,7 @@ where
         Kind::Time => {
             // From the start of the measured window, and from zero: a drop looks as big as
             // it is.
-            // Headroom above the highest value for the legend, one row per line.
-            let room = 1.1
-                + if c.lines.len() > 1 {
-                    0.08 * c.lines.len().min(6) as f64
-                } else {
-                    0.0
-                };
-            let top = if y1 > 0.0 { y1 * room } else { 1.0 };
+            let top = linear_top(c, y1);
             let mut chart = builder.build_cartesian_2d(0.0..x1, 0.0..top).map_err(err)?;
             chart
                 .configure_mesh()
@@ -239,13 +248,7 @@ where
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
             let hi = (x1 * 1.2).max(lo * 10.0);
-            let room = 1.1
-                + if c.lines.len() > 1 {
-                    0.08 * c.lines.len().min(6) as f64
-                } else {
-                    0.0
-                };
-            let top = if y1 > 0.0 { y1 * room } else { 1.0 };
+            let top = linear_top(c, y1);
             let mut chart = builder
                 .build_cartesian_2d((lo..hi).log_scale(), 0.0..top)
                 .map_err(err)?;

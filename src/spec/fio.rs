@@ -624,6 +624,14 @@ time_based
     }
 
     #[test]
+    fn reserved_variables_are_this_machines() {
+        let v = Vars::here();
+        assert!(v.pagesize >= 4096 && v.ncpus >= 1 && v.mb_memory > 0);
+        let jobs = read_str("[j]\nbs=$pagesize\n", "t.fio", Path::new("."), &v).unwrap();
+        assert_eq!(jobs[0].options[0].value, Some(v.pagesize.to_string()));
+    }
+
+    #[test]
     fn command_lines_read_like_fio() {
         let args: Vec<String> = [
             "--bs=8k",
