@@ -56,6 +56,10 @@ pub enum Command {
     /// (cached, O_DIRECT, mapped, fsync): the WinFsp-style suite.
     #[command(after_help = FS_HELP)]
     Fs(FsArgs),
+    /// Run fio job files or a fio command line (--name=... --rw=... --bs=...) with fio's
+    /// meaning, and report as fio would (--output-format=json gives fio-shaped JSON).
+    #[command(after_help = FIO_HELP, disable_help_flag = true)]
+    Fio(FioArgs),
     /// List the named profiles and what each runs.
     #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
     Profiles,
@@ -373,6 +377,43 @@ pub struct ProfileArgs {
     pub opts: ProfileOpts,
 }
 
+/// `iogauge fio`'s arguments are fio's, read by [`crate::spec::fio::read_args`], not by clap:
+/// fio writes `--key=value` for everything, and its options may follow job files.
+#[derive(Args, Debug, Clone)]
+pub struct FioArgs {
+    /// Job files and fio options, as fio takes them
+    #[arg(value_name = "FIO ARGS", trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<String>,
+}
+
+pub const FIO_HELP: &str = "\
+Arguments are fio's: job files (INI, with [global], include, ${VAR}) and --key=value options.
+Options before the first --name apply to every job (also those of job files); options after a
+--name belong to that job. Jobs run as fio runs them: together, a stonewall job waiting for
+the ones before it; each job's numjobs clones get their own file unless filename= names one.
+
+Besides the job options, iogauge fio takes:
+  --output-format=normal|json|json+  fio's text, or fio-shaped JSON (always valid JSON)
+  --output=FILE                      write the report to FILE
+  --section=NAME                     run only this job (repeatable)
+  --parse-only                       print the jobs as iogauge will run them (JSON); run nothing
+  --ignore-unsupported               run without options iogauge does not support (a warning each)
+  --allow-overwrite                  write to block devices and files iogauge did not create
+  --keep                             keep the files iogauge created (removed by default)
+  --tag=TAG, --no-save               as for iogauge run (each job is saved as a run)
+  --eta=..., --eta-newline=...       accepted and ignored (iogauge shows no ETA line)
+
+An option iogauge does not support is an error naming it, its file and line, and whether
+support is planned. fio's defaults apply: ioengine=psync, iodepth=1, bs=4k, buffered I/O.
+
+Examples:
+  iogauge fio jobs.fio
+  iogauge fio --name=rand --filename=/data/t --size=1G --rw=randread --bs=4k \\
+      --ioengine=libaio --iodepth=32 --direct=1 --runtime=30 --time_based
+  iogauge fio jobs.fio --output-format=json > out.json
+
+Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
+
 #[derive(Args, Debug, Clone)]
 pub struct FsArgs {
     /// Folders on the file systems to compare, as DIR or NAME=DIR (the name labels the
@@ -618,8 +659,9 @@ pub struct RunArgs {
           default_missing_value = "60")]
     pub until_steady: Option<String>,
 
-    /// Stop after this many bytes in all (split evenly across threads) instead of a duration
-    #[arg(long = "total", value_name = "SIZE", conflicts_with = "duration")]
+    /// Stop after this many bytes in all (split evenly across threads) instead of a duration;
+    /// with -d as well, after whichever comes first
+    #[arg(long = "total", value_name = "SIZE")]
     pub total: Option<String>,
 
     /// Create the target with this size if it is missing, filled with incompressible data

@@ -22,7 +22,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn main() -> ExitCode {
-    let args = normalize_diskspd_args(std::env::args());
+    let raw: Vec<String> = std::env::args().collect();
+    // fio's options are fio's to read: DiskSpd's glued forms are not rewritten there.
+    let args = if subcommand(&raw) == Some("fio") {
+        raw
+    } else {
+        normalize_diskspd_args(raw)
+    };
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
@@ -47,6 +53,7 @@ fn main() -> ExitCode {
         Some(Command::Check(c)) => cmd::saved::cmd_check(db, &c, args),
         Some(Command::Report(r)) => cmd::saved::cmd_report(db, &r),
         Some(Command::Fs(f)) => cmd::fs::cmd_fs(db, &f, args),
+        Some(Command::Fio(f)) => cmd::fio::cmd_fio(db, &f.args, args),
         Some(Command::Profiles) => cmd_profiles(),
         Some(Command::Explain(e)) => cmd_explain(&e),
         Some(Command::Selftest(st)) => cmd_selftest(&st),
@@ -60,6 +67,19 @@ fn main() -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The subcommand's name: the first argument that is not the global --db option or its value.
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--db" {
+            it.next();
+        } else if !a.starts_with("--db=") {
+            return Some(a);
+        }
+    }
+    None
 }
 
 /// clap's errors span several lines (tips, usage); ours are one line that names the culprit.

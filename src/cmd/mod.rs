@@ -1,2 +1,3 @@
+pub mod fio;
 pub mod fs;
 pub mod saved;

@@ -30,8 +30,11 @@ impl Exporter for Text {
             Stop::Duration { ns } => {
                 let _ = writeln!(o, "\tduration: {}", secs(ns));
             }
-            Stop::TotalBytes { bytes } => {
+            Stop::TotalBytes { bytes, max_ns } => {
                 let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
+                if let Some(ns) = max_ns {
+                    let _ = writeln!(o, "\tor duration, if sooner: {}", secs(ns));
+                }
             }
         }
         let _ = writeln!(

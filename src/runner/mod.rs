@@ -165,6 +165,20 @@ pub fn run_observed(
     cleanup: &mut Cleanup,
     observer: &mut dyn Observer,
 ) -> Result<RunResult> {
+    run_full(job, command_line, interrupted, cleanup, observer, false)
+}
+
+/// [`run_observed`]; `thread_histograms` keeps each thread's latency histograms in the
+/// result too (for reports per thread, such as fio's per-clone jobs). Callers that save the
+/// result should drop them first: they merge exactly into the target's.
+pub fn run_full(
+    job: &JobSpec,
+    command_line: Vec<String>,
+    interrupted: &AtomicBool,
+    cleanup: &mut Cleanup,
+    observer: &mut dyn Observer,
+    thread_histograms: bool,
+) -> Result<RunResult> {
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
     let targets = target::open_targets(job, cleanup, interrupted)?;
@@ -183,7 +197,7 @@ pub fn run_observed(
         _ => None,
     };
     let quota = match job.stop {
-        Stop::TotalBytes { bytes } => {
+        Stop::TotalBytes { bytes, .. } => {
             let per = (bytes / nthreads / job.block_size).max(1) * job.block_size;
             if per * nthreads != bytes {
                 notes.push(format!(
@@ -344,6 +358,16 @@ pub fn run_observed(
             Stop::Duration { ns } => m0 + ns,
             Stop::TotalBytes { .. } => u64::MAX,
         };
+        // A run by bytes with a time limit: the workers stop at the limit as at a signal,
+        // but the run counts as completed.
+        if let Stop::TotalBytes {
+            max_ns: Some(limit),
+            ..
+        } = job.stop
+        {
+            ctl.stop_ns
+                .fetch_min(m0.saturating_add(limit), Ordering::Relaxed);
+        }
         ctl.measure_start_ns.store(m0, Ordering::Relaxed);
         ctl.measure_end_ns.store(m1, Ordering::Relaxed);
         let planned_stop = m1.saturating_add(job.cooldown_ns);
@@ -464,11 +488,23 @@ pub fn run_observed(
         });
     }
     let planned_end = if m1 == u64::MAX {
-        outcomes
-            .iter()
-            .filter_map(|o| o.quota_done_ns)
-            .max()
-            .unwrap_or(m0)
+        let done = outcomes.iter().filter_map(|o| o.quota_done_ns).max();
+        match job.stop {
+            // Some worker did not finish its bytes: the time limit ended the run.
+            Stop::TotalBytes {
+                max_ns: Some(limit),
+                ..
+            } if outcomes.iter().any(|o| o.quota_done_ns.is_none()) => {
+                if cut_at.is_none() {
+                    notes.push(format!(
+                        "the duration limit of {:.1}s ended the run before every thread had done its bytes",
+                        limit as f64 / 1e9
+                    ));
+                }
+                m0 + limit
+            }
+            _ => done.unwrap_or(m0),
+        }
     } else {
         m1
     };
@@ -493,6 +529,7 @@ pub fn run_observed(
         targets: &targets,
         collector,
         outcomes,
+        thread_histograms,
     });
     result.warnings = crate::warnings::check(&result);
     Ok(result)
@@ -621,6 +658,7 @@ struct BuildInput<'a> {
     targets: &'a [OpenTarget],
     collector: Collector,
     outcomes: Vec<WorkerOutcome>,
+    thread_histograms: bool,
 }
 
 /// `histograms`: serialize the latency histograms too. Done for targets and the run, not for
@@ -723,7 +761,12 @@ fn build_result(b: BuildInput) -> RunResult {
                 ThreadResult {
                     thread: (w - ti * tpt) as u32,
                     cpu: cpu_for(job.affinity.as_ref(), w),
-                    total: pair(&[&b.outcomes[w].totals], b.measured_ns, async_engine, false),
+                    total: pair(
+                        &[&b.outcomes[w].totals],
+                        b.measured_ns,
+                        async_engine,
+                        b.thread_histograms,
+                    ),
                     errors: error_counts(&b.outcomes[w].errors),
                     waits: b.outcomes[w].waits,
                 }

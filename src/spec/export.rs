@@ -158,9 +158,13 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             Stop::Duration { ns } => {
                 let _ = writeln!(o, "time_based=1\nruntime={}", secs(ns));
             }
-            Stop::TotalBytes { bytes } => {
+            Stop::TotalBytes { bytes, max_ns } => {
                 let jobs = job.total_threads();
                 let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
+                if let Some(ns) = max_ns {
+                    // Without time_based, fio's runtime is a limit: whichever comes first.
+                    let _ = writeln!(o, "runtime={}", secs(ns));
+                }
             }
         }
         if job.warmup_ns > 0 {

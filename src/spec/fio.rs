@@ -6,7 +6,9 @@
 //! from the environment and fio's reserved `$pagesize`, `$mb_memory` and `$ncpus`, and fio's
 //! number syntax (0x prefixes, size suffixes with fio's kb_base rules, time suffixes, ranges,
 //! arithmetic in parentheses). What the options mean, and the JobSpec they make, is the next
-//! layer; nothing here runs anything.
+//! layer ([`options`]); nothing here runs anything.
+
+pub mod options;
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -36,7 +38,7 @@ impl std::fmt::Display for Location {
 /// job (fio's global options; fio 3.33's JSON lists them as "global options"), and the options
 /// after a `--name` belong to that job only; any argument not starting with `--` is a job
 /// file, returned apart. `args` excludes the program name.
-pub fn read_args(args: &[String], vars: &Vars) -> Result<(Vec<FioJob>, Vec<String>)> {
+pub fn read_args(args: &[String], vars: &Vars) -> Result<CommandLine> {
     let mut state = State {
         current: Some(Current::Global),
         ..State::default()
@@ -70,6 +72,7 @@ pub fn read_args(args: &[String], vars: &Vars) -> Result<(Vec<FioJob>, Vec<Strin
             state.jobs.push(FioJob {
                 name,
                 options: state.globals.clone(),
+                inherited: state.globals.len(),
                 at,
             });
             state.current = Some(Current::Job(state.jobs.len() - 1));
@@ -85,7 +88,33 @@ pub fn read_args(args: &[String], vars: &Vars) -> Result<(Vec<FioJob>, Vec<Strin
             _ => state.globals.push(opt),
         }
     }
-    Ok((state.jobs, files))
+    Ok(CommandLine {
+        jobs: state.jobs,
+        files,
+        globals: state.globals,
+    })
+}
+
+/// A fio command line, read.
+#[derive(Debug)]
+pub struct CommandLine {
+    /// The jobs started with `--name`, each holding the global options first.
+    pub jobs: Vec<FioJob>,
+    /// Job files to read.
+    pub files: Vec<String>,
+    /// The options before the first `--name`: fio applies them to the jobs of job files too,
+    /// as if they were the first lines of a `[global]` section (checked with fio 3.33).
+    pub globals: Vec<FioOption>,
+}
+
+impl FioJob {
+    /// Put `globals` before this job's options, as inherited ones.
+    pub fn inherit(&mut self, globals: &[FioOption]) {
+        let mut options = globals.to_vec();
+        options.append(&mut self.options);
+        self.options = options;
+        self.inherited += globals.len();
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +131,9 @@ pub struct FioOption {
 pub struct FioJob {
     pub name: String,
     pub options: Vec<FioOption>,
+    /// How many of `options`, from the front, came from global options (fio's JSON lists only
+    /// the rest under "job options").
+    pub inherited: usize,
     pub at: Location,
 }
 
@@ -215,6 +247,7 @@ fn parse(
                 state.jobs.push(FioJob {
                     name: name.to_string(),
                     options: state.globals.clone(),
+                    inherited: state.globals.len(),
                     at,
                 });
                 state.current = Some(Current::Job(state.jobs.len() - 1));
@@ -646,7 +679,7 @@ time_based
         ]
         .map(String::from)
         .to_vec();
-        let (jobs, files) = read_args(&args, &vars()).unwrap();
+        let CommandLine { jobs, files, .. } = read_args(&args, &vars()).unwrap();
         assert_eq!(files, ["more.fio"]);
         assert_eq!(jobs.len(), 2);
         let keys = |j: &FioJob| j.options.iter().map(|o| o.key.clone()).collect::<Vec<_>>();

@@ -146,8 +146,14 @@ impl EngineKind {
 pub enum Stop {
     /// After a fixed measured time.
     Duration { ns: u64 },
-    /// After this many bytes in all, split evenly across all threads of all targets.
-    TotalBytes { bytes: u64 },
+    /// After this many bytes in all, split evenly across all threads of all targets, or after
+    /// `max_ns` of measured time if that comes first (fio's `runtime` without `time_based`;
+    /// `--total` with `--duration`).
+    TotalBytes {
+        bytes: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_ns: Option<u64>,
+    },
 }
 
 /// Stop early once throughput has fallen from its peak and settled (the `burst` profile):
@@ -359,7 +365,10 @@ impl JobSpec {
             Stop::Duration { ns } if ns / 1_000_000_000 > MAX_SECONDS => {
                 return bad("--duration is longer than a year".into())
             }
-            Stop::TotalBytes { bytes } if bytes < self.block_size => {
+            Stop::TotalBytes { max_ns: Some(0), .. } => {
+                return bad("--duration must be more than 0".into())
+            }
+            Stop::TotalBytes { bytes, .. } if bytes < self.block_size => {
                 return bad(format!(
                     "--total {} is less than one block of {}",
                     format_size(bytes),

@@ -213,8 +213,10 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     };
     let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
     let stop = match (&args.total, &args.duration) {
-        (Some(t), _) => Stop::TotalBytes {
+        // Both: whichever comes first.
+        (Some(t), d) => Stop::TotalBytes {
             bytes: size("--total", t)?,
+            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
         },
         (None, Some(d)) => Stop::Duration {
             ns: seconds("--duration", d)?,

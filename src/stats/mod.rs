@@ -92,6 +92,14 @@ impl LatencyHistogram {
         Ok(ours)
     }
 
+    /// Every recorded value (the highest value of its bucket) with its count, lowest first.
+    pub fn recorded(&self) -> Vec<(u64, u64)> {
+        self.h
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
     /// Latency at each of `points` evenly spaced "nines" (x = -log10(1 - p)), from the median
     /// to the maximum: the data of a percentile plot.
     pub fn nines_curve(&self, max_nines: f64, points: usize) -> Vec<(f64, u64)> {

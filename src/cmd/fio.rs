@@ -1,0 +1,459 @@
+//! `iogauge fio`: fio job files and command lines, run with fio's meaning on iogauge's runner.
+//!
+//! The reading and the meaning of options live in `spec::fio`; this file runs the plan: the
+//! jobs of one batch together (each its own run, as fio's jobs are), batches one after the
+//! other, and reports them as fio does (text or fio-shaped JSON).
+
+use crate::{absolute, interrupt_flag, write_output};
+use iogauge::cli::{Cli, SaveOpts};
+use iogauge::error::{exit, Error};
+use iogauge::result::{RunResult, SelfUsage, StopReason};
+use iogauge::runner::{self, target::Cleanup, NoObserver};
+use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
+use iogauge::spec::fio::{self, Vars};
+use iogauge::store::record::Record;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Format {
+    Normal,
+    Json,
+    JsonPlus,
+}
+
+/// iogauge's own options among fio's.
+struct Own {
+    format: Format,
+    output: Option<String>,
+    sections: Vec<String>,
+    parse_only: bool,
+    ignore_unsupported: bool,
+    allow_overwrite: bool,
+    keep: bool,
+    save: SaveOpts,
+    help: bool,
+}
+
+/// Take iogauge's options (and fio's program options) out of the argument list; what is left
+/// is job options and job files.
+fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
+    let mut own = Own {
+        format: Format::Normal,
+        output: None,
+        sections: Vec::new(),
+        parse_only: false,
+        ignore_unsupported: false,
+        allow_overwrite: false,
+        keep: false,
+        save: SaveOpts {
+            tags: Vec::new(),
+            no_save: false,
+        },
+        help: false,
+    };
+    let mut rest = Vec::new();
+    for a in args {
+        let (key, value) = match a.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (a.as_str(), None),
+        };
+        let need = |what: &str| {
+            value
+                .map(str::to_string)
+                .ok_or_else(|| Error::usage(format!("{key} needs a value: {key}={what}")))
+        };
+        match key {
+            "-h" | "--help" => own.help = true,
+            "--output-format" => {
+                own.format = match need("normal|json|json+")?.as_str() {
+                    "normal" => Format::Normal,
+                    "json" => Format::Json,
+                    "json+" => Format::JsonPlus,
+                    other => {
+                        return Err(Error::usage(format!(
+                            "--output-format={other}: iogauge fio writes normal, json or json+"
+                        )))
+                    }
+                }
+            }
+            "--output" => own.output = Some(need("FILE")?),
+            "--section" => own.sections.push(need("NAME")?),
+            "--parse-only" => own.parse_only = true,
+            "--ignore-unsupported" => own.ignore_unsupported = true,
+            "--allow-overwrite" => own.allow_overwrite = true,
+            "--keep" => own.keep = true,
+            "--no-save" => own.save.no_save = true,
+            "--tag" => own.save.tags.push(need("TAG")?),
+            // fio's progress line; iogauge prints none while a job runs.
+            "--eta" | "--eta-newline" | "--eta-interval" => {}
+            _ => rest.push(a.clone()),
+        }
+    }
+    Ok((own, rest))
+}
+
+fn help() -> Result<u8, Error> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let sub = cmd
+        .find_subcommand_mut("fio")
+        .expect("the fio subcommand exists");
+    write_output("-", &sub.render_long_help().to_string())?;
+    Ok(exit::OK)
+}
+
+/// The size of an existing file or block device.
+fn size_of(p: &Path) -> Option<u64> {
+    use std::io::Seek;
+    let m = std::fs::metadata(p).ok()?;
+    if m.is_file() {
+        return Some(m.len());
+    }
+    let mut f = std::fs::File::open(p).ok()?;
+    f.seek(std::io::SeekFrom::End(0)).ok()
+}
+
+pub fn cmd_fio(
+    db: &Option<PathBuf>,
+    args: &[String],
+    command_line: Vec<String>,
+) -> Result<u8, Error> {
+    let (own, rest) = split_own(args)?;
+    if own.help {
+        return help();
+    }
+    let vars = Vars::here();
+    let cl = fio::read_args(&rest, &vars)?;
+    let mut jobs = Vec::new();
+    for f in &cl.files {
+        for mut j in fio::read_file(Path::new(f), &vars)? {
+            j.inherit(&cl.globals);
+            jobs.push(j);
+        }
+    }
+    jobs.extend(cl.jobs);
+    if !own.sections.is_empty() {
+        if let Some(s) = own
+            .sections
+            .iter()
+            .find(|s| !jobs.iter().any(|j| &&j.name == s))
+        {
+            return Err(Error::usage(format!("--section={s}: no job of that name")));
+        }
+        jobs.retain(|j| own.sections.contains(&j.name));
+    }
+    let mut plan = options::plan(
+        &jobs,
+        &MapOptions {
+            ignore_unsupported: own.ignore_unsupported,
+            allow_overwrite: own.allow_overwrite,
+            keep: own.keep,
+            size_of: &size_of,
+        },
+    )?;
+    for w in &plan.warnings {
+        eprintln!("iogauge: warning: {w}");
+    }
+    for run in &mut plan.runs {
+        for t in &mut run.job.targets {
+            t.path = absolute(&t.path)?;
+        }
+    }
+    if own.parse_only {
+        write_output("-", &parse_only(&plan))?;
+        return Ok(exit::OK);
+    }
+    preflight(&plan)?;
+    let mut saver = super::saved::Saver::new(db, &own.save, true)?;
+    let interrupted = interrupt_flag()?;
+    let outcome = run_plan(&mut plan, &command_line, &interrupted);
+
+    let outcomes: Vec<iogauge::report::fio::Outcome> = plan
+        .runs
+        .iter()
+        .zip(&outcome.results)
+        .map(|(run, r)| iogauge::report::fio::Outcome {
+            run,
+            result: r.as_ref(),
+            usr_cpu: outcome.cpu_share(&plan, run).0,
+            sys_cpu: outcome.cpu_share(&plan, run).1,
+        })
+        .collect();
+    let text = match own.format {
+        Format::Normal => iogauge::report::fio::normal(&outcomes),
+        Format::Json => iogauge::report::fio::render(&outcomes, &plan.global_options, false),
+        Format::JsonPlus => iogauge::report::fio::render(&outcomes, &plan.global_options, true),
+    };
+    if outcome.results.iter().any(Option::is_some) {
+        write_output(own.output.as_deref().unwrap_or("-"), &text)?;
+    }
+    for (run, r) in plan.runs.iter().zip(outcome.results) {
+        if let Some(mut r) = r {
+            // Each clone's histograms merge exactly into its target's: not worth keeping.
+            for t in &mut r.targets {
+                for th in &mut t.threads {
+                    for d in [&mut th.total.read, &mut th.total.write, &mut th.total.all] {
+                        d.latency_histogram = None;
+                        d.latency_total_histogram = None;
+                    }
+                }
+            }
+            if let Some(id) = saver.save(&Record::Run(Box::new(r)))? {
+                eprintln!("iogauge: fio job '{}' saved as run {id}", run.name);
+            }
+        }
+    }
+    drop(outcome.cleanups);
+    if let Some(e) = outcome.error {
+        if outcome.interrupted {
+            eprintln!("iogauge: interrupted; the results above are partial");
+            return Ok(exit::INTERRUPTED);
+        }
+        return Err(e);
+    }
+    Ok(if outcome.failed {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
+}
+
+/// The jobs as iogauge will run them: for `--parse-only`, and for tests comparing front ends.
+fn parse_only(plan: &FioPlan) -> String {
+    let jobs: Vec<serde_json::Value> = plan
+        .runs
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "group": r.group,
+                "batch": r.batch,
+                "clones": r.clones,
+                "group_reporting": r.group_reporting,
+                "notes": r.notes,
+                "job": r.job,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "jobs": jobs, "warnings": plan.warnings }))
+        .expect("serializes")
+        + "\n"
+}
+
+/// Refuse, before anything runs, what a later job would refuse after earlier ones ran: a
+/// missing file with no size, a write to a file or device iogauge may not touch. Files that
+/// an earlier job of this plan will create are iogauge's own.
+fn preflight(plan: &FioPlan) -> Result<(), Error> {
+    let mut created: Vec<&Path> = Vec::new();
+    for run in &plan.runs {
+        let writes = run.job.write_pct > 0;
+        for t in &run.job.targets {
+            let p = t.path.as_path();
+            let shown = p.display();
+            let exists = p.exists();
+            if !exists && t.create_size.is_none() && !created.contains(&p) {
+                return Err(Error::usage(format!(
+                    "{}: job '{}': '{shown}' does not exist and may not be created (give size=, or allow_file_create=1)",
+                    run.at, run.name
+                )));
+            }
+            if exists && writes && !run.job.allow_overwrite && !created.contains(&p) {
+                return Err(Error::usage(format!(
+                    "{}: job '{}' writes to '{shown}', which exists and iogauge did not create; pass --allow-overwrite if that is intended",
+                    run.at, run.name
+                )));
+            }
+            if !exists {
+                created.push(p);
+            }
+        }
+    }
+    Ok(())
+}
+
+struct PlanOutcome {
+    results: Vec<Option<RunResult>>,
+    /// Kept until the reports are written: dropping them removes the files iogauge created.
+    cleanups: Vec<Cleanup>,
+    /// Per batch: iogauge's user and system CPU time, and the batch's wall time.
+    batch_cpu: Vec<(u64, u64, u64)>,
+    error: Option<Error>,
+    interrupted: bool,
+    failed: bool,
+}
+
+impl PlanOutcome {
+    /// A job's share of its batch's CPU time, in percent of one CPU over its runtime, shared
+    /// among the batch's jobs by their threads.
+    fn cpu_share(&self, plan: &FioPlan, run: &options::FioRun) -> (f64, f64) {
+        let Some(&(usr, sys, wall)) = self.batch_cpu.get(run.batch as usize) else {
+            return (0.0, 0.0);
+        };
+        let threads: u64 = plan
+            .runs
+            .iter()
+            .zip(&self.results)
+            .filter(|(p, r)| p.batch == run.batch && r.is_some())
+            .map(|(p, _)| p.job.total_threads())
+            .sum();
+        let share = run.job.total_threads() as f64 / threads.max(1) as f64;
+        let pct = |ns: u64| 100.0 * ns as f64 * share / wall.max(1) as f64;
+        (pct(usr), pct(sys))
+    }
+}
+
+fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBool) -> PlanOutcome {
+    let mut out = PlanOutcome {
+        results: plan.runs.iter().map(|_| None).collect(),
+        cleanups: Vec::new(),
+        batch_cpu: Vec::new(),
+        error: None,
+        interrupted: false,
+        failed: false,
+    };
+    let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
+    let mut created: Vec<PathBuf> = Vec::new();
+    for batch in 0..batches {
+        if interrupted.load(Ordering::Relaxed) {
+            out.interrupted = true;
+            out.error = Some(Error::Interrupted("interrupted".into()));
+            break;
+        }
+        let members: Vec<usize> = (0..plan.runs.len())
+            .filter(|&i| plan.runs[i].batch == batch)
+            .collect();
+        for &i in &members {
+            let run = &mut plan.runs[i];
+            // A file an earlier job created is iogauge's to write.
+            let ours = run
+                .job
+                .targets
+                .iter()
+                .all(|t| !t.path.exists() || created.contains(&t.path));
+            if ours {
+                run.job.allow_overwrite = true;
+            }
+            if run.invalidate && !run.job.cache.is_direct() {
+                for t in &run.job.targets {
+                    if drop_file_cache(&t.path) {
+                        run.notes.push(format!(
+                            "page cache of '{}' dropped before the job (fio's invalidate=1)",
+                            t.path.display()
+                        ));
+                    }
+                }
+            }
+        }
+        let names: Vec<&str> = members
+            .iter()
+            .map(|&i| plan.runs[i].name.as_str())
+            .collect();
+        eprintln!(
+            "iogauge: fio group {}: {}",
+            plan.runs[members[0]].group,
+            names.join(", ")
+        );
+        let before = SelfUsage::now();
+        let t0 = std::time::Instant::now();
+        let runs = &plan.runs;
+        let done: Vec<(usize, Result<RunResult, Error>, Cleanup)> = std::thread::scope(|s| {
+            let handles: Vec<_> = members
+                .iter()
+                .map(|&i| {
+                    let run = &runs[i];
+                    let line = command_line.to_vec();
+                    s.spawn(move || {
+                        let mut cleanup = Cleanup::new(run.job.keep);
+                        let r = runner::run_full(
+                            &run.job,
+                            line,
+                            interrupted,
+                            &mut cleanup,
+                            &mut NoObserver,
+                            true,
+                        );
+                        (i, r, cleanup)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a fio job thread panicked"))
+                .collect()
+        });
+        let after = SelfUsage::now();
+        out.batch_cpu.push((
+            after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
+            after.system_cpu_ns.saturating_sub(before.system_cpu_ns),
+            t0.elapsed().as_nanos() as u64,
+        ));
+        for (i, r, cleanup) in done {
+            out.cleanups.push(cleanup);
+            match r {
+                Ok(mut r) => {
+                    r.notes.extend(plan.runs[i].notes.iter().cloned());
+                    for t in &r.targets {
+                        if t.created {
+                            created.push(PathBuf::from(&t.path));
+                        }
+                    }
+                    match r.stop_reason {
+                        StopReason::Completed => {}
+                        StopReason::Interrupted => out.interrupted = true,
+                        StopReason::IoError => {
+                            out.failed = true;
+                            eprintln!(
+                                "iogauge: error: fio job '{}': {}",
+                                plan.runs[i].name,
+                                r.stop_message.as_deref().unwrap_or("I/O error")
+                            );
+                        }
+                    }
+                    out.results[i] = Some(r);
+                }
+                Err(e) => {
+                    if matches!(e, Error::Interrupted(_)) {
+                        out.interrupted = true;
+                    }
+                    let e = match e {
+                        Error::Usage(m) => {
+                            Error::Usage(format!("fio job '{}': {m}", plan.runs[i].name))
+                        }
+                        Error::Runtime(m) => {
+                            Error::Runtime(format!("fio job '{}': {m}", plan.runs[i].name))
+                        }
+                        other => other,
+                    };
+                    out.error.get_or_insert(e);
+                }
+            }
+        }
+        if out.interrupted {
+            out.error
+                .get_or_insert(Error::Interrupted("interrupted".into()));
+            break;
+        }
+        if out.error.is_some() {
+            break;
+        }
+    }
+    out
+}
+
+/// fio's invalidate: drop a file's pages from the page cache (posix_fadvise DONTNEED), so a
+/// buffered job starts cold. True if there was a regular file to drop.
+fn drop_file_cache(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(m) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !m.is_file() {
+        return false;
+    }
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    // SAFETY: fadvise on a descriptor we own; no memory is passed.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) == 0 }
+}

@@ -1,0 +1,744 @@
+//! Results in the shape of fio's `--output-format=json` (and `json+`), so that scripts and
+//! dashboards written for fio read iogauge's runs unchanged.
+//!
+//! Always one valid JSON document on stdout: errors and warnings go to stderr (fio 3.33
+//! prints a text line before its JSON when global options come first, a known pain for its
+//! consumers). Which fields are measured, derived or left at zero is listed in README.md
+//! ("fio-shaped JSON"); in short: bytes, I/Os, runtime, bandwidth, IOPS, and the clat/lat
+//! histograms (min, max, mean, stddev, N, percentiles, json+ bins, latency buckets) are
+//! measured; bw/iops sample statistics come from iogauge's time series; iodepth levels come
+//! from the configured depth, which iogauge keeps full; disk_util, ctx and faults are empty.
+
+use crate::result::{DirPair, DirResult, RunResult};
+use crate::spec::fio::options::{Clones, FioRun};
+use crate::stats::{LatencyHistogram, LatencySummary};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One fio job as run, with what it measured (None when it did not run: Ctrl-C or an error
+/// in an earlier group).
+pub struct Outcome<'a> {
+    pub run: &'a FioRun,
+    pub result: Option<&'a RunResult>,
+    /// This job's share of iogauge's CPU time over its runtime, in percent of one CPU (fio's
+    /// usr_cpu and sys_cpu). Jobs that ran together share their group's time by threads.
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+}
+
+#[derive(Serialize)]
+struct Document {
+    #[serde(rename = "fio version")]
+    version: String,
+    timestamp: u64,
+    timestamp_ms: u64,
+    time: String,
+    #[serde(rename = "global options", skip_serializing_if = "Map::is_empty")]
+    global_options: Map<String, Value>,
+    jobs: Vec<Job>,
+    disk_util: Vec<Value>,
+}
+
+#[derive(Serialize)]
+struct Job {
+    jobname: String,
+    groupid: u32,
+    error: i32,
+    eta: u64,
+    elapsed: u64,
+    #[serde(rename = "job options")]
+    job_options: Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read: Option<Dir>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    write: Option<Dir>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trim: Option<Dir>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mixed: Option<Dir>,
+    sync: Sync,
+    job_runtime: u64,
+    usr_cpu: f64,
+    sys_cpu: f64,
+    ctx: u64,
+    majf: u64,
+    minf: u64,
+    iodepth_level: Map<String, Value>,
+    iodepth_submit: Map<String, Value>,
+    iodepth_complete: Map<String, Value>,
+    latency_ns: Map<String, Value>,
+    latency_us: Map<String, Value>,
+    latency_ms: Map<String, Value>,
+    latency_depth: u32,
+    latency_target: u64,
+    latency_percentile: f64,
+    latency_window: u64,
+    /// For the text output only.
+    #[serde(skip)]
+    clones: u32,
+    #[serde(skip)]
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Dir {
+    io_bytes: u64,
+    io_kbytes: u64,
+    bw_bytes: u64,
+    bw: u64,
+    iops: f64,
+    runtime: u64,
+    total_ios: u64,
+    short_ios: u64,
+    drop_ios: u64,
+    slat_ns: Lat,
+    clat_ns: Lat,
+    lat_ns: Lat,
+    bw_min: u64,
+    bw_max: u64,
+    bw_agg: f64,
+    bw_mean: f64,
+    bw_dev: f64,
+    bw_samples: u64,
+    iops_min: u64,
+    iops_max: u64,
+    iops_mean: f64,
+    iops_stddev: f64,
+    iops_samples: u64,
+}
+
+#[derive(Serialize, Default)]
+struct Lat {
+    min: u64,
+    max: u64,
+    mean: f64,
+    stddev: f64,
+    #[serde(rename = "N")]
+    n: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentile: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bins: Option<Map<String, Value>>,
+}
+
+#[derive(Serialize, Default)]
+struct Sync {
+    total_ios: u64,
+    lat_ns: Lat,
+}
+
+/// What one entry of `jobs[]` covers: whole runs (a job, or a group with group_reporting) or
+/// one clone of a run.
+struct Part<'a> {
+    pair: &'a DirPair,
+    measured_ns: u64,
+    /// The run's time series, when the part is the whole run.
+    series: Option<&'a RunResult>,
+}
+
+/// The whole document, as fio's `--output-format=json` (`plus`: `json+`, with each
+/// histogram's bins).
+pub fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
+    let doc = document(outcomes, global_options, plus);
+    serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
+}
+
+fn document(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> Document {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let mut jobs = Vec::new();
+    let groups: Vec<u32> = {
+        let mut g: Vec<u32> = outcomes.iter().map(|o| o.run.group).collect();
+        g.dedup();
+        g
+    };
+    for g in groups {
+        let members: Vec<&Outcome> = outcomes.iter().filter(|o| o.run.group == g).collect();
+        let ran: Vec<&Outcome> = members
+            .iter()
+            .copied()
+            .filter(|o| o.result.is_some())
+            .collect();
+        if ran.is_empty() {
+            continue;
+        }
+        // fio's aggregate of the group, for bw_agg: bytes over the longest runtime.
+        let group_bw = |dir: fn(&DirPair) -> &DirResult| -> f64 {
+            let bytes: u64 = ran
+                .iter()
+                .map(|o| dir(&o.result.unwrap().total).bytes)
+                .sum();
+            let ns = ran
+                .iter()
+                .map(|o| o.result.unwrap().measured_ns)
+                .max()
+                .unwrap_or(0);
+            per_sec(bytes, ns)
+        };
+        let agg = [
+            group_bw(|p| &p.read),
+            group_bw(|p| &p.write),
+            group_bw(|p| &p.all),
+        ];
+        if members.iter().any(|o| o.run.group_reporting) {
+            let parts: Vec<Part> = ran
+                .iter()
+                .map(|o| {
+                    let r = o.result.unwrap();
+                    Part {
+                        pair: &r.total,
+                        measured_ns: r.measured_ns,
+                        series: Some(r),
+                    }
+                })
+                .collect();
+            let usr = ran.iter().map(|o| o.usr_cpu).sum();
+            let sys = ran.iter().map(|o| o.sys_cpu).sum();
+            let clones = ran.iter().map(|o| o.run.clones).sum();
+            jobs.push(job(ran[0], &parts, clones, agg, usr, sys, plus));
+            continue;
+        }
+        for o in &ran {
+            let r = o.result.unwrap();
+            let clones = o.run.clones.max(1) as f64;
+            if o.run.clones <= 1 {
+                let part = Part {
+                    pair: &r.total,
+                    measured_ns: r.measured_ns,
+                    series: Some(r),
+                };
+                jobs.push(job(o, &[part], 1, agg, o.usr_cpu, o.sys_cpu, plus));
+                continue;
+            }
+            let pairs: Vec<&DirPair> = match o.run.layout {
+                Clones::Threads => r.targets[0].threads.iter().map(|t| &t.total).collect(),
+                Clones::Targets => r.targets.iter().map(|t| &t.total).collect(),
+            };
+            for pair in pairs {
+                let part = Part {
+                    pair,
+                    measured_ns: r.measured_ns,
+                    series: None,
+                };
+                jobs.push(job(
+                    o,
+                    &[part],
+                    1,
+                    agg,
+                    o.usr_cpu / clones,
+                    o.sys_cpu / clones,
+                    plus,
+                ));
+            }
+        }
+    }
+    Document {
+        version: format!("iogauge-{}", env!("CARGO_PKG_VERSION")),
+        timestamp: now.as_secs(),
+        timestamp_ms: now.as_millis() as u64,
+        time: crate::dates::format_utc(now.as_nanos() as u64),
+        global_options: options_map(global_options),
+        jobs,
+        disk_util: Vec::new(),
+    }
+}
+
+/// fio's normal (text) output, made from the same figures as the JSON: per job its
+/// directions (IOPS, bandwidth, latency and percentiles), then each group's totals.
+pub fn normal(outcomes: &[Outcome]) -> String {
+    use crate::spec::units::format_size_human as format_size;
+    use std::fmt::Write;
+    let doc = document(outcomes, &[], false);
+    let mut o = String::new();
+    let mut groups: Vec<u32> = Vec::new();
+    for j in &doc.jobs {
+        let _ = writeln!(
+            o,
+            "{}: (groupid={}, jobs={}): err={:>2}: iogauge {}",
+            j.jobname,
+            j.groupid,
+            j.clones,
+            j.error,
+            env!("CARGO_PKG_VERSION")
+        );
+        let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
+        for (name, d) in dirs {
+            let Some(d) = d.as_ref().filter(|d| d.total_ios > 0) else {
+                continue;
+            };
+            let _ = writeln!(
+                o,
+                "  {name}: IOPS={:.0}, BW={}/s ({:.1}MB/s)({}/{}msec)",
+                d.iops,
+                format_size(d.bw_bytes),
+                d.bw_bytes as f64 / 1e6,
+                format_size(d.io_bytes),
+                d.runtime
+            );
+            for (label, l) in [
+                ("slat", &d.slat_ns),
+                ("clat", &d.clat_ns),
+                (" lat", &d.lat_ns),
+            ] {
+                if l.n == 0 {
+                    continue;
+                }
+                let _ = writeln!(
+                    o,
+                    "    {label} (usec): min={:.2}, max={:.2}, avg={:.2}, stdev={:.2}",
+                    l.min as f64 / 1e3,
+                    l.max as f64 / 1e3,
+                    l.mean / 1e3,
+                    l.stddev / 1e3
+                );
+            }
+            for (label, l) in [("clat", &d.clat_ns), (" lat", &d.lat_ns)] {
+                let Some(p) = l.percentile.as_ref() else {
+                    continue;
+                };
+                let _ = writeln!(o, "    {label} percentiles (usec):");
+                let mut points: Vec<(f64, f64)> = p
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.parse().unwrap_or(0.0),
+                            v.as_u64().unwrap_or(0) as f64 / 1e3,
+                        )
+                    })
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let cells: Vec<String> = points
+                    .iter()
+                    .map(|(pct, us)| format!("{pct:6.2}th=[{us:>9.2}]"))
+                    .collect();
+                for row in cells.chunks(4) {
+                    let _ = writeln!(o, "     | {}", row.join(", "));
+                }
+            }
+        }
+        for n in &j.notes {
+            let _ = writeln!(o, "  note: {n}");
+        }
+        if !groups.contains(&j.groupid) {
+            groups.push(j.groupid);
+        }
+    }
+    for g in groups {
+        let _ = writeln!(o, "\nRun status group {g} (all jobs):");
+        for (label, pick) in [
+            (
+                "READ",
+                (|j: &Job| j.read.as_ref()) as fn(&Job) -> Option<&Dir>,
+            ),
+            ("WRITE", |j: &Job| j.write.as_ref()),
+            ("MIXED", |j: &Job| j.mixed.as_ref()),
+        ] {
+            let dirs: Vec<&Dir> = doc
+                .jobs
+                .iter()
+                .filter(|j| j.groupid == g)
+                .filter_map(pick)
+                .filter(|d| d.total_ios > 0)
+                .collect();
+            if dirs.is_empty() {
+                continue;
+            }
+            let bytes: u64 = dirs.iter().map(|d| d.io_bytes).sum();
+            let (lo, hi) = (
+                dirs.iter().map(|d| d.runtime).min().unwrap_or(0),
+                dirs.iter().map(|d| d.runtime).max().unwrap_or(0),
+            );
+            let bw = if hi > 0 {
+                bytes as f64 * 1000.0 / hi as f64
+            } else {
+                0.0
+            };
+            let _ = writeln!(
+                o,
+                "  {label:>5}: bw={}/s ({:.1}MB/s), io={}, run={lo}-{hi}msec",
+                format_size(bw as u64),
+                bw / 1e6,
+                format_size(bytes)
+            );
+        }
+    }
+    o
+}
+
+fn options_map(options: &[(String, String)]) -> Map<String, Value> {
+    options
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
+fn per_sec(v: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        v as f64 * 1e9 / ns as f64
+    }
+}
+
+fn job<'a>(
+    o: &Outcome,
+    parts: &[Part<'a>],
+    clones: u32,
+    agg: [f64; 3],
+    usr: f64,
+    sys: f64,
+    plus: bool,
+) -> Job {
+    let run = o.run;
+    let r = o.result.expect("only jobs that ran are reported");
+    let runtime_ns = parts.iter().map(|p| p.measured_ns).max().unwrap_or(0);
+    let dir = |which: usize| -> Dir {
+        let pick = |p: &Part<'a>| -> (DirResult, Option<&'a RunResult>) {
+            let d = match which {
+                0 => &p.pair.read,
+                1 => &p.pair.write,
+                _ => &p.pair.all,
+            };
+            (d.clone(), p.series)
+        };
+        let picked: Vec<(DirResult, Option<&'a RunResult>)> = parts.iter().map(pick).collect();
+        direction(run, &picked, runtime_ns, agg[which], which, plus)
+    };
+    let (read, write, mixed) = if run.unified {
+        (None, None, Some(dir(2)))
+    } else {
+        (Some(dir(0)), Some(dir(1)), None)
+    };
+    let trim = (!run.unified).then(empty_dir);
+    // fio's latency buckets are over every completed I/O of the job.
+    let mut all = LatencyHistogram::new();
+    for p in parts {
+        if let Some(h) = p.pair.all.latency_histogram.as_deref() {
+            if let Ok(h) = LatencyHistogram::from_base64(h) {
+                all.merge(&h);
+            }
+        }
+    }
+    let (latency_ns, latency_us, latency_ms) = latency_buckets(&all);
+    let depth = r.queue_depth;
+    let error = r.errors.first().map(|e| e.errno.max(0)).unwrap_or(0);
+    Job {
+        jobname: run.name.clone(),
+        groupid: run.group,
+        error,
+        eta: 0,
+        elapsed: runtime_ns.div_ceil(1_000_000_000),
+        job_options: options_map(&run.options),
+        read,
+        write,
+        trim,
+        mixed,
+        sync: Sync::default(),
+        job_runtime: runtime_ns / 1_000_000,
+        usr_cpu: round6(usr),
+        sys_cpu: round6(sys),
+        ctx: 0,
+        majf: 0,
+        minf: 0,
+        iodepth_level: depth_levels(depth),
+        iodepth_submit: depth_levels(r.job.submit_batch.min(depth)),
+        iodepth_complete: depth_levels(1),
+        latency_ns,
+        latency_us,
+        latency_ms,
+        latency_depth: depth,
+        latency_target: 0,
+        latency_percentile: 100.0,
+        latency_window: 0,
+        clones,
+        notes: r.notes.clone(),
+    }
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+fn empty_dir() -> Dir {
+    Dir {
+        io_bytes: 0,
+        io_kbytes: 0,
+        bw_bytes: 0,
+        bw: 0,
+        iops: 0.0,
+        runtime: 0,
+        total_ios: 0,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: Lat::default(),
+        clat_ns: Lat::default(),
+        lat_ns: Lat::default(),
+        bw_min: 0,
+        bw_max: 0,
+        bw_agg: 0.0,
+        bw_mean: 0.0,
+        bw_dev: 0.0,
+        bw_samples: 0,
+        iops_min: 0,
+        iops_max: 0,
+        iops_mean: 0.0,
+        iops_stddev: 0.0,
+        iops_samples: 0,
+    }
+}
+
+/// One direction (0 read, 1 write, 2 both) of the parts together.
+fn direction(
+    run: &FioRun,
+    parts: &[(DirResult, Option<&RunResult>)],
+    runtime_ns: u64,
+    group_bw: f64,
+    which: usize,
+    plus: bool,
+) -> Dir {
+    let ios: u64 = parts.iter().map(|(d, _)| d.ios).sum();
+    let bytes: u64 = parts.iter().map(|(d, _)| d.bytes).sum();
+    if ios == 0 {
+        return empty_dir();
+    }
+    let bw_bytes = per_sec(bytes, runtime_ns);
+    let merged = |f: fn(&DirResult) -> Option<&String>| -> Option<LatencyHistogram> {
+        let mut h: Option<LatencyHistogram> = None;
+        for (d, _) in parts {
+            let one = LatencyHistogram::from_base64(f(d)?).ok()?;
+            h.get_or_insert_with(LatencyHistogram::new).merge(&one);
+        }
+        h
+    };
+    let clat_h = merged(|d| d.latency_histogram.as_ref());
+    let lat_h = merged(|d| d.latency_total_histogram.as_ref());
+    let pcts = |h: &Option<LatencyHistogram>, on: bool| {
+        if on && !run.percentiles.is_empty() {
+            h.as_ref().map(|h| percentile_map(h, &run.percentiles))
+        } else {
+            None
+        }
+    };
+    let bins = |h: &Option<LatencyHistogram>| {
+        h.as_ref().filter(|_| plus).map(|h| {
+            h.recorded()
+                .into_iter()
+                .map(|(v, n)| (v.to_string(), Value::from(n)))
+                .collect()
+        })
+    };
+    let clat = Lat {
+        percentile: pcts(&clat_h, !run.lat_percentiles),
+        bins: bins(&clat_h),
+        ..lat_of(clat_h.as_ref())
+    };
+    let lat = Lat {
+        percentile: pcts(&lat_h, run.lat_percentiles),
+        ..lat_of(lat_h.as_ref())
+    };
+    let slat_parts: Vec<&LatencySummary> = parts
+        .iter()
+        .filter_map(|(d, _)| d.latency_submission.as_ref())
+        .collect();
+    let slat = pooled(&slat_parts, parts.iter().map(|(d, _)| d.ios).collect());
+    // Per-interval samples, in KiB/s and I/Os per second, when the entry is whole runs.
+    let mut bw_s = Vec::new();
+    let mut iops_s = Vec::new();
+    let series: Vec<&RunResult> = parts.iter().filter_map(|(_, s)| *s).collect();
+    if series.len() == parts.len() {
+        let n = series
+            .iter()
+            .map(|r| r.time_series.samples.len())
+            .max()
+            .unwrap_or(0);
+        for i in 0..n {
+            let (mut b, mut k, mut dur) = (0u64, 0u64, 0u64);
+            for r in &series {
+                if let Some(s) = r.time_series.samples.get(i) {
+                    let d = match which {
+                        0 => s.read,
+                        1 => s.write,
+                        _ => crate::result::SampleDir {
+                            ios: s.read.ios + s.write.ios,
+                            bytes: s.read.bytes + s.write.bytes,
+                            ..Default::default()
+                        },
+                    };
+                    b += d.bytes;
+                    k += d.ios;
+                    dur = dur.max(s.duration_ns);
+                }
+            }
+            // A short last interval would read as a dip that did not happen.
+            if dur * 2 >= series[0].time_series.interval_ns {
+                bw_s.push(per_sec(b, dur) / 1024.0);
+                iops_s.push(per_sec(k, dur));
+            }
+        }
+    }
+    let stats = |v: &[f64]| -> (f64, f64, f64, f64) {
+        if v.is_empty() {
+            return (0.0, 0.0, 0.0, 0.0);
+        }
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let var = if v.len() > 1 {
+            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+        } else {
+            0.0
+        };
+        let min = v.iter().cloned().fold(f64::MAX, f64::min);
+        let max = v.iter().cloned().fold(0.0, f64::max);
+        (min, max, mean, var.sqrt())
+    };
+    let (bmin, bmax, bmean, bdev) = stats(&bw_s);
+    let (imin, imax, imean, idev) = stats(&iops_s);
+    Dir {
+        io_bytes: bytes,
+        io_kbytes: bytes / 1024,
+        bw_bytes: bw_bytes as u64,
+        bw: (bw_bytes / 1024.0) as u64,
+        iops: round6(per_sec(ios, runtime_ns)),
+        runtime: runtime_ns / 1_000_000,
+        total_ios: ios,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: slat,
+        clat_ns: clat,
+        lat_ns: lat,
+        bw_min: bmin as u64,
+        bw_max: bmax as u64,
+        bw_agg: if group_bw > 0.0 {
+            round6(100.0 * bw_bytes / group_bw)
+        } else {
+            0.0
+        },
+        bw_mean: round6(bmean),
+        bw_dev: round6(bdev),
+        bw_samples: bw_s.len() as u64,
+        iops_min: imin as u64,
+        iops_max: imax as u64,
+        iops_mean: round6(imean),
+        iops_stddev: round6(idev),
+        iops_samples: iops_s.len() as u64,
+    }
+}
+
+fn lat_of(h: Option<&LatencyHistogram>) -> Lat {
+    match h.and_then(|h| h.summary().map(|s| (h.count(), s))) {
+        Some((n, s)) => Lat {
+            min: s.min_ns,
+            max: s.max_ns,
+            mean: round6(s.mean_ns),
+            stddev: round6(s.stdev_ns),
+            n,
+            percentile: None,
+            bins: None,
+        },
+        None => Lat::default(),
+    }
+}
+
+/// Summaries of several parts together, exactly: counts, min, max, the weighted mean and the
+/// pooled standard deviation (from each part's mean and deviation).
+fn pooled(parts: &[&LatencySummary], counts: Vec<u64>) -> Lat {
+    if parts.is_empty() || parts.len() != counts.len() {
+        return Lat::default();
+    }
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return Lat::default();
+    }
+    let mean = parts
+        .iter()
+        .zip(&counts)
+        .map(|(s, &c)| s.mean_ns * c as f64)
+        .sum::<f64>()
+        / n as f64;
+    let ss: f64 = parts
+        .iter()
+        .zip(&counts)
+        .map(|(s, &c)| c as f64 * (s.stdev_ns.powi(2) + (s.mean_ns - mean).powi(2)))
+        .sum();
+    Lat {
+        min: parts.iter().map(|s| s.min_ns).min().unwrap_or(0),
+        max: parts.iter().map(|s| s.max_ns).max().unwrap_or(0),
+        mean: round6(mean),
+        stddev: round6((ss / n as f64).sqrt()),
+        n,
+        percentile: None,
+        bins: None,
+    }
+}
+
+/// fio's percentile keys: "99.000000".
+fn percentile_map(h: &LatencyHistogram, list: &[f64]) -> Map<String, Value> {
+    list.iter()
+        .map(|&p| (format!("{p:.6}"), Value::from(h.value_at_percentile(p))))
+        .collect()
+}
+
+/// fio's latency distribution: the share of I/Os (percent) whose latency falls in each bucket,
+/// a bucket holding the latencies above the previous bound and up to its own.
+fn latency_buckets(
+    h: &LatencyHistogram,
+) -> (Map<String, Value>, Map<String, Value>, Map<String, Value>) {
+    const UNITS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    let total = h.count();
+    let recorded = h.recorded();
+    let share = |lo: u64, hi: u64| -> f64 {
+        if total == 0 {
+            return 0.0;
+        }
+        let n: u64 = recorded
+            .iter()
+            .filter(|(v, _)| *v > lo && *v <= hi)
+            .map(|(_, c)| c)
+            .sum();
+        round6(100.0 * n as f64 / total as f64)
+    };
+    let scale = |unit: u64, bounds: &[u64]| -> Map<String, Value> {
+        let mut prev = if unit == 1 { 0 } else { unit };
+        bounds
+            .iter()
+            .map(|&b| {
+                let hi = b * unit;
+                let v = share(prev, hi);
+                prev = hi;
+                (b.to_string(), Value::from(v))
+            })
+            .collect()
+    };
+    let ns = scale(1, &UNITS);
+    let us = scale(1_000, &UNITS);
+    let mut ms = scale(
+        1_000_000,
+        &[2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000],
+    );
+    ms.insert(">=2000".into(), Value::from(share(2_000_000_000, u64::MAX)));
+    (ns, us, ms)
+}
+
+/// fio's queue-depth distribution, from the configured depth: iogauge refills each slot as
+/// its I/O completes, so the queue stays at that depth (except as the run drains).
+fn depth_levels(depth: u32) -> Map<String, Value> {
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let bucket = match depth {
+        0 | 1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    };
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| {
+            (
+                k.to_string(),
+                Value::from(if i == bucket { 100.0 } else { 0.0 }),
+            )
+        })
+        .collect()
+}

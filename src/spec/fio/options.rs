@@ -1,0 +1,949 @@
+//! What fio's job options mean, as iogauge runs them: each fio job becomes one validated
+//! [`JobSpec`], the same description `iogauge run` builds from its flags, plus what fio's
+//! reports need to know (group, clones, percentiles).
+//!
+//! Every option falls in one of four kinds (the [`OPTIONS`] table): *mapped* onto the
+//! JobSpec; *accepted* with a note where iogauge's behaviour differs or the option has no
+//! effect here; *planned*, refused until iogauge supports it; or anything else, refused as not
+//! supported. Nothing is dropped silently: `--ignore-unsupported` turns the refusals into one
+//! warning per option.
+//!
+//! Where fio and iogauge differ by design, fio's meaning wins: its defaults (psync, iodepth 1,
+//! 4k blocks, latency always measured), a job's clones each with their own file unless
+//! `filename` names one, `size` as the region and the bytes each clone moves.
+
+use super::{parse_size, parse_time_ns, FioJob, FioOption, Location};
+use crate::error::{Error, Result};
+use crate::spec::{
+    Affinity, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop, TargetSpec,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// fio's default `percentile_list`.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// How iogauge treats one fio option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Read into the job description.
+    Mapped,
+    /// Accepted; the text says how iogauge's behaviour differs, or that it has no effect.
+    Noted(&'static str),
+    /// Refused for now: iogauge plans to support it. The text says what is missing.
+    Planned(&'static str),
+}
+
+/// fio's option names (and aliases) that iogauge knows. Anything not here is refused as not
+/// supported and not planned.
+pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
+    ("name", &[], Kind::Mapped),
+    ("filename", &[], Kind::Mapped),
+    ("directory", &[], Kind::Mapped),
+    ("filename_format", &[], Kind::Mapped),
+    ("size", &[], Kind::Mapped),
+    ("filesize", &[], Kind::Mapped),
+    ("nrfiles", &["nr_files"], Kind::Mapped),
+    ("offset", &["fileoffset"], Kind::Mapped),
+    ("bs", &["blocksize"], Kind::Mapped),
+    ("blockalign", &["ba"], Kind::Mapped),
+    ("rw", &["readwrite"], Kind::Mapped),
+    ("rwmixread", &[], Kind::Mapped),
+    ("rwmixwrite", &[], Kind::Mapped),
+    ("percentage_random", &[], Kind::Mapped),
+    ("iodepth", &[], Kind::Mapped),
+    ("iodepth_batch_submit", &["iodepth_batch"], Kind::Mapped),
+    ("numjobs", &[], Kind::Mapped),
+    ("ioengine", &[], Kind::Mapped),
+    ("direct", &[], Kind::Mapped),
+    ("buffered", &[], Kind::Mapped),
+    ("sync", &[], Kind::Mapped),
+    ("runtime", &["timeout"], Kind::Mapped),
+    ("time_based", &[], Kind::Mapped),
+    ("ramp_time", &[], Kind::Mapped),
+    ("loops", &[], Kind::Mapped),
+    ("number_ios", &[], Kind::Mapped),
+    ("io_size", &["io_limit"], Kind::Mapped),
+    ("stonewall", &["wait_for_previous"], Kind::Mapped),
+    ("new_group", &[], Kind::Mapped),
+    ("group_reporting", &[], Kind::Mapped),
+    ("rate", &[], Kind::Mapped),
+    ("rate_iops", &[], Kind::Mapped),
+    ("random_distribution", &[], Kind::Mapped),
+    ("randrepeat", &[], Kind::Mapped),
+    ("randseed", &[], Kind::Mapped),
+    ("allow_file_create", &[], Kind::Mapped),
+    ("lat_percentiles", &[], Kind::Mapped),
+    ("clat_percentiles", &[], Kind::Mapped),
+    ("percentile_list", &[], Kind::Mapped),
+    ("unified_rw_reporting", &[], Kind::Mapped),
+    ("cpus_allowed", &[], Kind::Mapped),
+    ("cpus_allowed_policy", &[], Kind::Mapped),
+    ("kb_base", &[], Kind::Mapped),
+    ("gtod_reduce", &[], Kind::Mapped),
+    ("disable_lat", &[], Kind::Mapped),
+    ("disable_clat", &[], Kind::Mapped),
+    ("continue_on_error", &[], Kind::Mapped),
+    ("hipri", &[], Kind::Mapped),
+    ("sqthread_poll", &[], Kind::Mapped),
+    ("invalidate", &[], Kind::Mapped),
+    (
+        "iodepth_batch_complete_min",
+        &["iodepth_batch_complete"],
+        Kind::Noted("iogauge reaps every completion that is ready at each wait"),
+    ),
+    (
+        "iodepth_batch_complete_max",
+        &[],
+        Kind::Noted("iogauge reaps every completion that is ready at each wait"),
+    ),
+    (
+        "iodepth_low",
+        &[],
+        Kind::Noted("iogauge refills the queue as each I/O completes"),
+    ),
+    (
+        "fixedbufs",
+        &[],
+        Kind::Noted("iogauge registers buffers with io_uring wherever the kernel allows"),
+    ),
+    (
+        "registerfiles",
+        &[],
+        Kind::Noted("iogauge registers files with io_uring wherever the kernel allows"),
+    ),
+    (
+        "thread",
+        &[],
+        Kind::Noted("iogauge's workers are always threads"),
+    ),
+    (
+        "random_generator",
+        &[],
+        Kind::Noted("iogauge draws offsets from its own generator (xoshiro), seeded by randseed"),
+    ),
+    (
+        "norandommap",
+        &[],
+        Kind::Noted("iogauge draws random offsets independently (as fio does with norandommap), whether or not it is set"),
+    ),
+    (
+        "unlink",
+        &[],
+        Kind::Noted("iogauge removes the files it created after the run unless --keep is given"),
+    ),
+    (
+        "fallocate",
+        &[],
+        Kind::Noted("iogauge writes files it creates in full, with incompressible data"),
+    ),
+    (
+        "overwrite",
+        &[],
+        Kind::Noted("iogauge writes files it creates in full before the job starts"),
+    ),
+    (
+        "scramble_buffers",
+        &[],
+        Kind::Noted("iogauge's write buffers are random data already"),
+    ),
+    ("disable_slat", &[], Kind::Noted("no effect on what iogauge measures")),
+    (
+        "disable_bw_measurement",
+        &["disable_bw"],
+        Kind::Noted("no effect on what iogauge measures"),
+    ),
+    ("clocksource", &[], Kind::Noted("iogauge times with its calibrated TSC or CLOCK_MONOTONIC")),
+    ("description", &[], Kind::Noted("shown nowhere")),
+    ("unit_base", &[], Kind::Noted("iogauge reports bytes and bits as fio's JSON does")),
+    ("per_job_logs", &[], Kind::Noted("iogauge writes no fio logs yet")),
+    ("stats", &[], Kind::Noted("iogauge always keeps statistics")),
+    ("create_serialize", &[], Kind::Noted("iogauge creates files one after another")),
+    ("create_on_open", &[], Kind::Noted("iogauge creates files before the job starts")),
+    ("allow_mounted_write", &[], Kind::Noted("iogauge's own rule applies: block devices and files it did not create are written only with --allow-overwrite")),
+    ("bsrange", &["blocksize_range"], Kind::Planned("block sizes that vary per I/O")),
+    ("bssplit", &[], Kind::Planned("block sizes that vary per I/O")),
+    ("offset_increment", &[], Kind::Planned("a different offset per clone")),
+    ("fsync", &[], Kind::Planned("fsync every N writes")),
+    ("fdatasync", &[], Kind::Planned("fdatasync every N writes")),
+    ("end_fsync", &[], Kind::Planned("fsync at the end of a job")),
+    ("fsync_on_close", &[], Kind::Planned("fsync at the end of a job")),
+    ("startdelay", &[], Kind::Planned("a delay before a job starts")),
+    ("thinktime", &[], Kind::Planned("think time between I/Os")),
+    ("thinktime_blocks", &[], Kind::Planned("think time between I/Os")),
+    ("thinktime_spin", &[], Kind::Planned("think time between I/Os")),
+    ("rate_min", &[], Kind::Planned("minimum rates")),
+    ("rate_iops_min", &[], Kind::Planned("minimum rates")),
+    ("verify", &[], Kind::Planned("data verification")),
+    ("do_verify", &[], Kind::Planned("data verification")),
+    ("verify_pattern", &[], Kind::Planned("data verification")),
+    ("verify_interval", &[], Kind::Planned("data verification")),
+    ("verify_fatal", &[], Kind::Planned("data verification")),
+    ("verify_backlog", &[], Kind::Planned("data verification")),
+    ("verify_async", &[], Kind::Planned("data verification")),
+    ("verify_only", &[], Kind::Planned("data verification")),
+    ("write_bw_log", &[], Kind::Planned("fio's log files")),
+    ("write_lat_log", &[], Kind::Planned("fio's log files")),
+    ("write_iops_log", &[], Kind::Planned("fio's log files")),
+    ("write_hist_log", &[], Kind::Planned("fio's log files")),
+    ("log_avg_msec", &[], Kind::Planned("fio's log files")),
+    ("refill_buffers", &[], Kind::Planned("write buffers refilled for every I/O")),
+    ("buffer_compress_percentage", &[], Kind::Planned("compressible write data")),
+    ("buffer_compress_chunk", &[], Kind::Planned("compressible write data")),
+    ("dedupe_percentage", &[], Kind::Planned("deduplicable write data")),
+    ("zero_buffers", &[], Kind::Planned("zeroed write buffers")),
+    ("create_only", &[], Kind::Planned("jobs that only lay out their files")),
+    ("steadystate", &["ss"], Kind::Planned("fio's steady-state detection (iogauge run --until-steady is its own rule)")),
+    ("steadystate_duration", &["ss_dur"], Kind::Planned("fio's steady-state detection")),
+    ("steadystate_ramp_time", &["ss_ramp"], Kind::Planned("fio's steady-state detection")),
+    ("exitall", &[], Kind::Planned("ending every job when one ends")),
+    ("exitall_on_error", &[], Kind::Planned("ending every job when one fails")),
+    ("file_service_type", &[], Kind::Planned("one job spread over several files")),
+];
+
+/// The canonical name and kind of a fio option, if iogauge knows it.
+pub fn lookup(key: &str) -> Option<(&'static str, Kind)> {
+    OPTIONS
+        .iter()
+        .find(|(name, aliases, _)| *name == key || aliases.contains(&key))
+        .map(|&(name, _, kind)| (name, kind))
+}
+
+/// How the fio command should treat options iogauge does not support, and what it may touch.
+pub struct MapOptions<'a> {
+    /// Run without them, with a warning each, instead of refusing the job.
+    pub ignore_unsupported: bool,
+    pub allow_overwrite: bool,
+    pub keep: bool,
+    /// The size of an existing file or block device, for jobs that move "the whole file".
+    pub size_of: &'a dyn Fn(&Path) -> Option<u64>,
+}
+
+/// How a job's `numjobs` clones were laid out in its JobSpec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clones {
+    /// One shared file (`filename`): clone i is thread i of the one target.
+    Threads,
+    /// A file per clone (fio's generated names): clone i is target i, one thread each.
+    Targets,
+}
+
+/// One fio job, ready to run.
+#[derive(Debug, Clone)]
+pub struct FioRun {
+    pub name: String,
+    /// fio's `groupid`: a new group at each `stonewall` or `new_group`.
+    pub group: u32,
+    /// Jobs of one batch run together; a `stonewall` job starts a new batch, which waits for
+    /// the one before to end.
+    pub batch: u32,
+    pub job: JobSpec,
+    pub clones: u32,
+    pub layout: Clones,
+    pub group_reporting: bool,
+    /// fio's `unified_rw_reporting`: reads and writes reported together as "mixed".
+    pub unified: bool,
+    /// Percentiles to report; empty when `clat_percentiles=0` and `lat_percentiles=0`.
+    pub percentiles: Vec<f64>,
+    /// Percentiles of total latency (`lat_percentiles=1`) rather than completion latency.
+    pub lat_percentiles: bool,
+    /// fio's `invalidate`: drop the page cache of the job's files before it starts.
+    pub invalidate: bool,
+    /// The job's own options as written (fio's "job options").
+    pub options: Vec<(String, String)>,
+    /// How iogauge runs this job differently from fio, one line each.
+    pub notes: Vec<String>,
+    pub at: Location,
+}
+
+/// Every job of a job file or command line, and the options ignored with
+/// `--ignore-unsupported` (one warning each).
+#[derive(Debug, Clone)]
+pub struct FioPlan {
+    pub runs: Vec<FioRun>,
+    /// Options that apply to every job (fio's "global options").
+    pub global_options: Vec<(String, String)>,
+    pub warnings: Vec<String>,
+}
+
+/// The last value of each option a job set, by canonical name.
+struct Set<'a> {
+    values: HashMap<&'static str, &'a FioOption>,
+    kb_base: u64,
+}
+
+impl<'a> Set<'a> {
+    fn get(&self, key: &str) -> Option<&'a FioOption> {
+        self.values.get(key).copied()
+    }
+    fn text(&self, key: &str) -> Option<&'a str> {
+        self.get(key).map(|o| o.value.as_deref().unwrap_or(""))
+    }
+    fn err(&self, key: &str, msg: impl std::fmt::Display) -> Error {
+        match self.get(key) {
+            Some(o) => Error::usage(format!("{}: {key}: {msg}", o.at)),
+            None => Error::usage(format!("{key}: {msg}")),
+        }
+    }
+    /// fio's bool: a bare flag, 1 or 0 (and true/false, yes/no, on/off).
+    fn flag(&self, key: &str) -> Result<Option<bool>> {
+        let Some(o) = self.get(key) else {
+            return Ok(None);
+        };
+        match o.value.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("1") | Some("true") | Some("yes") | Some("on") => Ok(Some(true)),
+            Some("0") | Some("false") | Some("no") | Some("off") => Ok(Some(false)),
+            Some(v) => Err(self.err(key, format!("'{v}' is not 0 or 1"))),
+        }
+    }
+    fn size(&self, key: &str) -> Result<Option<u64>> {
+        self.text(key)
+            .map(|v| {
+                if v.ends_with('%') {
+                    return Err(self.err(
+                        key,
+                        format!("'{v}': sizes in percent are not supported yet (planned)"),
+                    ));
+                }
+                parse_size(v, self.kb_base).map_err(|e| self.err(key, e))
+            })
+            .transpose()
+    }
+    fn int(&self, key: &str) -> Result<Option<u64>> {
+        self.text(key)
+            .map(|v| parse_size(v, 1000).map_err(|e| self.err(key, e)))
+            .transpose()
+    }
+    fn seconds(&self, key: &str) -> Result<Option<u64>> {
+        self.text(key)
+            .map(|v| parse_time_ns(v, 1_000_000_000).map_err(|e| self.err(key, e)))
+            .transpose()
+    }
+    /// One value for reads and writes: `4k`, or `4k,4k` where both agree. fio's `R,W[,T]`
+    /// with different values needs per-direction settings iogauge does not have.
+    fn one_size(&self, key: &str, reads: bool, writes: bool) -> Result<Option<u64>> {
+        let Some(v) = self.text(key) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        let mut values = Vec::new();
+        for (i, p) in parts.iter().enumerate().take(2) {
+            let used = if i == 0 { reads } else { writes };
+            if !p.is_empty() && used {
+                values.push(parse_size(p, self.kb_base).map_err(|e| self.err(key, e))?);
+            }
+        }
+        // "4k" alone applies to both directions.
+        if parts.len() == 1 {
+            return Ok(Some(
+                parse_size(parts[0], self.kb_base).map_err(|e| self.err(key, e))?,
+            ));
+        }
+        values.dedup();
+        match values.len() {
+            0 => Ok(None),
+            1 => Ok(Some(values[0])),
+            _ => Err(self.err(
+                key,
+                format!(
+                    "'{v}': different values for reads and writes are not supported yet (planned)"
+                ),
+            )),
+        }
+    }
+}
+
+/// fio's `rw`: random or not, the default write share, and the `:N` skip of sequential jobs.
+fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
+    let v = set.text("rw").unwrap_or("read");
+    let (base, skip) = match v.split_once(':') {
+        Some((b, s)) => (b, Some(s)),
+        None => (v, None),
+    };
+    let (random, write_pct) = match base {
+        "read" => (false, 0),
+        "write" => (false, 100),
+        "randread" => (true, 0),
+        "randwrite" => (true, 100),
+        "rw" | "readwrite" => (false, 50),
+        "randrw" => (true, 50),
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            return Err(set.err(
+                "rw",
+                format!("'{base}': trim workloads are not supported yet (planned)"),
+            ))
+        }
+        _ => return Err(set.err(
+            "rw",
+            format!(
+                "'{base}' is not one of read, write, randread, randwrite, rw, readwrite, randrw"
+            ),
+        )),
+    };
+    let skip =
+        match skip {
+            None => 0,
+            Some(_) if random => return Err(set.err(
+                "rw",
+                format!(
+                    "'{v}': random offsets renewed every N I/Os are not supported yet (planned)"
+                ),
+            )),
+            Some(s) => parse_size(s, set.kb_base).map_err(|e| set.err("rw", e))?,
+        };
+    Ok((random, write_pct, skip))
+}
+
+fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
+    let v = set.text("ioengine").unwrap_or("psync");
+    Ok(match v {
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => EngineKind::Sync,
+        "io_uring" => EngineKind::IoUring,
+        "libaio" | "posixaio" => {
+            notes.push(format!(
+                "ioengine={v} runs on io_uring: the same asynchronous reads and writes, queued the same way"
+            ));
+            EngineKind::IoUring
+        }
+        "null" => EngineKind::Null,
+        "mmap" => return Err(set.err("ioengine", "'mmap' is not supported yet (planned)")),
+        "filecreate" | "filestat" | "filedelete" => {
+            return Err(set.err(
+                "ioengine",
+                format!("'{v}' is measured by `iogauge fs` (its file_create, file_stat and file_delete tests), not by iogauge fio"),
+            ))
+        }
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio and null)"))),
+    })
+}
+
+/// fio's CPU list: `0-3,8,10-11`.
+fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
+    let Some(v) = set.text("cpus_allowed") else {
+        return Ok(None);
+    };
+    let mut cpus = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || {
+            set.err(
+                "cpus_allowed",
+                format!("'{part}' is not a CPU or a range of CPUs"),
+            )
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if a > b || b - a > 4096 {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(Some(cpus))
+}
+
+fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result<Distribution> {
+    let Some(v) = set.text("random_distribution") else {
+        return Ok(Distribution::Uniform);
+    };
+    let (kind, param) = match v.split_once(':') {
+        Some((k, p)) => (k, Some(p)),
+        None => (v, None),
+    };
+    let number = |p: Option<&str>| -> Result<f64> {
+        p.and_then(|p| p.split(':').next())
+            .and_then(|p| p.trim().parse::<f64>().ok())
+            .ok_or_else(|| {
+                set.err(
+                    "random_distribution",
+                    format!("'{v}' needs a number: {kind}:VALUE"),
+                )
+            })
+    };
+    let d = match kind {
+        "random" => Distribution::Uniform,
+        "zipf" => Distribution::Zipf {
+            theta: number(param)?,
+        },
+        "pareto" => {
+            notes.push("random_distribution=pareto: iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; check that this is fio's meaning for your H".into());
+            Distribution::Pareto { h: number(param)? }
+        }
+        "normal" | "gauss" | "zoned" | "zoned_abs" => {
+            return Err(set.err(
+                "random_distribution",
+                format!("'{kind}' is not supported yet (planned)"),
+            ))
+        }
+        _ => {
+            return Err(set.err(
+                "random_distribution",
+                format!("'{kind}' is not one of random, zipf, pareto, normal, zoned"),
+            ))
+        }
+    };
+    if !random && d != Distribution::Uniform {
+        notes.push("random_distribution has no effect on a sequential job (as in fio)".into());
+        return Ok(Distribution::Uniform);
+    }
+    Ok(d)
+}
+
+/// fio's `filename_format` for clone `jobnum`: $jobname, $jobnum, $filenum, $clientuid.
+fn format_name(format: &str, job: &str, jobnum: u32) -> String {
+    format
+        .replace("$jobname", job)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", "0")
+        .replace("$clientuid", "0")
+}
+
+/// One fio job into a run. `batch`/`group` are filled in by [`plan`].
+fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<FioRun> {
+    let mut values: HashMap<&'static str, &FioOption> = HashMap::new();
+    let mut refused: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
+    for opt in &fj.options {
+        match lookup(&opt.key) {
+            Some((name, Kind::Mapped)) => {
+                values.insert(name, opt);
+            }
+            Some((name, Kind::Noted(why))) => {
+                notes.push(format!("{name}: {why}"));
+            }
+            Some((name, Kind::Planned(what))) => refused.push(format!(
+                "{}: option '{}' is not supported yet: {what} (planned)",
+                opt.at, name
+            )),
+            None => refused.push(format!(
+                "{}: option '{}' is not supported by iogauge (and not planned; is it spelled as fio spells it?)",
+                opt.at, opt.key
+            )),
+        }
+    }
+    notes.dedup();
+    if let Some(first) = refused.first() {
+        if !o.ignore_unsupported {
+            let more = match refused.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            return Err(Error::usage(format!(
+                "{first}{more}; --ignore-unsupported runs the job without them"
+            )));
+        }
+        warnings.extend(refused.into_iter().map(|r| format!("{r}: ignored")));
+    }
+    let mut set = Set {
+        values,
+        kb_base: 1024,
+    };
+    if let Some(kb) = set.int("kb_base")? {
+        if kb != 1000 && kb != 1024 {
+            return Err(set.err("kb_base", format!("{kb} is not 1000 or 1024")));
+        }
+        set.kb_base = kb;
+    }
+    let name = set.text("name").unwrap_or(&fj.name).to_string();
+
+    let (random, mut write_pct, skip) = read_rw(&set)?;
+    let mixed = write_pct != 0 && write_pct != 100;
+    if mixed {
+        // rwmixread and rwmixwrite set the same thing; the later one wins, as in fio.
+        let read_at = set.get("rwmixread").map(|o| &o.at);
+        let write_at = set.get("rwmixwrite").map(|o| &o.at);
+        let pct = |key: &str| -> Result<u8> {
+            let v = set.int(key)?.unwrap_or(0);
+            if v > 100 {
+                return Err(set.err(key, format!("{v} is not a percentage 0..100")));
+            }
+            Ok(v as u8)
+        };
+        match (read_at, write_at) {
+            (Some(r), Some(w)) if later(w, r, &fj.options) => write_pct = pct("rwmixwrite")?,
+            (Some(_), _) => write_pct = 100 - pct("rwmixread")?,
+            (None, Some(_)) => write_pct = pct("rwmixwrite")?,
+            (None, None) => {}
+        }
+    }
+    if let Some(p) = set.int("percentage_random")? {
+        let matches = if random { p == 100 } else { p == 0 };
+        if !matches {
+            return Err(set.err(
+                "percentage_random",
+                format!("{p}: a mix of random and sequential I/O is not supported yet (planned)"),
+            ));
+        }
+    }
+    let reads = write_pct < 100;
+    let writes = write_pct > 0;
+    let block_size = set.one_size("bs", reads, writes)?.unwrap_or(4096);
+    let align = set
+        .one_size("blockalign", reads, writes)?
+        .unwrap_or(block_size);
+    let pattern = if random {
+        Pattern::Random {
+            align_bytes: align,
+            distribution: read_distribution(&set, true, &mut notes)?,
+        }
+    } else {
+        read_distribution(&set, false, &mut notes)?;
+        Pattern::Sequential {
+            stride_bytes: block_size + skip,
+            interlocked: false,
+        }
+    };
+
+    let engine = read_engine(&set, &mut notes)?;
+    let queue_depth = set.int("iodepth")?.unwrap_or(1);
+    let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
+    let clones = set.int("numjobs")?.unwrap_or(1);
+    if clones == 0 || clones > 4096 {
+        return Err(set.err("numjobs", format!("{clones} is not between 1 and 4096")));
+    }
+    let clones = clones as u32;
+    let direct = set.flag("direct")?.unwrap_or(false) || set.flag("buffered")? == Some(false);
+    let cache = match (direct, set.text("sync")) {
+        (d, None | Some("0") | Some("none")) => {
+            if d {
+                CacheMode::Direct
+            } else {
+                CacheMode::Buffered
+            }
+        }
+        (d, Some(s @ ("1" | "sync" | "dsync"))) => {
+            if s != "dsync" {
+                notes.push("sync=1 (O_SYNC) runs as O_DSYNC: the data of each write is stable when it completes; file metadata such as mtime is not forced with it".into());
+            }
+            if d {
+                CacheMode::DirectWriteThrough
+            } else {
+                CacheMode::WriteThrough
+            }
+        }
+        (_, Some(s)) => return Err(set.err("sync", format!("'{s}' is not 0, 1, sync or dsync"))),
+    };
+
+    // Files: one shared file named by `filename`, or one generated file per clone.
+    let dir = set.text("directory").map(PathBuf::from);
+    if let Some(d) = set.text("directory") {
+        if d.contains(':') {
+            return Err(set.err(
+                "directory",
+                format!("'{d}': several directories are not supported yet (planned)"),
+            ));
+        }
+    }
+    let nrfiles = set.int("nrfiles")?.unwrap_or(1);
+    if nrfiles != 1 {
+        return Err(set.err(
+            "nrfiles",
+            format!("{nrfiles}: one job spread over several files is not supported yet (planned)"),
+        ));
+    }
+    let offset = set.size("offset")?.unwrap_or(0);
+    let size = set.size("size")?;
+    let filesize = set.size("filesize")?;
+    let may_create = set.flag("allow_file_create")?.unwrap_or(true);
+    let (targets, layout) = match set.text("filename") {
+        Some(f) => {
+            let names = split_files(f);
+            if names.len() != 1 {
+                return Err(set.err(
+                    "filename",
+                    format!(
+                        "'{f}': one job spread over several files is not supported yet (planned)"
+                    ),
+                ));
+            }
+            let p = PathBuf::from(&names[0]);
+            let path = match &dir {
+                Some(d) if p.is_relative() => d.join(p),
+                _ => p,
+            };
+            let create = filesize.or(size.map(|s| offset + s)).filter(|_| may_create);
+            (
+                vec![TargetSpec {
+                    path,
+                    create_size: create,
+                    temporary: false,
+                }],
+                Clones::Threads,
+            )
+        }
+        None => {
+            let format = set
+                .text("filename_format")
+                .unwrap_or("$jobname.$jobnum.$filenum");
+            let Some(file_size) = filesize.or(size) else {
+                return Err(Error::usage(format!(
+                    "{}: job '{name}' names no file and no size: give filename= or size=",
+                    fj.at
+                )));
+            };
+            let dir = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+            let targets = (0..clones)
+                .map(|j| TargetSpec {
+                    path: dir.join(format_name(format, &name, j)),
+                    create_size: may_create.then_some(file_size),
+                    temporary: false,
+                })
+                .collect();
+            (targets, Clones::Targets)
+        }
+    };
+    let threads_per_target = match layout {
+        Clones::Threads => clones,
+        Clones::Targets => 1,
+    };
+    // The region each clone works in: `size` from `offset`, else the whole file.
+    let max_offset = match layout {
+        Clones::Threads => size.map(|s| offset + s),
+        Clones::Targets => match (size, filesize) {
+            (Some(s), Some(f)) if offset + s < f => Some(offset + s),
+            _ => None,
+        },
+    };
+
+    let time_based = set.flag("time_based")?.unwrap_or(false);
+    let runtime = set.seconds("runtime")?.filter(|&ns| ns > 0);
+    let stop = if time_based {
+        let Some(ns) = runtime else {
+            return Err(set.err("time_based", "needs runtime= (fio would run until stopped)"));
+        };
+        Stop::Duration { ns }
+    } else {
+        let per_clone = match (set.int("number_ios")?, set.size("io_size")?) {
+            (Some(n), _) => n.saturating_mul(block_size),
+            (None, Some(b)) => b,
+            (None, None) => {
+                let end = match (max_offset, &targets[0]) {
+                    (Some(end), _) => end,
+                    (None, t) => t
+                        .create_size
+                        .filter(|_| !t.path.exists())
+                        .or_else(|| (o.size_of)(&t.path))
+                        .ok_or_else(|| {
+                            Error::usage(format!(
+                                "{}: job '{name}': '{}' does not exist and no size= was given",
+                                fj.at,
+                                t.path.display()
+                            ))
+                        })?,
+                };
+                end.saturating_sub(offset)
+            }
+        };
+        let loops = set.int("loops")?.unwrap_or(1).max(1);
+        Stop::TotalBytes {
+            bytes: per_clone
+                .saturating_mul(loops)
+                .saturating_mul(clones as u64),
+            max_ns: runtime,
+        }
+    };
+    if random && matches!(stop, Stop::TotalBytes { .. }) {
+        notes.push("fio's random map visits each block once per pass; iogauge draws random offsets independently (as fio's norandommap), so some blocks are visited twice and some not at all".into());
+    }
+
+    let latency = !(set.flag("gtod_reduce")?.unwrap_or(false)
+        || set.flag("disable_lat")?.unwrap_or(false) && set.flag("disable_clat")?.unwrap_or(false));
+    let seed = match (set.int("randseed")?, set.flag("randrepeat")?) {
+        (Some(s), _) => s,
+        (None, Some(false)) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64),
+        (None, _) => 0,
+    };
+    let per_dir = |key: &str| -> Result<Option<u64>> {
+        match set.text(key) {
+            Some(v) if v.contains(',') => Err(set.err(
+                key,
+                format!("'{v}': separate read and write limits are not supported yet (planned)"),
+            )),
+            _ => Ok(()),
+        }?;
+        if key == "rate" {
+            set.size(key)
+        } else {
+            set.int(key)
+        }
+    };
+    let affinity = match (read_cpus(&set)?, set.text("cpus_allowed_policy")) {
+        (None, None) => None,
+        (None, Some("split")) => Some(Affinity::Auto),
+        (None, Some(_)) => None,
+        (Some(cpus), policy) => {
+            if policy != Some("split") {
+                notes.push("cpus_allowed: iogauge pins each thread to one CPU of the list in turn (fio's cpus_allowed_policy=split); fio's default lets every thread use every CPU of the list".into());
+            }
+            Some(Affinity::Cpus { cpus })
+        }
+    };
+    let continue_on_error = match set.text("continue_on_error") {
+        None | Some("0") | Some("none") => false,
+        Some(_) => {
+            notes.push(
+                "continue_on_error: iogauge goes on after any I/O error, counting each by errno"
+                    .into(),
+            );
+            true
+        }
+    };
+    let hipri = set.flag("hipri")?.unwrap_or(false);
+    let sqpoll = set.flag("sqthread_poll")?.unwrap_or(false);
+
+    let job = JobSpec {
+        targets,
+        threads_per_target,
+        queue_depth: queue_depth.clamp(1, u32::MAX as u64) as u32,
+        submit_batch: submit.min(queue_depth.max(1)) as u32,
+        latency,
+        delay: None,
+        delay_step: None,
+        affinity,
+        sqpoll,
+        hipri,
+        register: true,
+        block_size,
+        pattern,
+        write_pct,
+        warmup_ns: set.seconds("ramp_time")?.unwrap_or(0),
+        stop,
+        until_steady: None,
+        cooldown_ns: 0,
+        base_offset: offset,
+        max_offset,
+        cache,
+        engine: Some(engine),
+        rate_iops: per_dir("rate_iops")?,
+        rate_bytes_per_sec: per_dir("rate")?,
+        seed,
+        interval_ns: 1_000_000_000,
+        allow_overwrite: o.allow_overwrite,
+        keep: o.keep,
+        continue_on_error,
+    };
+    job.validate()
+        .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
+
+    let clat = set.flag("clat_percentiles")?.unwrap_or(true);
+    let lat_percentiles = set.flag("lat_percentiles")?.unwrap_or(false);
+    let percentiles = match set.text("percentile_list") {
+        _ if !clat && !lat_percentiles => Vec::new(),
+        None => FIO_PERCENTILES.to_vec(),
+        Some(list) => list
+            .split(':')
+            .map(|p| {
+                p.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..=100.0).contains(p))
+                    .ok_or_else(|| {
+                        set.err(
+                            "percentile_list",
+                            format!("'{p}' is not a percentile 0..100"),
+                        )
+                    })
+            })
+            .collect::<Result<_>>()?,
+    };
+    let unified = matches!(
+        set.text("unified_rw_reporting"),
+        Some("1" | "mixed" | "both" | "")
+    );
+    let group_reporting = set.flag("group_reporting")?.unwrap_or(false);
+    let options = fj.options[fj.inherited..]
+        .iter()
+        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+        .collect();
+    Ok(FioRun {
+        name,
+        group: 0,
+        batch: 0,
+        job,
+        clones,
+        layout,
+        group_reporting,
+        unified,
+        percentiles,
+        lat_percentiles,
+        invalidate: set.flag("invalidate")?.unwrap_or(true),
+        options,
+        notes,
+        at: fj.at.clone(),
+    })
+}
+
+/// Whether option `a` comes after option `b` in the job's list.
+fn later(a: &Location, b: &Location, options: &[FioOption]) -> bool {
+    let pos = |l: &Location| options.iter().rposition(|o| &o.at == l);
+    pos(a) > pos(b)
+}
+
+/// fio's `:` separated file list, where `\:` is a colon inside a name.
+fn split_files(list: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().expect("never empty").push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// All jobs, with fio's groups and batches: a job with `stonewall` waits for every job before
+/// it and starts a new group; `new_group` starts a new group that still runs alongside.
+pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
+    if jobs.is_empty() {
+        return Err(Error::usage(
+            "no fio job given: name one with --name=NAME or a job file",
+        ));
+    }
+    let mut warnings = Vec::new();
+    let mut runs: Vec<FioRun> = Vec::new();
+    let (mut group, mut batch) = (0, 0);
+    for (i, fj) in jobs.iter().enumerate() {
+        let mut run = map_job(fj, o, &mut warnings)?;
+        let flag = |key: &str| {
+            fj.options
+                .iter()
+                .rev()
+                .find(|o| lookup(&o.key).map(|(n, _)| n) == Some(key))
+                .map(|o| !matches!(o.value.as_deref(), Some("0")))
+                .unwrap_or(false)
+        };
+        if i > 0 && flag("stonewall") {
+            batch += 1;
+            group += 1;
+        } else if i > 0 && flag("new_group") {
+            group += 1;
+        }
+        run.group = group;
+        run.batch = batch;
+        runs.push(run);
+    }
+    warnings.dedup();
+    let global_options = jobs[0].options[..jobs[0].inherited]
+        .iter()
+        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+        .collect();
+    Ok(FioPlan {
+        runs,
+        global_options,
+        warnings,
+    })
+}
