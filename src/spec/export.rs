@@ -117,8 +117,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
                     let _ = writeln!(o, "filesize={}", tool_size(c));
                 }
             }
+            // The file's size; the region is the whole file from the offset.
             (None, Some(c)) => {
-                let _ = writeln!(o, "size={}", tool_size(c - job.base_offset.min(c)));
+                let _ = writeln!(o, "filesize={}", tool_size(c));
             }
             (None, None) => {}
         }

@@ -376,24 +376,27 @@ fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
                 format!("'{base}': trim workloads are not supported yet (planned)"),
             ))
         }
-        _ => return Err(set.err(
-            "rw",
-            format!(
+        _ => {
+            return Err(set.err(
+                "rw",
+                format!(
                 "'{base}' is not one of read, write, randread, randwrite, rw, readwrite, randrw"
             ),
-        )),
+            ))
+        }
     };
-    let skip =
-        match skip {
-            None => 0,
-            Some(_) if random => return Err(set.err(
+    let skip = match skip {
+        None => 0,
+        Some(_) if random => {
+            return Err(set.err(
                 "rw",
                 format!(
                     "'{v}': random offsets renewed every N I/Os are not supported yet (planned)"
                 ),
-            )),
-            Some(s) => parse_size(s, set.kb_base).map_err(|e| set.err("rw", e))?,
-        };
+            ))
+        }
+        Some(s) => parse_size(s, set.kb_base).map_err(|e| set.err("rw", e))?,
+    };
     Ok((random, write_pct, skip))
 }
 
@@ -602,6 +605,12 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
 
     let engine = read_engine(&set, &mut notes)?;
     let queue_depth = set.int("iodepth")?.unwrap_or(1);
+    if queue_depth == 0 || queue_depth > 65536 {
+        return Err(set.err(
+            "iodepth",
+            format!("{queue_depth} must be at least 1 and at most 65536"),
+        ));
+    }
     let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
     let clones = set.int("numjobs")?.unwrap_or(1);
     if clones == 0 || clones > 4096 {
@@ -651,7 +660,8 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let size = set.size("size")?;
     let filesize = set.size("filesize")?;
     let may_create = set.flag("allow_file_create")?.unwrap_or(true);
-    let (targets, layout) = match set.text("filename") {
+    // An empty filename (a job undoing its [global]'s) means fio's generated names.
+    let (targets, layout) = match set.text("filename").filter(|f| !f.is_empty()) {
         Some(f) => {
             let names = split_files(f);
             if names.len() != 1 {
@@ -802,8 +812,8 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let job = JobSpec {
         targets,
         threads_per_target,
-        queue_depth: queue_depth.clamp(1, u32::MAX as u64) as u32,
-        submit_batch: submit.min(queue_depth.max(1)) as u32,
+        queue_depth: queue_depth as u32,
+        submit_batch: submit.min(queue_depth) as u32,
         latency,
         delay: None,
         delay_step: None,
@@ -946,4 +956,454 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         global_options,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::fio::{read_args, read_str, Vars};
+    use crate::spec::native::job_from_argv;
+
+    fn vars() -> Vars<'static> {
+        Vars {
+            pagesize: 4096,
+            mb_memory: 2048,
+            ncpus: 4,
+            env: &|_| None,
+        }
+    }
+
+    /// Every existing file is 1 GiB here; nothing on disk is looked at.
+    fn opts(ignore: bool) -> MapOptions<'static> {
+        MapOptions {
+            ignore_unsupported: ignore,
+            allow_overwrite: false,
+            keep: false,
+            size_of: &|_| Some(1 << 30),
+        }
+    }
+
+    fn plan_of(text: &str) -> Result<FioPlan> {
+        let jobs = read_str(text, "t.fio", Path::new("."), &vars())?;
+        plan(&jobs, &opts(false))
+    }
+
+    fn one(text: &str) -> FioRun {
+        let mut p = plan_of(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.runs.len(), 1);
+        p.runs.remove(0)
+    }
+
+    fn err(text: &str) -> String {
+        plan_of(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn fio_defaults_are_psync_depth_one_4k_buffered_sequential_reads() {
+        let r = one("[j]\nfilename=/data/f\nsize=64m\n");
+        let j = &r.job;
+        assert_eq!(j.engine, Some(EngineKind::Sync));
+        assert_eq!(j.queue_depth, 1);
+        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.cache, CacheMode::Buffered);
+        assert_eq!(j.write_pct, 0);
+        assert!(matches!(
+            j.pattern,
+            Pattern::Sequential {
+                stride_bytes: 4096,
+                interlocked: false
+            }
+        ));
+        assert!(j.latency, "fio always measures latency");
+        // One pass over the 64 MiB region, which fio would create if missing.
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 64 << 20,
+                max_ns: None
+            }
+        );
+        assert_eq!(j.targets[0].create_size, Some(64 << 20));
+        assert_eq!(j.max_offset, Some(64 << 20));
+        assert_eq!(r.percentiles, FIO_PERCENTILES.to_vec());
+        assert!(r.invalidate);
+    }
+
+    #[test]
+    fn every_mapped_option_reaches_the_job() {
+        let text = "\
+[global]
+kb_base=1000
+ioengine=libaio
+direct=1
+iodepth=32
+iodepth_batch_submit=8
+[rand]
+filename=/data/f
+offset=1mib
+size=100m
+filesize=200m
+rw=randrw
+rwmixread=70
+bs=4kib,4kib
+blockalign=8kib
+numjobs=3
+runtime=2m
+time_based
+ramp_time=5s
+rate_iops=500
+random_distribution=zipf:1.2
+randseed=42
+cpus_allowed=0-1,3
+cpus_allowed_policy=split
+continue_on_error=all
+lat_percentiles=1
+percentile_list=50:99:99.9
+unified_rw_reporting=1
+group_reporting
+";
+        let r = one(text);
+        let j = &r.job;
+        assert_eq!(j.engine, Some(EngineKind::IoUring));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("libaio runs on io_uring")));
+        assert_eq!(j.cache, CacheMode::Direct);
+        assert_eq!((j.queue_depth, j.submit_batch), (32, 8));
+        // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
+        // behaviour).
+        assert_eq!(j.base_offset, 1 << 20);
+        assert_eq!(j.max_offset, Some((1 << 20) + 100_000_000));
+        assert_eq!(j.targets[0].create_size, Some(200_000_000));
+        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.write_pct, 30);
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 8192,
+                distribution: Distribution::Zipf { theta: 1.2 }
+            }
+        );
+        assert_eq!(
+            (j.threads_per_target, r.clones, r.layout),
+            (3, 3, Clones::Threads)
+        );
+        assert_eq!(
+            j.stop,
+            Stop::Duration {
+                ns: 120_000_000_000
+            }
+        );
+        assert_eq!(j.warmup_ns, 5_000_000_000);
+        assert_eq!(j.rate_iops, Some(500));
+        assert_eq!(j.seed, 42);
+        assert_eq!(
+            j.affinity,
+            Some(Affinity::Cpus {
+                cpus: vec![0, 1, 3]
+            })
+        );
+        assert!(j.continue_on_error);
+        assert!(r.lat_percentiles && r.unified && r.group_reporting);
+        assert_eq!(r.percentiles, vec![50.0, 99.0, 99.9]);
+        // fio's "job options" are the job's own; the globals are the plan's.
+        assert_eq!(
+            r.options[0],
+            ("filename".to_string(), "/data/f".to_string())
+        );
+        assert_eq!(r.options.len(), 22);
+    }
+
+    #[test]
+    fn clones_get_their_own_files_unless_filename_names_one() {
+        let r = one("[w]\nrw=write\nsize=8m\nnumjobs=3\ndirectory=/mnt/x\n");
+        assert_eq!(r.layout, Clones::Targets);
+        let names: Vec<String> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        assert_eq!(names, ["/mnt/x/w.0.0", "/mnt/x/w.1.0", "/mnt/x/w.2.0"]);
+        assert_eq!(r.job.threads_per_target, 1);
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
+        // Each clone writes its own 8 MiB.
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 3 * (8 << 20),
+                max_ns: None
+            }
+        );
+        let r = one("[w]\nrw=write\nsize=8m\nnumjobs=2\nfilename_format=f.$jobnum\n");
+        assert_eq!(r.job.targets[1].path, Path::new("./f.1"));
+    }
+
+    #[test]
+    fn byte_counts_loops_number_ios_and_runtime_limits() {
+        let r = one("[j]\nfilename=/dev/x\nio_size=10m\nloops=3\nruntime=30\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 30 << 20,
+                max_ns: Some(30_000_000_000)
+            }
+        );
+        let r = one("[j]\nfilename=/dev/x\nnumber_ios=100\nbs=8k\nnumjobs=2\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 100 * 8192,
+                max_ns: None
+            }
+        );
+        // No size: the whole existing file (1 GiB here) from the offset.
+        let r = one("[j]\nfilename=/dev/x\noffset=256m\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 768 << 20,
+                max_ns: None
+            }
+        );
+        assert_eq!(r.job.targets[0].create_size, None);
+        assert!(
+            err("[j]\nfilename=/x\ntime_based\n").contains("t.fio:3: time_based: needs runtime=")
+        );
+        assert!(err("[j]\nrw=read\n").contains("t.fio:1: job 'j' names no file and no size"));
+    }
+
+    #[test]
+    fn rw_mixes_skips_sync_and_engines() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=write:4k\nbs=8k\n");
+        assert_eq!(
+            r.job.pattern,
+            Pattern::Sequential {
+                stride_bytes: 12 << 10,
+                interlocked: false
+            }
+        );
+        // rwmixread and rwmixwrite: the later one wins, as in fio.
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixread=80\nrwmixwrite=40\n");
+        assert_eq!(r.job.write_pct, 40);
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixwrite=40\nrwmixread=80\n");
+        assert_eq!(r.job.write_pct, 20);
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=readwrite\n");
+        assert_eq!(r.job.write_pct, 50);
+        let r = one("[j]\nfilename=/x\nsize=1m\nsync=dsync\nbuffered=0\n");
+        assert_eq!(r.job.cache, CacheMode::DirectWriteThrough);
+        let r = one("[j]\nfilename=/x\nsize=1m\nsync=1\n");
+        assert_eq!(r.job.cache, CacheMode::WriteThrough);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("(O_SYNC) runs as O_DSYNC")));
+        for (engine, kind) in [
+            ("pvsync2", EngineKind::Sync),
+            ("posixaio", EngineKind::IoUring),
+            ("null", EngineKind::Null),
+        ] {
+            let r = one(&format!("[j]\nfilename=/x\nsize=1m\nioengine={engine}\n"));
+            assert_eq!(r.job.engine, Some(kind), "{engine}");
+        }
+        // Reads only: the write block size of bs=R,W does not matter.
+        let r = one("[j]\nfilename=/x\nsize=1m\nbs=16k,64k\n");
+        assert_eq!(r.job.block_size, 16 << 10);
+        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbs=16k,64k\n")
+            .contains("t.fio:5: bs: '16k,64k': different values for reads and writes are not supported yet (planned)"));
+        let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
+        assert!(!r.job.latency);
+    }
+
+    #[test]
+    fn unsupported_options_name_file_line_and_plan() {
+        assert_eq!(
+            err("[j]\nfilename=/x\nsize=1m\nbssplit=4k/50:64k/50\n"),
+            "t.fio:4: option 'bssplit' is not supported yet: block sizes that vary per I/O (planned); --ignore-unsupported runs the job without them"
+        );
+        assert_eq!(
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nend_fsync=1\n"),
+            "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
+        );
+        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=filecreate\n").contains("iogauge fs"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
+            .contains("t.fio:4: ioengine: 'splice' is not supported"));
+        assert!(err("[j]\nfilename=/x:/y\nsize=1m\n").contains("several files"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n").contains("planned"));
+        assert!(err("[j]\nfilename=/x\nsize=10%\n").contains("t.fio:3: size: '10%'"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\ndirect=2\n")
+            .contains("t.fio:4: direct: '2' is not 0 or 1"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\niodepth=0\n")
+            .contains("t.fio:4: iodepth: 0 must be at least 1 and at most 65536"));
+        // What only the job description can check names the job and its native flag.
+        assert!(err("[j]\nfilename=/x\nsize=1m\nbs=1000\ndirect=1\n")
+            .contains("t.fio:1: job 'j': --block-size 1000 is not a multiple of 512 bytes"));
+        // With --ignore-unsupported: a warning each, and the job runs without them.
+        let jobs = read_str(
+            "[j]\nfilename=/x\nsize=1m\nend_fsync=1\nthinktime=10\n",
+            "t.fio",
+            Path::new("."),
+            &vars(),
+        )
+        .unwrap();
+        let p = plan(&jobs, &opts(true)).unwrap();
+        assert_eq!(p.warnings.len(), 2);
+        assert!(p.warnings[0].starts_with("t.fio:4: option 'end_fsync' is not supported yet"));
+        assert!(p.warnings[0].ends_with(": ignored"));
+    }
+
+    #[test]
+    fn stonewall_starts_a_batch_and_new_group_only_a_group() {
+        let text = "\
+[global]
+filename=/x
+size=1m
+[a]
+[b]
+[c]
+new_group
+[d]
+stonewall
+[e]
+wait_for_previous
+";
+        let p = plan_of(text).unwrap();
+        let got: Vec<(&str, u32, u32)> = p
+            .runs
+            .iter()
+            .map(|r| (r.name.as_str(), r.group, r.batch))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", 0, 0),
+                ("b", 0, 0),
+                ("c", 1, 0),
+                ("d", 2, 1),
+                ("e", 3, 2)
+            ]
+        );
+        assert_eq!(
+            p.global_options,
+            [
+                ("filename".to_string(), "/x".to_string()),
+                ("size".to_string(), "1m".to_string())
+            ]
+        );
+    }
+
+    /// One workload four ways: iogauge's flags, DiskSpd's flags (which `iogauge run` takes),
+    /// a fio job file and a fio command line. All give the same JobSpec.
+    #[test]
+    fn native_diskspd_fio_file_and_fio_command_line_agree() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let native = job_from_argv(&argv(
+            "iogauge run --block-size 8k --random --write-pct 30 --threads 4 --queue-depth 16 \
+             --engine io_uring --cache direct --duration 20 --warmup 2 --latency -c 1G --max-offset 1G /data/t",
+        ))
+        .unwrap();
+        let diskspd = job_from_argv(&argv(
+            "iogauge run -b8k -r -w30 -t4 -o16 --engine io_uring -Su -d20 -W2 -L -c1G --max-offset 1G /data/t",
+        ))
+        .unwrap();
+        let file = "\
+[t]
+filename=/data/t
+size=1g
+rw=randrw
+rwmixwrite=30
+bs=8k
+numjobs=4
+iodepth=16
+ioengine=io_uring
+direct=1
+runtime=20
+time_based
+ramp_time=2
+";
+        let from_file = one(file).job;
+        let cl = read_args(
+            &argv("--name=t --filename=/data/t --size=1g --rw=randrw --rwmixwrite=30 --bs=8k --numjobs=4 \
+                   --iodepth=16 --ioengine=io_uring --direct=1 --runtime=20 --time_based --ramp_time=2"),
+            &vars(),
+        )
+        .unwrap();
+        let from_cli = plan(&cl.jobs, &opts(false)).unwrap().runs.remove(0).job;
+        assert_eq!(native, diskspd);
+        assert_eq!(native, from_file);
+        assert_eq!(native, from_cli);
+    }
+
+    /// `explain`'s fio section read back gives the job it was written from.
+    #[test]
+    fn explain_fio_output_reads_back_as_the_same_job() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for line in [
+            "iogauge run -b 4k -r -t 2 -o 32 --engine io_uring -L -c 1G t.dat",
+            "iogauge run -b 1M -s -w 100 -o 8 --engine io_uring -c 4G --cache buffered t.dat",
+            "iogauge run -b 64k -s=128k -w 40 -t 3 --engine sync -L -c 1G --base-offset 1M --max-offset 512M -d 30 -W 5 t.dat",
+            "iogauge run -b 8k -r=16k --distribution zipf:1.1 --rate-iops 200 --seed 7 --engine io_uring -L -c 1G --cache writethrough t.dat",
+            "iogauge run -b 4k -r --total 64M -d 10 --engine io_uring -L -c 1G t.dat",
+            "iogauge run -b 4k -r --engine io_uring -c 1G --submit-batch 4 -o 16 --affinity=0,1 --continue-on-error t.dat",
+        ] {
+            let job = job_from_argv(&argv(line)).unwrap();
+            let text = crate::spec::export::to_fio(&job, "pass", false);
+            let back = read_str(&text, "explain", Path::new("."), &vars())
+                .and_then(|jobs| plan(&jobs, &opts(false)))
+                .unwrap_or_else(|e| panic!("{line}: {e}\n{text}"));
+            assert_eq!(back.runs[0].job, job, "{line}\n{text}");
+        }
+    }
+
+    /// Every pass of every profile, as `explain` writes it for fio, reads back as the same job,
+    /// but for what fio cannot express (said in the section's comments): a cool-down,
+    /// iogauge's steady-state rule, threads sharing one sequential offset.
+    #[test]
+    fn every_profile_pass_reads_back_from_its_fio_section() {
+        use crate::profile::{run_args, Params, PROFILES};
+        let params = Params {
+            size: 1 << 30,
+            seconds: 5.0,
+            cache: None,
+            steady_window_s: 60.0,
+            memory_bytes: 8 << 30,
+        };
+        let (mut checked, mut skipped) = (0, 0);
+        for p in PROFILES {
+            for pass in p.passes(&params) {
+                let argv = run_args(&pass, Path::new("t.dat"), params.size);
+                let job = job_from_argv(&argv).unwrap();
+                let inexpressible = job.cooldown_ns > 0
+                    || job.until_steady.is_some()
+                    || matches!(
+                        job.pattern,
+                        Pattern::Sequential {
+                            interlocked: true,
+                            ..
+                        }
+                    );
+                if inexpressible {
+                    skipped += 1;
+                    continue;
+                }
+                let text = crate::spec::export::to_fio(&job, &pass.label, false);
+                let back = read_str(&text, "explain", Path::new("."), &vars())
+                    .and_then(|jobs| plan(&jobs, &opts(false)))
+                    .unwrap_or_else(|e| panic!("{} {}: {e}\n{text}", p.name, pass.label));
+                // iogauge's automatic engine (io_uring where the kernel allows) is written as
+                // io_uring, and read back as that.
+                let mut want = job.clone();
+                want.engine = want.engine.or(Some(EngineKind::IoUring));
+                assert_eq!(back.runs[0].job, want, "{} {}\n{text}", p.name, pass.label);
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 15 && skipped <= 3,
+            "{checked} checked, {skipped} skipped"
+        );
+    }
 }

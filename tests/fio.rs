@@ -1,0 +1,373 @@
+//! `iogauge fio` end to end: job files of the kinds users write, fio command lines, the
+//! fio-shaped JSON read by a standard-library Python consumer (tests/fio/consumer.py), bad
+//! input, and IOPS side by side with the real fio on the same file. Own harness: where fio or
+//! python3 is missing, the test that needs it is SKIPPED with the reason, never passed.
+
+mod common;
+
+use common::{bin, harness, p, sh, stderr, work_dir, Outcome};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+fn fio_cmd(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .output()
+        .expect("iogauge starts")
+}
+
+fn consumer(json: &Path) -> Result<String, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fio/consumer.py");
+    let o = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(json)
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+const JOBS: &str = "\
+; the kinds of job files users write
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+size=32m
+filename=${DATA}
+
+[prepare]
+rw=write
+bs=1m
+iodepth=4
+
+[randread]
+stonewall
+rw=randread
+iodepth=16
+runtime=1500ms
+time_based
+
+[mixed]
+stonewall
+rw=randrw
+rwmixread=70
+numjobs=2
+iodepth=4
+runtime=1
+time_based
+group_reporting
+
+[seqread]
+stonewall
+rw=read
+bs=128k
+io_size=16m
+loops=2
+
+[two-clones]
+stonewall
+filename=
+rw=randwrite
+numjobs=2
+size=4m
+ioengine=psync
+";
+
+fn job_files_run_and_a_python_consumer_reads_the_json() -> Outcome {
+    if sh("python3", &["--version"]).is_err() {
+        return Outcome::Skip("python3 is not installed".into());
+    }
+    let dir = work_dir();
+    let data = dir.path().join("data.bin");
+    std::fs::write(dir.path().join("jobs.fio"), JOBS).unwrap();
+    let o = bin()
+        .current_dir(dir.path())
+        .env("DATA", &data)
+        .args(["fio", "jobs.fio", "--output-format=json+", "--no-save"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "iogauge fio failed: {err}");
+    let json_path = dir.path().join("out.json");
+    std::fs::write(&json_path, &o.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    let lines = match consumer(&json_path) {
+        Ok(l) => l,
+        Err(e) => return Outcome::Fail(format!("the consumer refused the JSON: {e}")),
+    };
+    let rows: Vec<Vec<&str>> = lines.lines().map(|l| l.split(',').collect()).collect();
+    let names: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    assert_eq!(
+        names,
+        [
+            ("prepare", "0", "write"),
+            ("randread", "1", "read"),
+            // group_reporting: the two clones as one entry, reads and writes.
+            ("mixed", "2", "read"),
+            ("mixed", "2", "write"),
+            ("seqread", "3", "read"),
+            // No group_reporting: one entry per clone, each with its own file.
+            ("two-clones", "4", "write"),
+            ("two-clones", "4", "write"),
+        ],
+        "{lines}"
+    );
+    let jobs = doc["jobs"].as_array().unwrap();
+    let bytes = |i: usize, d: &str| jobs[i][d]["io_bytes"].as_u64().unwrap();
+    // Bytes-bounded jobs moved exactly what fio would: size, io_size x loops, size per clone.
+    assert_eq!(bytes(0, "write"), 32 << 20);
+    assert_eq!(bytes(3, "read"), 32 << 20);
+    assert_eq!(bytes(4, "write"), 4 << 20);
+    assert_eq!(bytes(5, "write"), 4 << 20);
+    // Time-bounded: the runtime, within the first interval's rounding.
+    let rt = jobs[1]["read"]["runtime"].as_u64().unwrap();
+    assert!((1400..=1700).contains(&rt), "randread runtime {rt} ms");
+    // The mix is about 70/30 by I/Os.
+    let (r, w) = (
+        jobs[2]["read"]["total_ios"].as_f64().unwrap(),
+        jobs[2]["write"]["total_ios"].as_f64().unwrap(),
+    );
+    let share = r / (r + w);
+    assert!((0.65..0.75).contains(&share), "read share {share}");
+    // fio's option echo: globals once, each job its own.
+    assert_eq!(doc["global options"]["ioengine"], "libaio");
+    assert_eq!(jobs[1]["job options"]["rw"], "randread");
+    assert!(
+        jobs[0]["write"]["clat_ns"]["bins"].is_object(),
+        "json+ has bins"
+    );
+    // Warnings and progress go to stderr only; the files iogauge created are gone.
+    assert!(err.contains("iogauge: fio group 4: two-clones"), "{err}");
+    assert!(!data.exists(), "data file left behind");
+    for clone in ["two-clones.0.0", "two-clones.1.0"] {
+        assert!(!dir.path().join(clone).exists(), "{clone} left behind");
+    }
+    Outcome::Pass(format!("{} entries", rows.len()))
+}
+
+fn command_lines_and_text_output() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("t.dat");
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--name=w",
+            &format!("--filename={}", p(&f)),
+            "--size=8m",
+            "--rw=randwrite",
+            "--bs=8k",
+            "--iodepth=8",
+            "--number_ios=500",
+            "--name=r",
+            "--stonewall",
+            &format!("--filename={}", p(&f)),
+            "--rw=read",
+            "--size=8m",
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // fio's text layout: a head line per job, IOPS and bandwidth, percentiles, group status.
+    assert!(out.contains("w: (groupid=0, jobs=1): err= 0"), "{out}");
+    assert!(out.contains("  write: IOPS="), "{out}");
+    assert!(out.contains("clat percentiles (usec):"), "{out}");
+    assert!(out.contains("r: (groupid=1, jobs=1)"), "{out}");
+    assert!(out.contains("Run status group 1 (all jobs):"), "{out}");
+    // number_ios=500 of 8k: 4,096,000 bytes written; the read job reads the 8 MiB.
+    assert!(
+        out.contains("WRITE: bw=") && out.contains("io=3.9MiB"),
+        "{out}"
+    );
+    assert!(
+        out.contains("READ: bw=") && out.contains("io=8.0MiB"),
+        "{out}"
+    );
+    // Saved, one run per job.
+    let e = stderr(&o);
+    assert!(
+        e.contains("fio job 'w' saved as run") && e.contains("fio job 'r' saved as run"),
+        "{e}"
+    );
+    assert!(!f.exists());
+    Outcome::Pass(String::new())
+}
+
+fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let existing = d.join("mine.dat");
+    std::fs::write(&existing, vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(d.join("typo.fio"), "[a]\nsize=1m\nfilename=x\nrww=read\n").unwrap();
+    std::fs::write(
+        d.join("planned.fio"),
+        "[a]\nsize=1m\nfilename=x\nverify=md5\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("overwrite.fio"),
+        format!("[a]\nrw=write\nfilename={}\n", p(&existing)),
+    )
+    .unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["typo.fio"],
+            "typo.fio:4: option 'rww' is not supported by iogauge",
+        ),
+        (
+            &["planned.fio"],
+            "planned.fio:4: option 'verify' is not supported yet: data verification (planned)",
+        ),
+        (&["overwrite.fio"], "overwrite.fio:1: job 'a' writes to"),
+        (&["missing.fio"], "cannot read fio job file 'missing.fio'"),
+        (&[], "no fio job given"),
+        (
+            &["--name=a", "--size=1m", "--bs=3x"],
+            "command-line argument 3: bs: '3x' has an unknown size suffix",
+        ),
+        (
+            &["--name=a", "--size=1m", "--output-format=xml"],
+            "--output-format=xml: iogauge fio writes normal, json or json+",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = fio_cmd(d, args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{args:?}: more than one line: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+        assert!(o.stdout.is_empty(), "{args:?}: wrote to stdout");
+    }
+    // The refused write touched nothing.
+    assert_eq!(std::fs::read(&existing).unwrap(), vec![7u8; 1 << 20]);
+    // --ignore-unsupported: a warning on stderr, valid JSON on stdout.
+    let o = fio_cmd(
+        d,
+        &[
+            "planned.fio",
+            "--ignore-unsupported",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: planned.fio:4: option 'verify' is not supported yet"));
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON despite warnings");
+    assert_eq!(doc["jobs"][0]["read"]["io_bytes"], 1 << 20);
+    Outcome::Pass(String::new())
+}
+
+/// Best-of-N IOPS of a job run by fio and by iogauge, alternating, on the same file.
+fn iops_side_by_side(dir: &Path, job: &str, rounds: usize) -> Result<(f64, f64), String> {
+    let file = dir.join("side.fio");
+    std::fs::write(&file, job).unwrap();
+    let (mut fio_best, mut ig_best) = (0.0f64, 0.0f64);
+    let iops = |doc: &Value| -> f64 {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["iops"].as_f64().unwrap() + j["write"]["iops"].as_f64().unwrap())
+            .sum()
+    };
+    for _ in 0..rounds {
+        let out = sh("fio", &[p(&file), "--output-format=json"])?;
+        let doc: Value = serde_json::from_str(&out[out.find('{').unwrap_or(0)..])
+            .map_err(|e| format!("fio's JSON: {e}"))?;
+        fio_best = fio_best.max(iops(&doc));
+        let o = fio_cmd(dir, &[p(&file), "--output-format=json", "--no-save"]);
+        if !o.status.success() {
+            return Err(format!("iogauge fio: {}", stderr(&o)));
+        }
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        ig_best = ig_best.max(iops(&doc));
+    }
+    Ok((fio_best, ig_best))
+}
+
+fn iops_match_fio_on_the_same_file() -> Outcome {
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Skip(
+            "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
+        );
+    }
+    let dir = work_dir();
+    let data = dir.path().join("shared.dat");
+    // fio lays the file out; both only read it.
+    if let Err(e) = sh(
+        "fio",
+        &[
+            "--name=lay",
+            &format!("--filename={}", p(&data)),
+            "--size=256m",
+            "--rw=write",
+            "--bs=1m",
+            "--output-format=terse",
+        ],
+    ) {
+        return Outcome::Fail(e);
+    }
+    let jobs = [
+        (
+            "randread 4k io_uring QD16 direct",
+            format!("[r]\nfilename={}\nrw=randread\nbs=4k\nioengine=io_uring\niodepth=16\ndirect=1\nruntime=3\ntime_based\nnorandommap\n", p(&data)),
+        ),
+        (
+            "randread 4k psync QD1 direct",
+            format!("[r]\nfilename={}\nrw=randread\nbs=4k\ndirect=1\nruntime=3\ntime_based\nnorandommap\n", p(&data)),
+        ),
+        (
+            "read 128k libaio QD4 direct, 2 jobs",
+            format!("[r]\nfilename={}\nrw=read\nbs=128k\nioengine=libaio\niodepth=4\ndirect=1\nnumjobs=2\nruntime=3\ntime_based\n", p(&data)),
+        ),
+    ];
+    let mut report = Vec::new();
+    for (what, job) in jobs {
+        let (fio, ig) = match iops_side_by_side(dir.path(), &job, 2) {
+            Ok(x) => x,
+            Err(e) => return Outcome::Fail(format!("{what}: {e}")),
+        };
+        let ratio = ig / fio;
+        report.push(format!(
+            "{what}: fio {fio:.0}, iogauge {ig:.0} IOPS, {ratio:.2}x"
+        ));
+        // The same device, the same job: within 30% on this shared, noisy machine.
+        if !(0.7..=1.43).contains(&ratio) {
+            return Outcome::Fail(report.join("; "));
+        }
+    }
+    Outcome::Pass(report.join("; "))
+}
+
+fn main() {
+    let tests: Vec<(&str, fn() -> Outcome)> = vec![
+        (
+            "job_files_run_and_a_python_consumer_reads_the_json",
+            job_files_run_and_a_python_consumer_reads_the_json,
+        ),
+        (
+            "command_lines_and_text_output",
+            command_lines_and_text_output,
+        ),
+        (
+            "bad_input_gets_one_line_naming_the_culprit",
+            bad_input_gets_one_line_naming_the_culprit,
+        ),
+        (
+            "iops_match_fio_on_the_same_file",
+            iops_match_fio_on_the_same_file,
+        ),
+    ];
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| (name.to_string(), Box::new(t) as Box<dyn Fn() -> Outcome>))
+        .collect();
+    harness("fio", tests);
+}
