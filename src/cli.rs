@@ -803,6 +803,9 @@ pub enum OutputFormat {
     Text,
     Json,
     Csv,
+    /// fio's `--output-format=json` shape, for scripts written for fio (runs only).
+    #[value(name = "fio-json")]
+    FioJson,
 }
 
 /// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:

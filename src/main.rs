@@ -142,12 +142,15 @@ fn cmd_selftest(args: &SelftestArgs) -> Result<u8, Error> {
             args.dir.display()
         )));
     }
+    if matches!(args.output, OutputFormat::Csv | OutputFormat::FioJson) {
+        return Err(Error::usage("selftest writes text or json"));
+    }
     let interrupted = interrupt_flag()?;
     let st = iogauge::selftest::run(&args.dir, args.seconds, &interrupted)?;
     let text = match args.output {
         OutputFormat::Json => serde_json::to_string_pretty(&st).expect("serializes") + "\n",
         OutputFormat::Text => st.text(),
-        OutputFormat::Csv => return Err(Error::usage("selftest writes text or json, not csv")),
+        OutputFormat::Csv | OutputFormat::FioJson => unreachable!("refused above"),
     };
     write_output("-", &text)?;
     Ok(if st.passed() { exit::OK } else { exit::FAILURE })
@@ -271,9 +274,9 @@ fn cmd_profile(
 ) -> Result<u8, Error> {
     let p = profile::find(name)?;
     let params = profile_params(p, opts)?;
-    if opts.output == OutputFormat::Csv {
+    if matches!(opts.output, OutputFormat::Csv | OutputFormat::FioJson) {
         return Err(Error::usage(
-            "profiles write text or json, not csv (iogauge run writes csv)",
+            "profiles write text or json (iogauge run writes csv and fio-json)",
         ));
     }
     let mut saver = cmd::saved::Saver::new(db, &opts.save, opts.quiet)?;

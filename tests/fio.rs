@@ -346,8 +346,55 @@ fn iops_match_fio_on_the_same_file() -> Outcome {
     Outcome::Pass(report.join("; "))
 }
 
+/// `iogauge run --output fio-json` and `results show --output fio-json`: the same document
+/// shape for a native run, live and saved, read by the same consumer.
+fn native_runs_write_fio_json_too() -> Outcome {
+    if sh("python3", &["--version"]).is_err() {
+        return Outcome::Skip("python3 is not installed".into());
+    }
+    let dir = work_dir();
+    let f = dir.path().join("n.dat");
+    for latency in [true, false] {
+        let mut args = vec![
+            "run", "-c", "32M", "-d", "1", "-W", "0", "-t", "2", "-o", "4", "-b", "4k", "-r", "-w",
+            "25",
+        ];
+        if latency {
+            args.push("-L");
+        }
+        args.extend(["--output", "fio-json", p(&f)]);
+        let o = bin().args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = dir.path().join("run.json");
+        std::fs::write(&out, &o.stdout).unwrap();
+        let rows = match consumer(&out) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Fail(format!("consumer (latency {latency}): {e}")),
+        };
+        // One fio job for the run, reads and writes, with the fio options explain writes.
+        assert_eq!(rows.lines().count(), 2, "{rows}");
+        assert!(rows.starts_with("iogauge,0,read,randrw,4K,4,2,"), "{rows}");
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let n = doc["jobs"][0]["read"]["clat_ns"]["N"].as_u64().unwrap();
+        assert_eq!(n > 0, latency, "clat N {n} with latency {latency}");
+        if latency {
+            let id = common::saved_id(&o);
+            let shown = bin()
+                .args(["results", "show", &id.to_string(), "--output", "fio-json"])
+                .output()
+                .unwrap();
+            let again: Value =
+                serde_json::from_slice(&shown.stdout).expect("saved run as fio JSON");
+            assert_eq!(again["jobs"][0]["read"], doc["jobs"][0]["read"]);
+        }
+    }
+    Outcome::Pass(String::new())
+}
+
+type Test = (&'static str, fn() -> Outcome);
+
 fn main() {
-    let tests: Vec<(&str, fn() -> Outcome)> = vec![
+    let tests: Vec<Test> = vec![
         (
             "job_files_run_and_a_python_consumer_reads_the_json",
             job_files_run_and_a_python_consumer_reads_the_json,
@@ -359,6 +406,10 @@ fn main() {
         (
             "bad_input_gets_one_line_naming_the_culprit",
             bad_input_gets_one_line_naming_the_culprit,
+        ),
+        (
+            "native_runs_write_fio_json_too",
+            native_runs_write_fio_json_too,
         ),
         (
             "iops_match_fio_on_the_same_file",

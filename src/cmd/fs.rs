@@ -11,6 +11,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
+    if a.output == OutputFormat::FioJson {
+        return Err(Error::usage(
+            "iogauge fs writes text, json or csv (fio-json is for runs)",
+        ));
+    }
     let tests = fs_suite::select_tests(&a.tests)?;
     let file_size = parse_size(&a.file_size).map_err(|e| {
         Error::usage(format!(
@@ -57,6 +62,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         OutputFormat::Text => iogauge::report::fs::text(&result),
         OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serializes") + "\n",
         OutputFormat::Csv => iogauge::report::fs::csv(&result),
+        OutputFormat::FioJson => unreachable!("refused before the suite runs"),
     };
     write_output(&a.output_file, &text)?;
     let failures = result.failures();

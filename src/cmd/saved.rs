@@ -181,7 +181,9 @@ fn list(db: &Option<PathBuf>, a: &ListArgs) -> Result<u8> {
     let rows = store.list(&filter)?;
     let text = match a.output {
         OutputFormat::Json => serde_json::to_string_pretty(&rows).expect("serializes") + "\n",
-        OutputFormat::Csv => return Err(Error::usage("results list writes text or json")),
+        OutputFormat::Csv | OutputFormat::FioJson => {
+            return Err(Error::usage("results list writes text or json"))
+        }
         OutputFormat::Text => {
             let mut g = iogauge::report::table::Grid::new(
                 ["id", "started (UTC)", "what", "target", "figures", "tags"]
@@ -239,6 +241,13 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
             o
         }
         (OutputFormat::Csv, Record::Fs(f)) => iogauge::report::fs::csv(f),
+        (OutputFormat::FioJson, Record::Run(r)) => iogauge::report::fio::FioJson.render(r),
+        (OutputFormat::FioJson, _) => {
+            return Err(Error::usage(format!(
+                "result {} is not a run: fio-json is written for runs (iogauge run, iogauge fio)",
+                a.id
+            )))
+        }
         (OutputFormat::Text, r) => {
             let mut o = format!(
                 "Saved run {} from {} UTC{}\n\n",

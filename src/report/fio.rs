@@ -136,6 +136,51 @@ struct Part<'a> {
     series: Option<&'a RunResult>,
 }
 
+/// A run of `iogauge run` (or a saved one) in fio's JSON shape (`--output fio-json`): one
+/// fio job for the whole run, as with fio's group_reporting, whose "job options" are the fio
+/// job `iogauge explain` writes for it.
+pub struct FioJson;
+
+impl super::Exporter for FioJson {
+    fn render(&self, r: &RunResult) -> String {
+        use crate::spec::fio::options::FIO_PERCENTILES;
+        let section = crate::spec::export::to_fio(&r.job, "iogauge", false);
+        let options = section
+            .lines()
+            .filter(|l| !l.starts_with('[') && !l.starts_with(';'))
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let run = FioRun {
+            name: "iogauge".into(),
+            group: 0,
+            batch: 0,
+            job: r.job.clone(),
+            clones: r.job.total_threads() as u32,
+            layout: Clones::Threads,
+            group_reporting: true,
+            unified: false,
+            percentiles: FIO_PERCENTILES.to_vec(),
+            lat_percentiles: false,
+            invalidate: false,
+            options,
+            notes: r.notes.clone(),
+            at: crate::spec::fio::Location {
+                file: String::new(),
+                line: 0,
+            },
+        };
+        let pct = |ns: u64| 100.0 * ns as f64 / r.measured_ns.max(1) as f64;
+        let outcome = Outcome {
+            run: &run,
+            result: Some(r),
+            usr_cpu: pct(r.iogauge_usage.user_cpu_ns),
+            sys_cpu: pct(r.iogauge_usage.system_cpu_ns),
+        };
+        render(&[outcome], &[], false)
+    }
+}
+
 /// The whole document, as fio's `--output-format=json` (`plus`: `json+`, with each
 /// histogram's bins).
 pub fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {

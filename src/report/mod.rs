@@ -22,5 +22,6 @@ pub fn exporter(format: OutputFormat) -> Box<dyn Exporter> {
         OutputFormat::Text => Box::new(text::Text),
         OutputFormat::Json => Box::new(json::Json),
         OutputFormat::Csv => Box::new(csv::Csv),
+        OutputFormat::FioJson => Box::new(fio::FioJson),
     }
 }

@@ -48,9 +48,10 @@ def main(path):
             if abs(x["bw"] - x["bw_bytes"] / 1024) > 1:
                 fail(f"{job['jobname']} {d}: bw {x['bw']} KiB/s vs bw_bytes {x['bw_bytes']}")
             clat = x["clat_ns"]
-            if clat["N"] != x["total_ios"]:
+            # N == 0: latency not measured (fio's gtod_reduce, iogauge's IOPS mode).
+            if clat["N"] not in (0, x["total_ios"]):
                 fail(f"{job['jobname']} {d}: clat N {clat['N']} != total_ios {x['total_ios']}")
-            if not clat["min"] <= clat["mean"] <= clat["max"]:
+            if clat["N"] and not clat["min"] <= clat["mean"] <= clat["max"]:
                 fail(f"{job['jobname']} {d}: clat min/mean/max out of order")
             pct = clat.get("percentile", {})
             values = [v for _, v in sorted(pct.items(), key=lambda kv: float(kv[0]))]
@@ -66,7 +67,7 @@ def main(path):
                 round(x["lat_ns"]["mean"] / 1000.0, 2), round(p99, 2),
             ]))
         buckets = sum(job["latency_ns"].values()) + sum(job["latency_us"].values()) + sum(job["latency_ms"].values())
-        if any(job[d]["total_ios"] for d in dirs) and abs(buckets - 100.0) > 0.5:
+        if any(job[d]["clat_ns"]["N"] for d in dirs) and abs(buckets - 100.0) > 0.5:
             fail(f"{job['jobname']}: latency buckets sum to {buckets}%")
 
 
