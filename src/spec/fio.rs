@@ -551,10 +551,11 @@ impl<'a> Expr<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn vars() -> Vars<'static> {
+    /// Fixed values, and one environment variable (SIZE=8g), for the readers' tests.
+    pub(crate) fn vars() -> Vars<'static> {
         Vars {
             pagesize: 4096,
             mb_memory: 2048,

@@ -961,17 +961,9 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::fio::{read_args, read_str, Vars};
+    use crate::spec::fio::tests::vars;
+    use crate::spec::fio::{read_args, read_str};
     use crate::spec::native::job_from_argv;
-
-    fn vars() -> Vars<'static> {
-        Vars {
-            pagesize: 4096,
-            mb_memory: 2048,
-            ncpus: 4,
-            env: &|_| None,
-        }
-    }
 
     /// Every existing file is 1 GiB here; nothing on disk is looked at.
     fn opts(ignore: bool) -> MapOptions<'static> {
