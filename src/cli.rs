@@ -60,6 +60,10 @@ pub enum Command {
     /// meaning, and report as fio would (--output-format=json gives fio-shaped JSON).
     #[command(after_help = FIO_HELP, disable_help_flag = true)]
     Fio(FioArgs),
+    /// Run a DiskSpd command line (-b8K -o32 -t4 -r -w30 -Sh -L -c1G file) with DiskSpd's
+    /// defaults and meaning; -Rxml writes DiskSpd's XML.
+    #[command(after_help = DISKSPD_HELP, disable_help_flag = true)]
+    Diskspd(FioArgs),
     /// List the named profiles and what each runs.
     #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
     Profiles,
@@ -377,11 +381,12 @@ pub struct ProfileArgs {
     pub opts: ProfileOpts,
 }
 
-/// `iogauge fio`'s arguments are fio's, read by [`crate::spec::fio::read_args`], not by clap:
-/// fio writes `--key=value` for everything, and its options may follow job files.
+/// `iogauge fio`'s and `iogauge diskspd`'s arguments are the other tool's, read by its front
+/// end in `spec`, not by clap: fio writes `--key=value` and may put options after job files;
+/// DiskSpd glues values to one-letter flags.
 #[derive(Args, Debug, Clone)]
 pub struct FioArgs {
-    /// Job files and fio options, as fio takes them
+    /// The other tool's arguments, as it takes them
     #[arg(value_name = "FIO ARGS", trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     pub args: Vec<String>,
 }
@@ -411,6 +416,27 @@ Examples:
   iogauge fio --name=rand --filename=/data/t --size=1G --rw=randread --bs=4k \\
       --ioengine=libaio --iodepth=32 --direct=1 --runtime=30 --time_based
   iogauge fio jobs.fio --output-format=json > out.json
+
+Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
+
+pub const DISKSPD_HELP: &str = "\
+Arguments are DiskSpd's, values glued to their flag: -b8K -o32 -t4 -r -w30 -Sh -L -c1G, then the
+targets (paths, or #N for the Nth disk in name order). DiskSpd's defaults apply: -b64K -o2 -t1
+-d10 -W5, sequential, reads only, the OS cache on (buffered), threads spread over the CPUs
+(-n: not pinned). Combinations DiskSpd refuses are refused with DiskSpd's reason (-r with -s,
+-si with -r, -F with -t, -n with -a...). Options start with - only (a / would be a path).
+
+Supported: -a -b -B -c -C -d -D -f -F (one target) -g -h -I -l -L -n -o -P -r -R -s -si -S[bhruw]
+-t -v -w -W -x -z -Z<size> -Zr. Planned: -i -j -O -p -rs -rd -Sm -T -Z<size>,<file>.
+-Rxml writes DiskSpd's XML (Results/System/Profile/TimeSpan with Thread/Target counts,
+CpuUtilization, Latency buckets with -L, Iops buckets with -D).
+
+iogauge's own options: --allow-overwrite (write to devices and files iogauge did not create),
+--keep, --quiet, --no-save, --tag=TAG, --output-file=FILE.
+
+Examples:
+  iogauge diskspd -c1G -b4K -t2 -o32 -r -Sh -L -d30 test.dat
+  iogauge diskspd -c8G -b8K -t4 -o8 -r -w30 -Suw -L -D -Rxml test.dat > result.xml
 
 Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
 

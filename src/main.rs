@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().collect();
-    // fio's options are fio's to read: DiskSpd's glued forms are not rewritten there.
-    let args = if subcommand(&raw) == Some("fio") {
+    // fio's and DiskSpd's own front ends read their arguments themselves.
+    let args = if matches!(subcommand(&raw), Some("fio" | "diskspd")) {
         raw
     } else {
         normalize_diskspd_args(raw)
@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         Some(Command::Report(r)) => cmd::saved::cmd_report(db, &r),
         Some(Command::Fs(f)) => cmd::fs::cmd_fs(db, &f, args),
         Some(Command::Fio(f)) => cmd::fio::cmd_fio(db, &f.args, args),
+        Some(Command::Diskspd(d)) => cmd::diskspd::cmd_diskspd(db, &d.args, args),
         Some(Command::Profiles) => cmd_profiles(),
         Some(Command::Explain(e)) => cmd_explain(&e),
         Some(Command::Selftest(st)) => cmd_selftest(&st),

@@ -1,3 +1,4 @@
+pub mod diskspd;
 pub mod fio;
 pub mod fs;
 pub mod saved;

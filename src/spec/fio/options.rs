@@ -1285,8 +1285,9 @@ wait_for_previous
         );
     }
 
-    /// One workload four ways: iogauge's flags, DiskSpd's flags (which `iogauge run` takes),
-    /// a fio job file and a fio command line. All give the same JobSpec.
+    /// One workload five ways: iogauge's flags, DiskSpd's flags (which `iogauge run` takes),
+    /// a DiskSpd command line (`iogauge diskspd`), a fio job file and a fio command line. All
+    /// give the same JobSpec.
     #[test]
     fn native_diskspd_fio_file_and_fio_command_line_agree() {
         let argv =
@@ -1323,7 +1324,17 @@ ramp_time=2
         )
         .unwrap();
         let from_cli = plan(&cl.jobs, &opts(false)).unwrap().runs.remove(0).job;
+        // `iogauge diskspd`, with DiskSpd's own defaults (-n: no affinity, as the others).
+        let mut from_diskspd = crate::spec::diskspd::parse(
+            &argv("-b8K -r -w30 -t4 -o16 -Su -d20 -W2 -L -c1G -f1G -n /data/t"),
+            &crate::spec::diskspd::Targets { disks: &Vec::new },
+        )
+        .unwrap()
+        .job;
+        // DiskSpd has no engine choice: iogauge picks io_uring where the kernel allows it.
+        from_diskspd.engine = Some(EngineKind::IoUring);
         assert_eq!(native, diskspd);
+        assert_eq!(native, from_diskspd);
         assert_eq!(native, from_file);
         assert_eq!(native, from_cli);
     }

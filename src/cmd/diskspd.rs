@@ -1,0 +1,117 @@
+//! `iogauge diskspd`: a DiskSpd command line, with DiskSpd's meaning, run like `iogauge run`.
+
+use crate::{absolute, interrupt_flag, write_output};
+use iogauge::cli::{Cli, SaveOpts};
+use iogauge::error::{exit, Error};
+use iogauge::progress::Progress;
+use iogauge::result::StopReason;
+use iogauge::runner::{self, target::Cleanup, Observer};
+use iogauge::spec::diskspd::{self, Targets};
+use iogauge::store::record::Record;
+use std::path::PathBuf;
+
+pub fn cmd_diskspd(
+    db: &Option<PathBuf>,
+    args: &[String],
+    command_line: Vec<String>,
+) -> Result<u8, Error> {
+    let mut save = SaveOpts {
+        tags: Vec::new(),
+        no_save: false,
+    };
+    let (mut allow_overwrite, mut keep, mut quiet) = (false, false, false);
+    let mut output_file = "-".to_string();
+    let mut rest = Vec::new();
+    for a in args {
+        let (key, value) = match a.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (a.as_str(), None),
+        };
+        let need = |what: &str| {
+            value
+                .map(str::to_string)
+                .ok_or_else(|| Error::usage(format!("{key} needs a value: {key}={what}")))
+        };
+        match key {
+            "-?" | "--help" => return help(),
+            "--allow-overwrite" => allow_overwrite = true,
+            "--keep" => keep = true,
+            "--quiet" => quiet = true,
+            "--no-save" => save.no_save = true,
+            "--tag" => save.tags.push(need("TAG")?),
+            "--output-file" => output_file = need("FILE")?,
+            k if k.starts_with("--") => {
+                return Err(Error::usage(format!(
+                    "{a}: not an option of iogauge diskspd (DiskSpd's options are -x; iogauge's are --allow-overwrite, --keep, --quiet, --no-save, --tag=TAG, --output-file=FILE)"
+                )))
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    let mut d = diskspd::parse(
+        &rest,
+        &Targets {
+            disks: &diskspd::disks_here,
+        },
+    )?;
+    d.job.allow_overwrite = allow_overwrite;
+    d.job.keep = keep;
+    for t in &mut d.job.targets {
+        t.path = absolute(&t.path)?;
+    }
+    for w in &d.warnings {
+        eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
+    }
+    let mut saver = super::saved::Saver::new(db, &save, quiet)?;
+    let interrupted = interrupt_flag()?;
+    let mut cleanup = Cleanup::new(d.job.keep);
+    let mut progress = Progress::new(quiet);
+    let result = runner::run_full(
+        &d.job,
+        command_line,
+        &interrupted,
+        &mut cleanup,
+        &mut progress,
+        false,
+    );
+    progress.end();
+    let mut result = result?;
+    result.notes.extend(d.notes.iter().cloned());
+    let text = if d.xml {
+        iogauge::report::diskspd_xml::render(&result, d.iops_stats)
+    } else {
+        iogauge::report::exporter(iogauge::cli::OutputFormat::Text).render(&result)
+    };
+    write_output(&output_file, &text)?;
+    if d.xml || output_file != "-" {
+        for w in &result.warnings {
+            eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
+        }
+    }
+    let (reason, message) = (result.stop_reason, result.stop_message.clone());
+    saver.save(&Record::Run(Box::new(result)))?;
+    match reason {
+        StopReason::Completed => Ok(exit::OK),
+        StopReason::Interrupted => {
+            eprintln!("iogauge: interrupted; the results above are partial");
+            Ok(exit::INTERRUPTED)
+        }
+        StopReason::IoError => {
+            eprintln!(
+                "iogauge: error: {}; the results above are partial",
+                message.as_deref().unwrap_or("I/O error")
+            );
+            Ok(exit::FAILURE)
+        }
+    }
+}
+
+fn help() -> Result<u8, Error> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let sub = cmd
+        .find_subcommand_mut("diskspd")
+        .expect("the diskspd subcommand exists");
+    write_output("-", &sub.render_long_help().to_string())?;
+    Ok(exit::OK)
+}

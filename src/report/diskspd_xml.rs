@@ -1,0 +1,320 @@
+//! A run as DiskSpd's `-Rxml` report, with DiskSpd's element names for what iogauge measures,
+//! so scripts that read DiskSpd's XML (XPath over `//TimeSpan/Thread/Target/ReadBytes`, the
+//! `Latency/Bucket` percentiles, `CpuUtilization/Average`) read iogauge's runs.
+//!
+//! Written: System (ComputerName, Tool, RunTime), Profile (the parameters of the run), and one
+//! TimeSpan: TestTimeSeconds, ThreadCount, RequestCount, ProcCount, CpuUtilization (per CPU
+//! and average), Latency (averages, deviations and DiskSpd's percentile buckets, with -L),
+//! Iops (per-interval buckets and deviations, with -D), and Thread/Target with byte and I/O
+//! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
+
+use crate::result::{DirResult, RunResult};
+use crate::spec::{Pattern, Stop};
+use crate::stats::LatencyHistogram;
+use std::fmt::Write;
+
+/// DiskSpd's percentile buckets between 0 (min) and 100 (max).
+const PERCENTILES: [&str; 13] = [
+    "25",
+    "50",
+    "75",
+    "90",
+    "95",
+    "99",
+    "99.9",
+    "99.99",
+    "99.999",
+    "99.9999",
+    "99.99999",
+    "99.999999",
+    "99.9999999",
+];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+struct Xml {
+    o: String,
+    depth: usize,
+}
+
+impl Xml {
+    fn open(&mut self, tag: &str) {
+        let _ = writeln!(self.o, "{}<{tag}>", "  ".repeat(self.depth));
+        self.depth += 1;
+    }
+    fn close(&mut self, tag: &str) {
+        self.depth -= 1;
+        let _ = writeln!(self.o, "{}</{tag}>", "  ".repeat(self.depth));
+    }
+    fn leaf(&mut self, tag: &str, value: impl std::fmt::Display) {
+        let _ = writeln!(
+            self.o,
+            "{}<{tag}>{}</{tag}>",
+            "  ".repeat(self.depth),
+            esc(&value.to_string())
+        );
+    }
+    fn raw(&mut self, line: &str) {
+        let _ = writeln!(self.o, "{}{line}", "  ".repeat(self.depth));
+    }
+}
+
+fn hist(d: &DirResult) -> Option<LatencyHistogram> {
+    d.latency_histogram
+        .as_deref()
+        .and_then(|h| LatencyHistogram::from_base64(h).ok())
+}
+
+/// The whole report. `iops_stats`: DiskSpd's -D (the Iops section).
+pub fn render(r: &RunResult, iops_stats: bool) -> String {
+    let j = &r.job;
+    let mut x = Xml {
+        o: String::new(),
+        depth: 0,
+    };
+    x.open("Results");
+    x.open("System");
+    x.leaf("ComputerName", &r.system.hostname);
+    x.open("Tool");
+    x.leaf("Version", format!("iogauge {}", r.tool_version));
+    x.close("Tool");
+    x.open("RunTime");
+    x.leaf("StartTime", crate::dates::format_utc(r.started_unix_ns));
+    x.close("RunTime");
+    x.leaf("ProcessorTopology", format!("{} CPUs", r.system.cpus));
+    x.close("System");
+
+    x.open("Profile");
+    x.leaf("Progress", 0);
+    x.leaf("ResultFormat", "xml");
+    x.leaf("Verbose", "false");
+    x.open("TimeSpans");
+    x.open("TimeSpan");
+    x.leaf("CompletionRoutines", "false");
+    x.leaf("MeasureLatency", j.latency);
+    x.leaf("CalculateIopsStdDev", iops_stats);
+    let secs = |ns: u64| ns / 1_000_000_000;
+    if let Stop::Duration { ns } = j.stop {
+        x.leaf("Duration", secs(ns));
+    }
+    x.leaf("Warmup", secs(j.warmup_ns));
+    x.leaf("Cooldown", secs(j.cooldown_ns));
+    x.leaf("ThreadCount", 0);
+    x.leaf("RequestCount", 0);
+    x.leaf("IoBucketDuration", j.interval_ns / 1_000_000);
+    x.leaf("RandSeed", j.seed);
+    x.open("Targets");
+    for t in &j.targets {
+        x.open("Target");
+        x.leaf("Path", t.path.display());
+        x.leaf("BlockSize", j.block_size);
+        x.leaf("BaseFileOffset", j.base_offset);
+        x.leaf("SequentialScan", "false");
+        x.leaf("RandomAccess", "false");
+        x.leaf("TemporaryFile", "false");
+        x.leaf("UseLargePages", "false");
+        x.leaf("DisableOSCache", j.cache.is_direct());
+        x.leaf("WriteThrough", j.cache.is_dsync());
+        match &j.pattern {
+            Pattern::Random { align_bytes, .. } => x.leaf("Random", align_bytes),
+            Pattern::Sequential {
+                stride_bytes,
+                interlocked,
+            } => {
+                x.leaf("StrideSize", stride_bytes);
+                x.leaf("InterlockedSequential", interlocked);
+            }
+        }
+        x.leaf("ThreadStride", 0);
+        if let Some(m) = j.max_offset {
+            x.leaf("MaxFileSize", m);
+        }
+        x.leaf("RequestCount", r.queue_depth);
+        x.leaf("WriteRatio", j.write_pct);
+        if let Some(iops) = j.rate_iops {
+            x.leaf("ThroughputIOPS", iops);
+        }
+        if let Some(bw) = j.rate_bytes_per_sec {
+            x.leaf("Throughput", bw / 1000);
+        }
+        x.leaf("ThreadsPerFile", j.threads_per_target);
+        x.close("Target");
+    }
+    x.close("Targets");
+    x.close("TimeSpan");
+    x.close("TimeSpans");
+    x.close("Profile");
+
+    x.open("TimeSpan");
+    x.leaf(
+        "TestTimeSeconds",
+        format!("{:.2}", r.measured_ns as f64 / 1e9),
+    );
+    x.leaf("ThreadCount", j.total_threads());
+    x.leaf("RequestCount", r.queue_depth);
+    x.leaf("ProcCount", r.cpu.len());
+    x.open("CpuUtilization");
+    let (mut usage, mut user, mut kernel, mut idle) = (0.0, 0.0, 0.0, 0.0);
+    for c in &r.cpu {
+        let (u, k, i) = (c.pct(c.user_ns), c.pct(c.kernel_ns), c.pct(c.idle_ns));
+        x.open("CPU");
+        x.leaf("Group", 0);
+        x.leaf("Id", c.cpu);
+        x.leaf("UsagePercent", format!("{:.2}", 100.0 - i));
+        x.leaf("UserPercent", format!("{u:.2}"));
+        x.leaf("KernelPercent", format!("{k:.2}"));
+        x.leaf("IdlePercent", format!("{i:.2}"));
+        x.close("CPU");
+        usage += 100.0 - i;
+        user += u;
+        kernel += k;
+        idle += i;
+    }
+    let n = r.cpu.len().max(1) as f64;
+    x.open("Average");
+    x.leaf("UsagePercent", format!("{:.2}", usage / n));
+    x.leaf("UserPercent", format!("{:.2}", user / n));
+    x.leaf("KernelPercent", format!("{:.2}", kernel / n));
+    x.leaf("IdlePercent", format!("{:.2}", idle / n));
+    x.close("Average");
+    x.close("CpuUtilization");
+
+    if j.latency {
+        let t = &r.total;
+        let hs = [hist(&t.read), hist(&t.write), hist(&t.all)];
+        x.open("Latency");
+        let pairs = [
+            (&t.read, "AverageReadMilliseconds", "ReadLatencyStdev"),
+            (&t.write, "AverageWriteMilliseconds", "WriteLatencyStdev"),
+            (&t.all, "AverageTotalMilliseconds", "LatencyStdev"),
+        ];
+        for (d, avg, dev) in pairs {
+            if let Some(l) = &d.latency {
+                x.leaf(avg, ms(l.mean_ns));
+                x.leaf(dev, ms(l.stdev_ns));
+            }
+        }
+        let bucket = |x: &mut Xml, label: &str, at: &dyn Fn(&LatencyHistogram) -> u64| {
+            x.open("Bucket");
+            x.leaf("Percentile", label);
+            for (h, tag) in
+                hs.iter()
+                    .zip(["ReadMilliseconds", "WriteMilliseconds", "TotalMilliseconds"])
+            {
+                if let Some(h) = h {
+                    x.leaf(tag, ms(at(h) as f64));
+                }
+            }
+            x.close("Bucket");
+        };
+        bucket(&mut x, "0", &|h| h.value_at_percentile(0.0));
+        for p in PERCENTILES {
+            let v: f64 = p.parse().expect("static percentiles parse");
+            bucket(&mut x, p, &|h| h.value_at_percentile(v));
+        }
+        bucket(&mut x, "100", &|h| h.value_at_percentile(100.0));
+        x.close("Latency");
+    }
+
+    if iops_stats {
+        x.open("Iops");
+        let interval_s = j.interval_ns as f64 / 1e9;
+        let full: Vec<_> = r
+            .time_series
+            .samples
+            .iter()
+            .filter(|s| s.duration_ns == j.interval_ns)
+            .collect();
+        let dev = |v: Vec<f64>| -> f64 {
+            if v.len() < 2 {
+                return 0.0;
+            }
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+        };
+        let per_s = |f: &dyn Fn(&crate::result::Sample) -> u64| -> Vec<f64> {
+            full.iter().map(|s| f(s) as f64 / interval_s).collect()
+        };
+        x.leaf(
+            "ReadIopsStdDev",
+            format!("{:.3}", dev(per_s(&|s| s.read.ios))),
+        );
+        x.leaf(
+            "WriteIopsStdDev",
+            format!("{:.3}", dev(per_s(&|s| s.write.ios))),
+        );
+        x.leaf(
+            "IopsStdDev",
+            format!("{:.3}", dev(per_s(&|s| s.read.ios + s.write.ios))),
+        );
+        for s in &full {
+            x.raw(&format!(
+                "<Bucket SampleMillisecond=\"{}\" Read=\"{}\" Write=\"{}\" Total=\"{}\"/>",
+                (s.start_ns + s.duration_ns) / 1_000_000,
+                s.read.ios,
+                s.write.ios,
+                s.read.ios + s.write.ios
+            ));
+        }
+        x.close("Iops");
+    }
+
+    let mut id = 0;
+    for t in &r.targets {
+        for th in &t.threads {
+            x.open("Thread");
+            x.leaf("Id", id);
+            id += 1;
+            x.open("Target");
+            x.leaf("Path", &t.path);
+            x.leaf("BytesCount", th.total.all.bytes);
+            x.leaf("FileSize", t.size_bytes);
+            x.leaf("IOCount", th.total.all.ios);
+            x.leaf("ReadBytes", th.total.read.bytes);
+            x.leaf("ReadCount", th.total.read.ios);
+            x.leaf("WriteBytes", th.total.write.bytes);
+            x.leaf("WriteCount", th.total.write.ios);
+            let lat = [
+                (
+                    &th.total.read,
+                    "AverageReadLatencyMilliseconds",
+                    "ReadLatencyStdev",
+                ),
+                (
+                    &th.total.write,
+                    "AverageWriteLatencyMilliseconds",
+                    "WriteLatencyStdev",
+                ),
+                (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
+            ];
+            for (d, avg, dev) in lat {
+                if let Some(l) = &d.latency {
+                    x.leaf(avg, ms(l.mean_ns));
+                    x.leaf(dev, ms(l.stdev_ns));
+                }
+            }
+            x.close("Target");
+            x.close("Thread");
+        }
+    }
+    if r.partial {
+        x.leaf(
+            "Error",
+            r.stop_message
+                .as_deref()
+                .unwrap_or("the run was interrupted"),
+        );
+    }
+    x.close("TimeSpan");
+    x.close("Results");
+    x.o
+}

@@ -1,0 +1,716 @@
+//! DiskSpd's command line with DiskSpd's meaning (`iogauge diskspd`): its defaults (64K blocks,
+//! 2 outstanding I/Os, 10 s after a 5 s warm-up, the OS cache on, threads spread over the
+//! CPUs), glued values (`-b8K`, `-o32`, `-Suw`), and its refusals, with DiskSpd's reasons
+//! (checked against DiskSpd 2.2's parser and validator). The result is the same validated
+//! [`JobSpec`] `iogauge run` builds; `iogauge run` also takes DiskSpd's flags, with iogauge's
+//! defaults.
+//!
+//! Options start with `-` only: DiskSpd's `/` prefix would make every absolute Linux path an
+//! option.
+
+use super::{Affinity, CacheMode, Distribution, JobSpec, Pattern, Stop, TargetSpec};
+use crate::error::{Error, Result};
+use std::path::PathBuf;
+
+/// DiskSpd's defaults.
+pub const BLOCK: u64 = 64 << 10;
+pub const DURATION_S: u64 = 10;
+pub const WARMUP_S: u64 = 5;
+pub const OUTSTANDING: u32 = 2;
+
+/// A DiskSpd command line, understood.
+#[derive(Debug, Clone)]
+pub struct Diskspd {
+    pub job: JobSpec,
+    /// `-Rxml`: DiskSpd's XML report.
+    pub xml: bool,
+    /// `-D`: the per-interval IOPS statistics DiskSpd reports.
+    pub iops_stats: bool,
+    /// What runs differently from DiskSpd on Windows, one line each.
+    pub notes: Vec<String>,
+    /// DiskSpd's own warnings (it prints them and runs anyway).
+    pub warnings: Vec<String>,
+}
+
+/// `#N` targets: the Nth disk. `disks` lists /dev paths in the order DiskSpd's numbers mean
+/// here (whole disks, by name).
+pub struct Targets<'a> {
+    pub disks: &'a dyn Fn() -> Vec<PathBuf>,
+}
+
+fn bad(msg: impl Into<String>) -> Error {
+    Error::usage(msg.into())
+}
+
+/// DiskSpd's sizes: digits, then one of K, M, G, T (binary) or b (blocks), in either case.
+fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let n: u64 = digits.parse().map_err(|_| {
+        bad(format!(
+            "-{flag}{text}: '{text}' is not a size (digits, then K, M, G, T or b for blocks)"
+        ))
+    })?;
+    let mult = match unit.to_ascii_uppercase().as_str() {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        "B" => block,
+        _ => {
+            return Err(bad(format!(
+                "-{flag}{text}: invalid size '{unit}'. Valid: K - KiB, M - MiB, G - GiB, T - TiB, B - block"
+            )))
+        }
+    };
+    n.checked_mul(mult).ok_or_else(|| {
+        bad(format!(
+            "-{flag}{text}: overflow applying multiplier '{unit}'"
+        ))
+    })
+}
+
+fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
+    text.parse()
+        .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
+}
+
+/// Parse `args` (after `iogauge diskspd`, iogauge's own `--` options removed).
+pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    // -b first: other sizes may be in blocks.
+    let mut block = BLOCK;
+    for a in args {
+        if let Some(v) = a.strip_prefix("-b").filter(|v| !v.is_empty()) {
+            block = size(v, BLOCK, "b")?;
+            if block == 0 {
+                return Err(bad(format!("{a}: invalid block size passed to -b")));
+            }
+        }
+    }
+    let mut paths: Vec<String> = Vec::new();
+    let mut threads: Option<u32> = None;
+    let mut total_threads: Option<u32> = None;
+    let mut qd = OUTSTANDING;
+    let mut duration = DURATION_S;
+    let mut warmup = WARMUP_S;
+    let mut cooldown = 0;
+    let mut interval_ms = 1000;
+    let mut iops_stats = false;
+    let mut create: Option<u64> = None;
+    let mut base = 0;
+    let mut max: Option<u64> = None;
+    let mut random: Option<u64> = None;
+    let mut sequential: Option<u64> = None;
+    let mut interlocked = false;
+    let mut write_pct = 0u8;
+    let mut latency = false;
+    let mut xml = false;
+    let mut seed = 0u64;
+    let mut affinity: Option<Option<Vec<usize>>> = None;
+    let mut no_affinity = false;
+    let (mut os_cache, mut write_through): (Option<bool>, Option<bool>) = (None, None);
+    let mut rate_iops = None;
+    let mut rate_bw = None;
+    for a in args {
+        let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
+            paths.push(a.clone());
+            continue;
+        };
+        if !paths.is_empty() {
+            return Err(bad(format!(
+                "{a}: parameters must come before targets on the command line (as DiskSpd requires)"
+            )));
+        }
+        let (flag, v) = opt.split_at(1);
+        let planned = |what: &str| -> Result<()> {
+            Err(bad(format!("{a}: {what} is not supported yet (planned)")))
+        };
+        match flag {
+            "a" => {
+                let list = v.strip_prefix('g').unwrap_or(v);
+                if list.is_empty() {
+                    affinity = Some(None);
+                } else {
+                    let mut cpus = Vec::new();
+                    for part in list.split(',') {
+                        if part.starts_with('g') {
+                            return Err(bad(format!("{a}: processor groups other than 0 do not exist on Linux")));
+                        }
+                        cpus.push(part.parse().map_err(|_| {
+                            bad(format!("{a}: syntax error parsing affinity at '{part}'"))
+                        })?);
+                    }
+                    affinity = Some(Some(cpus));
+                }
+            }
+            "b" => {}
+            "B" => {
+                let (b, len) = match v.split_once(':') {
+                    Some((b, l)) => (b, Some(l)),
+                    None => (v, None),
+                };
+                base = size(b, block, "B")?;
+                if let Some(l) = len {
+                    if max.is_some() {
+                        return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
+                    }
+                    max = Some(base + size(l, block, "B")?);
+                }
+            }
+            "c" => create = Some(size(v, block, "c")?),
+            "C" => cooldown = int(v, "C", "cooldown time")?,
+            "d" => {
+                duration = int(v, "d", "measured duration time")?;
+                if duration == 0 {
+                    return Err(bad(format!("{a}: invalid measured duration time (-d): '{v}'")));
+                }
+            }
+            "D" => {
+                iops_stats = true;
+                if !v.is_empty() {
+                    interval_ms = int(v, "D", "interval")?;
+                }
+            }
+            "f" if v.starts_with(|c: char| c.is_ascii_digit()) => {
+                if max.is_some() {
+                    return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
+                }
+                max = Some(size(v, block, "f")?);
+            }
+            "f" if !v.is_empty() && v.chars().all(|c| "rst".contains(c)) => {
+                notes.push(format!("{a}: Windows file access hints have no effect here"));
+            }
+            "F" => total_threads = Some(int(v, "F", "thread count")?.max(1) as u32),
+            "g" => {
+                let (n, iops) = match v.strip_suffix('i') {
+                    Some(n) => (n, true),
+                    None => (v, false),
+                };
+                let n = int(n, "g", "throughput")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                if iops {
+                    rate_iops = Some(n);
+                } else {
+                    // DiskSpd's unit is bytes per millisecond.
+                    rate_bw = Some(n * 1000);
+                }
+            }
+            "h" if v.is_empty() => {
+                if os_cache.is_some() || write_through.is_some() {
+                    return Err(bad(format!("{a}: -h conflicts with earlier specification of cache/writethrough")));
+                }
+                os_cache = Some(false);
+                write_through = Some(true);
+            }
+            "i" | "j" => planned("bursts with think time (-i, -j)")?,
+            "I" => notes.push(format!("{a}: I/O priority hints have no effect here")),
+            "l" => notes.push(format!("{a}: large pages are not used for the buffers")),
+            "L" if v.is_empty() => latency = true,
+            "n" if v.is_empty() => no_affinity = true,
+            "o" => {
+                let n = int(v, "o", "outstanding I/O count")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                qd = n.min(u32::MAX as u64) as u32;
+            }
+            "O" => planned("-O (outstanding I/Os per thread with -F)")?,
+            "p" => planned("-p (parallel I/Os from one offset)")?,
+            "P" => {}
+            "r" => {
+                if let Some(rest) = v.strip_prefix('s') {
+                    let _ = rest;
+                    planned("-rs (a mix of random and sequential I/O)")?;
+                }
+                if v.starts_with('d') {
+                    planned("-rd (random distributions in DiskSpd's syntax; iogauge run --distribution has zipf and pareto)")?;
+                }
+                if random.is_some() {
+                    return Err(bad(format!("{a}: random IO (-r) specified multiple times")));
+                }
+                if sequential.is_some() {
+                    return Err(bad(format!("{a}: sequential IO (-s) conflicts with random IO (-r/-rs)")));
+                }
+                let align = if v.is_empty() { block } else { size(v, block, "r")? };
+                if align == 0 {
+                    return Err(bad(format!("{a}: invalid alignment passed to -r")));
+                }
+                random = Some(align);
+            }
+            "R" => {
+                let f = v.strip_prefix('p').unwrap_or(v);
+                match f {
+                    "text" => xml = false,
+                    "xml" => xml = true,
+                    "" => return Err(bad(format!("{a}: unspecified results format -R: use [p]<text|xml>"))),
+                    _ => return Err(bad(format!("{a}: invalid results format (-R): '{v}'"))),
+                }
+            }
+            "s" => {
+                if random.is_some() {
+                    return Err(bad(format!("{a}: sequential IO (-s) conflicts with random IO (-r/-rs)")));
+                }
+                if sequential.is_some() {
+                    return Err(bad(format!("{a}: sequential IO (-s) specified multiple times")));
+                }
+                let rest = match v.strip_prefix('i') {
+                    Some(r) => {
+                        interlocked = true;
+                        r
+                    }
+                    None => v,
+                };
+                sequential = Some(if rest.is_empty() { block } else { size(rest, block, "s")? });
+            }
+            "S" => {
+                let flags = if v.is_empty() { "u" } else { v };
+                for c in flags.chars() {
+                    let conflict = |what: &str| bad(format!("{a}: -S{c} conflicts with earlier specification of {what}"));
+                    match c {
+                        'b' => {
+                            if os_cache.is_some() {
+                                return Err(conflict("cache mode"));
+                            }
+                            os_cache = Some(true);
+                        }
+                        'h' => {
+                            if os_cache.is_some() || write_through.is_some() {
+                                return Err(conflict("cache/writethrough"));
+                            }
+                            os_cache = Some(false);
+                            write_through = Some(true);
+                        }
+                        'u' | 'r' => {
+                            if os_cache.is_some() {
+                                return Err(conflict("cache mode"));
+                            }
+                            if c == 'r' {
+                                notes.push(format!("{a}: -Sr (no local cache for remote files) runs as O_DIRECT"));
+                            }
+                            os_cache = Some(false);
+                        }
+                        'w' => {
+                            if write_through.is_some() {
+                                return Err(conflict("write through"));
+                            }
+                            write_through = Some(true);
+                        }
+                        'm' => planned("-Sm (memory-mapped I/O)")?,
+                        _ => return Err(bad(format!("{a}: unrecognized option provided to -S"))),
+                    }
+                }
+            }
+            "t" => {
+                let n = int(v, "t", "thread count")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                threads = Some(n.min(u32::MAX as u64) as u32);
+            }
+            "T" => planned("-T (a starting offset per thread)")?,
+            "v" => {}
+            "w" => {
+                if v.is_empty() {
+                    return Err(bad(format!("{a}: no write ratio passed to -w")));
+                }
+                let w = int(v, "w", "write ratio")?;
+                if w > 100 {
+                    return Err(bad(format!("{a}: write ratio passed to -w must be between 0 and 100 (percent)")));
+                }
+                write_pct = w as u8;
+            }
+            "W" => warmup = int(v, "W", "warmup time")?,
+            "x" if v.is_empty() => notes.push("-x: completion routines are a Windows mechanism; iogauge uses io_uring".into()),
+            "X" => return Err(bad(format!("{a}: XML profiles (-X) are not supported"))),
+            "e" => return Err(bad(format!("{a}: ETW tracing (-e) exists only on Windows"))),
+            "y" => return Err(bad(format!("{a}: Windows event synchronization (-y) is not supported"))),
+            "z" => {
+                seed = if v.is_empty() {
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(1, |d| d.as_nanos() as u64 & 0xffff_ffff)
+                } else {
+                    let s = int(v, "z", "random seed value")?;
+                    if s > u32::MAX as u64 {
+                        return Err(bad(format!("{a}: invalid random seed value '{v}' specified - must be a valid 32 bit integer")));
+                    }
+                    s
+                };
+            }
+            "Z" => match v {
+                "" => {
+                    return Err(bad(format!(
+                        "{a}: zeroed write buffers are not supported: iogauge writes incompressible random data (-Zr and -Z<size> are accepted)"
+                    )))
+                }
+                "r" => notes.push("-Zr: iogauge's write buffers hold random data, filled once per buffer".into()),
+                _ => {
+                    let (sz, file) = match v.split_once(',') {
+                        Some((s, f)) => (s, Some(f)),
+                        None => (v, None),
+                    };
+                    if file.is_some() {
+                        planned("-Z<size>,<file> (write data from a file)")?;
+                    }
+                    let sz = size(sz, block, "Z")?;
+                    if sz < block {
+                        return Err(bad(format!(
+                            "{a}: custom write buffer (-Z) is smaller than the block size. Write buffer size: {sz} block size: {block}"
+                        )));
+                    }
+                    notes.push(format!("{a}: iogauge's write buffers hold random data, one buffer per outstanding I/O"));
+                }
+            },
+            _ => return Err(bad(format!("{a}: invalid option: '{opt}'"))),
+        }
+    }
+    if paths.is_empty() {
+        return Err(bad(
+            "need to provide at least one filename (a path, or #N for disk N)",
+        ));
+    }
+    // DiskSpd's validator.
+    if no_affinity && affinity.is_some() {
+        return Err(bad("-n and -a parameters cannot be used together"));
+    }
+    if total_threads.is_some() && threads.is_some() {
+        return Err(bad("-F and -t parameters cannot be used together"));
+    }
+    if let Some(m) = max {
+        if m <= base {
+            return Err(bad(
+                "maximum (-f) target offset must be greater than base (-B)",
+            ));
+        }
+    }
+    let threads_per_target = match total_threads {
+        Some(f) if paths.len() > 1 => {
+            return Err(bad(format!(
+                "-F{f} with {} targets: threads that each work on every target are not supported yet (planned); use -t",
+                paths.len()
+            )))
+        }
+        Some(f) => f,
+        None => threads.unwrap_or(1),
+    };
+    let multi = threads_per_target > 1;
+    if random.is_none() {
+        if interlocked && !multi {
+            warnings.push("single-threaded test, -si ignored".into());
+        }
+        if !interlocked && multi {
+            warnings.push("target access pattern will not be sequential, consider -si".into());
+        }
+    }
+    let disks = std::cell::OnceCell::new();
+    let targets = paths
+        .iter()
+        .map(|p| -> Result<TargetSpec> {
+            let path = match p.strip_prefix('#') {
+                Some(n) => {
+                    let n: usize = n
+                        .parse()
+                        .map_err(|_| bad(format!("target '{p}': #N needs a disk number")))?;
+                    let list = disks.get_or_init(|| (targets_of.disks)());
+                    let dev = list.get(n).cloned().ok_or_else(|| {
+                        bad(format!(
+                            "target '{p}': there is no disk {n} (this machine has {})",
+                            list.len()
+                        ))
+                    })?;
+                    notes.push(format!(
+                        "target {p} is {} (disks numbered by name)",
+                        dev.display()
+                    ));
+                    dev
+                }
+                None if p.len() == 2 && p.ends_with(':') => {
+                    return Err(bad(format!(
+                        "target '{p}': drive letters exist only on Windows; give a path"
+                    )))
+                }
+                None => PathBuf::from(p),
+            };
+            Ok(TargetSpec {
+                path,
+                create_size: create,
+                temporary: false,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let cache = match (os_cache.unwrap_or(true), write_through.unwrap_or(false)) {
+        (true, false) => CacheMode::Buffered,
+        (false, false) => CacheMode::Direct,
+        (true, true) => CacheMode::WriteThrough,
+        (false, true) => CacheMode::DirectWriteThrough,
+    };
+    if os_cache.is_none() {
+        notes.push(
+            "DiskSpd's default: the OS cache is on (buffered I/O); -Su or -Sh for direct I/O"
+                .into(),
+        );
+    }
+    if write_pct > 0 {
+        notes.push("DiskSpd fills write buffers with a repeating byte pattern; iogauge writes incompressible random data".into());
+    }
+    let pattern = match random {
+        Some(align) => Pattern::Random {
+            align_bytes: align,
+            distribution: Distribution::Uniform,
+        },
+        None => Pattern::Sequential {
+            stride_bytes: sequential.unwrap_or(block),
+            interlocked,
+        },
+    };
+    let job = JobSpec {
+        targets,
+        threads_per_target,
+        queue_depth: qd,
+        submit_batch: 1,
+        latency,
+        delay: None,
+        delay_step: None,
+        affinity: match (no_affinity, affinity) {
+            (true, _) => None,
+            (false, Some(Some(cpus))) => Some(Affinity::Cpus { cpus }),
+            // DiskSpd's default: threads spread round-robin over the CPUs.
+            (false, _) => Some(Affinity::Auto),
+        },
+        sqpoll: false,
+        hipri: false,
+        register: true,
+        block_size: block,
+        pattern,
+        write_pct,
+        warmup_ns: warmup * 1_000_000_000,
+        stop: Stop::Duration {
+            ns: duration * 1_000_000_000,
+        },
+        until_steady: None,
+        cooldown_ns: cooldown * 1_000_000_000,
+        base_offset: base,
+        max_offset: max,
+        cache,
+        engine: None,
+        rate_iops,
+        rate_bytes_per_sec: rate_bw,
+        seed,
+        interval_ns: interval_ms * 1_000_000,
+        allow_overwrite: false,
+        keep: false,
+        continue_on_error: false,
+    };
+    job.validate()?;
+    Ok(Diskspd {
+        job,
+        xml,
+        iops_stats,
+        notes,
+        warnings,
+    })
+}
+
+/// Whole disks, in name order: what `#0`, `#1`... mean here.
+pub fn disks_here() -> Vec<PathBuf> {
+    let mut names: Vec<String> = std::fs::read_dir("/sys/block")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| {
+                    !["loop", "ram", "zram", "dm-", "md", "sr", "nbd"]
+                        .iter()
+                        .any(|p| n.starts_with(p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| PathBuf::from("/dev").join(n))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_line(line: &str) -> Result<Diskspd> {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse(
+            &args,
+            &Targets {
+                disks: &|| vec![PathBuf::from("/dev/vda"), PathBuf::from("/dev/vdb")],
+            },
+        )
+    }
+
+    fn err(line: &str) -> String {
+        parse_line(line).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn diskspd_defaults() {
+        let d = parse_line("t.dat").unwrap();
+        let j = &d.job;
+        assert_eq!(j.block_size, 64 << 10);
+        assert_eq!(j.queue_depth, 2);
+        assert_eq!(j.threads_per_target, 1);
+        assert_eq!(j.stop, Stop::Duration { ns: 10_000_000_000 });
+        assert_eq!(j.warmup_ns, 5_000_000_000);
+        assert_eq!(j.cache, CacheMode::Buffered);
+        assert_eq!(j.affinity, Some(Affinity::Auto));
+        assert_eq!(
+            j.pattern,
+            Pattern::Sequential {
+                stride_bytes: 64 << 10,
+                interlocked: false
+            }
+        );
+        assert!(!j.latency && !d.xml);
+    }
+
+    #[test]
+    fn glued_values_and_their_meaning() {
+        let d = parse_line(
+            "-b8K -d60 -o32 -t4 -r -w30 -Sh -L -c50G -W0 -C2 -D500 -z7 -g100i -a0,1 -Rxml t.dat",
+        )
+        .unwrap();
+        let j = &d.job;
+        assert_eq!(
+            (
+                j.block_size,
+                j.queue_depth,
+                j.threads_per_target,
+                j.write_pct
+            ),
+            (8192, 32, 4, 30)
+        );
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 8192,
+                distribution: Distribution::Uniform
+            }
+        );
+        assert_eq!(j.cache, CacheMode::DirectWriteThrough);
+        assert_eq!(j.targets[0].create_size, Some(50 << 30));
+        assert_eq!((j.warmup_ns, j.cooldown_ns), (0, 2_000_000_000));
+        assert_eq!(
+            (j.interval_ns, j.seed, j.rate_iops),
+            (500_000_000, 7, Some(100))
+        );
+        assert_eq!(j.affinity, Some(Affinity::Cpus { cpus: vec![0, 1] }));
+        assert!(j.latency && d.xml && d.iops_stats);
+        let d = parse_line("-b4K -si8K -t2 -B1M:1M -g4 -n #1").unwrap();
+        assert_eq!(
+            d.job.pattern,
+            Pattern::Sequential {
+                stride_bytes: 8192,
+                interlocked: true
+            }
+        );
+        assert_eq!(
+            (d.job.base_offset, d.job.max_offset),
+            (1 << 20, Some(2 << 20))
+        );
+        assert_eq!(d.job.rate_bytes_per_sec, Some(4000));
+        assert_eq!(d.job.affinity, None);
+        assert_eq!(d.job.targets[0].path, PathBuf::from("/dev/vdb"));
+        // Sizes in blocks (b) follow -b wherever it is.
+        let d = parse_line("-c100b -r2b -b4K t.dat").unwrap();
+        assert_eq!(d.job.targets[0].create_size, Some(400 << 10));
+        assert_eq!(
+            d.job.pattern,
+            Pattern::Random {
+                align_bytes: 8 << 10,
+                distribution: Distribution::Uniform
+            }
+        );
+        for (flags, cache) in [
+            ("-S", CacheMode::Direct),
+            ("-Su", CacheMode::Direct),
+            ("-Sw", CacheMode::WriteThrough),
+            ("-Suw", CacheMode::DirectWriteThrough),
+            ("-h", CacheMode::DirectWriteThrough),
+            ("-Sb", CacheMode::Buffered),
+        ] {
+            assert_eq!(
+                parse_line(&format!("{flags} t")).unwrap().job.cache,
+                cache,
+                "{flags}"
+            );
+        }
+    }
+
+    #[test]
+    fn diskspd_refusals_with_diskspd_reasons() {
+        let cases = [
+            (
+                "-r -s t",
+                "-s: sequential IO (-s) conflicts with random IO (-r/-rs)",
+            ),
+            (
+                "-s -r t",
+                "-r: sequential IO (-s) conflicts with random IO (-r/-rs)",
+            ),
+            ("-F4 -t2 t", "-F and -t parameters cannot be used together"),
+            ("-n -a0 t", "-n and -a parameters cannot be used together"),
+            (
+                "-Sh -Su t",
+                "-Su: -Su conflicts with earlier specification of cache mode",
+            ),
+            (
+                "-h -Sw t",
+                "-Sw: -Sw conflicts with earlier specification of write through",
+            ),
+            (
+                "-B1M -f1M t",
+                "maximum (-f) target offset must be greater than base (-B)",
+            ),
+            (
+                "-w101 t",
+                "-w101: write ratio passed to -w must be between 0 and 100 (percent)",
+            ),
+            ("-w t", "-w: no write ratio passed to -w"),
+            ("-b4Q t", "-b4Q: invalid size 'Q'"),
+            ("-d0 t", "invalid measured duration time (-d): '0'"),
+            ("-Rjson t", "invalid results format (-R): 'json'"),
+            ("t -b4K", "-b4K: parameters must come before targets"),
+            ("-b4K", "need to provide at least one filename"),
+            ("-q t", "-q: invalid option: 'q'"),
+            (
+                "-rs50 t",
+                "-rs50: -rs (a mix of random and sequential I/O) is not supported yet (planned)",
+            ),
+            ("-T4K -t2 t", "not supported yet (planned)"),
+            ("-Z t", "zeroed write buffers are not supported"),
+            (
+                "-Z1K -b4K t",
+                "custom write buffer (-Z) is smaller than the block size",
+            ),
+            ("#7", "target '#7': there is no disk 7 (this machine has 2)"),
+            ("C:", "drive letters exist only on Windows"),
+            ("-F2 a b", "-F2 with 2 targets"),
+        ];
+        for (line, want) in cases {
+            let e = err(line);
+            assert!(e.contains(want), "{line}: {e}");
+            assert!(!e.contains('\n'), "{line}: one line");
+        }
+        // DiskSpd's warnings, as it prints them.
+        let d = parse_line("-t2 t").unwrap();
+        assert_eq!(
+            d.warnings,
+            ["target access pattern will not be sequential, consider -si"]
+        );
+        let d = parse_line("-si t").unwrap();
+        assert_eq!(d.warnings, ["single-threaded test, -si ignored"]);
+    }
+}

@@ -1,0 +1,182 @@
+//! `iogauge diskspd` end to end: DiskSpd's defaults, its XML read by a standard-library
+//! Python consumer (tests/diskspd/consumer.py), DiskSpd's refusals, and `#N` disk targets.
+//! Own harness: a test that needs python3 or root is SKIPPED with its reason where missing.
+
+mod common;
+
+use common::{bin, harness, is_root, p, sh, stderr, work_dir, Outcome};
+use std::collections::HashMap;
+use std::process::Output;
+
+fn diskspd(args: &[&str]) -> Output {
+    bin()
+        .arg("diskspd")
+        .args(args)
+        .output()
+        .expect("iogauge starts")
+}
+
+fn xml_is_read_by_a_diskspd_consumer() -> Outcome {
+    if sh("python3", &["--version"]).is_err() {
+        return Outcome::Skip("python3 is not installed".into());
+    }
+    let dir = work_dir();
+    let f = dir.path().join("t.dat");
+    let o = diskspd(&[
+        "-c32M",
+        "-b4K",
+        "-t2",
+        "-o4",
+        "-r",
+        "-w25",
+        "-Su",
+        "-L",
+        "-D",
+        "-d2",
+        "-W0",
+        "-Rxml",
+        "--no-save",
+        p(&f),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let xml = dir.path().join("r.xml");
+    std::fs::write(&xml, &o.stdout).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diskspd/consumer.py");
+    let c = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&xml)
+        .output()
+        .unwrap();
+    if !c.status.success() {
+        return Outcome::Fail(format!(
+            "the consumer refused the XML: {}",
+            String::from_utf8_lossy(&c.stderr)
+        ));
+    }
+    let kv: HashMap<String, String> = String::from_utf8_lossy(&c.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    let n = |k: &str| kv[k].parse::<f64>().unwrap();
+    // Every I/O is one 4 KiB block; about a quarter are writes.
+    assert_eq!(n("BytesCount"), n("IOCount") * 4096.0);
+    let share = n("WriteCount") / n("IOCount");
+    assert!((0.2..0.3).contains(&share), "write share {share}");
+    // -D: one bucket per full second, together every I/O of the run.
+    assert_eq!(n("iops_buckets"), 2.0);
+    assert_eq!(n("iops_bucket_total"), n("IOCount"));
+    assert!(n("p99_ms") >= n("avg_ms") * 0.5, "{kv:?}");
+    assert!(!f.exists(), "the created file was left behind");
+    Outcome::Pass(format!("{:.0} IOPS", n("iops")))
+}
+
+fn diskspd_defaults_and_text() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("d.dat");
+    let o = diskspd(&["-c16M", "-d1", "-W0", "-n", "--no-save", p(&f)]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for want in [
+        "block size: 64KiB",
+        "outstanding I/O per thread: 2",
+        "threads: 1",
+        "caching: buffered",
+        "DiskSpd's default: the OS cache is on",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    let o = diskspd(&["-c16M", "-d1", "-W0", "-t2", "-n", "--no-save", p(&f)]);
+    assert!(
+        stderr(&o).contains("WARNING: target access pattern will not be sequential, consider -si")
+    );
+    Outcome::Pass(String::new())
+}
+
+fn refusals_name_diskspd_reason() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("never.dat");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["-r", "-s", "-c1M"],
+            "sequential IO (-s) conflicts with random IO (-r/-rs)",
+        ),
+        (
+            &["-F2", "-t2", "-c1M"],
+            "-F and -t parameters cannot be used together",
+        ),
+        (
+            &["-si", "-r", "-c1M"],
+            "sequential IO (-s) conflicts with random IO (-r/-rs)",
+        ),
+        (
+            &["-w150", "-c1M"],
+            "write ratio passed to -w must be between 0 and 100",
+        ),
+        (
+            &["-c1M", "--bogus"],
+            "--bogus: not an option of iogauge diskspd",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut a = args.to_vec();
+        a.push(p(&f));
+        let o = diskspd(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{a:?}: {e}");
+        assert!(e.contains(want), "{a:?}: {e}");
+    }
+    assert!(!f.exists(), "a refused run created its file");
+    Outcome::Pass(String::new())
+}
+
+fn disk_numbers_read_but_never_write_without_consent() -> Outcome {
+    if !is_root() {
+        return Outcome::Skip("needs root to read a whole disk".into());
+    }
+    let o = diskspd(&["-w100", "-d1", "-W0", "--no-save", "#0"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("refusing to write to block device '/dev/"),
+        "{e}"
+    );
+    let o = diskspd(&["-d1", "-W0", "-b4K", "--no-save", "#0"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let e = stderr(&o);
+    if e.contains("Operation not permitted") {
+        // Some sandboxes refuse to open the disk a mounted root lives on, even to root.
+        return Outcome::Skip(format!(
+            "writes refused as they should be; reading the disk is not allowed here: {}",
+            e.trim()
+        ));
+    }
+    assert!(o.status.success(), "{e}");
+    assert!(out.contains("target #0 is /dev/"), "{out}");
+    Outcome::Pass(String::new())
+}
+
+type Test = (&'static str, fn() -> Outcome);
+
+fn main() {
+    let tests: Vec<Test> = vec![
+        (
+            "xml_is_read_by_a_diskspd_consumer",
+            xml_is_read_by_a_diskspd_consumer,
+        ),
+        ("diskspd_defaults_and_text", diskspd_defaults_and_text),
+        ("refusals_name_diskspd_reason", refusals_name_diskspd_reason),
+        (
+            "disk_numbers_read_but_never_write_without_consent",
+            disk_numbers_read_but_never_write_without_consent,
+        ),
+    ];
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| (name.to_string(), Box::new(t) as Box<dyn Fn() -> Outcome>))
+        .collect();
+    harness("diskspd", tests);
+}
