@@ -391,6 +391,51 @@ fn native_runs_write_fio_json_too() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// Ctrl-C during the first of two groups: exit 130, the finished part reported as valid JSON,
+/// the later group never started, the files removed.
+fn ctrl_c_reports_what_ran_and_removes_the_files() -> Outcome {
+    let dir = work_dir();
+    let child = bin()
+        .current_dir(dir.path())
+        .args([
+            "fio",
+            "--size=16m",
+            "--name=first",
+            "--rw=randread",
+            "--runtime=20",
+            "--time_based",
+            "--name=second",
+            "--stonewall",
+            "--rw=read",
+            "--runtime=5",
+            "--time_based",
+            "--output-format=json",
+            "--no-save",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted; the results above are partial"));
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON after Ctrl-C");
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "only the first group ran");
+    let rt = jobs[0]["read"]["runtime"].as_u64().unwrap();
+    assert!((500..10_000).contains(&rt), "first job ran {rt} ms of 20 s");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    Outcome::Pass(format!("first job stopped after {rt} ms"))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -406,6 +451,10 @@ fn main() {
         (
             "bad_input_gets_one_line_naming_the_culprit",
             bad_input_gets_one_line_naming_the_culprit,
+        ),
+        (
+            "ctrl_c_reports_what_ran_and_removes_the_files",
+            ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         (
             "native_runs_write_fio_json_too",
