@@ -6,7 +6,9 @@
 #   bench/compare_fio.sh [WORKLOAD...]
 #
 # Workloads (default: all): direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1
-# null-scaling memory.
+# null-scaling memory jobfile-direct jobfile-null.
+# The jobfile-* workloads give one fio job file to fio and to `iogauge fio` (its fio-shaped
+# JSON is read the same way as fio's).
 # Where a workload compares latency, iogauge runs in latency mode (-L) and fio with its default
 # completion-latency recording; pure IOPS comparisons run iogauge in its IOPS mode, as a user
 # measuring IOPS would (the summary says which).
@@ -20,7 +22,7 @@ PAIRS=${PAIRS:-3}
 SECS=${SECS:-10}
 WORK_DIR=${WORK_DIR:-bench/work}
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null)
 
 bash scripts/install-test-tools.sh
 command -v fio >/dev/null || { echo "compare_fio: fio is needed" >&2; exit 1; }
@@ -87,6 +89,29 @@ pairs() {
         r=$(python3 -c "print(f'{$ii/$fi:.3f}')")
         ratios+=("$r")
         printf '%-5s %14s %14s %8s %14s %14s\n' "$i" "$fi" "$ii" "$r" "$(python3 -c "print(f'{$fl/1000:.2f}')")" "$(python3 -c "print(f'{float(\"$il\")/1000:.2f}')")" | tee -a "$SUMMARY"
+    done
+    echo "ratios iogauge/fio: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" | tee -a "$SUMMARY"
+}
+
+# jobfile_pairs NAME JOBFILE: the same job file through fio and through `iogauge fio`.
+jobfile_pairs() {
+    local name=$1 job=$2
+    echo | tee -a "$SUMMARY"
+    echo "## $name: one job file, fio and iogauge fio" | tee -a "$SUMMARY"
+    sed 's/^/    /' "$job" >>"$SUMMARY"
+    printf '%-5s %14s %14s %8s %14s %14s\n' pair fio_iops iogauge_iops ratio fio_clat_us iog_clat_us | tee -a "$SUMMARY"
+    local ratios=()
+    for i in $(seq 1 "$PAIRS"); do
+        fio --output-format=json --output="$OUT/$name-fio-$i.json" "$job"
+        $IOG fio "$job" --output-format=json --output="$OUT/$name-iogauge-$i.json" --no-save
+        local fi ii fl il r
+        fi=$(json_field "$OUT/$name-fio-$i.json" fio read iops)
+        ii=$(json_field "$OUT/$name-iogauge-$i.json" fio read iops)
+        fl=$(json_field "$OUT/$name-fio-$i.json" fio read lat)
+        il=$(json_field "$OUT/$name-iogauge-$i.json" fio read lat)
+        r=$(python3 -c "print(f'{$ii/$fi:.3f}')")
+        ratios+=("$r")
+        printf '%-5s %14s %14s %8s %14s %14s\n' "$i" "$fi" "$ii" "$r" "$(python3 -c "print(f'{$fl/1000:.2f}')")" "$(python3 -c "print(f'{$il/1000:.2f}')")" | tee -a "$SUMMARY"
     done
     echo "ratios iogauge/fio: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" | tee -a "$SUMMARY"
 }
@@ -183,7 +208,22 @@ print(f"{sys.argv[2]:>3} s: max RSS {u['max_rss_bytes']/2**20:.1f} MiB, {len(d['
 PY
         done
         ;;
-    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory)" >&2; exit 2 ;;
+    jobfile-direct)
+        # A user's job file: 4K random read, libaio QD32 (io_uring in iogauge), O_DIRECT.
+        f=$WORK_DIR/direct.dat
+        ensure_file "$f" 1G
+        printf '[global]\nfilename=%s\nrw=randread\nbs=4k\ndirect=1\nnorandommap\ntime_based\nruntime=%s\nramp_time=1\n[randread]\nioengine=libaio\niodepth=32\n' "$PWD/$f" "$SECS" >"$OUT/jobfile-direct.fio"
+        jobfile_pairs jobfile-direct "$OUT/jobfile-direct.fio"
+        ;;
+    jobfile-null)
+        # No storage: each tool's own cost per I/O through the fio front end, latency timed on
+        # both sides, QD1.
+        f=$WORK_DIR/null.dat
+        ensure_file "$f" 1M --cache buffered
+        printf '[null]\nioengine=null\nfilename=%s\nsize=1m\nrw=randread\nbs=4k\nnorandommap\ntime_based\nruntime=%s\nramp_time=1\n' "$PWD/$f" "$SECS" >"$OUT/jobfile-null.fio"
+        jobfile_pairs jobfile-null "$OUT/jobfile-null.fio"
+        ;;
+    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null)" >&2; exit 2 ;;
     esac
 done
 echo "results in $OUT"

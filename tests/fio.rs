@@ -436,6 +436,72 @@ fn ctrl_c_reports_what_ran_and_removes_the_files() -> Outcome {
     Outcome::Pass(format!("first job stopped after {rt} ms"))
 }
 
+/// write_bw_log, write_iops_log and write_lat_log with log_avg_msec: fio's averaged log
+/// lines, one per interval and direction, that add up to the job's totals.
+fn logs_in_fio_format() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("l.dat");
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=lg",
+            &format!("--filename={}", p(&f)),
+            "--size=16m",
+            "--rw=randrw",
+            "--direct=1",
+            "--ioengine=io_uring",
+            "--iodepth=4",
+            "--runtime=2",
+            "--time_based",
+            "--write_bw_log=lg",
+            "--write_iops_log=lg",
+            "--write_lat_log=lg",
+            "--log_avg_msec=500",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let read = |name: &str| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(dir.path().join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .lines()
+            .map(|l| l.split(", ").map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    let iops = read("lg_iops.1.log");
+    // 2 s in 500 ms intervals, reads and writes: 8 lines of 5 fields, times 500..2000.
+    assert_eq!(iops.len(), 8, "{iops:?}");
+    assert!(iops.iter().all(|l| l.len() == 5 && l[3] == 0 && l[4] == 0));
+    assert_eq!(iops.iter().map(|l| l[0]).max(), Some(2000));
+    for (d, key) in [(0, "read"), (1, "write")] {
+        let ios: f64 = iops
+            .iter()
+            .filter(|l| l[2] == d)
+            .map(|l| l[1] as f64 * 0.5)
+            .sum();
+        let total = doc["jobs"][0][key]["total_ios"].as_f64().unwrap();
+        assert!(
+            (ios - total).abs() <= 0.01 * total + 8.0,
+            "{key}: log {ios} vs {total}"
+        );
+    }
+    let bw = read("lg_bw.1.log");
+    let kib: f64 = bw.iter().map(|l| l[1] as f64 * 0.5).sum();
+    let total = doc["jobs"][0]["read"]["io_kbytes"].as_f64().unwrap()
+        + doc["jobs"][0]["write"]["io_kbytes"].as_f64().unwrap();
+    assert!(
+        (kib - total).abs() <= 0.01 * total + 16.0,
+        "bw log {kib} KiB vs {total}"
+    );
+    let clat = read("lg_clat.1.log");
+    assert_eq!(clat.len(), 8);
+    assert!(clat.iter().all(|l| l[1] > 0));
+    assert!(!dir.path().join("lg_lat.1.log").exists());
+    Outcome::Pass(String::new())
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -456,6 +522,7 @@ fn main() {
             "ctrl_c_reports_what_ran_and_removes_the_files",
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
+        ("logs_in_fio_format", logs_in_fio_format),
         (
             "native_runs_write_fio_json_too",
             native_runs_write_fio_json_too,

@@ -188,6 +188,18 @@ pub fn cmd_fio(
     if outcome.results.iter().any(Option::is_some) {
         write_output(own.output.as_deref().unwrap_or("-"), &text)?;
     }
+    for (run, r) in plan.runs.iter().zip(&outcome.results) {
+        if let Some(r) = r {
+            for (name, text) in iogauge::report::fio::logs(run, r) {
+                std::fs::write(&name, text).map_err(|e| {
+                    Error::runtime(format!(
+                        "fio job '{}': cannot write the log '{name}': {e}",
+                        run.name
+                    ))
+                })?;
+            }
+        }
+    }
     for (run, r) in plan.runs.iter().zip(outcome.results) {
         if let Some(mut r) = r {
             // Each clone's histograms merge exactly into its target's: not worth keeping.

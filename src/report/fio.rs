@@ -136,6 +136,46 @@ struct Part<'a> {
     series: Option<&'a RunResult>,
 }
 
+/// fio's log files for one job, as (file name, text): `PREFIX_bw.1.log` (KiB/s),
+/// `PREFIX_iops.1.log` and `PREFIX_clat.1.log` (mean completion latency, ns), each line
+/// `time (ms), value, direction (0 read, 1 write), 0, 0` as fio writes averaged logs
+/// (log_avg_msec), from iogauge's time series of the measured window.
+pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
+    use std::fmt::Write;
+    let l = &run.logs;
+    let interval_s = r.time_series.interval_ns as f64 / 1e9;
+    let mut out = Vec::new();
+    let kinds: [(&Option<String>, &str); 3] = [(&l.bw, "bw"), (&l.iops, "iops"), (&l.lat, "clat")];
+    for (prefix, kind) in kinds {
+        let Some(prefix) = prefix else { continue };
+        let mut text = String::new();
+        for s in &r.time_series.samples {
+            let secs = s.duration_ns as f64 / 1e9;
+            // A short last interval would be an average over another span: fio leaves it out.
+            if secs < interval_s * 0.5 {
+                continue;
+            }
+            let t = (s.start_ns + s.duration_ns) / 1_000_000;
+            for (dir, d) in [(0, &s.read), (1, &s.write)] {
+                if d.ios == 0 {
+                    continue;
+                }
+                let v = match kind {
+                    "bw" => (d.bytes as f64 / secs / 1024.0).round() as u64,
+                    "iops" => (d.ios as f64 / secs).round() as u64,
+                    _ => match d.latency_mean_ns {
+                        Some(ns) => ns,
+                        None => continue,
+                    },
+                };
+                let _ = writeln!(text, "{t}, {v}, {dir}, 0, 0");
+            }
+        }
+        out.push((format!("{prefix}_{kind}.1.log"), text));
+    }
+    out
+}
+
 /// A run of `iogauge run` (or a saved one) in fio's JSON shape (`--output fio-json`): one
 /// fio job for the whole run, as with fio's group_reporting, whose "job options" are the fio
 /// job `iogauge explain` writes for it.
@@ -164,6 +204,7 @@ impl super::Exporter for FioJson {
             lat_percentiles: false,
             invalidate: false,
             options,
+            logs: Default::default(),
             notes: r.notes.clone(),
             at: crate::spec::fio::Location {
                 file: String::new(),

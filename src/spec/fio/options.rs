@@ -90,6 +90,10 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("hipri", &[], Kind::Mapped),
     ("sqthread_poll", &[], Kind::Mapped),
     ("invalidate", &[], Kind::Mapped),
+    ("write_bw_log", &[], Kind::Mapped),
+    ("write_lat_log", &[], Kind::Mapped),
+    ("write_iops_log", &[], Kind::Mapped),
+    ("log_avg_msec", &[], Kind::Mapped),
     (
         "iodepth_batch_complete_min",
         &["iodepth_batch_complete"],
@@ -185,11 +189,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("verify_backlog", &[], Kind::Planned("data verification")),
     ("verify_async", &[], Kind::Planned("data verification")),
     ("verify_only", &[], Kind::Planned("data verification")),
-    ("write_bw_log", &[], Kind::Planned("fio's log files")),
-    ("write_lat_log", &[], Kind::Planned("fio's log files")),
-    ("write_iops_log", &[], Kind::Planned("fio's log files")),
     ("write_hist_log", &[], Kind::Planned("fio's log files")),
-    ("log_avg_msec", &[], Kind::Planned("fio's log files")),
     ("refill_buffers", &[], Kind::Planned("write buffers refilled for every I/O")),
     ("buffer_compress_percentage", &[], Kind::Planned("compressible write data")),
     ("buffer_compress_chunk", &[], Kind::Planned("compressible write data")),
@@ -254,9 +254,20 @@ pub struct FioRun {
     pub invalidate: bool,
     /// The job's own options as written (fio's "job options").
     pub options: Vec<(String, String)>,
+    /// fio's write_bw_log, write_lat_log and write_iops_log: the prefixes of the logs to write,
+    /// one line per interval (log_avg_msec) and direction.
+    pub logs: Logs,
     /// How iogauge runs this job differently from fio, one line each.
     pub notes: Vec<String>,
     pub at: Location,
+}
+
+/// The logs a job asked for, each by its file name prefix.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Logs {
+    pub bw: Option<String>,
+    pub lat: Option<String>,
+    pub iops: Option<String>,
 }
 
 /// Every job of a job file or command line, and the options ignored with
@@ -809,6 +820,46 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let hipri = set.flag("hipri")?.unwrap_or(false);
     let sqpoll = set.flag("sqthread_poll")?.unwrap_or(false);
 
+    // Logs: a bare write_*_log takes the job's name as its prefix, as in fio. iogauge logs
+    // averages over log_avg_msec (its time series); fio's default, a line per I/O, is not kept.
+    let prefix = |key: &str| {
+        set.text(key).map(|v| {
+            if v.is_empty() {
+                name.clone()
+            } else {
+                v.to_string()
+            }
+        })
+    };
+    let logs = Logs {
+        bw: prefix("write_bw_log"),
+        lat: prefix("write_lat_log"),
+        iops: prefix("write_iops_log"),
+    };
+    let avg_ms = set.int("log_avg_msec")?;
+    let interval_ns = match avg_ms {
+        Some(ms) if ms < 10 => {
+            return Err(set.err(
+                "log_avg_msec",
+                format!("{ms}: iogauge averages over 10 ms at least"),
+            ))
+        }
+        Some(ms) => ms * 1_000_000,
+        None if logs != Logs::default() => {
+            let key = ["write_bw_log", "write_lat_log", "write_iops_log"]
+                .into_iter()
+                .find(|k| set.get(k).is_some())
+                .expect("a log was asked for");
+            return Err(set.err(key, "a line per I/O is not supported yet (planned); add log_avg_msec=N for averages over N ms"));
+        }
+        None => 1_000_000_000,
+    };
+    if logs.lat.is_some() {
+        notes.push("write_lat_log: iogauge writes the _clat log (mean completion latency per interval); the _lat and _slat logs are not written".into());
+    }
+    if logs != Logs::default() && clones > 1 {
+        notes.push(format!("logs: one file per job for all its {clones} clones together (fio writes one per clone)"));
+    }
     let job = JobSpec {
         targets,
         threads_per_target,
@@ -835,7 +886,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         rate_iops: per_dir("rate_iops")?,
         rate_bytes_per_sec: per_dir("rate")?,
         seed,
-        interval_ns: 1_000_000_000,
+        interval_ns,
         allow_overwrite: o.allow_overwrite,
         keep: o.keep,
         continue_on_error,
@@ -886,6 +937,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         lat_percentiles,
         invalidate: set.flag("invalidate")?.unwrap_or(true),
         options,
+        logs,
         notes,
         at: fj.at.clone(),
     })
@@ -1243,6 +1295,26 @@ group_reporting
         assert_eq!(p.warnings.len(), 2);
         assert!(p.warnings[0].starts_with("t.fio:4: option 'end_fsync' is not supported yet"));
         assert!(p.warnings[0].ends_with(": ignored"));
+    }
+
+    #[test]
+    fn logs_take_their_interval_from_log_avg_msec() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_bw_log\nwrite_lat_log=p\nlog_avg_msec=250\n");
+        assert_eq!(
+            r.logs,
+            Logs {
+                bw: Some("j".into()),
+                lat: Some("p".into()),
+                iops: None
+            }
+        );
+        assert_eq!(r.job.interval_ns, 250_000_000);
+        assert!(err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\n")
+            .contains("t.fio:4: write_iops_log: a line per I/O is not supported yet (planned)"));
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=5\n")
+                .contains("t.fio:5: log_avg_msec: 5")
+        );
     }
 
     #[test]
