@@ -502,6 +502,49 @@ fn logs_in_fio_format() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// create_only lays a file out and keeps it; a later job may write it (iogauge made it); the
+/// later job's startdelay holds it back.
+fn create_only_and_startdelay() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("laid.dat");
+    let fname = format!("--filename={}", p(&f));
+    let t0 = std::time::Instant::now();
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=prep",
+            &fname,
+            "--size=8m",
+            "--create_only=1",
+            "--name=w",
+            "--stonewall",
+            "--startdelay=1500ms",
+            &fname,
+            "--size=8m",
+            "--rw=randwrite",
+            "--number_ios=100",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    let took = t0.elapsed().as_secs_f64();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        doc["jobs"].as_array().unwrap().len(),
+        1,
+        "create_only measures nothing"
+    );
+    assert_eq!(doc["jobs"][0]["write"]["total_ios"], 100);
+    assert!(took >= 1.5, "the second job started after {took:.2} s");
+    assert_eq!(
+        std::fs::metadata(&f).map(|m| m.len()).ok(),
+        Some(8 << 20),
+        "laid out and kept"
+    );
+    Outcome::Pass(String::new())
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -523,6 +566,7 @@ fn main() {
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
+        ("create_only_and_startdelay", create_only_and_startdelay),
         (
             "native_runs_write_fio_json_too",
             native_runs_write_fio_json_too,

@@ -357,6 +357,13 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                 }
             }
         }
+        // What create_only jobs will lay out is iogauge's own for the jobs after them.
+        let laid_out: Vec<PathBuf> = members
+            .iter()
+            .filter(|&&i| plan.runs[i].create_only)
+            .flat_map(|&i| plan.runs[i].job.targets.iter().map(|t| t.path.clone()))
+            .filter(|p| !p.exists())
+            .collect();
         let names: Vec<&str> = members
             .iter()
             .map(|&i| plan.runs[i].name.as_str())
@@ -369,31 +376,46 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
         let runs = &plan.runs;
-        let done: Vec<(usize, Result<RunResult, Error>, Cleanup)> = std::thread::scope(|s| {
-            let handles: Vec<_> = members
-                .iter()
-                .map(|&i| {
-                    let run = &runs[i];
-                    let line = command_line.to_vec();
-                    s.spawn(move || {
-                        let mut cleanup = Cleanup::new(run.job.keep);
-                        let r = runner::run_full(
-                            &run.job,
-                            line,
-                            interrupted,
-                            &mut cleanup,
-                            &mut NoObserver,
-                            true,
-                        );
-                        (i, r, cleanup)
+        let done: Vec<(usize, Result<Option<RunResult>, Error>, Cleanup)> =
+            std::thread::scope(|s| {
+                let handles: Vec<_> = members
+                    .iter()
+                    .map(|&i| {
+                        let run = &runs[i];
+                        let line = command_line.to_vec();
+                        s.spawn(move || {
+                            // create_only keeps what it lays out: that is what the job is for.
+                            let mut cleanup = Cleanup::new(run.job.keep || run.create_only);
+                            if !wait(run.start_delay_ns, interrupted) {
+                                return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
+                            }
+                            if run.create_only {
+                                let r = runner::target::open_targets(
+                                    &run.job,
+                                    &mut cleanup,
+                                    interrupted,
+                                )
+                                .map(|_| None);
+                                return (i, r, cleanup);
+                            }
+                            let r = runner::run_full(
+                                &run.job,
+                                line,
+                                interrupted,
+                                &mut cleanup,
+                                &mut NoObserver,
+                                true,
+                            )
+                            .map(Some);
+                            (i, r, cleanup)
+                        })
                     })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a fio job thread panicked"))
-                .collect()
-        });
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a fio job thread panicked"))
+                    .collect()
+            });
         let after = SelfUsage::now();
         out.batch_cpu.push((
             after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
@@ -403,7 +425,17 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         for (i, r, cleanup) in done {
             out.cleanups.push(cleanup);
             match r {
-                Ok(mut r) => {
+                // create_only: files laid out, nothing measured.
+                Ok(None) => {
+                    eprintln!(
+                        "iogauge: fio job '{}': files laid out (create_only)",
+                        plan.runs[i].name
+                    );
+                    let job = &plan.runs[i].job;
+                    let ours = job.targets.iter().map(|t| &t.path);
+                    created.extend(ours.filter(|p| laid_out.contains(p)).cloned());
+                }
+                Ok(Some(mut r)) => {
                     r.notes.extend(plan.runs[i].notes.iter().cloned());
                     for t in &r.targets {
                         if t.created {
@@ -451,6 +483,21 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         }
     }
     out
+}
+
+/// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.
+fn wait(ns: u64, interrupted: &AtomicBool) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_nanos(ns);
+    while std::time::Instant::now() < until {
+        if interrupted.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(
+            std::time::Duration::from_millis(20)
+                .min(until.saturating_duration_since(std::time::Instant::now())),
+        );
+    }
+    !interrupted.load(Ordering::Relaxed)
 }
 
 /// fio's invalidate: drop a file's pages from the page cache (posix_fadvise DONTNEED), so a

@@ -205,6 +205,8 @@ impl super::Exporter for FioJson {
             invalidate: false,
             options,
             logs: Default::default(),
+            start_delay_ns: 0,
+            create_only: false,
             notes: r.notes.clone(),
             at: crate::spec::fio::Location {
                 file: String::new(),

@@ -94,6 +94,8 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("write_lat_log", &[], Kind::Mapped),
     ("write_iops_log", &[], Kind::Mapped),
     ("log_avg_msec", &[], Kind::Mapped),
+    ("startdelay", &[], Kind::Mapped),
+    ("create_only", &[], Kind::Mapped),
     (
         "iodepth_batch_complete_min",
         &["iodepth_batch_complete"],
@@ -175,7 +177,6 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("fdatasync", &[], Kind::Planned("fdatasync every N writes")),
     ("end_fsync", &[], Kind::Planned("fsync at the end of a job")),
     ("fsync_on_close", &[], Kind::Planned("fsync at the end of a job")),
-    ("startdelay", &[], Kind::Planned("a delay before a job starts")),
     ("thinktime", &[], Kind::Planned("think time between I/Os")),
     ("thinktime_blocks", &[], Kind::Planned("think time between I/Os")),
     ("thinktime_spin", &[], Kind::Planned("think time between I/Os")),
@@ -195,7 +196,6 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("buffer_compress_chunk", &[], Kind::Planned("compressible write data")),
     ("dedupe_percentage", &[], Kind::Planned("deduplicable write data")),
     ("zero_buffers", &[], Kind::Planned("zeroed write buffers")),
-    ("create_only", &[], Kind::Planned("jobs that only lay out their files")),
     ("steadystate", &["ss"], Kind::Planned("fio's steady-state detection (iogauge run --until-steady is its own rule)")),
     ("steadystate_duration", &["ss_dur"], Kind::Planned("fio's steady-state detection")),
     ("steadystate_ramp_time", &["ss_ramp"], Kind::Planned("fio's steady-state detection")),
@@ -254,6 +254,10 @@ pub struct FioRun {
     pub invalidate: bool,
     /// The job's own options as written (fio's "job options").
     pub options: Vec<(String, String)>,
+    /// fio's startdelay: the job starts this long after its group.
+    pub start_delay_ns: u64,
+    /// fio's create_only: lay the files out (and keep them), run no I/O.
+    pub create_only: bool,
     /// fio's write_bw_log, write_lat_log and write_iops_log: the prefixes of the logs to write,
     /// one line per interval (log_avg_msec) and direction.
     pub logs: Logs,
@@ -924,8 +928,23 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         .iter()
         .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
         .collect();
+    let start_delay_ns = match set.text("startdelay") {
+        Some(v) if v.contains('-') || v.contains(':') => {
+            return Err(set.err(
+                "startdelay",
+                format!("'{v}': a random delay in a range is not supported yet (planned)"),
+            ))
+        }
+        _ => set.seconds("startdelay")?.unwrap_or(0),
+    };
+    let create_only = set.flag("create_only")?.unwrap_or(false);
+    if create_only {
+        notes.push("create_only: the files are laid out and kept (that is what the job is for); no I/O is run".into());
+    }
     Ok(FioRun {
         name,
+        start_delay_ns,
+        create_only,
         group: 0,
         batch: 0,
         job,
@@ -1295,6 +1314,14 @@ group_reporting
         assert_eq!(p.warnings.len(), 2);
         assert!(p.warnings[0].starts_with("t.fio:4: option 'end_fsync' is not supported yet"));
         assert!(p.warnings[0].ends_with(": ignored"));
+    }
+
+    #[test]
+    fn startdelay_and_create_only() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nstartdelay=1500ms\ncreate_only=1\n");
+        assert_eq!((r.start_delay_ns, r.create_only), (1_500_000_000, true));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nstartdelay=1-5\n")
+            .contains("t.fio:4: startdelay: '1-5'"));
     }
 
     #[test]
