@@ -387,7 +387,7 @@ pub struct ProfileArgs {
 #[derive(Args, Debug, Clone)]
 pub struct FioArgs {
     /// The other tool's arguments, as it takes them
-    #[arg(value_name = "FIO ARGS", trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    #[arg(value_name = "ARGS", trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
     pub args: Vec<String>,
 }
 

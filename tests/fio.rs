@@ -201,6 +201,18 @@ fn command_lines_and_text_output() -> Outcome {
 }
 
 fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
+    // The help first: fio's and DiskSpd's arguments are not clap's, so it is printed by hand.
+    for (args, usage) in [
+        (&["fio", "--help"][..], "Usage: iogauge fio"),
+        (&["diskspd", "-?"][..], "Usage: iogauge diskspd"),
+    ] {
+        let o = bin().args(args).output().unwrap();
+        let h = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && h.contains(usage) && h.contains("Exit codes:"),
+            "{args:?}: {h}"
+        );
+    }
     let dir = work_dir();
     let d = dir.path();
     let existing = d.join("mine.dat");

@@ -112,6 +112,7 @@ fn help() -> Result<u8, Error> {
     let sub = cmd
         .find_subcommand_mut("diskspd")
         .expect("the diskspd subcommand exists");
+    let mut sub = sub.clone().bin_name("iogauge diskspd");
     write_output("-", &sub.render_long_help().to_string())?;
     Ok(exit::OK)
 }

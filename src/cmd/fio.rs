@@ -99,6 +99,7 @@ fn help() -> Result<u8, Error> {
     let sub = cmd
         .find_subcommand_mut("fio")
         .expect("the fio subcommand exists");
+    let mut sub = sub.clone().bin_name("iogauge fio");
     write_output("-", &sub.render_long_help().to_string())?;
     Ok(exit::OK)
 }
