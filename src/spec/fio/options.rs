@@ -655,15 +655,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     };
 
     // Files: one shared file named by `filename`, or one generated file per clone.
-    let dir = set.text("directory").map(PathBuf::from);
-    if let Some(d) = set.text("directory") {
-        if d.contains(':') {
-            return Err(set.err(
-                "directory",
-                format!("'{d}': several directories are not supported yet (planned)"),
-            ));
-        }
-    }
+    // `a:b:c`: generated files go to the directories in turn, clone by clone; a named file
+    // goes to the first (as fio 3.33 does).
+    let dirs: Vec<PathBuf> = set
+        .text("directory")
+        .map(|d| split_files(d).into_iter().map(PathBuf::from).collect())
+        .unwrap_or_default();
+    let dir = dirs.first().cloned();
     let nrfiles = set.int("nrfiles")?.unwrap_or(1);
     if nrfiles != 1 {
         return Err(set.err(
@@ -712,10 +710,15 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                     fj.at
                 )));
             };
-            let dir = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+            let here = [PathBuf::from(".")];
+            let dirs = if dirs.is_empty() {
+                &here[..]
+            } else {
+                &dirs[..]
+            };
             let targets = (0..clones)
                 .map(|j| TargetSpec {
-                    path: dir.join(format_name(format, &name, j)),
+                    path: dirs[j as usize % dirs.len()].join(format_name(format, &name, j)),
                     create_size: may_create.then_some(file_size),
                     temporary: false,
                 })
@@ -928,12 +931,25 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         .iter()
         .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
         .collect();
+    // A range: a delay drawn at random within it, as fio does (one for all of a job's
+    // clones, which start together here).
     let start_delay_ns = match set.text("startdelay") {
         Some(v) if v.contains('-') || v.contains(':') => {
-            return Err(set.err(
-                "startdelay",
-                format!("'{v}': a random delay in a range is not supported yet (planned)"),
-            ))
+            let (a, b) = v
+                .split_once('-')
+                .or_else(|| v.split_once(':'))
+                .expect("checked above");
+            let t = |x: &str| parse_time_ns(x, 1_000_000_000).map_err(|e| set.err("startdelay", e));
+            let (a, b) = (t(a)?, t(b)?);
+            let (lo, hi) = (a.min(b), a.max(b));
+            let noise = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos() as u64);
+            notes.push(format!(
+                "startdelay={v}: {} ms drawn for this job",
+                (lo + noise % (hi - lo + 1)) / 1_000_000
+            ));
+            lo + noise % (hi - lo + 1)
         }
         _ => set.seconds("startdelay")?.unwrap_or(0),
     };
@@ -1201,6 +1217,20 @@ group_reporting
         );
         let r = one("[w]\nrw=write\nsize=8m\nnumjobs=2\nfilename_format=f.$jobnum\n");
         assert_eq!(r.job.targets[1].path, Path::new("./f.1"));
+        // Several directories: the clones' files in turn (checked against fio 3.33); a named
+        // file in the first.
+        let r = one("[d]\nrw=write\nsize=1m\nnumjobs=3\ndirectory=/a:/b\n");
+        let names: Vec<&Path> = r.job.targets.iter().map(|t| t.path.as_path()).collect();
+        assert_eq!(
+            names,
+            [
+                Path::new("/a/d.0.0"),
+                Path::new("/b/d.1.0"),
+                Path::new("/a/d.2.0")
+            ]
+        );
+        let r = one("[d]\nrw=write\nsize=1m\ndirectory=/a:/b\nfilename=x\n");
+        assert_eq!(r.job.targets[0].path, Path::new("/a/x"));
     }
 
     #[test]
@@ -1320,8 +1350,16 @@ group_reporting
     fn startdelay_and_create_only() {
         let r = one("[j]\nfilename=/x\nsize=1m\nstartdelay=1500ms\ncreate_only=1\n");
         assert_eq!((r.start_delay_ns, r.create_only), (1_500_000_000, true));
-        assert!(err("[j]\nfilename=/x\nsize=1m\nstartdelay=1-5\n")
-            .contains("t.fio:4: startdelay: '1-5'"));
+        // A range: a delay drawn within it.
+        let r = one("[j]\nfilename=/x\nsize=1m\nstartdelay=1-3\n");
+        assert!(
+            (1_000_000_000..=3_000_000_000).contains(&r.start_delay_ns),
+            "{}",
+            r.start_delay_ns
+        );
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nstartdelay=1-x\n").contains("t.fio:4: startdelay: 'x'")
+        );
     }
 
     #[test]
