@@ -5,13 +5,14 @@
 #   chromium     opens the HTML report headless: no errors, every chart rendered
 #   xfsprogs     mkfs.xfs, btrfs-progs: mkfs.btrfs, bindfs: a FUSE passthrough; tests/fs.rs
 #                builds xfs and btrfs images and a FUSE mount to run `iogauge fs` on
+#   strace       counts the fsync/fdatasync calls a job makes (tests/fio.rs)
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
 want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
-    bindfs:bindfs; do
+    bindfs:bindfs strace:strace; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ ${#want[@]} -eq 0 ] && exit 0

@@ -621,6 +621,16 @@ pub struct RunArgs {
     )]
     pub block_size: String,
 
+    /// Block sizes drawn per I/O: 4k-64k (multiples of the smaller, equally likely) or
+    /// 4k/10:64k/90 (shares in percent); READ,WRITE gives writes their own (fio's bsrange,
+    /// bssplit and bs=R,W)
+    #[arg(
+        long = "block-sizes",
+        value_name = "SIZES",
+        conflicts_with = "block_size"
+    )]
+    pub block_sizes: Option<String>,
+
     /// Threads per target
     #[arg(short = 't', long = "threads", value_name = "N", default_value = "1")]
     pub threads: String,
@@ -643,6 +653,11 @@ pub struct RunArgs {
     #[arg(short = 's', long = "sequential", value_name = "STRIDE", num_args = 0..=1,
           require_equals = true, default_missing_value = "")]
     pub sequential: Option<String>,
+
+    /// With --random: only PCT% of I/Os go to random offsets; the others follow the I/O before
+    /// (fio's percentage_random, DiskSpd's -rs)
+    #[arg(long = "random-pct", value_name = "PCT")]
+    pub random_pct: Option<String>,
 
     /// Sequential I/O whose threads share one offset per target (DiskSpd's -si)
     #[arg(long = "interlocked")]
@@ -756,6 +771,41 @@ pub struct RunArgs {
     #[arg(long = "no-register")]
     pub no_register: bool,
 
+    /// After every N writes of a thread, wait for its I/Os in flight and fsync the target
+    #[arg(long = "fsync", value_name = "N", conflicts_with = "fdatasync")]
+    pub fsync: Option<String>,
+
+    /// As --fsync, with fdatasync
+    #[arg(long = "fdatasync", value_name = "N")]
+    pub fdatasync: Option<String>,
+
+    /// Each thread fsyncs the target once it has finished writing; with --total the flush
+    /// counts in the run's time
+    #[arg(long = "end-fsync")]
+    pub end_fsync: bool,
+
+    /// Pause each thread for T (500us, 2ms) after every --think-every I/Os, once its I/Os in
+    /// flight have completed (fio's thinktime)
+    #[arg(long = "think", value_name = "T")]
+    pub think: Option<String>,
+
+    /// I/Os between two pauses of --think [default: 1]
+    #[arg(long = "think-every", value_name = "N", requires = "think")]
+    pub think_every: Option<String>,
+
+    /// Spend the first T of each --think pause spinning on the CPU instead of sleeping
+    #[arg(long = "think-spin", value_name = "T", requires = "think")]
+    pub think_spin: Option<String>,
+
+    /// Make written data compress by about PCT%: the last PCT% of every 512 bytes are zeros
+    /// (100: all zeros). Implies --refill-buffers unless PCT is 0 or 100, as fio does.
+    #[arg(long = "compressible", value_name = "PCT")]
+    pub compressible: Option<String>,
+
+    /// New random data in the buffer before every write (fio's refill_buffers)
+    #[arg(long = "refill-buffers")]
+    pub refill_buffers: bool,
+
     /// Limit each thread to N I/Os per second
     #[arg(long = "rate-iops", value_name = "N")]
     pub rate_iops: Option<String>,
@@ -777,8 +827,8 @@ pub struct RunArgs {
           default_missing_value = "clock", hide = true, conflicts_with = "seed")]
     pub diskspd_seed: Option<String>,
 
-    /// DiskSpd's write source buffer (-Z<size>, -Zr): accepted, since iogauge always writes
-    /// random data, one buffer per outstanding I/O. Plain -Z (zeroed buffers) is refused.
+    /// DiskSpd's write buffers: -Z zeros (--compressible 100), -Zr new random data per write
+    /// (--refill-buffers), -Z<size> accepted: iogauge's buffers are random already.
     #[arg(short = 'Z', value_name = "SIZE", num_args = 0..=1, require_equals = true,
           default_missing_value = "", hide = true)]
     pub diskspd_write_buffers: Option<String>,

@@ -73,6 +73,21 @@ pub struct RunResult {
     pub errors: Vec<ErrorCount>,
     pub time_series: TimeSeries,
     pub iogauge_usage: SelfUsage,
+    /// Flushes issued by --fsync, --fdatasync or --end-fsync; absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flushes: Option<FlushResult>,
+}
+
+/// Flushes of all threads. `count` and `latency` are the every-N-writes flushes (--fsync,
+/// --fdatasync) that completed, those of the warm-up left out, timed from issue to completion
+/// (always: a flush is rare enough to cost nothing). The end flush (--end-fsync) is apart, as
+/// fio keeps it: the longest any thread's took.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlushResult {
+    pub count: u64,
+    pub latency: Option<LatencySummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_fsync_max_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

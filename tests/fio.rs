@@ -557,6 +557,197 @@ fn create_only_and_startdelay() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// Count the flush system calls of `iogauge fio JOBFILE` with strace: (fsync, fdatasync), and
+/// the fio-shaped JSON.
+fn traced_flushes(dir: &Path, job: &Path) -> Result<(u64, u64, Value), String> {
+    let trace = dir.join("strace.txt");
+    let o = std::process::Command::new("strace")
+        .current_dir(dir)
+        .args(["-f", "-qq", "-c", "-e", "trace=fsync,fdatasync", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["fio", "--no-save", "--output-format=json"])
+        .arg(job)
+        .env("IOGAUGE_DB", common::test_db())
+        .output()
+        .map_err(|e| format!("strace: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("iogauge fio under strace: {}", stderr(&o)));
+    }
+    let text = std::fs::read_to_string(&trace).map_err(|e| e.to_string())?;
+    let calls = |name: &str| -> u64 {
+        text.lines()
+            .find(|l| l.split_whitespace().last() == Some(name))
+            .and_then(|l| l.split_whitespace().nth(3))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    let doc: Value = serde_json::from_slice(&o.stdout).map_err(|e| e.to_string())?;
+    Ok((calls("fsync"), calls("fdatasync"), doc))
+}
+
+/// fsync, fdatasync and end_fsync issue exactly the flushes they say (counted by strace), and
+/// the JSON counts them as fio does; where fio is installed, it counts the same on the same job.
+fn flushes_are_the_system_calls_strace_counts() -> Outcome {
+    if sh("strace", &["-V"]).is_err() {
+        return Outcome::Skip("strace is not installed (scripts/install-test-tools.sh)".into());
+    }
+    let dir = work_dir();
+    let mut said = Vec::new();
+    // 256 writes of 4k: a flush after every 4th, but none after the last (the job is over),
+    // as fio does; end_fsync adds one, outside fio's count. iogauge syncs the file it lays
+    // out once more.
+    for (opts, fsyncs, fdatasyncs, counted) in [
+        ("fsync=4\nend_fsync=1", 65, 0, 63),
+        ("fdatasync=8", 1, 31, 31),
+    ] {
+        let job = dir.path().join("flush.fio");
+        let text = format!(
+            "[w]\nfilename={}\nrw=write\nbs=4k\nsize=1m\nioengine=psync\n{opts}\n",
+            p(&dir.path().join("flush.dat"))
+        );
+        std::fs::write(&job, &text).unwrap();
+        let (fs, fds, doc) = match traced_flushes(dir.path(), &job) {
+            Ok(x) => x,
+            Err(e) => return Outcome::Fail(e),
+        };
+        let sync = &doc["jobs"][0]["sync"];
+        if (fs, fds, sync["total_ios"].as_u64()) != (fsyncs, fdatasyncs, Some(counted)) {
+            return Outcome::Fail(format!(
+                "{opts}: strace counted {fs} fsync and {fds} fdatasync, the JSON {}; expected {fsyncs}, {fdatasyncs} and {counted}",
+                sync["total_ios"]
+            ));
+        }
+        if sync["lat_ns"]["N"].as_u64() != Some(counted)
+            || sync["lat_ns"]["min"].as_u64() == Some(0)
+        {
+            return Outcome::Fail(format!("{opts}: sync latency not filled: {sync}"));
+        }
+        if sh("fio", &["--version"]).is_ok() {
+            let fio_job = dir.path().join("flush-fio.fio");
+            std::fs::write(&fio_job, text.replace("flush.dat", "flush-fio.dat")).unwrap();
+            let out = sh("fio", &["--output-format=json", p(&fio_job)]);
+            let _ = std::fs::remove_file(dir.path().join("flush-fio.dat"));
+            let fio_doc: Value = match out.map(|o| serde_json::from_str(&o)) {
+                Ok(Ok(d)) => d,
+                other => return Outcome::Fail(format!("fio: {other:?}")),
+            };
+            // fio 3.33 leaves sync.total_ios at 0 for fdatasync (it counts only fsync there);
+            // its latency count covers both.
+            let theirs = &fio_doc["jobs"][0]["sync"]["lat_ns"]["N"];
+            if theirs.as_u64() != Some(counted) {
+                return Outcome::Fail(format!(
+                    "{opts}: fio timed {theirs} syncs, iogauge {counted}"
+                ));
+            }
+            said.push(format!("{}: fio {theirs} too", opts.replace('\n', " ")));
+        }
+    }
+    Outcome::Pass(said.join("; "))
+}
+
+/// bssplit, thinktime and buffer_compress_percentage do what they say, end to end.
+fn block_mixes_think_time_and_compressible_data() -> Outcome {
+    let dir = work_dir();
+    let data = dir.path().join("mix.dat");
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=mix",
+            &format!("--filename={}", p(&data)),
+            "--size=32m",
+            "--rw=randread",
+            "--bssplit=4k/50:64k/50",
+            "--io_size=64m",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let read = &doc["jobs"][0]["read"];
+    let mean = read["io_bytes"].as_f64().unwrap() / read["total_ios"].as_f64().unwrap();
+    // (4096 + 65536) / 2 = 34816 bytes per I/O on average.
+    if (mean / 34816.0 - 1.0).abs() > 0.03 {
+        return Outcome::Fail(format!("bssplit 4k/50:64k/50: {mean:.0} bytes per I/O"));
+    }
+    // thinktime=2ms after every I/O on the null engine: just under 500 I/Os a second.
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=think",
+            "--ioengine=null",
+            "--size=1m",
+            "--thinktime=2ms",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let iops = doc["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    if !(300.0..=500.5).contains(&iops) {
+        return Outcome::Fail(format!(
+            "thinktime=2ms gave {iops:.0} IOPS, expected just under 500"
+        ));
+    }
+    // buffer_compress_percentage=50: the second half of every 512 bytes is zeros.
+    let comp = dir.path().join("comp.dat");
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=comp",
+            &format!("--filename={}", p(&comp)),
+            "--size=4m",
+            "--rw=write",
+            "--buffer_compress_percentage=50",
+            "--keep",
+            "--no-save",
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let bytes = std::fs::read(&comp).unwrap();
+    let zero_tails = bytes.chunks(512).all(|c| c[256..].iter().all(|&b| b == 0));
+    let random_heads = bytes
+        .chunks(512)
+        .filter(|c| c[..256].iter().all(|&b| b == 0))
+        .count();
+    if bytes.len() != 4 << 20 || !zero_tails || random_heads > 0 {
+        return Outcome::Fail(format!(
+            "compressible data: {} bytes, zero tails {zero_tails}, {random_heads} all-zero heads",
+            bytes.len()
+        ));
+    }
+    let mut said = format!("{mean:.0} bytes per I/O, {iops:.0} IOPS with thinktime");
+    // What users care about: how well the data compresses.
+    match sh(
+        "python3",
+        &[
+            "-c",
+            "import sys,zlib; d=open(sys.argv[1],'rb').read(); print(len(zlib.compress(d,6))/len(d))",
+            p(&comp),
+        ],
+    ) {
+        Ok(r) => {
+            let ratio: f64 = r.parse().unwrap_or(0.0);
+            if !(0.45..=0.6).contains(&ratio) {
+                return Outcome::Fail(format!("buffer_compress_percentage=50 compressed to {ratio:.3}"));
+            }
+            said.push_str(&format!(", zlib ratio {ratio:.3}"));
+        }
+        Err(e) => said.push_str(&format!(", zlib ratio not checked ({e})")),
+    }
+    Outcome::Pass(said)
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -579,6 +770,14 @@ fn main() {
         ),
         ("logs_in_fio_format", logs_in_fio_format),
         ("create_only_and_startdelay", create_only_and_startdelay),
+        (
+            "flushes_are_the_system_calls_strace_counts",
+            flushes_are_the_system_calls_strace_counts,
+        ),
+        (
+            "block_mixes_think_time_and_compressible_data",
+            block_mixes_think_time_and_compressible_data,
+        ),
         (
             "native_runs_write_fio_json_too",
             native_runs_write_fio_json_too,

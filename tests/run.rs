@@ -263,6 +263,23 @@ fn json_output_matches_its_schema() {
         &["-d", "0.3", "-w", "20", "-r", "--distribution", "zipf:1.1"][..],
         &["-s", "--total", "4M"],
         &["-d", "0.3", "-w", "100", "--distribution", "pareto:0.2"],
+        &[
+            "-d",
+            "0.3",
+            "-w",
+            "50",
+            "--block-sizes",
+            "4k/50:16k/50,8k",
+            "--random-pct",
+            "50",
+            "--fsync",
+            "4",
+            "--end-fsync",
+            "--think",
+            "100us",
+            "--compressible",
+            "30",
+        ],
     ] {
         let mut args = vec![
             "-c",

@@ -17,10 +17,27 @@ use std::os::fd::RawFd;
 #[derive(Clone, Copy, Debug)]
 pub struct Sqe {
     pub slot: u32,
-    pub write: bool,
+    pub op: Op,
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
+}
+
+/// What an I/O does. A flush (`Fsync`, `Fdatasync`) has no offset, length or buffer, and
+/// completes with 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Fsync,
+    Fdatasync,
+}
+
+impl Op {
+    #[inline]
+    pub fn is_flush(self) -> bool {
+        matches!(self, Op::Fsync | Op::Fdatasync)
+    }
 }
 
 /// A finished I/O: `result` is the byte count, or a negative errno.
@@ -70,12 +87,16 @@ pub(crate) fn syscall_result(ret: isize) -> i32 {
     }
 }
 
-/// pread/pwrite of the whole buffer, retrying on EINTR.
+/// pread/pwrite of the whole buffer (or fsync/fdatasync), retrying on EINTR.
 pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
     loop {
         // SAFETY: `buf` points to `len` bytes owned by the worker for this slot (see `Sqe`).
         let ret = unsafe {
-            if sqe.write {
+            if sqe.op == Op::Fsync {
+                libc::fsync(fd) as isize
+            } else if sqe.op == Op::Fdatasync {
+                libc::fdatasync(fd) as isize
+            } else if sqe.op == Op::Write {
                 libc::pwrite(
                     fd,
                     sqe.buf as *const libc::c_void,

@@ -6,7 +6,7 @@
 //! per-I/O file lookup or page pinning), and the ring runs completions only when this thread
 //! asks (DEFER_TASKRUN), so the kernel does not interrupt the worker to post each one.
 
-use super::{Cqe, IoEngine, Sqe};
+use super::{Cqe, IoEngine, Op, Sqe};
 use io_uring::{opcode, types, IoUring};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -110,6 +110,15 @@ impl UringEngine {
         }
     }
 
+    #[inline]
+    fn push(&mut self, entry: io_uring::squeue::Entry) {
+        // SAFETY: the buffer stays valid until the completion for this slot is reaped (`Sqe`).
+        // The ring has at least `depth` entries and the runner never has more in flight.
+        unsafe { self.ring.submission().push(&entry) }
+            .expect("submission queue sized to the queue depth");
+        self.queued += 1;
+    }
+
     fn drain(&mut self, out: &mut Vec<Cqe>) {
         for cqe in self.ring.completion() {
             out.push(Cqe {
@@ -127,7 +136,25 @@ impl IoEngine for UringEngine {
     fn queue(&mut self, sqe: Sqe) {
         let f = &self.features;
         let (slot, len, off) = (sqe.slot, sqe.len, sqe.offset);
-        let entry = match (sqe.write, f.registered_file, f.registered_buffers) {
+        let write = match sqe.op {
+            Op::Read => false,
+            Op::Write => true,
+            Op::Fsync | Op::Fdatasync => {
+                let flags = if sqe.op == Op::Fdatasync {
+                    types::FsyncFlags::DATASYNC
+                } else {
+                    types::FsyncFlags::empty()
+                };
+                let entry = if f.registered_file {
+                    opcode::Fsync::new(types::Fixed(0)).flags(flags).build()
+                } else {
+                    opcode::Fsync::new(types::Fd(self.fd)).flags(flags).build()
+                };
+                self.push(entry.user_data(slot as u64));
+                return;
+            }
+        };
+        let entry = match (write, f.registered_file, f.registered_buffers) {
             (false, true, true) => {
                 opcode::ReadFixed::new(types::Fixed(0), sqe.buf, len, slot as u16)
                     .offset(off)
@@ -162,11 +189,7 @@ impl IoEngine for UringEngine {
                 .build(),
         }
         .user_data(slot as u64);
-        // SAFETY: the buffer stays valid until the completion for this slot is reaped (`Sqe`).
-        // The ring has at least `depth` entries and the runner never has more in flight.
-        unsafe { self.ring.submission().push(&entry) }
-            .expect("submission queue sized to the queue depth");
-        self.queued += 1;
+        self.push(entry);
     }
 
     #[inline]

@@ -522,7 +522,7 @@ fn job<'a>(
         write,
         trim,
         mixed,
-        sync: Sync::default(),
+        sync: sync_of(r, parts),
         job_runtime: runtime_ns / 1_000_000,
         usr_cpu: round6(usr),
         sys_cpu: round6(sys),
@@ -709,6 +709,35 @@ fn direction(
         iops_mean: round6(imean),
         iops_stddev: round6(idev),
         iops_samples: iops_s.len() as u64,
+    }
+}
+
+/// fio's `sync`: the flushes of --fsync/--fdatasync/--end-fsync, for entries that cover the
+/// whole run (a clone's entry has none: flushes are counted per run).
+fn sync_of(r: &RunResult, parts: &[Part]) -> Sync {
+    let whole = parts.iter().all(|p| p.series.is_some());
+    match (&r.flushes, whole) {
+        (Some(f), true) => Sync {
+            total_ios: f.count,
+            lat_ns: match &f.latency {
+                Some(s) => Lat {
+                    min: s.min_ns,
+                    max: s.max_ns,
+                    mean: round6(s.mean_ns),
+                    stddev: round6(s.stdev_ns),
+                    n: f.count,
+                    percentile: Some(
+                        s.percentiles
+                            .iter()
+                            .map(|p| (format!("{:.6}", p.percentile), Value::from(p.ns)))
+                            .collect(),
+                    ),
+                    bins: None,
+                },
+                None => Lat::default(),
+            },
+        },
+        _ => Sync::default(),
     }
 }
 

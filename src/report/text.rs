@@ -94,7 +94,57 @@ impl Exporter for Text {
                 }
             );
             let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
-            let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+            match &j.block_mix {
+                None => {
+                    let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+                }
+                Some(m) => {
+                    let _ = writeln!(
+                        o,
+                        "\t\tblock sizes: reads {}, writes {}",
+                        m.read.text(),
+                        m.write.text()
+                    );
+                }
+            }
+            if let Some(p) = j.random_pct {
+                let _ = writeln!(
+                    o,
+                    "\t\t{p}% of I/Os at random offsets, the others after the one before"
+                );
+            }
+            if let Some(f) = j.flush {
+                let _ = writeln!(
+                    o,
+                    "\t\t{} every {} writes{}",
+                    if f.data_only { "fdatasync" } else { "fsync" },
+                    f.writes,
+                    if j.end_fsync { ", and at the end" } else { "" }
+                );
+            } else if j.end_fsync {
+                let _ = writeln!(o, "\t\tfsync at the end");
+            }
+            if let Some(t) = j.think {
+                let _ = writeln!(
+                    o,
+                    "\t\tthink time: {} us after every {} I/Os ({} us of it spinning)",
+                    t.ns / 1000,
+                    t.every,
+                    t.spin_ns / 1000
+                );
+            }
+            if !j.buffers.is_default() {
+                let _ = writeln!(
+                    o,
+                    "\t\twrite data: {}% zeros per 512 bytes{}",
+                    j.buffers.compress_pct,
+                    if j.buffers.refill {
+                        ", new for every write"
+                    } else {
+                        ""
+                    }
+                );
+            }
             match &j.pattern {
                 Pattern::Random {
                     align_bytes,
@@ -181,6 +231,27 @@ impl Exporter for Text {
             for e in &r.errors {
                 let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
             }
+        }
+        if let Some(f) = &r.flushes {
+            let _ = write!(o, "\nFlushes: {}", f.count);
+            if let Some(l) = &f.latency {
+                let p99 = l
+                    .percentiles
+                    .iter()
+                    .find(|p| p.percentile == 99.0)
+                    .map_or(0, |p| p.ns);
+                let _ = write!(
+                    o,
+                    ", latency mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                    l.mean_ns / 1e6,
+                    p99 as f64 / 1e6,
+                    l.max_ns as f64 / 1e6
+                );
+            }
+            if let Some(ns) = f.end_fsync_max_ns {
+                let _ = write!(o, "; end fsync {:.3} ms", ns as f64 / 1e6);
+            }
+            let _ = writeln!(o);
         }
         let w = &r.waits;
         let _ = writeln!(

@@ -29,7 +29,9 @@ use std::sync::mpsc::{sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 use target::{Cleanup, OpenTarget};
-use worker::{AlignedBuf, DirTotals, HistPool, LatHists, WaitStats, WorkerOutcome, WorkerPlan};
+use worker::{
+    AlignedBuf, DirTotals, HistPool, LatHists, SizePick, WaitStats, WorkerOutcome, WorkerPlan,
+};
 
 /// Shared between the main thread and the workers.
 pub struct Control {
@@ -191,14 +193,25 @@ pub fn run_full(
     let nthreads = job.total_threads();
     let gap_ns = match (job.rate_iops, job.rate_bytes_per_sec) {
         (Some(iops), _) => Some((1_000_000_000 / iops).max(1)),
-        (_, Some(bw)) => {
+        (_, Some(bw)) if job.block_mix.is_none() => {
             Some(((job.block_size as u128 * 1_000_000_000) / bw as u128).max(1) as u64)
         }
         _ => None,
     };
+    // With a block-size mix the gap after each I/O follows its length.
+    let rate_bw = job
+        .rate_bytes_per_sec
+        .filter(|_| job.block_mix.is_some() && job.rate_iops.is_none());
+    let (read_sizes, write_sizes) = job.sizes();
     let quota = match job.stop {
         Stop::TotalBytes { bytes, .. } => {
-            let per = (bytes / nthreads / job.block_size).max(1) * job.block_size;
+            // Whole blocks where every I/O is one size; with a mix the last I/O may pass it.
+            let unit = if job.block_mix.is_some() {
+                1
+            } else {
+                job.block_size
+            };
+            let per = (bytes / nthreads / unit).max(1) * unit;
             if per * nthreads != bytes {
                 notes.push(format!(
                     "--total {bytes} bytes split over {nthreads} threads as {per} bytes each ({} in all)",
@@ -263,10 +276,25 @@ pub fn run_full(
                     submit_batch: job.submit_batch.min(qd),
                     latency: job.latency,
                     block_size: job.block_size as u32,
+                    sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
                     write_pct: job.write_pct as u64,
                     seed: job.seed,
-                    offsets: OffsetGen::new(&job.pattern, t.start, t.end, job.block_size, &shared),
+                    offsets: OffsetGen::new(
+                        &job.pattern,
+                        t.start,
+                        t.end,
+                        job.block_size,
+                        &shared,
+                        job.random_pct,
+                        job.block_mix.is_some(),
+                    ),
                     gap_ns,
+                    rate_bw,
+                    flush: job.flush,
+                    end_fsync: job.end_fsync,
+                    think: job.think,
+                    refill: job.buffers.refill,
+                    compress_pct: job.buffers.compress_pct,
                     quota_bytes: quota,
                     continue_on_error: job.continue_on_error,
                     path: t.path.display().to_string(),
@@ -301,6 +329,7 @@ pub fn run_full(
                             plan.queue_depth as usize,
                             plan.block_size as usize,
                             &mut rng,
+                            plan.compress_pct,
                         );
                         Ok((bufs, rng))
                     };
@@ -411,7 +440,7 @@ pub fn run_full(
                     let bytes: Vec<u64> = collector
                         .samples
                         .iter()
-                        .map(|r| (r.ios[0] + r.ios[1]) * job.block_size)
+                        .map(|r| r.bytes[0] + r.bytes[1])
                         .collect();
                     let n = (rule.window_ns / job.interval_ns) as usize;
                     if let Some(s) = steady::settled(&bytes, n, &rule) {
@@ -436,6 +465,7 @@ pub fn run_full(
                     setup_error.get_or_insert(e);
                     outcomes.push(WorkerOutcome {
                         totals: Default::default(),
+                        flushes: Default::default(),
                         errors: vec![],
                         quota_done_ns: None,
                         waits: WaitStats::default(),
@@ -594,7 +624,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let shown = t.path.display();
     let flag = if job.hipri { "--hipri" } else { "--sqpoll" };
     let mut rng = rng::Rng::new(1, &[]);
-    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng);
+    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0);
     let mut e = UringEngine::new(t.file.as_raw_fd(), 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(
             "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
@@ -602,7 +632,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     })?;
     e.queue(crate::engine::Sqe {
         slot: 0,
-        write: false,
+        op: crate::engine::Op::Read,
         offset: t.start,
         len: job.block_size as u32,
         buf: buf.slot(0),
@@ -744,6 +774,21 @@ fn build_result(b: BuildInput) -> RunResult {
             injected.get_or_insert_with(Default::default).merge(h);
         }
     }
+    let flushes = (job.flush.is_some() || job.end_fsync).then(|| {
+        let mut lat = crate::stats::LatencyHistogram::new();
+        let mut count = 0;
+        let mut end = None;
+        for o in &b.outcomes {
+            count += o.flushes.count;
+            lat.merge(&o.flushes.lat);
+            end = end.max(o.flushes.end_ns);
+        }
+        FlushResult {
+            count,
+            latency: lat.summary(),
+            end_fsync_max_ns: end,
+        }
+    });
     let tpt = job.threads_per_target as usize;
     let mut all_errors: Vec<(i32, u64)> = Vec::new();
     let mut targets = Vec::new();
@@ -797,7 +842,7 @@ fn build_result(b: BuildInput) -> RunResult {
         }
         let dir = |d: usize| SampleDir {
             ios: s.ios[d],
-            bytes: s.ios[d] * job.block_size,
+            bytes: s.bytes[d],
             latency_mean_ns: (job.latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
             latency_p99_ns: (job.latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
         };
@@ -842,5 +887,6 @@ fn build_result(b: BuildInput) -> RunResult {
             samples,
         },
         iogauge_usage: SelfUsage::now(),
+        flushes,
     }
 }

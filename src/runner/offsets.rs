@@ -14,7 +14,14 @@ pub enum OffsetGen {
         align: u64,
         slots: u64,
         sampler: Sampler,
+        /// Percent of I/Os (0..99) that follow the I/O before instead (--random-pct).
+        follow_pct: u64,
+        /// Where the I/O before ended, and the end of the working set.
+        cursor: u64,
+        end: u64,
     },
+    /// Each I/O starts where the one before ended (block-size mixes read sequentially).
+    Contiguous { base: u64, end: u64, cursor: u64 },
     Sequential {
         base: u64,
         stride: u64,
@@ -31,13 +38,17 @@ pub enum OffsetGen {
 }
 
 impl OffsetGen {
-    /// `base..end` is the working set; `shared` is the target's counter for interlocked I/O.
+    /// `base..end` is the working set and `block` the largest I/O; `shared` is the target's
+    /// counter for interlocked I/O. `random_pct`: see [`crate::spec::JobSpec::random_pct`];
+    /// `mixed`: block sizes vary, so sequential I/O follows each I/O's own length.
     pub fn new(
         pattern: &Pattern,
         base: u64,
         end: u64,
         block: u64,
         shared: &Arc<AtomicU64>,
+        random_pct: Option<u8>,
+        mixed: bool,
     ) -> Self {
         debug_assert!(end >= base + block);
         let span = end - base - block;
@@ -52,8 +63,16 @@ impl OffsetGen {
                     align: align_bytes,
                     slots,
                     sampler: Sampler::new(distribution, slots),
+                    follow_pct: 100 - random_pct.unwrap_or(100).min(100) as u64,
+                    cursor: base,
+                    end,
                 }
             }
+            Pattern::Sequential { .. } if mixed => OffsetGen::Contiguous {
+                base,
+                end,
+                cursor: base,
+            },
             Pattern::Sequential {
                 stride_bytes,
                 interlocked,
@@ -78,15 +97,48 @@ impl OffsetGen {
         }
     }
 
+    /// The offset of the next I/O, `len` bytes long (at most the `block` given to `new`).
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng) -> u64 {
+    pub fn next(&mut self, rng: &mut Rng, len: u64) -> u64 {
         match self {
             OffsetGen::Random {
                 base,
                 align,
                 slots,
                 sampler,
+                follow_pct: 0,
+                ..
             } => *base + sampler.sample(rng, *slots) * *align,
+            OffsetGen::Random {
+                base,
+                align,
+                slots,
+                sampler,
+                follow_pct,
+                cursor,
+                end,
+            } => {
+                let off = if rng.below(100) < *follow_pct {
+                    if *cursor + len <= *end {
+                        *cursor
+                    } else {
+                        *base
+                    }
+                } else {
+                    *base + sampler.sample(rng, *slots) * *align
+                };
+                *cursor = off + len;
+                off
+            }
+            OffsetGen::Contiguous { base, end, cursor } => {
+                let off = if *cursor + len <= *end {
+                    *cursor
+                } else {
+                    *base
+                };
+                *cursor = off + len;
+                off
+            }
             OffsetGen::Sequential {
                 base,
                 stride,
@@ -247,7 +299,15 @@ mod tests {
     use super::*;
 
     fn gen(pattern: Pattern, base: u64, end: u64, block: u64) -> OffsetGen {
-        OffsetGen::new(&pattern, base, end, block, &Arc::new(AtomicU64::new(0)))
+        OffsetGen::new(
+            &pattern,
+            base,
+            end,
+            block,
+            &Arc::new(AtomicU64::new(0)),
+            None,
+            false,
+        )
     }
 
     /// Draw `n` offsets and count how often each block (offset / block) was hit.
@@ -255,7 +315,7 @@ mod tests {
         let mut rng = Rng::new(42, &[]);
         let mut counts = vec![0u64; blocks];
         for _ in 0..n {
-            counts[(g.next(&mut rng) / block) as usize] += 1;
+            counts[(g.next(&mut rng, block) / block) as usize] += 1;
         }
         counts
     }
@@ -275,7 +335,7 @@ mod tests {
         let mut rng = Rng::new(3, &[]);
         let mut seen = std::collections::HashSet::new();
         for _ in 0..200_000 {
-            let off = g.next(&mut rng);
+            let off = g.next(&mut rng, block);
             assert!(off >= base && off + block <= end, "{off}");
             assert_eq!((off - base) % align, 0);
             seen.insert(off);
@@ -296,7 +356,7 @@ mod tests {
             4096,
         );
         let mut rng = Rng::new(0, &[]);
-        let offs: Vec<u64> = (0..6).map(|_| g.next(&mut rng)).collect();
+        let offs: Vec<u64> = (0..6).map(|_| g.next(&mut rng, 4096)).collect();
         assert_eq!(offs, [4096, 8192, 12288, 16384, 4096, 8192]);
         // A stride larger than the block skips; the last I/O still fits.
         let mut g = gen(
@@ -308,8 +368,63 @@ mod tests {
             20480,
             4096,
         );
-        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng)).collect();
+        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng, 4096)).collect();
         assert_eq!(offs, [0, 8192, 16384, 0]);
+    }
+
+    #[test]
+    fn mixed_sizes_walk_without_gaps_and_wrap_before_the_end() {
+        let p = Pattern::Sequential {
+            stride_bytes: 16384,
+            interlocked: false,
+        };
+        let mut g = OffsetGen::new(
+            &p,
+            4096,
+            4096 + 40960,
+            16384,
+            &Arc::new(AtomicU64::new(0)),
+            None,
+            true,
+        );
+        let mut rng = Rng::new(0, &[]);
+        let lens = [4096u64, 16384, 8192, 16384, 4096, 8192];
+        let offs: Vec<u64> = lens.iter().map(|&l| g.next(&mut rng, l)).collect();
+        // 4096+4096+16384+8192 = 32768; the next 16k would pass the end (45056): wrap.
+        assert_eq!(offs, [4096, 8192, 24576, 4096, 20480, 24576]);
+    }
+
+    #[test]
+    fn partly_random_io_follows_the_one_before() {
+        let p = Pattern::Random {
+            align_bytes: 4096,
+            distribution: Distribution::Uniform,
+        };
+        let blocks = 1u64 << 20;
+        let mut g = OffsetGen::new(
+            &p,
+            0,
+            blocks * 4096,
+            4096,
+            &Arc::new(AtomicU64::new(0)),
+            Some(30),
+            false,
+        );
+        let mut rng = Rng::new(5, &[]);
+        let n = 100_000;
+        let mut prev_end = u64::MAX;
+        let mut followed = 0;
+        for _ in 0..n {
+            let off = g.next(&mut rng, 4096);
+            assert!(off % 4096 == 0 && off + 4096 <= blocks * 4096);
+            if off == prev_end {
+                followed += 1;
+            }
+            prev_end = off + 4096;
+        }
+        // 70% follow; a random draw lands on the next block one time in a million.
+        let share = followed as f64 / n as f64;
+        assert!((share - 0.7).abs() < 0.01, "{share}");
     }
 
     #[test]
@@ -319,15 +434,15 @@ mod tests {
             stride_bytes: 4096,
             interlocked: true,
         };
-        let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
-        let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared);
+        let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, None, false);
+        let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, None, false);
         let mut rng = Rng::new(0, &[]);
         let offs = [
-            a.next(&mut rng),
-            b.next(&mut rng),
-            a.next(&mut rng),
-            b.next(&mut rng),
-            a.next(&mut rng),
+            a.next(&mut rng, 4096),
+            b.next(&mut rng, 4096),
+            a.next(&mut rng, 4096),
+            b.next(&mut rng, 4096),
+            a.next(&mut rng, 4096),
         ];
         assert_eq!(offs, [0, 4096, 8192, 12288, 0]);
     }

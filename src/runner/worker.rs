@@ -12,8 +12,9 @@
 use super::offsets::OffsetGen;
 use super::rng::Rng;
 use super::{Control, Msg};
-use crate::engine::{Cqe, IoEngine, Sqe};
+use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
+use crate::spec::{BlockSizes, FlushEvery, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use serde::{Deserialize, Serialize};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
@@ -28,17 +29,108 @@ pub struct WorkerPlan {
     pub thread: u32,
     pub queue_depth: u32,
     pub submit_batch: u32,
+    /// The largest I/O: the size of each slot's buffer.
     pub block_size: u32,
+    /// How long each read and each write is.
+    pub sizes: [SizePick; 2],
     pub write_pct: u64,
     pub seed: u64,
     pub offsets: OffsetGen,
     /// Minimum time between two I/O starts, for --rate-iops / --rate-bw.
     pub gap_ns: Option<u64>,
+    /// --rate-bw with a block-size mix: the gap follows each I/O's length.
+    pub rate_bw: Option<u64>,
+    pub flush: Option<FlushEvery>,
+    pub end_fsync: bool,
+    pub think: Option<Think>,
+    /// New random data before each write; `compress_pct` keeps its zeros.
+    pub refill: bool,
+    pub compress_pct: u8,
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
     pub latency: bool,
     pub path: String,
+}
+
+/// Draws the length of each I/O of one direction.
+pub enum SizePick {
+    Fixed(u32),
+    /// `min` times 1..=`steps`, each equally likely.
+    Range {
+        min: u32,
+        steps: u64,
+    },
+    /// (cumulative percent, length), the percents rising to 100.
+    Split(Vec<(u64, u32)>),
+}
+
+impl SizePick {
+    pub fn new(b: &BlockSizes) -> Self {
+        match b {
+            BlockSizes::Fixed { bytes } => SizePick::Fixed(*bytes as u32),
+            BlockSizes::Range { min, max } => SizePick::Range {
+                min: *min as u32,
+                steps: max / min,
+            },
+            BlockSizes::Split { parts } => {
+                let mut cum = 0;
+                SizePick::Split(
+                    parts
+                        .iter()
+                        .map(|p| {
+                            cum += p.pct as u64;
+                            (cum, p.bytes as u32)
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    #[inline]
+    pub fn pick(&self, rng: &mut Rng) -> u32 {
+        match self {
+            SizePick::Fixed(len) => *len,
+            SizePick::Range { min, steps } => *min * (1 + rng.below(*steps) as u32),
+            SizePick::Split(parts) => {
+                let r = rng.below(100);
+                parts
+                    .iter()
+                    .find(|(cum, _)| r < *cum)
+                    .or(parts.last())
+                    .map_or(0, |p| p.1)
+            }
+        }
+    }
+}
+
+/// Fill a write buffer: random bytes, with the last `compress_pct`% of every 512 bytes zeroed
+/// so that the data compresses by about that share.
+pub fn fill_buffer(buf: &mut [u8], rng: &mut Rng, compress_pct: u8) {
+    const CHUNK: usize = 512;
+    if compress_pct >= 100 {
+        buf.fill(0);
+        return;
+    }
+    rng.fill(buf);
+    if compress_pct > 0 {
+        let random = CHUNK * (100 - compress_pct as usize) / 100;
+        for chunk in buf.chunks_mut(CHUNK) {
+            let keep = random.min(chunk.len());
+            chunk[keep..].fill(0);
+        }
+    }
+}
+
+/// Flushes of one worker: how many every-N-writes flushes (--fsync, --fdatasync) completed and
+/// how long each took from issue to completion (those issued during warm-up not counted), and
+/// how long the end flush (--end-fsync) took. fio's JSON counts the same way.
+#[derive(Default, Clone)]
+pub struct FlushTotals {
+    pub count: u64,
+    pub lat: LatencyHistogram,
+    pub end_ns: Option<u64>,
 }
 
 /// The latencies of one direction (latency mode only). Completion is the headline figure;
@@ -98,6 +190,7 @@ impl WaitStats {
 pub struct WorkerOutcome {
     /// [read, write]. Kept by the worker itself, so totals stay exact whatever the collector does.
     pub totals: [DirTotals; 2],
+    pub flushes: FlushTotals,
     pub errors: Vec<(i32, u64)>,
     /// When this worker's quota was done (--total), on the run clock.
     pub quota_done_ns: Option<u64>,
@@ -110,6 +203,7 @@ pub struct WorkerOutcome {
 /// Counts and latencies of one direction within one interval, for the time series.
 pub struct IntervalDir {
     pub ios: u64,
+    pub bytes: u64,
     pub lat_sum_ns: u64,
     /// Latency mode only.
     pub hist: Option<IntervalHistogram>,
@@ -134,6 +228,7 @@ impl Interval {
     fn new(index: u64, pool: &HistPool, latency: bool) -> Self {
         let d = || IntervalDir {
             ios: 0,
+            bytes: 0,
             lat_sum_ns: 0,
             hist: latency.then(|| {
                 pool.lock()
@@ -159,13 +254,16 @@ pub struct AlignedBuf {
 }
 
 impl AlignedBuf {
-    pub fn new(slots: usize, slot_len: usize, rng: &mut Rng) -> Self {
+    pub fn new(slots: usize, slot_len: usize, rng: &mut Rng, compress_pct: u8) -> Self {
         let layout = Layout::from_size_align(slots * slot_len, 4096).expect("buffer layout");
         // SAFETY: the layout has a non-zero size (slots >= 1, slot_len >= 1).
         let ptr = unsafe { alloc_zeroed(layout) };
         assert!(!ptr.is_null(), "out of memory allocating I/O buffers");
-        // SAFETY: ptr is valid for layout.size() bytes, just allocated.
-        rng.fill(unsafe { std::slice::from_raw_parts_mut(ptr, layout.size()) });
+        for i in 0..slots {
+            // SAFETY: slot i lies inside the allocation just made.
+            let slot = unsafe { std::slice::from_raw_parts_mut(ptr.add(i * slot_len), slot_len) };
+            fill_buffer(slot, rng, compress_pct);
+        }
         AlignedBuf {
             ptr,
             layout,
@@ -199,11 +297,11 @@ struct State<'a> {
     tx: Sender<Msg>,
     id: usize,
     latency: bool,
-    bs: u32,
     m0: u64,
     m1: u64,
     free: Vec<u32>,
-    is_write: Vec<bool>,
+    op: Vec<Op>,
+    len: Vec<u32>,
     queued_at: Vec<u64>,
     submitted_at: Vec<u64>,
     scheduled_at: Vec<u64>,
@@ -224,6 +322,17 @@ struct State<'a> {
     continue_on_error: bool,
     rate_limited: bool,
     path: String,
+    flushes: FlushTotals,
+    /// A flush is due once the I/Os in flight have completed (--fsync).
+    flush_due: bool,
+    flush_inflight: bool,
+    flush_queued_at: u64,
+    /// The thread has written: --end-fsync has something to flush.
+    wrote: bool,
+    end_flushed: bool,
+    /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
+    think_due: bool,
+    think_until: u64,
 }
 
 impl State<'_> {
@@ -251,12 +360,17 @@ impl State<'_> {
             }
         }
         let counting = t >= self.m0 && t < self.m1 && t < self.ctl.stop_ns.load(Ordering::Relaxed);
-        let bs = self.bs;
         for c in cqes {
             let slot = c.slot as usize;
             self.free.push(c.slot);
             self.inflight -= 1;
-            if c.result != bs as i32 {
+            let op = self.op[slot];
+            if op.is_flush() {
+                self.flushed(c, t);
+                continue;
+            }
+            let len = self.len[slot];
+            if c.result != len as i32 {
                 self.fail(c, t);
                 continue;
             }
@@ -267,13 +381,14 @@ impl State<'_> {
             let Some(iv) = self.interval.as_mut() else {
                 continue;
             };
-            let dir = self.is_write[slot] as usize;
+            let dir = (op == Op::Write) as usize;
             let tot = &mut self.totals[dir];
             tot.ios += 1;
-            tot.bytes += bs as u64;
-            self.counted_bytes += bs as u64;
+            tot.bytes += len as u64;
+            self.counted_bytes += len as u64;
             let d = &mut iv.dirs[dir];
             d.ios += 1;
+            d.bytes += len as u64;
             if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
                 let completion = t - self.submitted_at[slot];
                 lat.completion.record(completion);
@@ -315,6 +430,26 @@ impl State<'_> {
         live.lat_sum_ns.store(self.lat_sum_ns, Ordering::Relaxed);
     }
 
+    /// A flush completed.
+    #[cold]
+    fn flushed(&mut self, c: &Cqe, t: u64) {
+        self.flush_inflight = false;
+        if c.result < 0 {
+            self.fail(c, t);
+            return;
+        }
+        if self.end_flushed {
+            self.flushes.end_ns = Some(t - self.flush_queued_at);
+        } else if self.flush_queued_at >= self.m0 {
+            self.flushes.count += 1;
+            self.flushes.lat.record(t - self.flush_queued_at);
+        }
+        // The end flush of a run by bytes belongs to its time, as fio's end_fsync does.
+        if self.end_flushed && self.quota_done_ns.is_some() {
+            self.quota_done_ns = Some(t);
+        }
+    }
+
     #[cold]
     fn fail(&mut self, c: &Cqe, t: u64) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
@@ -323,10 +458,11 @@ impl State<'_> {
             None => self.errors.push((errno, 1)),
         }
         if !self.continue_on_error {
-            let what = if self.is_write[c.slot as usize] {
-                "write"
-            } else {
-                "read"
+            let what = match self.op[c.slot as usize] {
+                Op::Read => "read",
+                Op::Write => "write",
+                Op::Fsync => "fsync",
+                Op::Fdatasync => "fdatasync",
             };
             let why = if c.result < 0 {
                 format!(
@@ -335,7 +471,10 @@ impl State<'_> {
                     std::io::Error::from_raw_os_error(errno)
                 )
             } else {
-                format!("short {what}: {} of {} bytes", c.result, self.bs)
+                format!(
+                    "short {what}: {} of {} bytes",
+                    c.result, self.len[c.slot as usize]
+                )
             };
             self.ctl
                 .fail(format!("{what} error on '{}': {why}", self.path), t);
@@ -375,11 +514,11 @@ pub fn run<E: IoEngine>(
         tx,
         id: plan.id,
         latency,
-        bs: plan.block_size,
         m0: 0,
         m1: 0,
         free: (0..qd as u32).rev().collect(),
-        is_write: vec![false; qd],
+        op: vec![Op::Read; qd],
+        len: vec![plan.block_size; qd],
         queued_at: vec![0; qd],
         submitted_at: vec![0; qd],
         scheduled_at: vec![0; qd],
@@ -404,14 +543,31 @@ pub fn run<E: IoEngine>(
         quota: plan.quota_bytes,
         quota_done_ns: None,
         continue_on_error: plan.continue_on_error,
-        rate_limited: plan.gap_ns.is_some(),
+        rate_limited: plan.gap_ns.is_some() || plan.rate_bw.is_some(),
         path: std::mem::take(&mut plan.path),
+        flushes: FlushTotals::default(),
+        flush_due: false,
+        flush_inflight: false,
+        flush_queued_at: 0,
+        wrote: false,
+        end_flushed: false,
+        think_due: false,
+        think_until: 0,
     };
     let mut waits = WaitStats::default();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
     let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
     let batch = plan.submit_batch.max(1) as usize;
     let clock = &ctl.clock;
+    let rate_limited = s.rate_limited;
+    let flush_op = match plan.flush {
+        Some(FlushEvery {
+            data_only: true, ..
+        }) => Op::Fdatasync,
+        _ => Op::Fsync,
+    };
+    let mut writes_since_flush = 0u32;
+    let mut since_think = 0u32;
 
     ctl.ready.wait();
     ctl.go.wait();
@@ -458,36 +614,93 @@ pub fn run<E: IoEngine>(
         };
     }
 
+    // Queue a flush; called with nothing in flight, so every slot is free. It starts at the
+    // next `submit` or `reap`.
+    macro_rules! queue_flush {
+        ($op:expr) => {
+            let slot = s.free.pop().expect("no I/O in flight: every slot is free");
+            now = clock.now_ns();
+            s.op[slot as usize] = $op;
+            s.flush_queued_at = now;
+            s.flush_inflight = true;
+            s.flush_due = false;
+            s.inflight += 1;
+            engine.queue(Sqe {
+                slot,
+                op: $op,
+                offset: 0,
+                len: 0,
+                buf: bufs.slot(slot),
+            });
+        };
+    }
+
     'run: loop {
         let issuing = now < ctl.stop_ns.load(Ordering::Relaxed) && s.quota_done_ns.is_none();
-        if issuing {
+        // A flush or a pause waits for the I/Os in flight: nothing new starts meanwhile.
+        let paused = s.flush_due || s.flush_inflight || s.think_due || now < s.think_until;
+        if issuing && !paused {
             // At most one queue's worth per pass, so that the stop time is looked at often even
             // when completions come back as fast as I/Os go out.
             for _ in 0..qd {
                 let Some(slot) = s.free.pop() else { break };
-                if let Some(gap) = plan.gap_ns {
-                    if next_due > now {
-                        s.free.push(slot);
-                        break;
-                    }
-                    s.scheduled_at[slot as usize] = next_due;
-                    next_due += gap;
+                if rate_limited && next_due > now {
+                    s.free.push(slot);
+                    break;
                 }
                 let write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
-                let offset = plan.offsets.next(&mut rng);
+                let len = plan.sizes[write as usize].pick(&mut rng);
+                if rate_limited {
+                    s.scheduled_at[slot as usize] = next_due;
+                    next_due += match plan.rate_bw {
+                        Some(bw) => ((len as u128 * 1_000_000_000) / bw as u128).max(1) as u64,
+                        None => plan.gap_ns.unwrap_or(1),
+                    };
+                }
+                let offset = plan.offsets.next(&mut rng, len as u64);
+                let buf = bufs.slot(slot);
+                let op = if write {
+                    s.wrote = true;
+                    if plan.refill {
+                        // SAFETY: the slot is free: no I/O uses its buffer until queued below.
+                        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+                        fill_buffer(b, &mut rng, plan.compress_pct);
+                    }
+                    if let Some(f) = plan.flush {
+                        writes_since_flush += 1;
+                        if writes_since_flush >= f.writes {
+                            writes_since_flush = 0;
+                            s.flush_due = true;
+                        }
+                    }
+                    Op::Write
+                } else {
+                    Op::Read
+                };
                 engine.queue(Sqe {
                     slot,
-                    write,
+                    op,
                     offset,
-                    len: s.bs,
-                    buf: bufs.slot(slot),
+                    len,
+                    buf,
                 });
-                s.is_write[slot as usize] = write;
+                s.op[slot as usize] = op;
+                s.len[slot as usize] = len;
                 s.queued_at[slot as usize] = now;
                 s.inflight += 1;
                 unsubmitted.push(slot);
+                if let Some(t) = plan.think {
+                    since_think += 1;
+                    if since_think >= t.every {
+                        since_think = 0;
+                        s.think_due = true;
+                    }
+                }
                 if unsubmitted.len() >= batch {
                     submit_pending!('run);
+                }
+                if s.flush_due || s.think_due {
+                    break;
                 }
             }
             if !unsubmitted.is_empty() {
@@ -496,33 +709,50 @@ pub fn run<E: IoEngine>(
         }
         if s.inflight == 0 {
             if !issuing {
-                break;
-            }
-            // Rate-limited with nothing in flight: wait for the next start. Sleep until shortly
-            // before it (briefly enough to notice a stop), then spin: a sleep alone wakes late on
-            // virtual machines, and the I/O would start behind its own schedule.
-            const SPIN_NS: u64 = 200_000;
-            let wait = next_due.saturating_sub(now);
-            if wait > SPIN_NS {
-                std::thread::sleep(std::time::Duration::from_nanos(
-                    (wait - SPIN_NS).min(10_000_000),
-                ));
+                if plan.end_fsync && s.wrote && !s.end_flushed {
+                    s.end_flushed = true;
+                    queue_flush!(Op::Fsync);
+                } else {
+                    break;
+                }
+            } else if s.flush_due {
+                queue_flush!(flush_op);
             } else {
-                clock.spin_until(next_due);
+                if s.think_due {
+                    s.think_due = false;
+                    let t = plan.think.expect("think_due is only set with --think");
+                    if t.spin_ns > 0 {
+                        clock.spin_until(now + t.spin_ns);
+                    }
+                    s.think_until = now + t.ns;
+                }
+                // Rate-limited or pausing with nothing in flight: wait for the next start.
+                // Sleep until shortly before it (briefly enough to notice a stop), then spin: a
+                // sleep alone wakes late on virtual machines, and the I/O would start behind
+                // its own schedule.
+                const SPIN_NS: u64 = 200_000;
+                let wake = s.think_until.max(if rate_limited { next_due } else { 0 });
+                let wait = wake.saturating_sub(now);
+                if wait > SPIN_NS {
+                    std::thread::sleep(std::time::Duration::from_nanos(
+                        (wait - SPIN_NS).min(10_000_000),
+                    ));
+                } else if wait > 0 {
+                    clock.spin_until(wake);
+                }
+                now = clock.now_ns();
+                continue;
             }
-            now = clock.now_ns();
-            continue;
         }
-        let timeout = match plan.gap_ns {
-            Some(_) if issuing && !s.free.is_empty() => {
-                Some(next_due.saturating_sub(now).max(1_000))
-            }
+        let can_issue = issuing && !paused && !s.free.is_empty();
+        let timeout = match rate_limited {
+            true if can_issue => Some(next_due.saturating_sub(now).max(1_000)),
             _ => None,
         };
         // Free slots and no rate limit: the issue pass above ran out of budget, not of work.
         // Collect what has completed without blocking and go back to issuing, rather than
         // leave those slots idle while waiting.
-        let min = if issuing && !s.free.is_empty() && plan.gap_ns.is_none() {
+        let min = if can_issue && !rate_limited && !s.flush_inflight {
             0
         } else {
             1
@@ -554,10 +784,80 @@ pub fn run<E: IoEngine>(
     }
     WorkerOutcome {
         totals: s.totals,
+        flushes: std::mem::take(&mut s.flushes),
         errors: s.errors,
         quota_done_ns: s.quota_done_ns,
         waits,
         injected,
         uring: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SizeShare;
+
+    #[test]
+    fn block_sizes_are_drawn_with_their_shares() {
+        let mut rng = Rng::new(11, &[]);
+        let split = SizePick::new(&BlockSizes::Split {
+            parts: vec![
+                SizeShare {
+                    bytes: 4096,
+                    pct: 10,
+                },
+                SizeShare {
+                    bytes: 32768,
+                    pct: 40,
+                },
+                SizeShare {
+                    bytes: 65536,
+                    pct: 50,
+                },
+            ],
+        });
+        let n = 200_000;
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..n {
+            *counts.entry(split.pick(&mut rng)).or_insert(0u64) += 1;
+        }
+        for (len, pct) in [(4096u32, 10.0), (32768, 40.0), (65536, 50.0)] {
+            let got = 100.0 * counts[&len] as f64 / n as f64;
+            assert!((got - pct).abs() < 0.5, "{len}: {got}%");
+        }
+        assert_eq!(counts.len(), 3);
+        // A range: every multiple of the smallest size, the largest included, equally likely.
+        let range = SizePick::new(&BlockSizes::Range {
+            min: 4096,
+            max: 16384,
+        });
+        let mut counts = [0u64; 5];
+        for _ in 0..n {
+            let len = range.pick(&mut rng);
+            assert_eq!(len % 4096, 0);
+            counts[(len / 4096) as usize] += 1;
+        }
+        assert_eq!(counts[0], 0);
+        for c in &counts[1..] {
+            let share = *c as f64 / n as f64;
+            assert!((share - 0.25).abs() < 0.01, "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn compressible_buffers_zero_the_tail_of_every_512_bytes() {
+        let mut rng = Rng::new(3, &[]);
+        let mut buf = vec![0u8; 8192];
+        fill_buffer(&mut buf, &mut rng, 25);
+        for chunk in buf.chunks(512) {
+            // 384 random bytes (a zero among them now and then), then 128 zeros.
+            assert!(chunk[384..].iter().all(|&b| b == 0));
+            assert!(chunk[..384].iter().filter(|&&b| b == 0).count() < 20);
+        }
+        fill_buffer(&mut buf, &mut rng, 100);
+        assert!(buf.iter().all(|&b| b == 0));
+        fill_buffer(&mut buf, &mut rng, 0);
+        assert!(buf.iter().filter(|&&b| b == 0).count() < 100);
     }
 }

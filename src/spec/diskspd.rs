@@ -8,7 +8,9 @@
 //! Options start with `-` only: DiskSpd's `/` prefix would make every absolute Linux path an
 //! option.
 
-use super::{Affinity, CacheMode, Distribution, JobSpec, Pattern, Stop, TargetSpec};
+use super::{
+    Affinity, BufferFill, CacheMode, Distribution, JobSpec, Pattern, Stop, TargetSpec, Think,
+};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 
@@ -114,6 +116,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let (mut os_cache, mut write_through): (Option<bool>, Option<bool>) = (None, None);
     let mut rate_iops = None;
     let mut rate_bw = None;
+    // -rs: the share of random I/O; -r alone sets it to 100, as DiskSpd does.
+    let mut random_ratio: Option<u8> = None;
+    let mut burst: Option<u32> = None;
+    let mut think_ms: Option<u64> = None;
+    let mut buffers = BufferFill::default();
     for a in args {
         let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
             paths.push(a.clone());
@@ -137,7 +144,9 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     let mut cpus = Vec::new();
                     for part in list.split(',') {
                         if part.starts_with('g') {
-                            return Err(bad(format!("{a}: processor groups other than 0 do not exist on Linux")));
+                            return Err(bad(format!(
+                                "{a}: processor groups other than 0 do not exist on Linux"
+                            )));
                         }
                         cpus.push(part.parse().map_err(|_| {
                             bad(format!("{a}: syntax error parsing affinity at '{part}'"))
@@ -165,7 +174,9 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             "d" => {
                 duration = int(v, "d", "measured duration time")?;
                 if duration == 0 {
-                    return Err(bad(format!("{a}: invalid measured duration time (-d): '{v}'")));
+                    return Err(bad(format!(
+                        "{a}: invalid measured duration time (-d): '{v}'"
+                    )));
                 }
             }
             "D" => {
@@ -181,7 +192,9 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 max = Some(size(v, block, "f")?);
             }
             "f" if !v.is_empty() && v.chars().all(|c| "rst".contains(c)) => {
-                notes.push(format!("{a}: Windows file access hints have no effect here"));
+                notes.push(format!(
+                    "{a}: Windows file access hints have no effect here"
+                ));
             }
             "F" => total_threads = Some(int(v, "F", "thread count")?.max(1) as u32),
             "g" => {
@@ -202,12 +215,32 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             }
             "h" if v.is_empty() => {
                 if os_cache.is_some() || write_through.is_some() {
-                    return Err(bad(format!("{a}: -h conflicts with earlier specification of cache/writethrough")));
+                    return Err(bad(format!(
+                        "{a}: -h conflicts with earlier specification of cache/writethrough"
+                    )));
                 }
                 os_cache = Some(false);
                 write_through = Some(true);
             }
-            "i" | "j" => planned("bursts with think time (-i, -j)")?,
+            "i" | "j" => {
+                let n = int(
+                    v,
+                    flag,
+                    if flag == "i" {
+                        "burst size"
+                    } else {
+                        "think time"
+                    },
+                )?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                if flag == "i" {
+                    burst = Some(n.min(u32::MAX as u64) as u32);
+                } else {
+                    think_ms = Some(n);
+                }
+            }
             "I" => notes.push(format!("{a}: I/O priority hints have no effect here")),
             "l" => notes.push(format!("{a}: large pages are not used for the buffers")),
             "L" if v.is_empty() => latency = true,
@@ -223,9 +256,26 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             "p" => planned("-p (parallel I/Os from one offset)")?,
             "P" => {}
             "r" => {
-                if let Some(rest) = v.strip_prefix('s') {
-                    let _ = rest;
-                    planned("-rs (a mix of random and sequential I/O)")?;
+                if let Some(pct) = v.strip_prefix('s') {
+                    if pct.is_empty() {
+                        return Err(bad(format!("{a}: no random percentage passed to -rs")));
+                    }
+                    let pct = pct.parse::<u64>().unwrap_or(0);
+                    if !(1..=100).contains(&pct) {
+                        return Err(bad(format!(
+                            "{a}: random percentage passed to -rs should be between 1 and 100"
+                        )));
+                    }
+                    if random_ratio.is_none() && sequential.is_some() {
+                        return Err(bad(format!("{a}: use -r to specify IO alignment when using mixed random/sequential IO (-rs)")));
+                    }
+                    if random_ratio.is_some_and(|r| r != 100) {
+                        return Err(bad(format!(
+                            "{a}: mixed random/sequential IO (-rs) specified multiple times"
+                        )));
+                    }
+                    random_ratio = Some(pct as u8);
+                    continue;
                 }
                 if v.starts_with('d') {
                     planned("-rd (random distributions in DiskSpd's syntax; iogauge run --distribution has zipf and pareto)")?;
@@ -234,29 +284,50 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     return Err(bad(format!("{a}: random IO (-r) specified multiple times")));
                 }
                 if sequential.is_some() {
-                    return Err(bad(format!("{a}: sequential IO (-s) conflicts with random IO (-r/-rs)")));
+                    return Err(bad(format!(
+                        "{a}: sequential IO (-s) conflicts with random IO (-r/-rs)"
+                    )));
                 }
-                let align = if v.is_empty() { block } else { size(v, block, "r")? };
+                let align = if v.is_empty() {
+                    block
+                } else {
+                    size(v, block, "r")?
+                };
                 if align == 0 {
                     return Err(bad(format!("{a}: invalid alignment passed to -r")));
                 }
                 random = Some(align);
+                random_ratio.get_or_insert(100);
             }
             "R" => {
                 let f = v.strip_prefix('p').unwrap_or(v);
                 match f {
                     "text" => xml = false,
                     "xml" => xml = true,
-                    "" => return Err(bad(format!("{a}: unspecified results format -R: use [p]<text|xml>"))),
+                    "" => {
+                        return Err(bad(format!(
+                            "{a}: unspecified results format -R: use [p]<text|xml>"
+                        )))
+                    }
                     _ => return Err(bad(format!("{a}: invalid results format (-R): '{v}'"))),
                 }
             }
             "s" => {
-                if random.is_some() {
-                    return Err(bad(format!("{a}: sequential IO (-s) conflicts with random IO (-r/-rs)")));
+                match random_ratio {
+                    Some(100) => {
+                        return Err(bad(format!(
+                            "{a}: sequential IO (-s) conflicts with random IO (-r/-rs)"
+                        )))
+                    }
+                    Some(_) => {
+                        return Err(bad(format!("{a}: use -r to specify IO alignment for -rs")))
+                    }
+                    None => {}
                 }
                 if sequential.is_some() {
-                    return Err(bad(format!("{a}: sequential IO (-s) specified multiple times")));
+                    return Err(bad(format!(
+                        "{a}: sequential IO (-s) specified multiple times"
+                    )));
                 }
                 let rest = match v.strip_prefix('i') {
                     Some(r) => {
@@ -265,12 +336,20 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     }
                     None => v,
                 };
-                sequential = Some(if rest.is_empty() { block } else { size(rest, block, "s")? });
+                sequential = Some(if rest.is_empty() {
+                    block
+                } else {
+                    size(rest, block, "s")?
+                });
             }
             "S" => {
                 let flags = if v.is_empty() { "u" } else { v };
                 for c in flags.chars() {
-                    let conflict = |what: &str| bad(format!("{a}: -S{c} conflicts with earlier specification of {what}"));
+                    let conflict = |what: &str| {
+                        bad(format!(
+                            "{a}: -S{c} conflicts with earlier specification of {what}"
+                        ))
+                    };
                     match c {
                         'b' => {
                             if os_cache.is_some() {
@@ -290,7 +369,9 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                                 return Err(conflict("cache mode"));
                             }
                             if c == 'r' {
-                                notes.push(format!("{a}: -Sr (no local cache for remote files) runs as O_DIRECT"));
+                                notes.push(format!(
+                                    "{a}: -Sr (no local cache for remote files) runs as O_DIRECT"
+                                ));
                             }
                             os_cache = Some(false);
                         }
@@ -320,15 +401,23 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
                 let w = int(v, "w", "write ratio")?;
                 if w > 100 {
-                    return Err(bad(format!("{a}: write ratio passed to -w must be between 0 and 100 (percent)")));
+                    return Err(bad(format!(
+                        "{a}: write ratio passed to -w must be between 0 and 100 (percent)"
+                    )));
                 }
                 write_pct = w as u8;
             }
             "W" => warmup = int(v, "W", "warmup time")?,
-            "x" if v.is_empty() => notes.push("-x: completion routines are a Windows mechanism; iogauge uses io_uring".into()),
+            "x" if v.is_empty() => notes.push(
+                "-x: completion routines are a Windows mechanism; iogauge uses io_uring".into(),
+            ),
             "X" => return Err(bad(format!("{a}: XML profiles (-X) are not supported"))),
             "e" => return Err(bad(format!("{a}: ETW tracing (-e) exists only on Windows"))),
-            "y" => return Err(bad(format!("{a}: Windows event synchronization (-y) is not supported"))),
+            "y" => {
+                return Err(bad(format!(
+                    "{a}: Windows event synchronization (-y) is not supported"
+                )))
+            }
             "z" => {
                 seed = if v.is_empty() {
                     std::time::SystemTime::now()
@@ -343,12 +432,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 };
             }
             "Z" => match v {
-                "" => {
-                    return Err(bad(format!(
-                        "{a}: zeroed write buffers are not supported: iogauge writes incompressible random data (-Zr and -Z<size> are accepted)"
-                    )))
-                }
-                "r" => notes.push("-Zr: iogauge's write buffers hold random data, filled once per buffer".into()),
+                "" => buffers.compress_pct = 100,
+                "r" => buffers.refill = true,
                 _ => {
                     let (sz, file) = match v.split_once(',') {
                         Some((s, f)) => (s, Some(f)),
@@ -399,7 +484,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         None => threads.unwrap_or(1),
     };
     let multi = threads_per_target > 1;
-    if random.is_none() {
+    if random_ratio.is_none() {
         if interlocked && !multi {
             warnings.push("single-threaded test, -si ignored".into());
         }
@@ -455,15 +540,28 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 .into(),
         );
     }
-    if write_pct > 0 {
-        notes.push("DiskSpd fills write buffers with a repeating byte pattern; iogauge writes incompressible random data".into());
+    if write_pct > 0 && buffers.is_default() {
+        notes.push("DiskSpd fills write buffers with a repeating byte pattern; iogauge writes incompressible random data (-Z writes zeros, -Zr new random data per write)".into());
     }
-    let pattern = match random {
-        Some(align) => Pattern::Random {
-            align_bytes: align,
+    let think = match (think_ms, burst) {
+        (Some(ms), burst) => Some(Think {
+            ns: ms * 1_000_000,
+            spin_ns: 0,
+            // Without -i every I/O is followed by the think time.
+            every: burst.unwrap_or(1),
+        }),
+        (None, Some(_)) => {
+            warnings.push("-i (burst size) has no effect without -j (think time)".into());
+            None
+        }
+        (None, None) => None,
+    };
+    let pattern = match (random, random_ratio) {
+        (align, Some(_)) => Pattern::Random {
+            align_bytes: align.unwrap_or(block),
             distribution: Distribution::Uniform,
         },
-        None => Pattern::Sequential {
+        (_, None) => Pattern::Sequential {
             stride_bytes: sequential.unwrap_or(block),
             interlocked,
         },
@@ -505,6 +603,12 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         allow_overwrite: false,
         keep: false,
         continue_on_error: false,
+        block_mix: None,
+        random_pct: random_ratio.filter(|&r| r < 100),
+        flush: None,
+        end_fsync: false,
+        think,
+        buffers,
     };
     job.validate()?;
     Ok(Diskspd {
@@ -650,6 +754,53 @@ mod tests {
     }
 
     #[test]
+    fn mixed_random_think_time_and_write_buffers() {
+        // -rs: the share of random I/O; -r (before or after) sets only the alignment.
+        for line in ["-rs30 -b8K t", "-rs30 -r4K -b8K t", "-r4K -rs30 -b8K t"] {
+            let j = parse_line(line).unwrap().job;
+            assert_eq!(j.random_pct, Some(30), "{line}");
+            assert!(matches!(j.pattern, Pattern::Random { .. }), "{line}");
+        }
+        let j = parse_line("-rs30 -r4K -b8K t").unwrap().job;
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 4096,
+                distribution: Distribution::Uniform
+            }
+        );
+        // -rs100 is plain -r.
+        let j = parse_line("-rs100 t").unwrap().job;
+        assert_eq!(j.random_pct, None);
+        // -j: milliseconds of think time after every -i I/Os (each I/O without -i).
+        let j = parse_line("-j5 -i8 t").unwrap().job;
+        assert_eq!(
+            j.think,
+            Some(Think {
+                ns: 5_000_000,
+                spin_ns: 0,
+                every: 8
+            })
+        );
+        assert_eq!(
+            parse_line("-j5 t").unwrap().job.think.map(|t| t.every),
+            Some(1)
+        );
+        let d = parse_line("-i8 t").unwrap();
+        assert_eq!(d.job.think, None);
+        assert_eq!(
+            d.warnings,
+            ["-i (burst size) has no effect without -j (think time)"]
+        );
+        // -Z: zeros; -Zr: new random data per write.
+        assert_eq!(
+            parse_line("-Z -w100 t").unwrap().job.buffers.compress_pct,
+            100
+        );
+        assert!(parse_line("-Zr -w100 t").unwrap().job.buffers.refill);
+    }
+
+    #[test]
     fn diskspd_refusals_with_diskspd_reasons() {
         let cases = [
             (
@@ -685,12 +836,22 @@ mod tests {
             ("t -b4K", "-b4K: parameters must come before targets"),
             ("-b4K", "need to provide at least one filename"),
             ("-q t", "-q: invalid option: 'q'"),
+            ("-rs t", "-rs: no random percentage passed to -rs"),
             (
-                "-rs50 t",
-                "-rs50: -rs (a mix of random and sequential I/O) is not supported yet (planned)",
+                "-rs0 t",
+                "-rs0: random percentage passed to -rs should be between 1 and 100",
             ),
+            (
+                "-s -rs50 t",
+                "-rs50: use -r to specify IO alignment when using mixed random/sequential IO (-rs)",
+            ),
+            ("-rs50 -s t", "-s: use -r to specify IO alignment for -rs"),
+            (
+                "-rs50 -rs20 t",
+                "-rs20: mixed random/sequential IO (-rs) specified multiple times",
+            ),
+            ("-j0 t", "-j0: incorrectly provided option"),
             ("-T4K -t2 t", "not supported yet (planned)"),
-            ("-Z t", "zeroed write buffers are not supported"),
             (
                 "-Z1K -b4K t",
                 "custom write buffer (-Z) is smaller than the block size",

@@ -3,7 +3,7 @@
 //! cannot express is said, never dropped silently: as `;` comments in the fio section, and as
 //! caveats beside the DiskSpd line.
 
-use super::{CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
+use super::{BlockSizes, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
 use std::fmt::Write;
 
 /// A size as both tools write it: `1G`, `64K`, or plain bytes.
@@ -39,6 +39,34 @@ fn fio_rw(job: &JobSpec) -> (String, Option<String>) {
     let mix = (job.write_pct != 0 && job.write_pct != 100)
         .then(|| format!("rwmixwrite={}", job.write_pct));
     (base.to_string(), mix)
+}
+
+/// fio's block-size option for a mix: `bs=R,W` for two fixed sizes, `bsrange` or `bssplit`
+/// (which can also state a fixed size).
+fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
+    let any = |f: fn(&BlockSizes) -> bool| f(read) || f(write);
+    let split = any(|b| matches!(b, BlockSizes::Split { .. }));
+    let range = any(|b| matches!(b, BlockSizes::Range { .. }));
+    let as_split = |b: &BlockSizes| match b {
+        BlockSizes::Fixed { bytes } => format!("{}/100", tool_size(*bytes)),
+        other => other.text(),
+    };
+    let as_range = |b: &BlockSizes| match b {
+        BlockSizes::Fixed { bytes } => format!("{0}-{0}", tool_size(*bytes)),
+        other => other.text(),
+    };
+    match (split, range) {
+        (true, true) => {
+            format!(
+            "bssplit={}\n; iogauge draws {} for one direction; fio cannot mix bsrange with bssplit",
+            as_split(if matches!(read, BlockSizes::Split { .. }) { read } else { write }),
+            if matches!(read, BlockSizes::Range { .. }) { read.text() } else { write.text() },
+        )
+        }
+        (true, false) => format!("bssplit={},{}", as_split(read), as_split(write)),
+        (false, true) => format!("bsrange={},{}", as_range(read), as_range(write)),
+        (false, false) => format!("bs={},{}", read.text(), write.text()),
+    }
 }
 
 /// One fio job section per target, all to run together; `stonewall` on the first makes the
@@ -79,7 +107,17 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if let Some(m) = mix {
             let _ = writeln!(o, "{m}");
         }
-        let _ = writeln!(o, "bs={}", tool_size(job.block_size));
+        match &job.block_mix {
+            None => {
+                let _ = writeln!(o, "bs={}", tool_size(job.block_size));
+            }
+            Some(m) => {
+                let _ = writeln!(o, "{}", fio_block_sizes(&m.read, &m.write));
+            }
+        }
+        if let Some(p) = job.random_pct {
+            let _ = writeln!(o, "percentage_random={p}");
+        }
         if let Pattern::Random {
             align_bytes,
             distribution,
@@ -218,6 +256,39 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
         }
+        if let Some(f) = job.flush {
+            let key = if f.data_only { "fdatasync" } else { "fsync" };
+            let _ = writeln!(o, "{key}={}", f.writes);
+        }
+        if job.end_fsync {
+            let _ = writeln!(o, "end_fsync=1");
+        }
+        if let Some(t) = job.think {
+            // fio reads thinktime without a unit as microseconds.
+            let us = |ns: u64| ns.div_ceil(1000);
+            let _ = writeln!(o, "thinktime={}", us(t.ns));
+            if t.spin_ns > 0 {
+                let _ = writeln!(o, "thinktime_spin={}", us(t.spin_ns));
+            }
+            if t.every > 1 {
+                let _ = writeln!(o, "thinktime_blocks={}", t.every);
+            }
+            if t.ns % 1000 != 0 || t.spin_ns % 1000 != 0 {
+                let _ = writeln!(o, "; fio's think time is in whole microseconds: rounded up");
+            }
+        }
+        match (job.buffers.compress_pct, job.buffers.refill) {
+            (0, false) => {}
+            (0, true) => {
+                let _ = writeln!(o, "refill_buffers=1");
+            }
+            (100, _) => {
+                let _ = writeln!(o, "zero_buffers=1");
+            }
+            (p, _) => {
+                let _ = writeln!(o, "buffer_compress_percentage={p}");
+            }
+        }
         let _ = writeln!(o, "group_reporting=1");
     }
     o
@@ -231,6 +302,13 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
         a.push(format!("-c{}", tool_size(c)));
     }
     a.push(format!("-b{}", tool_size(job.block_size)));
+    if let Some(m) = &job.block_mix {
+        caveats.push(format!(
+            "DiskSpd has one block size: iogauge draws reads from {} and writes from {}; -b is the largest",
+            m.read.text(),
+            m.write.text()
+        ));
+    }
     let whole = |flag: &str, ns: u64, caveats: &mut Vec<String>| {
         let s = ns.div_ceil(1_000_000_000);
         if ns % 1_000_000_000 != 0 {
@@ -258,8 +336,13 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
             align_bytes,
             distribution,
         } => {
+            if let Some(p) = job.random_pct {
+                a.push(format!("-rs{p}"));
+            }
             if *align_bytes == job.block_size {
-                a.push("-r".into());
+                if job.random_pct.is_none() {
+                    a.push("-r".into());
+                }
             } else {
                 a.push(format!("-r{}", tool_size(*align_bytes)));
             }
@@ -296,12 +379,42 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     if job.latency {
         a.push("-L".into());
     }
-    if job.write_pct > 0 {
-        // DiskSpd's default write buffers repeat a pattern; iogauge writes random data.
-        a.push(format!(
-            "-Z{}",
-            tool_size(job.block_size * job.queue_depth as u64)
-        ));
+    match (job.buffers.compress_pct, job.buffers.refill) {
+        (100, _) => a.push("-Z".into()),
+        (0, true) => a.push("-Zr".into()),
+        (0, false) if job.write_pct > 0 => {
+            // DiskSpd's default write buffers repeat a pattern; iogauge writes random data.
+            a.push(format!(
+                "-Z{}",
+                tool_size(job.block_size * job.queue_depth as u64)
+            ));
+        }
+        (0, false) => {}
+        (p, _) => {
+            a.push("-Zr".into());
+            caveats.push(format!(
+                "DiskSpd has no partly compressible data (--compressible {p}): -Zr writes random data"
+            ));
+        }
+    }
+    if job.flush.is_some() || job.end_fsync {
+        caveats.push("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)".into());
+    }
+    if let Some(t) = job.think {
+        let ms = t.ns.div_ceil(1_000_000);
+        a.push(format!("-j{ms}"));
+        if t.every > 1 {
+            a.push(format!("-i{}", t.every));
+        }
+        if t.ns % 1_000_000 != 0 {
+            caveats.push(format!(
+                "DiskSpd's think time (-j) is in whole milliseconds: {} us became {ms} ms",
+                t.ns / 1000
+            ));
+        }
+        if t.spin_ns > 0 {
+            caveats.push("DiskSpd's think time sleeps; it has no spin (--think-spin)".into());
+        }
     }
     if job.base_offset > 0 {
         a.push(format!("-B{}", tool_size(job.base_offset)));

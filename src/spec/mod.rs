@@ -48,6 +48,206 @@ pub enum Distribution {
     },
 }
 
+/// Block sizes drawn per I/O (fio's bsrange and bssplit). Every size is a multiple of 512.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockSizes {
+    /// One size.
+    Fixed { bytes: u64 },
+    /// A multiple of `min` from `min` to `max`, each equally likely.
+    Range { min: u64, max: u64 },
+    /// Sizes with shares in percent that add up to 100.
+    Split { parts: Vec<SizeShare> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeShare {
+    pub bytes: u64,
+    pub pct: u8,
+}
+
+impl BlockSizes {
+    pub fn smallest(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed { bytes } => *bytes,
+            BlockSizes::Range { min, .. } => *min,
+            BlockSizes::Split { parts } => parts.iter().map(|p| p.bytes).min().unwrap_or(0),
+        }
+    }
+    pub fn largest(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed { bytes } => *bytes,
+            BlockSizes::Range { max, .. } => *max,
+            BlockSizes::Split { parts } => parts.iter().map(|p| p.bytes).max().unwrap_or(0),
+        }
+    }
+    /// Every size that can be drawn (for alignment checks).
+    fn sizes(&self) -> Vec<u64> {
+        match self {
+            BlockSizes::Fixed { bytes } => vec![*bytes],
+            BlockSizes::Range { min, max } => vec![*min, *max],
+            BlockSizes::Split { parts } => parts.iter().map(|p| p.bytes).collect(),
+        }
+    }
+
+    /// `4k`, `4k-64k`, or `4k/10:64k/90` (fio's bssplit: a share left out takes an equal part
+    /// of what the others leave).
+    pub fn parse(text: &str) -> std::result::Result<BlockSizes, String> {
+        Self::parse_with(text, &|t| units::parse_size(t))
+    }
+
+    /// As [`BlockSizes::parse`], with sizes read by `size` (fio's suffixes and kb_base).
+    pub fn parse_with(
+        text: &str,
+        size: &dyn Fn(&str) -> std::result::Result<u64, String>,
+    ) -> std::result::Result<BlockSizes, String> {
+        let size = |t: &str| size(t.trim());
+        if let Some((a, b)) = text.split_once('-') {
+            let (min, max) = (size(a)?, size(b)?);
+            if min == 0 || max < min {
+                return Err(format!("range '{text}' needs 0 < MIN <= MAX"));
+            }
+            if max % min != 0 {
+                return Err(format!(
+                    "range '{text}': MAX must be a multiple of MIN, since every size drawn is"
+                ));
+            }
+            return Ok(if min == max {
+                BlockSizes::Fixed { bytes: min }
+            } else {
+                BlockSizes::Range { min, max }
+            });
+        }
+        if !text.contains('/') && !text.contains(':') {
+            return Ok(BlockSizes::Fixed { bytes: size(text)? });
+        }
+        let mut parts = Vec::new();
+        let mut open = 0usize;
+        let mut given: u32 = 0;
+        for item in text.split(':').filter(|i| !i.trim().is_empty()) {
+            let (b, p) = item.split_once('/').unwrap_or((item, ""));
+            let bytes = size(b)?;
+            let pct = if p.trim().is_empty() {
+                open += 1;
+                None
+            } else {
+                let pct: u32 = p
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("share '{p}' in '{item}' is not a whole percentage"))?;
+                given += pct;
+                Some(pct)
+            };
+            if bytes == 0 {
+                return Err(format!("size in '{item}' must be more than 0"));
+            }
+            parts.push((bytes, pct));
+        }
+        if parts.is_empty() {
+            return Err(format!("'{text}' names no size"));
+        }
+        if given > 100 || (open == 0 && given != 100) {
+            return Err(format!(
+                "the shares in '{text}' add up to {given}%, not 100%"
+            ));
+        }
+        // The shares left open divide the rest; the last of them takes the remainder.
+        let rest = 100 - given;
+        let mut open_seen = 0;
+        let mut parts: Vec<SizeShare> = parts
+            .into_iter()
+            .map(|(bytes, pct)| {
+                let pct = pct.unwrap_or_else(|| {
+                    open_seen += 1;
+                    let each = rest / open as u32;
+                    if open_seen == open {
+                        rest - each * (open as u32 - 1)
+                    } else {
+                        each
+                    }
+                });
+                SizeShare {
+                    bytes,
+                    pct: pct as u8,
+                }
+            })
+            .filter(|p| p.pct > 0)
+            .collect();
+        parts.sort_by_key(|p| p.bytes);
+        parts.dedup_by(|b, a| {
+            if a.bytes == b.bytes {
+                a.pct += b.pct;
+                true
+            } else {
+                false
+            }
+        });
+        Ok(match parts.as_slice() {
+            [one] => BlockSizes::Fixed { bytes: one.bytes },
+            _ => BlockSizes::Split { parts },
+        })
+    }
+
+    /// The form [`BlockSizes::parse`] reads.
+    pub fn text(&self) -> String {
+        let s = export::tool_size;
+        match self {
+            BlockSizes::Fixed { bytes } => s(*bytes),
+            BlockSizes::Range { min, max } => format!("{}-{}", s(*min), s(*max)),
+            BlockSizes::Split { parts } => parts
+                .iter()
+                .map(|p| format!("{}/{}", s(p.bytes), p.pct))
+                .collect::<Vec<_>>()
+                .join(":"),
+        }
+    }
+}
+
+/// Block sizes that differ per I/O or per direction. With a mix, [`JobSpec::block_size`] is the
+/// largest size of it: what buffers and the working set must hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockMix {
+    pub read: BlockSizes,
+    pub write: BlockSizes,
+}
+
+/// Flush written data every `writes` writes (fio's fsync and fdatasync): once that many writes
+/// have been issued, the thread waits for every I/O in flight, then issues the flush and waits
+/// for it, so that each flush covers completed writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlushEvery {
+    pub writes: u32,
+    /// fdatasync instead of fsync.
+    pub data_only: bool,
+}
+
+/// A pause after every `every` I/Os of a thread (fio's thinktime, DiskSpd's -i/-j): the thread
+/// waits for its I/Os in flight, spins for `spin_ns`, then sleeps until `ns` have passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Think {
+    pub ns: u64,
+    pub spin_ns: u64,
+    pub every: u32,
+}
+
+/// What write buffers hold. By default random bytes, set once per slot: incompressible.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferFill {
+    /// 0: incompressible. N: in each 512-byte chunk, the last N% are zeros (fio's
+    /// buffer_compress_percentage; 100 is all zeros, DiskSpd's -Z).
+    #[serde(default)]
+    pub compress_pct: u8,
+    /// New random bytes before every write (fio's refill_buffers), at a CPU cost per write.
+    #[serde(default)]
+    pub refill: bool,
+}
+
+impl BufferFill {
+    pub fn is_default(&self) -> bool {
+        *self == BufferFill::default()
+    }
+}
+
 /// Caching mode, in DiskSpd's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -221,6 +421,23 @@ pub struct JobSpec {
     pub allow_overwrite: bool,
     pub keep: bool,
     pub continue_on_error: bool,
+    /// Block sizes that vary per I/O or differ for writes; `None`: every I/O is `block_size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_mix: Option<BlockMix>,
+    /// With a random pattern, the share of I/Os (1..99) at random offsets; the others follow
+    /// the I/O before (fio's percentage_random, DiskSpd's -rs). `None`: all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_pct: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<FlushEvery>,
+    /// Flush once when the thread has finished writing (fio's end_fsync); with a byte stop the
+    /// flush counts in the run's time, as fio counts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_fsync: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
+    #[serde(default, skip_serializing_if = "BufferFill::is_default")]
+    pub buffers: BufferFill,
 }
 
 /// O_DIRECT needs sizes and offsets aligned to the logical block size; 512 is the least any
@@ -416,6 +633,7 @@ impl JobSpec {
         if self.rate_iops.is_some() && self.rate_bytes_per_sec.is_some() {
             return bad("--rate-iops and --rate-bw cannot be combined: give one limit".into());
         }
+        self.validate_per_io()?;
         if self.cache.is_direct() {
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
@@ -431,6 +649,103 @@ impl JobSpec {
         Ok(())
     }
 
+    /// What varies per I/O: block-size mixes, partly random offsets, flushes, think time and
+    /// buffer contents.
+    fn validate_per_io(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::usage(m));
+        if let Some(mix) = &self.block_mix {
+            for bs in [&mix.read, &mix.write] {
+                for size in bs.sizes() {
+                    if size == 0 || size > (1 << 30) {
+                        return bad(format!(
+                            "--block-sizes {}: every size must be more than 0 and at most 1GiB",
+                            bs.text()
+                        ));
+                    }
+                }
+            }
+            let largest = mix.read.largest().max(mix.write.largest());
+            if self.block_size != largest {
+                return bad(format!(
+                    "--block-size {} must be the largest size of --block-sizes ({})",
+                    format_size(self.block_size),
+                    format_size(largest)
+                ));
+            }
+            if let Pattern::Sequential {
+                stride_bytes,
+                interlocked,
+            } = self.pattern
+            {
+                if interlocked || stride_bytes != self.block_size {
+                    return bad("--block-sizes with sequential I/O walks the working set without gaps (each I/O starts where the one before ended): it cannot be combined with a --sequential stride or --interlocked".into());
+                }
+            }
+        }
+        if let Some(pct) = self.random_pct {
+            if !matches!(self.pattern, Pattern::Random { .. }) {
+                return bad("--random-pct applies to random I/O (--random)".into());
+            }
+            if !(1..=99).contains(&pct) {
+                return bad(format!(
+                    "--random-pct {pct} must be between 1 and 99 (100 is plain --random, 0 is --sequential)"
+                ));
+            }
+        }
+        if let Some(f) = self.flush {
+            let flag = if f.data_only {
+                "--fdatasync"
+            } else {
+                "--fsync"
+            };
+            if f.writes == 0 {
+                return bad(format!("{flag} must be at least 1 (writes per flush)"));
+            }
+            if self.hipri {
+                return bad(format!(
+                    "{flag} cannot be combined with --hipri: polled io_uring rings cannot flush"
+                ));
+            }
+        }
+        if self.end_fsync && self.hipri {
+            return bad(
+                "--end-fsync cannot be combined with --hipri: polled io_uring rings cannot flush"
+                    .into(),
+            );
+        }
+        if let Some(t) = self.think {
+            if t.every == 0 {
+                return bad("--think-every must be at least 1".into());
+            }
+            if t.spin_ns > t.ns {
+                return bad("--think-spin must not be longer than --think".into());
+            }
+            if t.ns / 1_000_000_000 > 3600 {
+                return bad("--think must be at most an hour".into());
+            }
+        }
+        if self.buffers.compress_pct > 100 {
+            return bad(format!(
+                "--compressible {} is not in 0..100",
+                self.buffers.compress_pct
+            ));
+        }
+        Ok(())
+    }
+
+    /// The block sizes of reads and of writes.
+    pub fn sizes(&self) -> (BlockSizes, BlockSizes) {
+        match &self.block_mix {
+            Some(m) => (m.read.clone(), m.write.clone()),
+            None => {
+                let f = BlockSizes::Fixed {
+                    bytes: self.block_size,
+                };
+                (f.clone(), f)
+            }
+        }
+    }
+
     /// Direct I/O needs the block size, base offset and random alignment or sequential stride
     /// to be multiples of `align`: 512 before any target is opened, the target's own
     /// requirement once it is (`on` names it in the message).
@@ -444,7 +759,13 @@ impl JobSpec {
             ("--base-offset", self.base_offset),
             step,
         ];
-        for (flag, value) in checks {
+        let mixed: Vec<(&str, u64)> = self
+            .block_mix
+            .iter()
+            .flat_map(|m| m.read.sizes().into_iter().chain(m.write.sizes()))
+            .map(|b| ("--block-sizes", b))
+            .collect();
+        for (flag, value) in checks.into_iter().chain(mixed) {
             if value % align != 0 {
                 let on = on
                     .map(|p| format!(" on '{}'", p.display()))

@@ -144,8 +144,80 @@ fn affinity(text: &str) -> Result<Affinity> {
 }
 
 /// Build and validate the job description for `iogauge run`.
+/// `--block-sizes READ[,WRITE]`: the largest size and the mix (none if every I/O is one size).
+fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
+    let err =
+        |why: String| Error::usage(format!("invalid value '{text}' for --block-sizes: {why}"));
+    let (r, w) = text.split_once(',').unwrap_or((text, text));
+    let read = BlockSizes::parse(r).map_err(err)?;
+    let write = BlockSizes::parse(w).map_err(err)?;
+    let largest = read.largest().max(write.largest());
+    Ok(match (&read, &write) {
+        (BlockSizes::Fixed { bytes: a }, BlockSizes::Fixed { bytes: b }) if a == b => (*a, None),
+        _ => (largest, Some(BlockMix { read, write })),
+    })
+}
+
+fn duration(flag: &str, text: &str) -> Result<u64> {
+    parse_duration_ns(text)
+        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
+}
+
 pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
-    let block_size = size("--block-size", &args.block_size)?;
+    let (block_size, block_mix) = match &args.block_sizes {
+        Some(m) => block_mix(m)?,
+        None => (size("--block-size", &args.block_size)?, None),
+    };
+    let flush = match (&args.fsync, &args.fdatasync) {
+        (Some(n), _) => Some(FlushEvery {
+            writes: number("--fsync", n, "a whole number of writes")?,
+            data_only: false,
+        }),
+        (None, Some(n)) => Some(FlushEvery {
+            writes: number("--fdatasync", n, "a whole number of writes")?,
+            data_only: true,
+        }),
+        (None, None) => None,
+    };
+    let think = match &args.think {
+        Some(t) => Some(Think {
+            ns: duration("--think", t)?,
+            spin_ns: args
+                .think_spin
+                .as_deref()
+                .map(|t| duration("--think-spin", t))
+                .transpose()?
+                .unwrap_or(0),
+            every: args
+                .think_every
+                .as_deref()
+                .map(|n| number("--think-every", n, "a whole number of I/Os"))
+                .transpose()?
+                .unwrap_or(1),
+        }),
+        None => None,
+    };
+    let mut buffers = BufferFill {
+        compress_pct: args
+            .compressible
+            .as_deref()
+            .map(|p| number("--compressible", p, "a percentage 0..100"))
+            .transpose()?
+            .unwrap_or(0),
+        refill: args.refill_buffers,
+    };
+    // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
+    // buffer to write from (iogauge's buffers are random already).
+    match args.diskspd_write_buffers.as_deref() {
+        Some("") => buffers.compress_pct = 100,
+        Some("r") => buffers.refill = true,
+        _ => {}
+    }
+    // As fio: a partly compressible fill is refreshed per write, or neighbouring blocks
+    // would compress together better than the share asked for.
+    if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
+        buffers.refill = true;
+    }
     let cache = match (&args.cache, &args.diskspd_cache) {
         (Some(_), Some(_)) => {
             return Err(Error::usage(
@@ -156,11 +228,6 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         (None, Some(s)) => diskspd_cache(s)?,
         (None, None) => CacheMode::Direct,
     };
-    if args.diskspd_write_buffers.as_deref() == Some("") {
-        return Err(Error::usage(
-            "-Z (zeroed write buffers) is not supported: iogauge always writes random data; -Z<size> and -Zr are accepted",
-        ));
-    }
     let dist = distribution(&args.distribution)?;
     if args.interlocked && args.random.is_some() {
         return Err(Error::usage(
@@ -190,8 +257,12 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             }
         }
         (align, None) => {
+            // As fio: random offsets align to the smallest block size of a mix.
+            let smallest = block_mix
+                .as_ref()
+                .map_or(block_size, |m| m.read.smallest().min(m.write.smallest()));
             let align_bytes = match align.as_deref() {
-                None | Some("") => block_size,
+                None | Some("") => smallest,
                 Some(a) => size("--random", a)?,
             };
             Pattern::Random {
@@ -318,6 +389,16 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         allow_overwrite: args.allow_overwrite,
         keep: args.keep,
         continue_on_error: args.continue_on_error,
+        block_mix,
+        random_pct: args
+            .random_pct
+            .as_deref()
+            .map(|p| number("--random-pct", p, "a percentage 1..99"))
+            .transpose()?,
+        flush,
+        end_fsync: args.end_fsync,
+        think,
+        buffers,
     };
     job.validate()?;
     Ok(job)
@@ -357,6 +438,126 @@ mod tests {
             panic!("run")
         };
         job_from_args(&run)
+    }
+
+    #[test]
+    fn per_io_flags() {
+        let split = |parts: &[(u64, u8)]| BlockSizes::Split {
+            parts: parts
+                .iter()
+                .map(|&(bytes, pct)| SizeShare { bytes, pct })
+                .collect(),
+        };
+        for (text, want) in [
+            ("4k/10:64k/90", split(&[(4096, 10), (65536, 90)])),
+            // A share left out takes what the others leave; sizes are sorted.
+            ("64k:4k/10", split(&[(4096, 10), (65536, 90)])),
+            ("4k:8k:16k", split(&[(4096, 33), (8192, 33), (16384, 34)])),
+            ("4k/100", BlockSizes::Fixed { bytes: 4096 }),
+            (
+                "1k-4k",
+                BlockSizes::Range {
+                    min: 1024,
+                    max: 4096,
+                },
+            ),
+            ("8k-8k", BlockSizes::Fixed { bytes: 8192 }),
+        ] {
+            assert_eq!(BlockSizes::parse(text), Ok(want.clone()), "{text}");
+            // The text form reads back as the same sizes.
+            assert_eq!(BlockSizes::parse(&want.text()), Ok(want), "{text}");
+        }
+        for (text, why) in [
+            ("4k-6k", "MAX must be a multiple of MIN"),
+            ("8k-4k", "needs 0 < MIN <= MAX"),
+            ("4k/60:8k/50", "add up to 110%"),
+            ("4k/50:8k/40", "add up to 90%"),
+            ("4k/x", "not a whole percentage"),
+        ] {
+            let e = BlockSizes::parse(text).unwrap_err();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+        let j = job("--block-sizes 4k/50:64k/50,16k -w 30 f").unwrap();
+        assert_eq!(j.block_size, 65536);
+        assert_eq!(
+            j.block_mix.as_ref().map(|m| &m.write),
+            Some(&BlockSizes::Fixed { bytes: 16384 })
+        );
+        // Random offsets align to the smallest size of the mix.
+        assert!(matches!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 4096,
+                ..
+            }
+        ));
+        // One size for both directions is no mix.
+        let j = job("--block-sizes 8k f").unwrap();
+        assert_eq!((j.block_size, j.block_mix), (8192, None));
+        let j =
+            job("--fdatasync 4 --end-fsync --think 1ms --think-every 3 --compressible 25 -w 100 f")
+                .unwrap();
+        assert_eq!(
+            j.flush,
+            Some(FlushEvery {
+                writes: 4,
+                data_only: true
+            })
+        );
+        assert!(j.end_fsync);
+        assert_eq!(
+            j.think,
+            Some(Think {
+                ns: 1_000_000,
+                spin_ns: 0,
+                every: 3
+            })
+        );
+        // Partly compressible data is refreshed per write; all zeros is not.
+        assert_eq!(
+            j.buffers,
+            BufferFill {
+                compress_pct: 25,
+                refill: true
+            }
+        );
+        assert!(!job("--compressible 100 f").unwrap().buffers.refill);
+        assert_eq!(job("-Z f").unwrap().buffers.compress_pct, 100);
+        for (line, why) in [
+            ("--random-pct 50 -s f", "--random-pct applies to random I/O"),
+            (
+                "--random-pct 100 f",
+                "--random-pct 100 must be between 1 and 99",
+            ),
+            (
+                "--block-sizes 4k-16k -s=32k f",
+                "cannot be combined with a --sequential stride",
+            ),
+            (
+                "--think 1ms --think-spin 2ms f",
+                "--think-spin must not be longer",
+            ),
+            (
+                "--think 1ms --think-every 0 f",
+                "--think-every must be at least 1",
+            ),
+            ("--fsync 0 f", "--fsync must be at least 1"),
+            (
+                "--fsync 4 --hipri --cache direct f",
+                "polled io_uring rings cannot flush",
+            ),
+            (
+                "--compressible 101 f",
+                "--compressible 101 is not in 0..100",
+            ),
+            (
+                "--block-sizes 4k/50:1000/50 -s --cache direct f",
+                "--block-sizes 1000 is not a multiple of 512",
+            ),
+        ] {
+            let e = job(line).unwrap_err().to_string();
+            assert!(e.contains(why), "{line}: {e}");
+        }
     }
 
     #[test]

@@ -247,9 +247,15 @@ pub fn describe(job: &JobSpec) -> String {
         100 => "write".to_string(),
         w => format!("{}/{}", 100 - w, w),
     };
+    // A block-size mix shows as its largest size with a "~": RND~64K.
+    let sizes = format_size(job.block_size).replace("iB", "");
+    let sizes = if job.block_mix.is_some() {
+        format!("~{sizes}")
+    } else {
+        sizes
+    };
     format!(
-        "{pattern}{} Q{}T{} {mix}",
-        format_size(job.block_size).replace("iB", ""),
+        "{pattern}{sizes} Q{}T{} {mix}",
         job.queue_depth,
         job.threads_per_target as usize * job.targets.len()
     )

@@ -15,7 +15,8 @@
 use super::{parse_size, parse_time_ns, FioJob, FioOption, Location};
 use crate::error::{Error, Result};
 use crate::spec::{
-    Affinity, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop, TargetSpec,
+    Affinity, BlockMix, BlockSizes, BufferFill, CacheMode, Distribution, EngineKind, FlushEvery,
+    JobSpec, Pattern, Stop, TargetSpec, Think,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -94,6 +95,23 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("write_lat_log", &[], Kind::Mapped),
     ("write_iops_log", &[], Kind::Mapped),
     ("log_avg_msec", &[], Kind::Mapped),
+    ("bsrange", &["blocksize_range"], Kind::Mapped),
+    ("bssplit", &[], Kind::Mapped),
+    ("fsync", &[], Kind::Mapped),
+    ("fdatasync", &[], Kind::Mapped),
+    ("end_fsync", &[], Kind::Mapped),
+    ("fsync_on_close", &[], Kind::Mapped),
+    ("thinktime", &[], Kind::Mapped),
+    ("thinktime_blocks", &[], Kind::Mapped),
+    ("thinktime_spin", &[], Kind::Mapped),
+    ("refill_buffers", &[], Kind::Mapped),
+    ("buffer_compress_percentage", &[], Kind::Mapped),
+    ("zero_buffers", &[], Kind::Mapped),
+    (
+        "buffer_compress_chunk",
+        &[],
+        Kind::Noted("iogauge makes every 512 bytes compressible by the same share"),
+    ),
     ("startdelay", &[], Kind::Mapped),
     ("create_only", &[], Kind::Mapped),
     (
@@ -170,16 +188,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("create_serialize", &[], Kind::Noted("iogauge creates files one after another")),
     ("create_on_open", &[], Kind::Noted("iogauge creates files before the job starts")),
     ("allow_mounted_write", &[], Kind::Noted("iogauge's own rule applies: block devices and files it did not create are written only with --allow-overwrite")),
-    ("bsrange", &["blocksize_range"], Kind::Planned("block sizes that vary per I/O")),
-    ("bssplit", &[], Kind::Planned("block sizes that vary per I/O")),
     ("offset_increment", &[], Kind::Planned("a different offset per clone")),
-    ("fsync", &[], Kind::Planned("fsync every N writes")),
-    ("fdatasync", &[], Kind::Planned("fdatasync every N writes")),
-    ("end_fsync", &[], Kind::Planned("fsync at the end of a job")),
-    ("fsync_on_close", &[], Kind::Planned("fsync at the end of a job")),
-    ("thinktime", &[], Kind::Planned("think time between I/Os")),
-    ("thinktime_blocks", &[], Kind::Planned("think time between I/Os")),
-    ("thinktime_spin", &[], Kind::Planned("think time between I/Os")),
     ("rate_min", &[], Kind::Planned("minimum rates")),
     ("rate_iops_min", &[], Kind::Planned("minimum rates")),
     ("verify", &[], Kind::Planned("data verification")),
@@ -191,11 +200,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("verify_async", &[], Kind::Planned("data verification")),
     ("verify_only", &[], Kind::Planned("data verification")),
     ("write_hist_log", &[], Kind::Planned("fio's log files")),
-    ("refill_buffers", &[], Kind::Planned("write buffers refilled for every I/O")),
-    ("buffer_compress_percentage", &[], Kind::Planned("compressible write data")),
-    ("buffer_compress_chunk", &[], Kind::Planned("compressible write data")),
     ("dedupe_percentage", &[], Kind::Planned("deduplicable write data")),
-    ("zero_buffers", &[], Kind::Planned("zeroed write buffers")),
     ("steadystate", &["ss"], Kind::Planned("fio's steady-state detection (iogauge run --until-steady is its own rule)")),
     ("steadystate_duration", &["ss_dur"], Kind::Planned("fio's steady-state detection")),
     ("steadystate_ramp_time", &["ss_ramp"], Kind::Planned("fio's steady-state detection")),
@@ -369,6 +374,130 @@ impl<'a> Set<'a> {
             )),
         }
     }
+}
+
+/// fio's `bs`, `bsrange` and `bssplit` (the last one given wins over the others, as in fio),
+/// each `READ[,WRITE]`: the largest size, and the mix when sizes vary.
+fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option<BlockMix>)> {
+    let kb = set.kb_base;
+    let size = |t: &str| parse_size(t, kb);
+    let key = ["bssplit", "bsrange", "bs"]
+        .into_iter()
+        .find(|k| set.get(k).is_some());
+    let mut dirs = [
+        BlockSizes::Fixed { bytes: 4096 },
+        BlockSizes::Fixed { bytes: 4096 },
+    ];
+    if let Some(key) = key {
+        let v = set.text(key).unwrap_or("");
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        for (d, slot) in dirs.iter_mut().enumerate() {
+            // "4k" alone is for both; "4k,8k" reads then writes; an empty part keeps 4k.
+            let text = if parts.len() == 1 {
+                parts[0]
+            } else {
+                parts.get(d).copied().unwrap_or("")
+            };
+            if text.is_empty() {
+                continue;
+            }
+            let parsed = if key == "bs" {
+                size(text).map(|bytes| BlockSizes::Fixed { bytes })
+            } else {
+                BlockSizes::parse_with(text, &size)
+            };
+            *slot = parsed.map_err(|e| set.err(key, e))?;
+        }
+    }
+    let [mut read, mut write] = dirs;
+    // A direction the job does not use takes the other's sizes: nothing is drawn from it.
+    if !writes {
+        write = read.clone();
+    } else if !reads {
+        read = write.clone();
+    }
+    let largest = read.largest().max(write.largest());
+    Ok(match (&read, &write) {
+        (BlockSizes::Fixed { bytes: a }, BlockSizes::Fixed { bytes: b }) if a == b => (*a, None),
+        _ => (largest, Some(BlockMix { read, write })),
+    })
+}
+
+/// The mean size of a mix, for stops given in I/Os.
+fn mean_size(b: &BlockSizes) -> u64 {
+    match b {
+        BlockSizes::Fixed { bytes } => *bytes,
+        BlockSizes::Range { min, max } => (min + max) / 2,
+        BlockSizes::Split { parts } => {
+            parts.iter().map(|p| p.bytes * p.pct as u64).sum::<u64>() / 100
+        }
+    }
+}
+
+/// fio's `fsync=N` / `fdatasync=N`: a flush every N writes.
+fn read_flush(set: &Set, notes: &mut Vec<String>) -> Result<Option<FlushEvery>> {
+    let fsync = set.int("fsync")?.filter(|&n| n > 0);
+    let fdatasync = set.int("fdatasync")?.filter(|&n| n > 0);
+    let pick = match (fsync, fdatasync) {
+        (Some(n), Some(_)) => {
+            notes.push("fsync and fdatasync both given: iogauge issues the fsyncs only".into());
+            Some((n, false))
+        }
+        (Some(n), None) => Some((n, false)),
+        (None, Some(n)) => Some((n, true)),
+        (None, None) => None,
+    };
+    Ok(pick.map(|(n, data_only)| FlushEvery {
+        writes: n.min(u32::MAX as u64) as u32,
+        data_only,
+    }))
+}
+
+/// fio's `thinktime` (microseconds without a unit), `thinktime_spin` and `thinktime_blocks`.
+fn read_think(set: &Set) -> Result<Option<Think>> {
+    let us = |key: &str| -> Result<Option<u64>> {
+        set.text(key)
+            .map(|v| parse_time_ns(v, 1_000).map_err(|e| set.err(key, e)))
+            .transpose()
+    };
+    let Some(ns) = us("thinktime")?.filter(|&ns| ns > 0) else {
+        return Ok(None);
+    };
+    let spin_ns = us("thinktime_spin")?.unwrap_or(0);
+    if spin_ns > ns {
+        return Err(set.err("thinktime_spin", "is longer than thinktime"));
+    }
+    let every = set.int("thinktime_blocks")?.unwrap_or(1).max(1);
+    Ok(Some(Think {
+        ns,
+        spin_ns,
+        every: every.min(u32::MAX as u64) as u32,
+    }))
+}
+
+/// fio's `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.
+fn read_buffers(set: &Set) -> Result<BufferFill> {
+    let mut b = BufferFill {
+        compress_pct: 0,
+        refill: set.flag("refill_buffers")?.unwrap_or(false),
+    };
+    if set.flag("zero_buffers")?.unwrap_or(false) {
+        b.compress_pct = 100;
+    }
+    if let Some(p) = set.int("buffer_compress_percentage")? {
+        if p > 100 {
+            return Err(set.err(
+                "buffer_compress_percentage",
+                format!("{p} is not a percentage 0..100"),
+            ));
+        }
+        b.compress_pct = p as u8;
+        // As fio: a partly compressible fill is refreshed per write.
+        if p > 0 && p < 100 {
+            b.refill = true;
+        }
+    }
+    Ok(b)
 }
 
 /// fio's `rw`: random or not, the default write share, and the `:N` skip of sequential jobs.
@@ -590,21 +719,42 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             (None, None) => {}
         }
     }
-    if let Some(p) = set.int("percentage_random")? {
-        let matches = if random { p == 100 } else { p == 0 };
-        if !matches {
-            return Err(set.err(
-                "percentage_random",
-                format!("{p}: a mix of random and sequential I/O is not supported yet (planned)"),
-            ));
-        }
-    }
     let reads = write_pct < 100;
     let writes = write_pct > 0;
-    let block_size = set.one_size("bs", reads, writes)?.unwrap_or(4096);
+    // percentage_random applies to random jobs: 0 makes them sequential (as in fio).
+    let mut random_pct = None;
+    let random = match set.one_size("percentage_random", reads, writes)? {
+        Some(p) if p > 100 => {
+            return Err(set.err(
+                "percentage_random",
+                format!("{p} is not a percentage 0..100"),
+            ))
+        }
+        Some(p) if random && p < 100 => {
+            random_pct = (p > 0).then_some(p as u8);
+            p > 0
+        }
+        Some(p) if !random && p != 0 => {
+            notes.push("percentage_random has no effect on a sequential job (as in fio)".into());
+            random
+        }
+        _ => random,
+    };
+    let (block_size, block_mix) = read_block_sizes(&set, reads, writes)?;
+    let smallest = match &block_mix {
+        Some(m) => m.read.smallest().min(m.write.smallest()),
+        None => block_size,
+    };
+    if block_mix.is_some() && skip > 0 {
+        return Err(set.err(
+            "rw",
+            "a skip (:N) with block sizes that vary is not supported: iogauge walks such jobs without gaps",
+        ));
+    }
+    // fio aligns random offsets to the smallest block size unless blockalign says otherwise.
     let align = set
         .one_size("blockalign", reads, writes)?
-        .unwrap_or(block_size);
+        .unwrap_or(smallest);
     let pattern = if random {
         Pattern::Random {
             align_bytes: align,
@@ -748,7 +898,15 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         Stop::Duration { ns }
     } else {
         let per_clone = match (set.int("number_ios")?, set.size("io_size")?) {
-            (Some(n), _) => n.saturating_mul(block_size),
+            (Some(n), _) => {
+                if let Some(m) = &block_mix {
+                    notes.push("number_ios with block sizes that vary: iogauge stops after the bytes that many I/Os of the mean size move".into());
+                    let mean = mean_size(if writes && !reads { &m.write } else { &m.read });
+                    n.saturating_mul(mean)
+                } else {
+                    n.saturating_mul(block_size)
+                }
+            }
             (None, Some(b)) => b,
             (None, None) => {
                 let end = match (max_offset, &targets[0]) {
@@ -897,6 +1055,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         allow_overwrite: o.allow_overwrite,
         keep: o.keep,
         continue_on_error,
+        block_mix,
+        random_pct,
+        flush: read_flush(&set, &mut notes)?,
+        end_fsync: set.flag("end_fsync")?.unwrap_or(false)
+            || set.flag("fsync_on_close")?.unwrap_or(false),
+        think: read_think(&set)?,
+        buffers: read_buffers(&set)?,
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
@@ -1303,8 +1468,16 @@ group_reporting
         // Reads only: the write block size of bs=R,W does not matter.
         let r = one("[j]\nfilename=/x\nsize=1m\nbs=16k,64k\n");
         assert_eq!(r.job.block_size, 16 << 10);
-        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbs=16k,64k\n")
-            .contains("t.fio:5: bs: '16k,64k': different values for reads and writes are not supported yet (planned)"));
+        // Both directions in use: reads of 16k, writes of 64k.
+        let m = one("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbs=16k,64k\n").job;
+        assert_eq!(
+            m.block_mix,
+            Some(BlockMix {
+                read: BlockSizes::Fixed { bytes: 16384 },
+                write: BlockSizes::Fixed { bytes: 65536 }
+            })
+        );
+        assert_eq!(m.block_size, 65536);
         let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
         assert!(!r.job.latency);
     }
@@ -1312,11 +1485,11 @@ group_reporting
     #[test]
     fn unsupported_options_name_file_line_and_plan() {
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbssplit=4k/50:64k/50\n"),
-            "t.fio:4: option 'bssplit' is not supported yet: block sizes that vary per I/O (planned); --ignore-unsupported runs the job without them"
+            err("[j]\nfilename=/x\nsize=1m\noffset_increment=1m\n"),
+            "t.fio:4: option 'offset_increment' is not supported yet: a different offset per clone (planned); --ignore-unsupported runs the job without them"
         );
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nend_fsync=1\n"),
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nrate_min=1m\n"),
             "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
         );
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=filecreate\n").contains("iogauge fs"));
@@ -1334,7 +1507,7 @@ group_reporting
             .contains("t.fio:1: job 'j': --block-size 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
-            "[j]\nfilename=/x\nsize=1m\nend_fsync=1\nthinktime=10\n",
+            "[j]\nfilename=/x\nsize=1m\nrate_min=1m\nverify=md5\n",
             "t.fio",
             Path::new("."),
             &vars(),
@@ -1342,7 +1515,7 @@ group_reporting
         .unwrap();
         let p = plan(&jobs, &opts(true)).unwrap();
         assert_eq!(p.warnings.len(), 2);
-        assert!(p.warnings[0].starts_with("t.fio:4: option 'end_fsync' is not supported yet"));
+        assert!(p.warnings[0].starts_with("t.fio:4: option 'rate_min' is not supported yet"));
         assert!(p.warnings[0].ends_with(": ignored"));
     }
 
@@ -1476,6 +1649,81 @@ ramp_time=2
         assert_eq!(native, from_cli);
     }
 
+    /// Block-size mixes, partly random offsets, flushes, think time and buffer contents: each
+    /// fio option gives the job iogauge's own flags give.
+    #[test]
+    fn per_io_options_match_the_native_flags() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let cases = [
+            (
+                "rw=randrw\nbssplit=4k/10:64k/50:32k/40,8k\n",
+                "--block-sizes 4k/10:32k/40:64k/50,8k -r -w 50",
+            ),
+            ("rw=read\nbsrange=4k-16k\n", "--block-sizes 4k-16k -s"),
+            // The unused direction does not matter; an empty part keeps fio's 4k.
+            ("rw=randwrite\nbs=,16k\n", "--block-size 16k -r -w 100"),
+            ("rw=randrw\nbs=,16k\n", "--block-sizes 4k,16k -r -w 50"),
+            // The last of bs/bsrange/bssplit in fio's order of precedence wins.
+            (
+                "rw=read\nbs=8k\nbssplit=4k:8k\n",
+                "--block-sizes 4k/50:8k/50 -s",
+            ),
+            ("rw=randread\npercentage_random=30\n", "-r --random-pct 30"),
+            ("rw=randread\npercentage_random=0\n", "-s"),
+            ("rw=randread\npercentage_random=100\n", "-r"),
+            (
+                "rw=write\nfsync=8\nend_fsync=1\n",
+                "-s -w 100 --fsync 8 --end-fsync",
+            ),
+            ("rw=write\nfdatasync=2\n", "-s -w 100 --fdatasync 2"),
+            (
+                "rw=read\nthinktime=250\nthinktime_spin=50\nthinktime_blocks=4\n",
+                "-s --think 250us --think-spin 50us --think-every 4",
+            ),
+            ("rw=read\nthinktime=2ms\n", "-s --think 2ms"),
+            (
+                "rw=write\nbuffer_compress_percentage=40\n",
+                "-s -w 100 --compressible 40",
+            ),
+            ("rw=write\nzero_buffers=1\n", "-s -w 100 --compressible 100"),
+            ("rw=write\nrefill_buffers=1\n", "-s -w 100 --refill-buffers"),
+        ];
+        for (opts_text, flags) in cases {
+            let file =
+                format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts_text}");
+            let from_file = one(&file).job;
+            let native = job_from_argv(&argv(&format!(
+                "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap_or_else(|e| panic!("{flags}: {e}"));
+            assert_eq!(from_file, native, "{opts_text} vs {flags}");
+        }
+        // A partly compressible fill is refreshed per write, as fio does.
+        let j = one("[t]\nfilename=/x\nsize=1m\nrw=write\nbuffer_compress_percentage=50\n").job;
+        assert!(j.buffers.refill);
+        assert!(err("[t]\nfilename=/x\nsize=1m\nbsrange=4k-6k\n")
+            .contains("t.fio:4: bsrange: range '4k-6k': MAX must be a multiple of MIN"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nbssplit=4k/60:8k/60\n").contains("add up to 120%"));
+        assert!(
+            err("[t]\nfilename=/x\nsize=1m\nrw=read:4k\nbsrange=4k-8k\n")
+                .contains("t.fio:4: rw: a skip (:N)")
+        );
+        assert!(
+            err("[t]\nfilename=/x\nsize=1m\nthinktime=10\nthinktime_spin=20\n")
+                .contains("thinktime_spin: is longer than thinktime")
+        );
+        // number_ios with a mix stops after that many I/Os of the mean size.
+        let j = one("[t]\nfilename=/x\nsize=1m\nbssplit=4k/50:12k/50\nnumber_ios=100\n").job;
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 100 * 8192,
+                max_ns: None
+            }
+        );
+    }
+
     /// `explain`'s fio section read back gives the job it was written from.
     #[test]
     fn explain_fio_output_reads_back_as_the_same_job() {
@@ -1488,6 +1736,12 @@ ramp_time=2
             "iogauge run -b 8k -r=16k --distribution zipf:1.1 --rate-iops 200 --seed 7 --engine io_uring -L -c 1G --cache writethrough t.dat",
             "iogauge run -b 4k -r --total 64M -d 10 --engine io_uring -L -c 1G t.dat",
             "iogauge run -b 4k -r --engine io_uring -c 1G --submit-batch 4 -o 16 --affinity=0,1 --continue-on-error t.dat",
+            "iogauge run --block-sizes 4k/25:64k/75,8k/50:32k/50 -r -w 30 --random-pct 60 --engine io_uring -c 1G t.dat",
+            "iogauge run --block-sizes 4k-64k -s -w 100 --fsync 16 --end-fsync --engine sync -c 1G t.dat",
+            "iogauge run --block-sizes 4k,16k -r -w 50 --fdatasync 4 --think 300us --think-every 8 --think-spin 100us --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --compressible 30 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --refill-buffers --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);
