@@ -819,9 +819,54 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             format!("{nrfiles}: one job spread over several files is not supported yet (planned)"),
         ));
     }
-    let offset = set.size("offset")?.unwrap_or(0);
-    let size = set.size("size")?;
     let filesize = set.size("filesize")?;
+    // size=N% and offset=N% are shares of the file: filesize, or the size of the named file
+    // as it is now.
+    let pct = |key: &str, least: u64| -> Result<Option<u64>> {
+        let Some(v) = set.text(key).and_then(|v| v.trim().strip_suffix('%')) else {
+            return Ok(None);
+        };
+        match v.trim().parse::<u64>() {
+            Ok(p) if (least..=100).contains(&p) => Ok(Some(p)),
+            _ => Err(set.err(key, format!("'{v}%' is not a percentage {least}..100"))),
+        }
+    };
+    let (size_pct, offset_pct) = (pct("size", 1)?, pct("offset", 0)?);
+    let whole = if size_pct.is_some() || offset_pct.is_some() {
+        let named = set
+            .text("filename")
+            .filter(|f| !f.is_empty())
+            .and_then(|f| split_files(f).into_iter().next())
+            .map(|f| match &dir {
+                Some(d) if Path::new(&f).is_relative() => d.join(f),
+                _ => PathBuf::from(f),
+            });
+        let key = if size_pct.is_some() { "size" } else { "offset" };
+        Some(
+            filesize
+                .or_else(|| named.as_deref().and_then(|p| (o.size_of)(p)))
+                .ok_or_else(|| {
+                    set.err(
+                        key,
+                        "a percentage needs the file's size: give filesize=, or name a file that exists",
+                    )
+                })?,
+        )
+    } else {
+        None
+    };
+    let offset = match (offset_pct, whole) {
+        // As fio: aligned down to the smallest block size (or blockalign).
+        (Some(p), Some(w)) => w * p / 100 / align * align,
+        _ => set.size("offset")?.unwrap_or(0),
+    };
+    let size = match (size_pct, whole) {
+        (Some(p), Some(w)) => Some((w * p / 100).min(w.saturating_sub(offset))),
+        _ => set.size("size")?,
+    };
+    if size == Some(0) {
+        return Err(set.err("size", "leaves nothing past the offset"));
+    }
     let may_create = set.flag("allow_file_create")?.unwrap_or(true);
     // An empty filename (a job undoing its [global]'s) means fio's generated names.
     let (targets, layout) = match set.text("filename").filter(|f| !f.is_empty()) {
@@ -1497,7 +1542,7 @@ group_reporting
             .contains("t.fio:4: ioengine: 'splice' is not supported"));
         assert!(err("[j]\nfilename=/x:/y\nsize=1m\n").contains("several files"));
         assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n").contains("planned"));
-        assert!(err("[j]\nfilename=/x\nsize=10%\n").contains("t.fio:3: size: '10%'"));
+        assert!(err("[j]\nfilename=/x\nsize=0%\n").contains("t.fio:3: size: '0%' is not a percentage 1..100"));
         assert!(err("[j]\nfilename=/x\nsize=1m\ndirect=2\n")
             .contains("t.fio:4: direct: '2' is not 0 or 1"));
         assert!(err("[j]\nfilename=/x\nsize=1m\niodepth=0\n")
@@ -1722,6 +1767,25 @@ ramp_time=2
                 max_ns: None
             }
         );
+    }
+
+    /// size=N% and offset=N% are shares of the file (here every existing file is 1 GiB).
+    #[test]
+    fn sizes_and_offsets_in_percent() {
+        let j = one("[j]\nfilename=/x\nsize=25%\n").job;
+        assert_eq!((j.base_offset, j.max_offset), (0, Some(256 << 20)));
+        let j = one("[j]\nfilename=/x\nsize=10%\noffset=50%\nbs=64k\n").job;
+        assert_eq!(j.base_offset, 512 << 20);
+        assert_eq!(j.max_offset, Some((512 << 20) + (1 << 30) / 10));
+        // The region ends at the end of the file.
+        let j = one("[j]\nfilename=/x\nsize=50%\noffset=75%\n").job;
+        assert_eq!(j.max_offset, Some(1 << 30));
+        // Offsets align down to the block size.
+        let j = one("[j]\nfilename=/x\nfilesize=1000k\nsize=50%\noffset=33%\nbs=64k\n").job;
+        assert_eq!(j.base_offset, 5 * (64 << 10));
+        // Generated files have no size to take a share of without filesize.
+        assert!(err("[j]\nsize=50%\n").contains("t.fio:2: size: a percentage needs the file's size"));
+        assert!(err("[j]\nfilename=/x\noffset=100%\nsize=10%\n").contains("leaves nothing"));
     }
 
     /// `explain`'s fio section read back gives the job it was written from.
