@@ -771,6 +771,11 @@ pub struct RunArgs {
     #[arg(long = "no-register")]
     pub no_register: bool,
 
+    /// Thread k of each target works in the working set moved k x SIZE further into the
+    /// target (fio's offset_increment)
+    #[arg(long = "thread-offset", value_name = "SIZE")]
+    pub thread_offset: Option<String>,
+
     /// After every N writes of a thread, wait for its I/Os in flight and fsync the target
     #[arg(long = "fsync", value_name = "N", conflicts_with = "fdatasync")]
     pub fsync: Option<String>,
@@ -805,6 +810,20 @@ pub struct RunArgs {
     /// New random data in the buffer before every write (fio's refill_buffers)
     #[arg(long = "refill-buffers")]
     pub refill_buffers: bool,
+
+    /// Fail the run when a thread moves less than SIZE bytes per second over a window of the
+    /// measured time (fio's rate_min); the figures so far are kept
+    #[arg(long = "rate-min", value_name = "SIZE")]
+    pub rate_min: Option<String>,
+
+    /// As --rate-min, in I/Os per second (fio's rate_iops_min)
+    #[arg(long = "rate-min-iops", value_name = "N")]
+    pub rate_min_iops: Option<String>,
+
+    /// The window --rate-min and --rate-min-iops are judged over, in milliseconds [default:
+    /// 1000, fio's ratecycle]
+    #[arg(long = "rate-min-window", value_name = "MS")]
+    pub rate_min_window: Option<String>,
 
     /// Limit each thread to N I/Os per second
     #[arg(long = "rate-iops", value_name = "N")]

@@ -424,3 +424,25 @@ fn memory_does_not_grow_with_the_run_length() {
         "RSS grew from {short} to {long} bytes"
     );
 }
+
+/// --rate-min-iops: a thread below the floor over a window ends the run as failed (exit 1),
+/// with the partial figures; one above it runs to the end.
+#[test]
+fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
+    let d = work_dir();
+    let f = file_in(&d, "slow.dat");
+    // The delay engine completes each I/O after 10 ms: 100 I/Os per second at QD1.
+    let o = run_l(
+        "-c 1M -W 0 -d 5 -o 1 --engine delay --delay fixed:10ms --rate-min-iops 500 --rate-min-window 500 --no-save",
+        &[p(&f)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("below --rate-min-iops 500"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("PARTIAL RESULTS"));
+    let o = run_l(
+        "-c 1M -W 0 -d 1.5 -o 1 --engine delay --delay fixed:10ms --rate-min-iops 50 --no-save",
+        &[p(&f)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -281,8 +281,8 @@ pub fn run_full(
                     seed: job.seed,
                     offsets: OffsetGen::new(
                         &job.pattern,
-                        t.start,
-                        t.end,
+                        t.start + th as u64 * job.thread_offset,
+                        t.end + th as u64 * job.thread_offset,
                         job.block_size,
                         &shared,
                         job.random_pct,
@@ -294,6 +294,7 @@ pub fn run_full(
                     end_fsync: job.end_fsync,
                     think: job.think,
                     refill: job.buffers.refill,
+                    min_rate: job.min_rate,
                     compress_pct: job.buffers.compress_pct,
                     quota_bytes: quota,
                     continue_on_error: job.continue_on_error,

@@ -182,6 +182,17 @@ fn open_target(
             format_size(size)
         )));
     }
+    // With --thread-offset the last thread's working set lies furthest out.
+    let shift = job.thread_offset * (job.threads_per_target as u64 - 1);
+    if end + shift > size {
+        return Err(Error::usage(format!(
+            "--thread-offset {}: thread {}'s working set ends at {}, past the end of '{shown}' ({})",
+            format_size(job.thread_offset),
+            job.threads_per_target - 1,
+            format_size(end + shift),
+            format_size(size)
+        )));
+    }
     if start >= end || end - start < job.block_size {
         return Err(Error::usage(format!(
             "--block-size {} is larger than the working set of '{shown}' ({} from --base-offset {})",

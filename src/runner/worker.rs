@@ -43,6 +43,7 @@ pub struct WorkerPlan {
     pub flush: Option<FlushEvery>,
     pub end_fsync: bool,
     pub think: Option<Think>,
+    pub min_rate: Option<crate::spec::MinRate>,
     /// New random data before each write; `compress_pct` keeps its zeros.
     pub refill: bool,
     pub compress_pct: u8,
@@ -333,6 +334,9 @@ struct State<'a> {
     /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
     think_due: bool,
     think_until: u64,
+    min_rate: Option<crate::spec::MinRate>,
+    /// Where the current --rate-min window began: its time, bytes and I/Os counted.
+    rate_window: (u64, u64, u64),
 }
 
 impl State<'_> {
@@ -407,6 +411,11 @@ impl State<'_> {
                 }
             }
         }
+        if let Some(m) = self.min_rate {
+            if counting {
+                self.check_min_rate(m, t);
+            }
+        }
         // Progress reads these a few times a second: publish at most every 50 ms.
         if counting && t >= self.next_live_ns {
             self.publish_live(t);
@@ -428,6 +437,45 @@ impl State<'_> {
         live.ios.store(r.ios + w.ios, Ordering::Relaxed);
         live.bytes.store(r.bytes + w.bytes, Ordering::Relaxed);
         live.lat_sum_ns.store(self.lat_sum_ns, Ordering::Relaxed);
+    }
+
+    /// --rate-min: judge the window that has ended, if one has.
+    #[inline]
+    fn check_min_rate(&mut self, m: crate::spec::MinRate, t: u64) {
+        let (start, bytes0, ios0) = self.rate_window;
+        if start == 0 {
+            self.rate_window = (t.max(self.m0), self.counted_bytes, self.ios());
+            return;
+        }
+        let span = t - start;
+        if span < m.window_ns {
+            return;
+        }
+        let secs = span as f64 / 1e9;
+        let bw = (self.counted_bytes - bytes0) as f64 / secs;
+        let iops = (self.ios() - ios0) as f64 / secs;
+        if m.bytes_per_sec > 0 && bw < m.bytes_per_sec as f64 {
+            self.ctl.fail(
+                format!(
+                    "'{}': a thread moved {:.0} bytes/s over {:.1} s, below --rate-min {}",
+                    self.path, bw, secs, m.bytes_per_sec
+                ),
+                t,
+            );
+        } else if m.iops > 0 && iops < m.iops as f64 {
+            self.ctl.fail(
+                format!(
+                    "'{}': a thread did {:.0} I/Os per second over {:.1} s, below --rate-min-iops {}",
+                    self.path, iops, secs, m.iops
+                ),
+                t,
+            );
+        }
+        self.rate_window = (t, self.counted_bytes, self.ios());
+    }
+
+    fn ios(&self) -> u64 {
+        self.totals[0].ios + self.totals[1].ios
     }
 
     /// A flush completed.
@@ -553,6 +601,8 @@ pub fn run<E: IoEngine>(
         end_flushed: false,
         think_due: false,
         think_until: 0,
+        min_rate: plan.min_rate,
+        rate_window: (0, 0, 0),
     };
     let mut waits = WaitStats::default();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);

@@ -609,6 +609,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         end_fsync: false,
         think,
         buffers,
+        thread_offset: 0,
+        min_rate: None,
     };
     job.validate()?;
     Ok(Diskspd {

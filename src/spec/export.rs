@@ -148,6 +148,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if job.base_offset > 0 {
             let _ = writeln!(o, "offset={}", tool_size(job.base_offset));
         }
+        if job.thread_offset > 0 {
+            let _ = writeln!(o, "offset_increment={}", tool_size(job.thread_offset));
+        }
         match (job.max_offset, t.create_size) {
             (Some(end), _) => {
                 let _ = writeln!(o, "size={}", tool_size(end - job.base_offset));
@@ -255,6 +258,17 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         }
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
+        }
+        if let Some(m) = job.min_rate {
+            if m.bytes_per_sec > 0 {
+                let _ = writeln!(o, "rate_min={}", tool_size(m.bytes_per_sec));
+            }
+            if m.iops > 0 {
+                let _ = writeln!(o, "rate_iops_min={}", m.iops);
+            }
+            if m.window_ns != 1_000_000_000 {
+                let _ = writeln!(o, "ratecycle={}", m.window_ns / 1_000_000);
+            }
         }
         if let Some(f) = job.flush {
             let key = if f.data_only { "fdatasync" } else { "fsync" };
@@ -396,6 +410,15 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
                 "DiskSpd has no partly compressible data (--compressible {p}): -Zr writes random data"
             ));
         }
+    }
+    if job.min_rate.is_some() {
+        caveats.push("DiskSpd has no minimum rate (--rate-min): it never fails a slow run".into());
+    }
+    if job.thread_offset > 0 {
+        caveats.push(format!(
+            "DiskSpd's threads share one working set: no counterpart to --thread-offset {} (DiskSpd's -T only moves where each thread starts)",
+            tool_size(job.thread_offset)
+        ));
     }
     if job.flush.is_some() || job.end_fsync {
         caveats.push("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)".into());

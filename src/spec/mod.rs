@@ -230,6 +230,16 @@ pub struct Think {
     pub every: u32,
 }
 
+/// The least each thread must do over every `window_ns` of the measured time (fio's rate_min,
+/// rate_iops_min and ratecycle); a thread below it ends the run as failed, figures kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MinRate {
+    /// 0: no floor.
+    pub bytes_per_sec: u64,
+    pub iops: u64,
+    pub window_ns: u64,
+}
+
 /// What write buffers hold. By default random bytes, set once per slot: incompressible.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferFill {
@@ -438,6 +448,16 @@ pub struct JobSpec {
     pub think: Option<Think>,
     #[serde(default, skip_serializing_if = "BufferFill::is_default")]
     pub buffers: BufferFill,
+    /// Thread k of each target works in the working set moved k times this far (fio's
+    /// offset_increment): `[base + k*step, end + k*step)`. 0: every thread in the same set.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_offset: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<MinRate>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// O_DIRECT needs sizes and offsets aligned to the logical block size; 512 is the least any
@@ -722,6 +742,23 @@ impl JobSpec {
             }
             if t.ns / 1_000_000_000 > 3600 {
                 return bad("--think must be at most an hour".into());
+            }
+        }
+        if self.thread_offset > 0
+            && self.cache.is_direct()
+            && self.thread_offset % MIN_DIRECT_ALIGN != 0
+        {
+            return bad(format!(
+                "--thread-offset {} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs",
+                self.thread_offset
+            ));
+        }
+        if let Some(m) = self.min_rate {
+            if m.bytes_per_sec == 0 && m.iops == 0 {
+                return bad("--rate-min needs a rate above 0".into());
+            }
+            if m.window_ns < self.interval_ns.min(100_000_000) {
+                return bad("--rate-min-window must be at least 100 ms".into());
             }
         }
         if self.buffers.compress_pct > 100 {

@@ -399,6 +399,34 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         end_fsync: args.end_fsync,
         think,
         buffers,
+        min_rate: match (&args.rate_min, &args.rate_min_iops) {
+            (None, None) => None,
+            (bw, iops) => Some(MinRate {
+                bytes_per_sec: bw
+                    .as_deref()
+                    .map(|b| size("--rate-min", b))
+                    .transpose()?
+                    .unwrap_or(0),
+                iops: iops
+                    .as_deref()
+                    .map(|n| number("--rate-min-iops", n, "I/Os per second"))
+                    .transpose()?
+                    .unwrap_or(0),
+                window_ns: args
+                    .rate_min_window
+                    .as_deref()
+                    .map(|m| number::<u64>("--rate-min-window", m, "milliseconds"))
+                    .transpose()?
+                    .unwrap_or(1000)
+                    .saturating_mul(1_000_000),
+            }),
+        },
+        thread_offset: args
+            .thread_offset
+            .as_deref()
+            .map(|t| size("--thread-offset", t))
+            .transpose()?
+            .unwrap_or(0),
     };
     job.validate()?;
     Ok(job)

@@ -95,6 +95,10 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("write_lat_log", &[], Kind::Mapped),
     ("write_iops_log", &[], Kind::Mapped),
     ("log_avg_msec", &[], Kind::Mapped),
+    ("offset_increment", &[], Kind::Mapped),
+    ("rate_min", &[], Kind::Mapped),
+    ("rate_iops_min", &[], Kind::Mapped),
+    ("ratecycle", &[], Kind::Mapped),
     ("bsrange", &["blocksize_range"], Kind::Mapped),
     ("bssplit", &[], Kind::Mapped),
     ("fsync", &[], Kind::Mapped),
@@ -188,9 +192,6 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("create_serialize", &[], Kind::Noted("iogauge creates files one after another")),
     ("create_on_open", &[], Kind::Noted("iogauge creates files before the job starts")),
     ("allow_mounted_write", &[], Kind::Noted("iogauge's own rule applies: block devices and files it did not create are written only with --allow-overwrite")),
-    ("offset_increment", &[], Kind::Planned("a different offset per clone")),
-    ("rate_min", &[], Kind::Planned("minimum rates")),
-    ("rate_iops_min", &[], Kind::Planned("minimum rates")),
     ("verify", &[], Kind::Planned("data verification")),
     ("do_verify", &[], Kind::Planned("data verification")),
     ("verify_pattern", &[], Kind::Planned("data verification")),
@@ -868,6 +869,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         return Err(set.err("size", "leaves nothing past the offset"));
     }
     let may_create = set.flag("allow_file_create")?.unwrap_or(true);
+    let increment = set.size("offset_increment")?.unwrap_or(0);
+    if increment > 0 && set.text("filename").filter(|f| !f.is_empty()).is_none() {
+        return Err(set.err(
+            "offset_increment",
+            "with a file per clone (no filename=) is not supported yet (planned); name one file for the clones to share",
+        ));
+    }
     // An empty filename (a job undoing its [global]'s) means fio's generated names.
     let (targets, layout) = match set.text("filename").filter(|f| !f.is_empty()) {
         Some(f) => {
@@ -885,7 +893,11 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 Some(d) if p.is_relative() => d.join(p),
                 _ => p,
             };
-            let create = filesize.or(size.map(|s| offset + s)).filter(|_| may_create);
+            // The last clone's region (offset_increment) is the furthest out.
+            let reach = increment * (clones as u64 - 1);
+            let create = filesize
+                .or(size.map(|s| offset + reach + s))
+                .filter(|_| may_create);
             (
                 vec![TargetSpec {
                     path,
@@ -1107,6 +1119,29 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             || set.flag("fsync_on_close")?.unwrap_or(false),
         think: read_think(&set)?,
         buffers: read_buffers(&set)?,
+        thread_offset: increment,
+        min_rate: {
+            for key in ["rate_min", "rate_iops_min"] {
+                if let Some(v) = set.text(key).filter(|v| v.contains(',')) {
+                    return Err(set.err(
+                        key,
+                        format!(
+                            "'{v}': separate read and write floors are not supported yet (planned)"
+                        ),
+                    ));
+                }
+            }
+            let bw = set.size("rate_min")?.unwrap_or(0);
+            let iops = set.int("rate_iops_min")?.unwrap_or(0);
+            (bw > 0 || iops > 0).then_some(crate::spec::MinRate {
+                bytes_per_sec: bw,
+                iops,
+                window_ns: set
+                    .int("ratecycle")?
+                    .unwrap_or(1000)
+                    .saturating_mul(1_000_000),
+            })
+        },
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
@@ -1530,11 +1565,11 @@ group_reporting
     #[test]
     fn unsupported_options_name_file_line_and_plan() {
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\noffset_increment=1m\n"),
-            "t.fio:4: option 'offset_increment' is not supported yet: a different offset per clone (planned); --ignore-unsupported runs the job without them"
+            err("[j]\nfilename=/x\nsize=1m\nexitall=1\n"),
+            "t.fio:4: option 'exitall' is not supported yet: ending every job when one ends (planned); --ignore-unsupported runs the job without them"
         );
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nrate_min=1m\n"),
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nexitall=1\n"),
             "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
         );
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=filecreate\n").contains("iogauge fs"));
@@ -1542,7 +1577,8 @@ group_reporting
             .contains("t.fio:4: ioengine: 'splice' is not supported"));
         assert!(err("[j]\nfilename=/x:/y\nsize=1m\n").contains("several files"));
         assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n").contains("planned"));
-        assert!(err("[j]\nfilename=/x\nsize=0%\n").contains("t.fio:3: size: '0%' is not a percentage 1..100"));
+        assert!(err("[j]\nfilename=/x\nsize=0%\n")
+            .contains("t.fio:3: size: '0%' is not a percentage 1..100"));
         assert!(err("[j]\nfilename=/x\nsize=1m\ndirect=2\n")
             .contains("t.fio:4: direct: '2' is not 0 or 1"));
         assert!(err("[j]\nfilename=/x\nsize=1m\niodepth=0\n")
@@ -1552,7 +1588,7 @@ group_reporting
             .contains("t.fio:1: job 'j': --block-size 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
-            "[j]\nfilename=/x\nsize=1m\nrate_min=1m\nverify=md5\n",
+            "[j]\nfilename=/x\nsize=1m\nexitall=1\nverify=md5\n",
             "t.fio",
             Path::new("."),
             &vars(),
@@ -1560,7 +1596,7 @@ group_reporting
         .unwrap();
         let p = plan(&jobs, &opts(true)).unwrap();
         assert_eq!(p.warnings.len(), 2);
-        assert!(p.warnings[0].starts_with("t.fio:4: option 'rate_min' is not supported yet"));
+        assert!(p.warnings[0].starts_with("t.fio:4: option 'exitall' is not supported yet"));
         assert!(p.warnings[0].ends_with(": ignored"));
     }
 
@@ -1783,8 +1819,19 @@ ramp_time=2
         // Offsets align down to the block size.
         let j = one("[j]\nfilename=/x\nfilesize=1000k\nsize=50%\noffset=33%\nbs=64k\n").job;
         assert_eq!(j.base_offset, 5 * (64 << 10));
+        // offset_increment: clone k's region starts k increments further; the file holds all.
+        let r = one("[j]\nfilename=/new/x\nsize=1m\noffset=4k\noffset_increment=2m\nnumjobs=3\n");
+        assert_eq!(r.job.thread_offset, 2 << 20);
+        assert_eq!(
+            r.job.targets[0].create_size,
+            Some((4 << 10) + (4 << 20) + (1 << 20))
+        );
+        assert!(err("[j]\nsize=1m\noffset_increment=1m\n")
+            .contains("t.fio:3: offset_increment: with a file per clone"));
         // Generated files have no size to take a share of without filesize.
-        assert!(err("[j]\nsize=50%\n").contains("t.fio:2: size: a percentage needs the file's size"));
+        assert!(
+            err("[j]\nsize=50%\n").contains("t.fio:2: size: a percentage needs the file's size")
+        );
         assert!(err("[j]\nfilename=/x\noffset=100%\nsize=10%\n").contains("leaves nothing"));
     }
 
@@ -1806,6 +1853,8 @@ ramp_time=2
             "iogauge run -b 4k -s -w 100 --compressible 30 --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -w 100 --refill-buffers --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -t 4 --thread-offset 256M --max-offset 256M --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -r --rate-min 10M --rate-min-iops 100 --rate-min-window 500 --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);
