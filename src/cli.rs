@@ -735,7 +735,8 @@ pub struct RunArgs {
 
     /// I/O engine: io_uring (default where the kernel allows it), sync (pread/pwrite), null
     /// (completes at once without touching storage: measures iogauge itself), or delay
-    /// (completes after --delay: checks the measurement)
+    /// (completes after --delay: checks the measurement), or mmap (the target mapped, each I/O a
+    /// copy; needs --cache buffered)
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engine: Option<EngineArg>,
 
@@ -891,6 +892,7 @@ pub enum EngineArg {
     IoUring,
     Null,
     Delay,
+    Mmap,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

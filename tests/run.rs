@@ -280,6 +280,7 @@ fn json_output_matches_its_schema() {
             "--compressible",
             "30",
         ],
+        &["-d", "0.3", "--engine", "mmap", "-w", "10"],
     ] {
         let mut args = vec![
             "-c",
@@ -445,4 +446,33 @@ fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
         &[p(&f)],
     );
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The mmap engine's writes land in the file: zeros written sequentially over a file of random
+/// data leave it all zeros; its reads count what they moved.
+#[test]
+fn mmap_engine_writes_through_the_mapping() {
+    let d = work_dir();
+    let f = file_in(&d, "mapped.dat");
+    let o = run_l(
+        "-c 4M -W 0 --engine mmap --cache buffered -s -w 100 --compressible 100 --total 4M --end-fsync --keep --no-save",
+        &[p(&f)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&f).unwrap();
+    assert_eq!(bytes.len(), 4 << 20);
+    assert!(
+        bytes.iter().all(|&b| b == 0),
+        "every byte written through the mapping"
+    );
+    let r = json_l(
+        "-W 0 --engine mmap --cache buffered -r --total 8M --no-save",
+        &[p(&f)],
+    );
+    assert_eq!(r["engine"], "mmap");
+    assert_eq!(u(&r["total"]["read"]["bytes"]), 8 << 20);
+    // Direct I/O cannot go through a mapping.
+    let o = run_l("--engine mmap --cache direct -d 1", &[p(&f)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--engine mmap reads and writes through the page cache"));
 }

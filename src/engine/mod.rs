@@ -5,6 +5,7 @@
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
 pub mod delay;
+pub mod mmap;
 pub mod null;
 pub mod sync;
 pub mod uring;

@@ -16,7 +16,7 @@ pub mod worker;
 use crate::clock::Clock;
 use crate::engine::delay::DelayEngine;
 use crate::engine::uring::{UringEngine, UringOptions};
-use crate::engine::{null::NullEngine, sync::SyncEngine, IoEngine};
+use crate::engine::{mmap::MmapEngine, null::NullEngine, sync::SyncEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
 use crate::result::*;
 use crate::spec::{Affinity, EngineKind, JobSpec, Stop};
@@ -139,9 +139,10 @@ fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind,
         },
     };
     let mut qd = job.queue_depth;
-    if engine == EngineKind::Sync && qd > 1 {
+    if matches!(engine, EngineKind::Sync | EngineKind::Mmap) && qd > 1 {
         notes.push(format!(
-            "the sync engine keeps one I/O in flight per thread: queue depth {qd} runs as 1; use --engine io_uring or more --threads"
+            "the {} engine keeps one I/O in flight per thread: queue depth {qd} runs as 1; use --engine io_uring or more --threads",
+            engine.name()
         ));
         qd = 1;
     }
@@ -267,7 +268,7 @@ pub fn run_full(
         let shared = Arc::new(AtomicU64::new(0));
         for th in 0..job.threads_per_target {
             plans.push((
-                t.file.as_raw_fd(),
+                (t.file.as_raw_fd(), t.size),
                 WorkerPlan {
                     id: plans.len(),
                     target: ti,
@@ -313,7 +314,7 @@ pub fn run_full(
     let mut samples_seen = 0;
     let outcomes: Vec<WorkerOutcome> = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
-        for (fd, plan) in plans {
+        for ((fd, target_size), plan) in plans {
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
             let ctl = &ctl;
@@ -360,6 +361,15 @@ pub fn run_full(
                         }
                         EngineKind::Sync => {
                             Ok(worker::run(SyncEngine::new(fd), bufs, rng, plan, ctl, tx))
+                        }
+                        EngineKind::Mmap => {
+                            let random = matches!(job.pattern, crate::spec::Pattern::Random { .. });
+                            match MmapEngine::new(fd, target_size, job.write_pct > 0, random) {
+                                Ok(e) => Ok(worker::run(e, bufs, rng, plan, ctl, tx)),
+                                Err(e) => {
+                                    give_up(format!("cannot map the target into memory: {e}"))
+                                }
+                            }
                         }
                         EngineKind::Null => {
                             Ok(worker::run(NullEngine::default(), bufs, rng, plan, ctl, tx))

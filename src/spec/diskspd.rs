@@ -121,6 +121,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut burst: Option<u32> = None;
     let mut think_ms: Option<u64> = None;
     let mut buffers = BufferFill::default();
+    let mut mmap = false;
     for a in args {
         let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
             paths.push(a.clone());
@@ -358,13 +359,16 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                             os_cache = Some(true);
                         }
                         'h' => {
-                            if os_cache.is_some() || write_through.is_some() {
-                                return Err(conflict("cache/writethrough"));
+                            if os_cache.is_some() || write_through.is_some() || mmap {
+                                return Err(conflict("cache/writethrough/memory mapped"));
                             }
                             os_cache = Some(false);
                             write_through = Some(true);
                         }
                         'u' | 'r' => {
+                            if c == 'u' && mmap {
+                                return Err(conflict("cache mode/memory mapped IO"));
+                            }
                             if os_cache.is_some() {
                                 return Err(conflict("cache mode"));
                             }
@@ -381,7 +385,12 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                             }
                             write_through = Some(true);
                         }
-                        'm' => planned("-Sm (memory-mapped I/O)")?,
+                        'm' => {
+                            if mmap || os_cache == Some(false) {
+                                return Err(conflict("memory mapped IO/unbuffered IO"));
+                            }
+                            mmap = true;
+                        }
                         _ => return Err(bad(format!("{a}: unrecognized option provided to -S"))),
                     }
                 }
@@ -534,7 +543,10 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         (true, true) => CacheMode::WriteThrough,
         (false, true) => CacheMode::DirectWriteThrough,
     };
-    if os_cache.is_none() {
+    if mmap && write_through == Some(true) {
+        return Err(bad("-Sm with writethrough (-Sw, -Sh, -h): iogauge maps the target through the page cache and cannot write it through (planned)"));
+    }
+    if os_cache.is_none() && !mmap {
         notes.push(
             "DiskSpd's default: the OS cache is on (buffered I/O); -Su or -Sh for direct I/O"
                 .into(),
@@ -595,7 +607,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         base_offset: base,
         max_offset: max,
         cache,
-        engine: None,
+        engine: mmap.then_some(super::EngineKind::Mmap),
         rate_iops,
         rate_bytes_per_sec: rate_bw,
         seed,
@@ -794,6 +806,20 @@ mod tests {
             d.warnings,
             ["-i (burst size) has no effect without -j (think time)"]
         );
+        // -Sm: memory-mapped I/O through the page cache.
+        let j = parse_line("-Sm -w50 t").unwrap().job;
+        assert_eq!(
+            (j.engine, j.cache),
+            (Some(super::super::EngineKind::Mmap), CacheMode::Buffered)
+        );
+        assert!(err("-Su -Sm t").contains(
+            "-Sm: -Sm conflicts with earlier specification of memory mapped IO/unbuffered IO"
+        ));
+        assert!(err("-Sm -Su t").contains(
+            "-Su: -Su conflicts with earlier specification of cache mode/memory mapped IO"
+        ));
+        assert!(err("-Sm -h t").contains("-Sm with writethrough"));
+        assert!(err("-Smw t").contains("-Sm with writethrough"));
         // -Z: zeros; -Zr: new random data per write.
         assert_eq!(
             parse_line("-Z -w100 t").unwrap().job.buffers.compress_pct,

@@ -168,6 +168,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             None | Some(EngineKind::IoUring) => "io_uring",
             Some(EngineKind::Sync) => "psync",
             Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
+            Some(EngineKind::Mmap) => "mmap",
         };
         let _ = writeln!(o, "ioengine={engine}");
         if job.engine == Some(EngineKind::Delay) {
@@ -385,6 +386,7 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     }
     a.push(format!("-w{}", job.write_pct));
     match job.cache {
+        CacheMode::Buffered if job.engine == Some(EngineKind::Mmap) => a.push("-Sm".into()),
         CacheMode::Buffered => a.push("-Sb".into()),
         CacheMode::Direct => a.push("-Su".into()),
         CacheMode::WriteThrough => a.push("-Sw".into()),

@@ -301,6 +301,8 @@ pub enum EngineKind {
     Null,
     /// Completes each I/O after a latency drawn from a known distribution (tests, selftest).
     Delay,
+    /// The target mapped into memory, each I/O a copy (fio's mmap, DiskSpd's -Sm).
+    Mmap,
 }
 
 /// The latency the delay engine injects.
@@ -347,6 +349,7 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Null => "null",
             EngineKind::Delay => "delay",
+            EngineKind::Mmap => "mmap",
         }
     }
 }
@@ -547,11 +550,19 @@ impl JobSpec {
             if on
                 && matches!(
                     self.engine,
-                    Some(EngineKind::Sync | EngineKind::Null | EngineKind::Delay)
+                    Some(
+                        EngineKind::Sync | EngineKind::Null | EngineKind::Delay | EngineKind::Mmap
+                    )
                 )
             {
                 return bad(format!("{flag} applies to the io_uring engine"));
             }
+        }
+        if self.engine == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
+            return bad(format!(
+                "--engine mmap reads and writes through the page cache: --cache {} cannot apply; use --cache buffered",
+                self.cache.name()
+            ));
         }
         if self.hipri && !self.cache.is_direct() {
             return bad("--hipri (polled completions) needs direct I/O: add --cache direct".into());

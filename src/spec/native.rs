@@ -276,10 +276,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         EngineArg::IoUring => EngineKind::IoUring,
         EngineArg::Null => EngineKind::Null,
         EngineArg::Delay => EngineKind::Delay,
+        EngineArg::Mmap => EngineKind::Mmap,
     });
     let queue_depth = match &args.queue_depth {
         Some(q) => number("--queue-depth", q, "a whole number of I/Os")?,
-        None if engine == Some(EngineKind::Sync) => 1,
+        None if matches!(engine, Some(EngineKind::Sync | EngineKind::Mmap)) => 1,
         None => DEFAULT_QUEUE_DEPTH,
     };
     let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;

@@ -557,14 +557,14 @@ fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
             EngineKind::IoUring
         }
         "null" => EngineKind::Null,
-        "mmap" => return Err(set.err("ioengine", "'mmap' is not supported yet (planned)")),
+        "mmap" => EngineKind::Mmap,
         "filecreate" | "filestat" | "filedelete" => {
             return Err(set.err(
                 "ioengine",
                 format!("'{v}' is measured by `iogauge fs` (its file_create, file_stat and file_delete tests), not by iogauge fio"),
             ))
         }
-        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio and null)"))),
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap and null)"))),
     })
 }
 
@@ -1541,6 +1541,7 @@ group_reporting
             ("pvsync2", EngineKind::Sync),
             ("posixaio", EngineKind::IoUring),
             ("null", EngineKind::Null),
+            ("mmap", EngineKind::Mmap),
         ] {
             let r = one(&format!("[j]\nfilename=/x\nsize=1m\nioengine={engine}\n"));
             assert_eq!(r.job.engine, Some(kind), "{engine}");
@@ -1854,6 +1855,7 @@ ramp_time=2
             "iogauge run -b 4k -s -w 100 --refill-buffers --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -t 4 --thread-offset 256M --max-offset 256M --engine sync -c 1G t.dat",
+            "iogauge run -b 8k -r -w 20 --engine mmap --cache buffered -c 1G t.dat",
             "iogauge run -b 4k -r --rate-min 10M --rate-min-iops 100 --rate-min-window 500 --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();

@@ -1,0 +1,114 @@
+//! The target mapped into memory, each I/O a copy to or from the mapping (fio's mmap engine,
+//! DiskSpd's -Sm). The page cache does the I/O: a read of a page that is not cached waits for
+//! the storage inside the copy, a write dirties the page for writeback later. A flush is
+//! msync(MS_SYNC) of the mapping. One I/O at a time per thread, as the sync engine.
+
+use super::{Cqe, IoEngine, Op, Sqe};
+use std::io;
+use std::os::fd::RawFd;
+
+pub struct MmapEngine {
+    map: *mut u8,
+    len: usize,
+    pending: Option<Sqe>,
+}
+
+impl MmapEngine {
+    /// Map the first `len` bytes of `fd`, shared, writable where the job writes (the file must
+    /// then be open for writing). `random`: advise the kernel that access is random, so a page
+    /// not in the cache is read alone when touched, not with its neighbours (as fio's mmap
+    /// engine advises); otherwise sequential, for read-ahead.
+    pub fn new(fd: RawFd, len: u64, writable: bool, random: bool) -> io::Result<Self> {
+        let len = usize::try_from(len)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "target too large to map"))?;
+        if len == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "an empty target cannot be mapped",
+            ));
+        }
+        let prot = libc::PROT_READ | if writable { libc::PROT_WRITE } else { 0 };
+        // SAFETY: a fresh shared mapping of an open file; checked for MAP_FAILED below.
+        let map = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0) };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let advice = if random {
+            libc::MADV_RANDOM
+        } else {
+            libc::MADV_SEQUENTIAL
+        };
+        // SAFETY: the mapping just made. Advice only: a refusal changes nothing we rely on.
+        unsafe { libc::madvise(map, len, advice) };
+        Ok(MmapEngine {
+            map: map as *mut u8,
+            len,
+            pending: None,
+        })
+    }
+
+    fn run(&self, sqe: &Sqe) -> i32 {
+        let (off, len) = (sqe.offset as usize, sqe.len as usize);
+        match sqe.op {
+            Op::Fsync | Op::Fdatasync => {
+                // SAFETY: the whole mapping made in `new`.
+                let r =
+                    unsafe { libc::msync(self.map as *mut libc::c_void, self.len, libc::MS_SYNC) };
+                super::syscall_result(r as isize)
+            }
+            _ if off.checked_add(len).is_none_or(|end| end > self.len) => -libc::EINVAL,
+            // SAFETY: off..off+len lies inside the mapping (checked above); `buf` holds `len`
+            // bytes owned by the worker for this slot (see `Sqe`); the two never overlap.
+            Op::Read => unsafe {
+                std::ptr::copy_nonoverlapping(self.map.add(off), sqe.buf, len);
+                len as i32
+            },
+            Op::Write => unsafe {
+                std::ptr::copy_nonoverlapping(sqe.buf, self.map.add(off), len);
+                len as i32
+            },
+        }
+    }
+}
+
+impl Drop for MmapEngine {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe { libc::munmap(self.map as *mut libc::c_void, self.len) };
+    }
+}
+
+impl IoEngine for MmapEngine {
+    const ASYNC: bool = false;
+
+    fn submit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn peek(&mut self, _out: &mut Vec<Cqe>) {}
+
+    #[inline]
+    fn queue(&mut self, sqe: Sqe) {
+        debug_assert!(
+            self.pending.is_none(),
+            "the mmap engine runs at queue depth 1"
+        );
+        self.pending = Some(sqe);
+    }
+
+    #[inline]
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
+        if let Some(sqe) = self.pending.take() {
+            out.push(Cqe {
+                slot: sqe.slot,
+                result: self.run(&sqe),
+            });
+        }
+        Ok(())
+    }
+}
