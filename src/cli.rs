@@ -659,6 +659,11 @@ pub struct RunArgs {
     #[arg(long = "random-pct", value_name = "PCT")]
     pub random_pct: Option<String>,
 
+    /// With --random: a new random offset every N I/Os; the others of each run follow the I/O
+    /// before (fio's rw=randread:N)
+    #[arg(long = "random-every", value_name = "N")]
+    pub random_every: Option<String>,
+
     /// Sequential I/O whose threads share one offset per target (DiskSpd's -si)
     #[arg(long = "interlocked")]
     pub interlocked: bool,
@@ -771,6 +776,11 @@ pub struct RunArgs {
     /// io_uring: do not register the target files and buffers with the ring
     #[arg(long = "no-register")]
     pub no_register: bool,
+
+    /// Sequential I/O: thread k begins k x SIZE into the working set and wraps to that offset
+    /// modulo the stride, so that threads interleave (DiskSpd's -T)
+    #[arg(long = "thread-start", value_name = "SIZE")]
+    pub thread_start: Option<String>,
 
     /// Thread k of each target works in the working set moved k x SIZE further into the
     /// target (fio's offset_increment)

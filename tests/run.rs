@@ -281,6 +281,27 @@ fn json_output_matches_its_schema() {
             "30",
         ],
         &["-d", "0.3", "--engine", "mmap", "-w", "10"],
+        &[
+            "-d",
+            "0.3",
+            "-s",
+            "-t",
+            "2",
+            "--thread-start",
+            "64k",
+            "--rate-min-iops",
+            "1",
+        ],
+        &[
+            "-d",
+            "0.3",
+            "-t",
+            "2",
+            "--thread-offset",
+            "2M",
+            "--max-offset",
+            "4M",
+        ],
     ] {
         let mut args = vec![
             "-c",

@@ -107,6 +107,20 @@ impl Exporter for Text {
                     );
                 }
             }
+            if j.thread_start > 0 {
+                let _ = writeln!(
+                    o,
+                    "\t\tthread stride: thread k starts k x {} in",
+                    format_size(j.thread_start)
+                );
+            }
+            if j.thread_offset > 0 {
+                let _ = writeln!(
+                    o,
+                    "\t\tthread offset: thread k's working set moved k x {}",
+                    format_size(j.thread_offset)
+                );
+            }
             if let Some(p) = j.random_pct {
                 let _ = writeln!(
                     o,

@@ -16,6 +16,9 @@ pub enum OffsetGen {
         sampler: Sampler,
         /// Percent of I/Os (0..99) that follow the I/O before instead (--random-pct).
         follow_pct: u64,
+        /// I/Os per random offset (--random-every): the others of a run follow the one before.
+        run: u64,
+        left: u64,
         /// Where the I/O before ended, and the end of the working set.
         cursor: u64,
         end: u64,
@@ -23,6 +26,7 @@ pub enum OffsetGen {
     /// Each I/O starts where the one before ended (block-size mixes read sequentially).
     Contiguous { base: u64, end: u64, cursor: u64 },
     Sequential {
+        /// `base` plus the thread's phase within a stride (DiskSpd's -T).
         base: u64,
         stride: u64,
         positions: u64,
@@ -37,19 +41,37 @@ pub enum OffsetGen {
     },
 }
 
+/// How one thread walks its working set, beyond the pattern.
+#[derive(Clone, Copy, Default)]
+pub struct Walk {
+    /// See [`crate::spec::JobSpec::random_pct`].
+    pub random_pct: Option<u8>,
+    /// See [`crate::spec::JobSpec::random_every`].
+    pub random_every: Option<u32>,
+    /// Block sizes vary: sequential I/O follows each I/O's own length.
+    pub mixed: bool,
+    /// Sequential I/O begins this far into the working set, and wraps to this offset modulo
+    /// the stride (DiskSpd's -T: threads interleave).
+    pub start: u64,
+}
+
 impl OffsetGen {
     /// `base..end` is the working set and `block` the largest I/O; `shared` is the target's
-    /// counter for interlocked I/O. `random_pct`: see [`crate::spec::JobSpec::random_pct`];
-    /// `mixed`: block sizes vary, so sequential I/O follows each I/O's own length.
+    /// counter for interlocked I/O.
     pub fn new(
         pattern: &Pattern,
         base: u64,
         end: u64,
         block: u64,
         shared: &Arc<AtomicU64>,
-        random_pct: Option<u8>,
-        mixed: bool,
+        walk: Walk,
     ) -> Self {
+        let Walk {
+            random_pct,
+            random_every,
+            mixed,
+            start,
+        } = walk;
         debug_assert!(end >= base + block);
         let span = end - base - block;
         match *pattern {
@@ -64,6 +86,8 @@ impl OffsetGen {
                     slots,
                     sampler: Sampler::new(distribution, slots),
                     follow_pct: 100 - random_pct.unwrap_or(100).min(100) as u64,
+                    run: random_every.unwrap_or(1).max(1) as u64,
+                    left: 0,
                     cursor: base,
                     end,
                 }
@@ -71,7 +95,7 @@ impl OffsetGen {
             Pattern::Sequential { .. } if mixed => OffsetGen::Contiguous {
                 base,
                 end,
-                cursor: base,
+                cursor: if start <= span { base + start } else { base },
             },
             Pattern::Sequential {
                 stride_bytes,
@@ -86,11 +110,13 @@ impl OffsetGen {
                         shared: shared.clone(),
                     }
                 } else {
+                    let phase = (start % stride_bytes).min(span);
+                    let positions = (span - phase) / stride_bytes + 1;
                     OffsetGen::Sequential {
-                        base,
+                        base: base + phase,
                         stride: stride_bytes,
                         positions,
-                        next: 0,
+                        next: (start / stride_bytes) % positions,
                     }
                 }
             }
@@ -107,6 +133,7 @@ impl OffsetGen {
                 slots,
                 sampler,
                 follow_pct: 0,
+                run: 1,
                 ..
             } => *base + sampler.sample(rng, *slots) * *align,
             OffsetGen::Random {
@@ -115,10 +142,20 @@ impl OffsetGen {
                 slots,
                 sampler,
                 follow_pct,
+                run,
+                left,
                 cursor,
                 end,
             } => {
-                let off = if rng.below(100) < *follow_pct {
+                let follow = if *run > 1 {
+                    // fio's rw=randread:N: a random offset, then N-1 I/Os after it.
+                    let f = *left > 0;
+                    *left = if f { *left - 1 } else { *run - 1 };
+                    f
+                } else {
+                    rng.below(100) < *follow_pct
+                };
+                let off = if follow {
                     if *cursor + len <= *end {
                         *cursor
                     } else {
@@ -305,8 +342,7 @@ mod tests {
             end,
             block,
             &Arc::new(AtomicU64::new(0)),
-            None,
-            false,
+            Walk::default(),
         )
     }
 
@@ -384,14 +420,75 @@ mod tests {
             4096 + 40960,
             16384,
             &Arc::new(AtomicU64::new(0)),
-            None,
-            true,
+            Walk {
+                mixed: true,
+                ..Walk::default()
+            },
         );
         let mut rng = Rng::new(0, &[]);
         let lens = [4096u64, 16384, 8192, 16384, 4096, 8192];
         let offs: Vec<u64> = lens.iter().map(|&l| g.next(&mut rng, l)).collect();
         // 4096+4096+16384+8192 = 32768; the next 16k would pass the end (45056): wrap.
         assert_eq!(offs, [4096, 8192, 24576, 4096, 20480, 24576]);
+    }
+
+    /// DiskSpd's -T1b -s8b with 8 threads: thread k reads blocks k, k+8, k+16... and wraps to
+    /// block k, so that together the threads read the file in order.
+    #[test]
+    fn thread_starts_interleave_sequential_threads() {
+        let p = Pattern::Sequential {
+            stride_bytes: 8 * 4096,
+            interlocked: false,
+        };
+        let shared = Arc::new(AtomicU64::new(0));
+        let mut rng = Rng::new(0, &[]);
+        let (base, end) = (4096, 4096 + 20 * 4096);
+        let mut seen = Vec::new();
+        for k in 0..8u64 {
+            let walk = Walk {
+                start: k * 4096,
+                ..Walk::default()
+            };
+            let mut g = OffsetGen::new(&p, base, end, 4096, &shared, walk);
+            let offs: Vec<u64> = (0..4)
+                .map(|_| (g.next(&mut rng, 4096) - base) / 4096)
+                .collect();
+            // 20 blocks: thread k has blocks k, k+8 (and k+16 where k < 4), then wraps.
+            let want: Vec<u64> = if k < 4 {
+                vec![k, k + 8, k + 16, k]
+            } else {
+                vec![k, k + 8, k, k + 8]
+            };
+            assert_eq!(offs, want, "thread {k}");
+            seen.extend(offs);
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen, (0..20).collect::<Vec<_>>(), "every block read");
+    }
+
+    #[test]
+    fn random_every_n_ios_runs_sequentially_between() {
+        let p = Pattern::Random {
+            align_bytes: 4096,
+            distribution: Distribution::Uniform,
+        };
+        let walk = Walk {
+            random_every: Some(4),
+            ..Walk::default()
+        };
+        let mut g = OffsetGen::new(&p, 0, 1 << 30, 4096, &Arc::new(AtomicU64::new(0)), walk);
+        let mut rng = Rng::new(2, &[]);
+        let offs: Vec<u64> = (0..400).map(|_| g.next(&mut rng, 4096)).collect();
+        for run in offs.chunks(4) {
+            // Each run of 4: a random offset, then the three blocks after it (a run that
+            // would pass the end starts again at the base).
+            for w in run.windows(2) {
+                assert!(w[1] == w[0] + 4096 || w[1] == 0, "{run:?}");
+            }
+        }
+        let starts: std::collections::HashSet<u64> = offs.chunks(4).map(|r| r[0]).collect();
+        assert!(starts.len() > 95, "new random offsets: {}", starts.len());
     }
 
     #[test]
@@ -407,8 +504,10 @@ mod tests {
             blocks * 4096,
             4096,
             &Arc::new(AtomicU64::new(0)),
-            Some(30),
-            false,
+            Walk {
+                random_pct: Some(30),
+                ..Walk::default()
+            },
         );
         let mut rng = Rng::new(5, &[]);
         let n = 100_000;
@@ -434,8 +533,8 @@ mod tests {
             stride_bytes: 4096,
             interlocked: true,
         };
-        let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, None, false);
-        let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, None, false);
+        let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, Walk::default());
+        let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, Walk::default());
         let mut rng = Rng::new(0, &[]);
         let offs = [
             a.next(&mut rng, 4096),

@@ -122,6 +122,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut think_ms: Option<u64> = None;
     let mut buffers = BufferFill::default();
     let mut mmap = false;
+    let mut thread_start: Option<u64> = None;
     for a in args {
         let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
             paths.push(a.clone());
@@ -402,7 +403,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
                 threads = Some(n.min(u32::MAX as u64) as u32);
             }
-            "T" => planned("-T (a starting offset per thread)")?,
+            "T" => {
+                let t = size(v, block, "T").ok().filter(|&t| t > 0);
+                thread_start =
+                    Some(t.ok_or_else(|| bad(format!("{a}: invalid offset passed to -T")))?);
+            }
             "v" => {}
             "w" => {
                 if v.is_empty() {
@@ -617,12 +622,30 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         continue_on_error: false,
         block_mix: None,
         random_pct: random_ratio.filter(|&r| r < 100),
+        random_every: None,
         flush: None,
         end_fsync: false,
         think,
         buffers,
         thread_offset: 0,
         min_rate: None,
+        thread_start: match thread_start {
+            // As DiskSpd: the thread stride moves where sequential threads begin; random and
+            // interlocked I/O do not use it.
+            Some(t) if random_ratio.is_none() && !interlocked => t,
+            Some(_) => {
+                notes.push(format!(
+                    "-T has no effect on {} I/O",
+                    if interlocked {
+                        "interlocked sequential"
+                    } else {
+                        "random"
+                    }
+                ));
+                0
+            }
+            None => 0,
+        },
     };
     job.validate()?;
     Ok(Diskspd {
@@ -820,6 +843,15 @@ mod tests {
         ));
         assert!(err("-Sm -h t").contains("-Sm with writethrough"));
         assert!(err("-Smw t").contains("-Sm with writethrough"));
+        // -T: where each sequential thread begins (DiskSpd's sample: -F8 -T1b -s8b).
+        let j = parse_line("-b4K -F8 -T1b -s8b t").unwrap().job;
+        assert_eq!((j.thread_start, j.threads_per_target), (4096, 8));
+        let d = parse_line("-b4K -t2 -T1b -r t").unwrap();
+        assert_eq!(d.job.thread_start, 0);
+        assert!(d
+            .notes
+            .iter()
+            .any(|n| n == "-T has no effect on random I/O"));
         // -Z: zeros; -Zr: new random data per write.
         assert_eq!(
             parse_line("-Z -w100 t").unwrap().job.buffers.compress_pct,
@@ -879,7 +911,7 @@ mod tests {
                 "-rs20: mixed random/sequential IO (-rs) specified multiple times",
             ),
             ("-j0 t", "-j0: incorrectly provided option"),
-            ("-T4K -t2 t", "not supported yet (planned)"),
+            ("-T0 -t2 t", "-T0: invalid offset passed to -T"),
             (
                 "-Z1K -b4K t",
                 "custom write buffer (-Z) is smaller than the block size",

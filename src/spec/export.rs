@@ -86,6 +86,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         let _ = writeln!(o, "filename={}", t.path.display());
         let (rw, mix) = fio_rw(job);
         let (rw, comment) = match &job.pattern {
+            Pattern::Random { .. } if job.random_every.is_some() => {
+                (format!("{rw}:{}", job.random_every.unwrap_or(1)), None)
+            }
             Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.block_size => (
                 format!("{rw}:{}", tool_size(stride_bytes - job.block_size)),
                 None,
@@ -150,6 +153,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         }
         if job.thread_offset > 0 {
             let _ = writeln!(o, "offset_increment={}", tool_size(job.thread_offset));
+        }
+        if job.thread_start > 0 {
+            let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.thread_start));
         }
         match (job.max_offset, t.create_size) {
             (Some(end), _) => {
@@ -412,6 +418,14 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
                 "DiskSpd has no partly compressible data (--compressible {p}): -Zr writes random data"
             ));
         }
+    }
+    if job.thread_start > 0 {
+        a.push(format!("-T{}", tool_size(job.thread_start)));
+    }
+    if let Some(n) = job.random_every {
+        caveats.push(format!(
+            "DiskSpd has no runs of {n} I/Os after each random offset (--random-every)"
+        ));
     }
     if job.min_rate.is_some() {
         caveats.push("DiskSpd has no minimum rate (--rate-min): it never fails a slow run".into());

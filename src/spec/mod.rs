@@ -457,6 +457,14 @@ pub struct JobSpec {
     pub thread_offset: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<MinRate>,
+    /// With a random pattern: a new random offset every N I/Os, the others of each run after
+    /// the I/O before (fio's rw=randread:N). `None`: every I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_every: Option<u32>,
+    /// Sequential I/O: thread k of each target begins k times this far into the working set
+    /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_start: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -723,6 +731,19 @@ impl JobSpec {
                 ));
             }
         }
+        if let Some(n) = self.random_every {
+            if !matches!(self.pattern, Pattern::Random { .. }) {
+                return bad("--random-every applies to random I/O (--random)".into());
+            }
+            if n < 2 {
+                return bad(format!(
+                    "--random-every {n} must be at least 2 (1 is plain --random)"
+                ));
+            }
+            if self.random_pct.is_some() {
+                return bad("--random-every and --random-pct cannot be combined: give one".into());
+            }
+        }
         if let Some(f) = self.flush {
             let flag = if f.data_only {
                 "--fdatasync"
@@ -763,6 +784,23 @@ impl JobSpec {
                 "--thread-offset {} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs",
                 self.thread_offset
             ));
+        }
+        if self.thread_start > 0 {
+            if !matches!(
+                self.pattern,
+                Pattern::Sequential {
+                    interlocked: false,
+                    ..
+                }
+            ) {
+                return bad("--thread-start applies to sequential I/O (-s) whose threads keep their own offsets (not --interlocked)".into());
+            }
+            if self.cache.is_direct() && self.thread_start % MIN_DIRECT_ALIGN != 0 {
+                return bad(format!(
+                    "--thread-start {} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs",
+                    self.thread_start
+                ));
+            }
         }
         if let Some(m) = self.min_rate {
             if m.bytes_per_sec == 0 && m.iops == 0 {

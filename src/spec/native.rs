@@ -396,6 +396,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .as_deref()
             .map(|p| number("--random-pct", p, "a percentage 1..99"))
             .transpose()?,
+        random_every: args
+            .random_every
+            .as_deref()
+            .map(|n| number("--random-every", n, "a whole number of I/Os"))
+            .transpose()?,
         flush,
         end_fsync: args.end_fsync,
         think,
@@ -422,6 +427,12 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
                     .saturating_mul(1_000_000),
             }),
         },
+        thread_start: args
+            .thread_start
+            .as_deref()
+            .map(|t| size("--thread-start", t))
+            .transpose()?
+            .unwrap_or(0),
         thread_offset: args
             .thread_offset
             .as_deref()
@@ -579,6 +590,21 @@ mod tests {
                 "--compressible 101 f",
                 "--compressible 101 is not in 0..100",
             ),
+            (
+                "--thread-start 4k -r f",
+                "--thread-start applies to sequential I/O",
+            ),
+            ("--thread-start 4k --interlocked f", "not --interlocked"),
+            (
+                "--thread-start 1000 -s f",
+                "--thread-start 1000 is not a multiple of 512",
+            ),
+            ("--rate-min-iops 0 f", "--rate-min needs a rate above 0"),
+            (
+                "--random-every 4 -s f",
+                "--random-every applies to random I/O",
+            ),
+            ("--random-every 1 f", "--random-every 1 must be at least 2"),
             (
                 "--block-sizes 4k/50:1000/50 -s --cache direct f",
                 "--block-sizes 1000 is not a multiple of 512",

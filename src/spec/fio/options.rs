@@ -530,17 +530,12 @@ fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
             ))
         }
     };
+    // `:N` on a random job: a new offset every N I/Os; on a sequential one: N bytes skipped.
     let skip = match skip {
         None => 0,
-        Some(_) if random => {
-            return Err(set.err(
-                "rw",
-                format!(
-                    "'{v}': random offsets renewed every N I/Os are not supported yet (planned)"
-                ),
-            ))
+        Some(s) => {
+            parse_size(s, if random { 1000 } else { set.kb_base }).map_err(|e| set.err("rw", e))?
         }
-        Some(s) => parse_size(s, set.kb_base).map_err(|e| set.err("rw", e))?,
     };
     Ok((random, write_pct, skip))
 }
@@ -746,6 +741,18 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         Some(m) => m.read.smallest().min(m.write.smallest()),
         None => block_size,
     };
+    let random_every = if random && skip > 1 {
+        Some(skip.min(u32::MAX as u64) as u32)
+    } else {
+        None
+    };
+    let skip = if random { 0 } else { skip };
+    if random_every.is_some() && random_pct.is_some() {
+        return Err(set.err(
+            "rw",
+            "a new offset every N I/Os with percentage_random is not supported: give one",
+        ));
+    }
     if block_mix.is_some() && skip > 0 {
         return Err(set.err(
             "rw",
@@ -1114,12 +1121,14 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         continue_on_error,
         block_mix,
         random_pct,
+        random_every,
         flush: read_flush(&set, &mut notes)?,
         end_fsync: set.flag("end_fsync")?.unwrap_or(false)
             || set.flag("fsync_on_close")?.unwrap_or(false),
         think: read_think(&set)?,
         buffers: read_buffers(&set)?,
         thread_offset: increment,
+        thread_start: 0,
         min_rate: {
             for key in ["rate_min", "rate_iops_min"] {
                 if let Some(v) = set.text(key).filter(|v| v.contains(',')) {
@@ -1577,7 +1586,12 @@ group_reporting
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
             .contains("t.fio:4: ioengine: 'splice' is not supported"));
         assert!(err("[j]\nfilename=/x:/y\nsize=1m\n").contains("several files"));
-        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n").contains("planned"));
+        assert_eq!(
+            one("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n")
+                .job
+                .random_every,
+            Some(8)
+        );
         assert!(err("[j]\nfilename=/x\nsize=0%\n")
             .contains("t.fio:3: size: '0%' is not a percentage 1..100"));
         assert!(err("[j]\nfilename=/x\nsize=1m\ndirect=2\n")
@@ -1856,6 +1870,7 @@ ramp_time=2
             "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -t 4 --thread-offset 256M --max-offset 256M --engine sync -c 1G t.dat",
             "iogauge run -b 8k -r -w 20 --engine mmap --cache buffered -c 1G t.dat",
+            "iogauge run -b 4k -r --random-every 8 -w 50 --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r --rate-min 10M --rate-min-iops 100 --rate-min-window 500 --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
