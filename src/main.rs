@@ -190,18 +190,24 @@ fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> R
     let stop_reason = result.stop_reason;
     let stop_message = result.stop_message.clone();
     saver.save(&Record::Run(Box::new(result)))?;
-    match stop_reason {
-        StopReason::Completed => Ok(exit::OK),
+    Ok(exit_for(stop_reason, stop_message.as_deref()))
+}
+
+/// The exit status of a single run that has been reported and saved, saying on stderr why
+/// its results are partial when they are.
+pub(crate) fn exit_for(reason: StopReason, message: Option<&str>) -> u8 {
+    match reason {
+        StopReason::Completed => exit::OK,
         StopReason::Interrupted => {
             eprintln!("iogauge: interrupted; the results above are partial");
-            Ok(exit::INTERRUPTED)
+            exit::INTERRUPTED
         }
         StopReason::IoError => {
             eprintln!(
                 "iogauge: error: {}; the results above are partial",
-                stop_message.as_deref().unwrap_or("I/O error")
+                message.unwrap_or("I/O error")
             );
-            Ok(exit::FAILURE)
+            exit::FAILURE
         }
     }
 }

@@ -4,7 +4,6 @@ use crate::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
-use iogauge::result::StopReason;
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::diskspd::{self, Targets};
 use iogauge::store::record::Record;
@@ -23,15 +22,8 @@ pub fn cmd_diskspd(
     let mut output_file = "-".to_string();
     let mut rest = Vec::new();
     for a in args {
-        let (key, value) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v)),
-            None => (a.as_str(), None),
-        };
-        let need = |what: &str| {
-            value
-                .map(str::to_string)
-                .ok_or_else(|| Error::usage(format!("{key} needs a value: {key}={what}")))
-        };
+        let (key, value) = super::key_value(a);
+        let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-?" | "--help" => return help(),
             "--allow-overwrite" => allow_overwrite = true,
@@ -90,20 +82,7 @@ pub fn cmd_diskspd(
     }
     let (reason, message) = (result.stop_reason, result.stop_message.clone());
     saver.save(&Record::Run(Box::new(result)))?;
-    match reason {
-        StopReason::Completed => Ok(exit::OK),
-        StopReason::Interrupted => {
-            eprintln!("iogauge: interrupted; the results above are partial");
-            Ok(exit::INTERRUPTED)
-        }
-        StopReason::IoError => {
-            eprintln!(
-                "iogauge: error: {}; the results above are partial",
-                message.as_deref().unwrap_or("I/O error")
-            );
-            Ok(exit::FAILURE)
-        }
-    }
+    Ok(crate::exit_for(reason, message.as_deref()))
 }
 
 fn help() -> Result<u8, Error> {

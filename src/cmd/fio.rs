@@ -54,15 +54,8 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
     };
     let mut rest = Vec::new();
     for a in args {
-        let (key, value) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v)),
-            None => (a.as_str(), None),
-        };
-        let need = |what: &str| {
-            value
-                .map(str::to_string)
-                .ok_or_else(|| Error::usage(format!("{key} needs a value: {key}={what}")))
-        };
+        let (key, value) = super::key_value(a);
+        let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-h" | "--help" => own.help = true,
             "--output-format" => {

@@ -3,17 +3,18 @@
 //! the storage inside the copy, a write dirties the page for writeback later. A flush is
 //! msync(MS_SYNC) of the mapping. One I/O at a time per thread, as the sync engine.
 
-use super::{Cqe, IoEngine, Op, Sqe};
+use super::sync::{Inline, RunOne};
+use super::{Op, Sqe};
 use std::io;
 use std::os::fd::RawFd;
 
-pub struct MmapEngine {
+/// The target's first `len` bytes, mapped shared.
+pub struct Mapping {
     map: *mut u8,
     len: usize,
-    pending: Option<Sqe>,
 }
 
-impl MmapEngine {
+impl Mapping {
     /// Map the first `len` bytes of `fd`, shared, writable where the job writes (the file must
     /// then be open for writing). `random`: advise the kernel that access is random, so a page
     /// not in the cache is read alone when touched, not with its neighbours (as fio's mmap
@@ -40,14 +41,23 @@ impl MmapEngine {
         };
         // SAFETY: the mapping just made. Advice only: a refusal changes nothing we rely on.
         unsafe { libc::madvise(map, len, advice) };
-        Ok(MmapEngine {
+        Ok(Mapping {
             map: map as *mut u8,
             len,
-            pending: None,
         })
     }
+}
 
-    fn run(&self, sqe: &Sqe) -> i32 {
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe { libc::munmap(self.map as *mut libc::c_void, self.len) };
+    }
+}
+
+impl RunOne for Mapping {
+    #[inline]
+    fn run(&mut self, sqe: &Sqe) -> i32 {
         let (off, len) = (sqe.offset as usize, sqe.len as usize);
         match sqe.op {
             Op::Fsync | Op::Fdatasync => {
@@ -71,44 +81,5 @@ impl MmapEngine {
     }
 }
 
-impl Drop for MmapEngine {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe { libc::munmap(self.map as *mut libc::c_void, self.len) };
-    }
-}
-
-impl IoEngine for MmapEngine {
-    const ASYNC: bool = false;
-
-    fn submit(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn peek(&mut self, _out: &mut Vec<Cqe>) {}
-
-    #[inline]
-    fn queue(&mut self, sqe: Sqe) {
-        debug_assert!(
-            self.pending.is_none(),
-            "the mmap engine runs at queue depth 1"
-        );
-        self.pending = Some(sqe);
-    }
-
-    #[inline]
-    fn reap(
-        &mut self,
-        _min: usize,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        if let Some(sqe) = self.pending.take() {
-            out.push(Cqe {
-                slot: sqe.slot,
-                result: self.run(&sqe),
-            });
-        }
-        Ok(())
-    }
-}
+/// The mmap engine: one copy at a time per thread, as the sync engine.
+pub type MmapEngine = Inline<Mapping>;

@@ -1,21 +1,32 @@
-//! pread/pwrite, one I/O at a time per thread (fio's psync, DiskSpd without overlapped I/O).
+//! Engines that run each I/O inside `reap`, one at a time per thread: pread/pwrite (fio's
+//! psync, DiskSpd without overlapped I/O) and, in `mmap.rs`, copies to and from a mapping. The
+//! queueing is shared ([`Inline`]); each says only how one I/O is done ([`RunOne`]).
 
 use super::{rw_once, Cqe, IoEngine, Sqe};
 use std::io;
 use std::os::fd::RawFd;
 
-pub struct SyncEngine {
-    fd: RawFd,
+/// How one I/O is done, synchronously: the byte count, or a negative errno.
+pub trait RunOne {
+    fn run(&mut self, sqe: &Sqe) -> i32;
+}
+
+/// One I/O at a time per thread, done inside `reap`.
+pub struct Inline<R> {
+    runner: R,
     pending: Option<Sqe>,
 }
 
-impl SyncEngine {
-    pub fn new(fd: RawFd) -> Self {
-        SyncEngine { fd, pending: None }
+impl<R: RunOne> Inline<R> {
+    pub fn new(runner: R) -> Self {
+        Inline {
+            runner,
+            pending: None,
+        }
     }
 }
 
-impl IoEngine for SyncEngine {
+impl<R: RunOne> IoEngine for Inline<R> {
     const ASYNC: bool = false;
 
     fn submit(&mut self) -> io::Result<()> {
@@ -28,7 +39,7 @@ impl IoEngine for SyncEngine {
     fn queue(&mut self, sqe: Sqe) {
         debug_assert!(
             self.pending.is_none(),
-            "the sync engine runs at queue depth 1"
+            "an inline engine runs at queue depth 1"
         );
         self.pending = Some(sqe);
     }
@@ -43,9 +54,21 @@ impl IoEngine for SyncEngine {
         if let Some(sqe) = self.pending.take() {
             out.push(Cqe {
                 slot: sqe.slot,
-                result: rw_once(self.fd, &sqe),
+                result: self.runner.run(&sqe),
             });
         }
         Ok(())
     }
 }
+
+/// pread, pwrite, fsync and fdatasync on one file.
+pub struct Pread(pub RawFd);
+
+impl RunOne for Pread {
+    #[inline]
+    fn run(&mut self, sqe: &Sqe) -> i32 {
+        rw_once(self.0, sqe)
+    }
+}
+
+pub type SyncEngine = Inline<Pread>;

@@ -717,26 +717,22 @@ fn direction(
 fn sync_of(r: &RunResult, parts: &[Part]) -> Sync {
     let whole = parts.iter().all(|p| p.series.is_some());
     match (&r.flushes, whole) {
-        (Some(f), true) => Sync {
-            total_ios: f.count,
-            lat_ns: match &f.latency {
-                Some(s) => Lat {
-                    min: s.min_ns,
-                    max: s.max_ns,
-                    mean: round6(s.mean_ns),
-                    stddev: round6(s.stdev_ns),
-                    n: f.count,
-                    percentile: Some(
-                        s.percentiles
-                            .iter()
-                            .map(|p| (format!("{:.6}", p.percentile), Value::from(p.ns)))
-                            .collect(),
-                    ),
-                    bins: None,
-                },
+        (Some(f), true) => {
+            let mut lat = match &f.latency {
+                Some(s) => pooled(&[s], vec![f.count]),
                 None => Lat::default(),
-            },
-        },
+            };
+            lat.percentile = f.latency.as_ref().map(|s| {
+                s.percentiles
+                    .iter()
+                    .map(|p| (format!("{:.6}", p.percentile), Value::from(p.ns)))
+                    .collect()
+            });
+            Sync {
+                total_ios: f.count,
+                lat_ns: lat,
+            }
+        }
         _ => Sync::default(),
     }
 }

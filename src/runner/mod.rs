@@ -15,8 +15,10 @@ pub mod worker;
 
 use crate::clock::Clock;
 use crate::engine::delay::DelayEngine;
+use crate::engine::mmap::{Mapping, MmapEngine};
+use crate::engine::sync::{Pread, SyncEngine};
 use crate::engine::uring::{UringEngine, UringOptions};
-use crate::engine::{mmap::MmapEngine, null::NullEngine, sync::SyncEngine, IoEngine};
+use crate::engine::{null::NullEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
 use crate::result::*;
 use crate::spec::{Affinity, EngineKind, JobSpec, Stop};
@@ -192,17 +194,10 @@ pub fn run_full(
     }
 
     let nthreads = job.total_threads();
-    let gap_ns = match (job.rate_iops, job.rate_bytes_per_sec) {
-        (Some(iops), _) => Some((1_000_000_000 / iops).max(1)),
-        (_, Some(bw)) if job.block_mix.is_none() => {
-            Some(((job.block_size as u128 * 1_000_000_000) / bw as u128).max(1) as u64)
-        }
-        _ => None,
-    };
-    // With a block-size mix the gap after each I/O follows its length.
-    let rate_bw = job
-        .rate_bytes_per_sec
-        .filter(|_| job.block_mix.is_some() && job.rate_iops.is_none());
+    // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows each
+    // I/O's length (validation allows one of the two).
+    let gap_ns = job.rate_iops.map(|iops| (1_000_000_000 / iops).max(1));
+    let rate_bw = job.rate_bytes_per_sec;
     let (read_sizes, write_sizes) = job.sizes();
     let quota = match job.stop {
         Stop::TotalBytes { bytes, .. } => {
@@ -363,13 +358,20 @@ pub fn run_full(
                                 Err(e) => give_up(format!("cannot set up io_uring: {e}")),
                             }
                         }
-                        EngineKind::Sync => {
-                            Ok(worker::run(SyncEngine::new(fd), bufs, rng, plan, ctl, tx))
-                        }
+                        EngineKind::Sync => Ok(worker::run(
+                            SyncEngine::new(Pread(fd)),
+                            bufs,
+                            rng,
+                            plan,
+                            ctl,
+                            tx,
+                        )),
                         EngineKind::Mmap => {
                             let random = matches!(job.pattern, crate::spec::Pattern::Random { .. });
-                            match MmapEngine::new(fd, target_size, job.write_pct > 0, random) {
-                                Ok(e) => Ok(worker::run(e, bufs, rng, plan, ctl, tx)),
+                            match Mapping::new(fd, target_size, job.write_pct > 0, random) {
+                                Ok(m) => {
+                                    Ok(worker::run(MmapEngine::new(m), bufs, rng, plan, ctl, tx))
+                                }
                                 Err(e) => {
                                     give_up(format!("cannot map the target into memory: {e}"))
                                 }

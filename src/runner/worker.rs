@@ -36,9 +36,9 @@ pub struct WorkerPlan {
     pub write_pct: u64,
     pub seed: u64,
     pub offsets: OffsetGen,
-    /// Minimum time between two I/O starts, for --rate-iops / --rate-bw.
+    /// Minimum time between two I/O starts, for --rate-iops.
     pub gap_ns: Option<u64>,
-    /// --rate-bw with a block-size mix: the gap follows each I/O's length.
+    /// --rate-bw: the gap after each I/O follows its length.
     pub rate_bw: Option<u64>,
     pub flush: Option<FlushEvery>,
     pub end_fsync: bool,
