@@ -497,3 +497,21 @@ fn mmap_engine_writes_through_the_mapping() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--engine mmap reads and writes through the page cache"));
 }
+
+/// --rate-bw paces by bytes: with fixed and with mixed block sizes the rate is what was asked.
+#[test]
+fn rate_bw_paces_by_bytes_with_fixed_and_mixed_sizes() {
+    let d = work_dir();
+    let t = file_in(&d, "paced.dat");
+    for sizes in ["--block-size 4k", "--block-sizes 4k/50:12k/50"] {
+        let r = json_l(
+            &format!("-c 1M -W 0 -d 2 -o 4 --engine null {sizes} --rate-bw 8M"),
+            &[p(&t)],
+        );
+        let bps = f(&r["total"]["all"]["bytes_per_sec"]);
+        assert!(
+            (bps / (8 << 20) as f64 - 1.0).abs() < 0.03,
+            "{sizes}: asked 8 MiB/s, got {bps}"
+        );
+    }
+}
