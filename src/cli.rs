@@ -782,6 +782,17 @@ pub struct RunArgs {
     #[arg(long = "thread-start", value_name = "SIZE")]
     pub thread_start: Option<String>,
 
+    /// Take the targets N at a time (or all): each of a set's threads (-t) works over all of its
+    /// files, switching as --file-service says (fio's nrfiles, DiskSpd's -F over several targets)
+    #[arg(long = "file-set", value_name = "N|all")]
+    pub file_set: Option<String>,
+
+    /// With --file-set, which file each I/O goes to: roundrobin[:N] (the default: the next file
+    /// after every N I/Os), random[:N], sequential (a file's working set, then the next) or
+    /// slots (each queue slot keeps one file)
+    #[arg(long = "file-service", value_name = "KIND", requires = "file_set")]
+    pub file_service: Option<String>,
+
     /// Thread k of each target works in the working set moved k x SIZE further into the
     /// target (fio's offset_increment)
     #[arg(long = "thread-offset", value_name = "SIZE")]

@@ -103,6 +103,29 @@ pub struct TargetResult {
     pub facts: TargetFacts,
     pub threads: Vec<ThreadResult>,
     pub total: DirPair,
+    /// A set of files its threads share (--file-set): each file and what went to it. The
+    /// target's path then lists them joined with ':', its size is theirs together, and its
+    /// kind, facts and working set are those of the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileShare>,
+}
+
+/// One file of a set, and the I/O that went to it (counts only: latencies are the set's).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileShare {
+    pub path: String,
+    pub size_bytes: u64,
+    pub working_set_start: u64,
+    pub working_set_end: u64,
+    pub created: bool,
+    pub read: IoCount,
+    pub write: IoCount,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct IoCount {
+    pub ios: u64,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -748,6 +748,160 @@ fn block_mixes_think_time_and_compressible_data() -> Outcome {
     Outcome::Pass(said)
 }
 
+/// The file sizes and names under `dir`, sorted, without the job file.
+fn laid_out(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().map_or(0, |m| m.len()),
+            )
+        })
+        .filter(|(n, _)| !n.ends_with(".fio") && !n.ends_with(".txt"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// nrfiles and `a:b` file lists: the files fio would lay out, each clone moving size= over
+/// all of them, every file getting its turn, and end_fsync flushing each file written (strace
+/// counts the calls; fio, where installed, lays out and counts the same).
+fn several_files_per_job() -> Outcome {
+    let dir = work_dir();
+    let mut said = Vec::new();
+    // nrfiles=3, two clones: x.0.0 .. x.1.2, 1 MiB each; each clone writes 3 MiB.
+    let job = "[x]\nnrfiles=3\nsize=3m\nrw=write\nbs=4k\nnumjobs=2\nioengine=psync\n";
+    let ours = dir.path().join("ours");
+    std::fs::create_dir(&ours).unwrap();
+    std::fs::write(ours.join("n.fio"), job).unwrap();
+    let o = fio_cmd(
+        &ours,
+        &["--keep", "--no-save", "--output-format=json", "n.fio"],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let bytes: Vec<u64> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["write"]["io_bytes"].as_u64().unwrap_or(0))
+        .collect();
+    let files = laid_out(&ours);
+    let expected: Vec<(String, u64)> = (0..2)
+        .flat_map(|j| (0..3).map(move |f| (format!("x.{j}.{f}"), 1u64 << 20)))
+        .collect();
+    if bytes != [3 << 20, 3 << 20] || files != expected {
+        return Outcome::Fail(format!(
+            "nrfiles=3 numjobs=2: wrote {bytes:?}, laid out {files:?}"
+        ));
+    }
+    if sh("fio", &["--version"]).is_ok() {
+        let theirs = dir.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("n.fio"), job).unwrap();
+        let out = std::process::Command::new("fio")
+            .current_dir(&theirs)
+            .args(["--output-format=json", "n.fio"])
+            .output()
+            .map_err(|e| e.to_string());
+        let fio_doc: Value = match out.map(|o| serde_json::from_slice(&o.stdout)) {
+            Ok(Ok(d)) => d,
+            other => return Outcome::Fail(format!("fio: {other:?}")),
+        };
+        let fio_bytes: Vec<u64> = fio_doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["write"]["io_bytes"].as_u64().unwrap_or(0))
+            .collect();
+        if fio_bytes != bytes || laid_out(&theirs) != files {
+            return Outcome::Fail(format!(
+                "fio wrote {fio_bytes:?} and laid out {:?}; iogauge {bytes:?} and {files:?}",
+                laid_out(&theirs)
+            ));
+        }
+        said.push("fio lays out and writes the same".to_string());
+    }
+    // filename=a:b: size= shared (512 KiB each); turns by roundrobin:2; end_fsync syncs both.
+    if sh("strace", &["-V"]).is_err() {
+        return Outcome::Skip("strace is not installed (scripts/install-test-tools.sh)".into());
+    }
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    let job = dir.path().join("ab.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[ab]\nfilename={}:{}\nrw=write\nbs=4k\nsize=1m\nioengine=psync\nfile_service_type=roundrobin:2\nfsync=16\nend_fsync=1\n",
+            p(&a),
+            p(&b)
+        ),
+    )
+    .unwrap();
+    let (fsyncs, _, doc) = match traced_flushes(dir.path(), &job) {
+        Ok(x) => x,
+        Err(e) => return Outcome::Fail(e),
+    };
+    // 256 writes: 15 periodic flushes (none after the last write), one end flush per file,
+    // and one per file iogauge lays out.
+    let counted = doc["jobs"][0]["sync"]["total_ios"].as_u64();
+    if (fsyncs, counted) != (15 + 2 + 2, Some(15)) {
+        return Outcome::Fail(format!(
+            "a:b with fsync=16 and end_fsync: strace counted {fsyncs} fsyncs, the JSON {counted:?}; expected 19 and 15"
+        ));
+    }
+    // Per file, from the native JSON of the same workload.
+    let o = bin()
+        .args([
+            "run",
+            "--no-save",
+            "--output",
+            "json",
+            "-c",
+            "512k",
+            "-w",
+            "100",
+            "-b",
+            "4k",
+        ])
+        .args([
+            "-s", "--total", "1m", "-W", "0", "--cache", "buffered", "--engine", "sync",
+        ])
+        .args([
+            "--file-set",
+            "all",
+            "--file-service",
+            "roundrobin:2",
+            "--allow-overwrite",
+        ])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let shares: Vec<u64> = doc["targets"][0]["files"]
+        .as_array()
+        .map(|fs| {
+            fs.iter()
+                .map(|f| f["write"]["ios"].as_u64().unwrap_or(0))
+                .collect()
+        })
+        .unwrap_or_default();
+    if shares != [128, 128] {
+        return Outcome::Fail(format!(
+            "roundrobin:2 over two files wrote {shares:?} I/Os each"
+        ));
+    }
+    said.push(format!("{fsyncs} fsyncs for a:b, 128 writes each"));
+    Outcome::Pass(said.join("; "))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -778,6 +932,7 @@ fn main() {
             "block_mixes_think_time_and_compressible_data",
             block_mixes_think_time_and_compressible_data,
         ),
+        ("several_files_per_job", several_files_per_job),
         (
             "native_runs_write_fio_json_too",
             native_runs_write_fio_json_too,

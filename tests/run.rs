@@ -302,6 +302,19 @@ fn json_output_matches_its_schema() {
             "--max-offset",
             "4M",
         ],
+        &[
+            "-d",
+            "0.3",
+            "-t",
+            "2",
+            "--file-set",
+            "all",
+            "--file-service",
+            "random:2",
+            "-r",
+            "-w",
+            "30",
+        ],
     ] {
         let mut args = vec![
             "-c",
@@ -315,6 +328,11 @@ fn json_output_matches_its_schema() {
             p(&f),
         ];
         args.splice(0..0, extra.iter().copied());
+        // Sets need a second file.
+        let second = file_in(&d, "j2.dat");
+        if extra.contains(&"--file-set") {
+            args.push(p(&second));
+        }
         let r = run_json(&args);
         let errors: Vec<String> = validator
             .iter_errors(&r)

@@ -81,5 +81,13 @@ impl RunOne for Mapping {
     }
 }
 
+/// Each of a thread's files mapped.
+impl RunOne for Vec<Mapping> {
+    #[inline]
+    fn run(&mut self, sqe: &Sqe) -> i32 {
+        self[sqe.file as usize].run(sqe)
+    }
+}
+
 /// The mmap engine: one copy at a time per thread, as the sync engine.
-pub type MmapEngine = Inline<Mapping>;
+pub type MmapEngine = Inline<Vec<Mapping>>;

@@ -14,11 +14,13 @@ use std::io;
 use std::os::fd::RawFd;
 
 /// One I/O to start. `buf` points into the worker's aligned buffer for `slot`, valid and
-/// untouched by the worker until the completion for `slot` comes back.
+/// untouched by the worker until the completion for `slot` comes back. `file` indexes the
+/// files the engine was made for (always 0 where a thread works on one target).
 #[derive(Clone, Copy, Debug)]
 pub struct Sqe {
     pub slot: u32,
     pub op: Op,
+    pub file: u32,
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,

@@ -61,13 +61,13 @@ impl<R: RunOne> IoEngine for Inline<R> {
     }
 }
 
-/// pread, pwrite, fsync and fdatasync on one file.
-pub struct Pread(pub RawFd);
+/// pread, pwrite, fsync and fdatasync on the thread's files.
+pub struct Pread(pub Vec<RawFd>);
 
 impl RunOne for Pread {
     #[inline]
     fn run(&mut self, sqe: &Sqe) -> i32 {
-        rw_once(self.0, sqe)
+        rw_once(self.0[sqe.file as usize], sqe)
     }
 }
 

@@ -33,7 +33,7 @@ pub struct UringFeatures {
 
 pub struct UringEngine {
     ring: IoUring,
-    fd: RawFd,
+    fds: Vec<RawFd>,
     queued: u32,
     ext_arg: bool,
     features: UringFeatures,
@@ -56,10 +56,11 @@ fn build(depth: u32, opts: UringOptions, defer: bool) -> io::Result<IoUring> {
 }
 
 impl UringEngine {
-    /// A ring for `depth` I/Os in flight on `fd`, with `buffers` (one per slot) registered
-    /// where possible. Fails where io_uring is missing or forbidden, or an option is refused.
+    /// A ring for `depth` I/Os in flight on `fds` (a thread's files), with the files and
+    /// `buffers` (one per slot) registered where possible. Fails where io_uring is missing or
+    /// forbidden, or an option is refused.
     pub fn new(
-        fd: RawFd,
+        fds: &[RawFd],
         depth: u32,
         opts: UringOptions,
         buffers: &[(*mut u8, usize)],
@@ -77,7 +78,7 @@ impl UringEngine {
             ..Default::default()
         };
         if opts.register {
-            features.registered_file = ring.submitter().register_files(&[fd]).is_ok();
+            features.registered_file = ring.submitter().register_files(fds).is_ok();
             let iovecs: Vec<libc::iovec> = buffers
                 .iter()
                 .map(|&(p, len)| libc::iovec {
@@ -91,7 +92,7 @@ impl UringEngine {
         }
         Ok(UringEngine {
             ring,
-            fd,
+            fds: fds.to_vec(),
             queued: 0,
             ext_arg,
             features,
@@ -136,6 +137,11 @@ impl IoEngine for UringEngine {
     fn queue(&mut self, sqe: Sqe) {
         let f = &self.features;
         let (slot, len, off) = (sqe.slot, sqe.len, sqe.offset);
+        // A registered file is its index; otherwise the descriptor.
+        let (fixed, fd) = (
+            types::Fixed(sqe.file),
+            types::Fd(self.fds[sqe.file as usize]),
+        );
         let write = match sqe.op {
             Op::Read => false,
             Op::Write => true,
@@ -146,47 +152,31 @@ impl IoEngine for UringEngine {
                     types::FsyncFlags::empty()
                 };
                 let entry = if f.registered_file {
-                    opcode::Fsync::new(types::Fixed(0)).flags(flags).build()
+                    opcode::Fsync::new(fixed).flags(flags).build()
                 } else {
-                    opcode::Fsync::new(types::Fd(self.fd)).flags(flags).build()
+                    opcode::Fsync::new(fd).flags(flags).build()
                 };
                 self.push(entry.user_data(slot as u64));
                 return;
             }
         };
         let entry = match (write, f.registered_file, f.registered_buffers) {
-            (false, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(0), sqe.buf, len, slot as u16)
-                    .offset(off)
-                    .build()
-            }
-            (true, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), sqe.buf, len, slot as u16)
-                    .offset(off)
-                    .build()
-            }
-            (false, true, false) => opcode::Read::new(types::Fixed(0), sqe.buf, len)
+            (false, true, true) => opcode::ReadFixed::new(fixed, sqe.buf, len, slot as u16)
                 .offset(off)
                 .build(),
-            (true, true, false) => opcode::Write::new(types::Fixed(0), sqe.buf, len)
+            (true, true, true) => opcode::WriteFixed::new(fixed, sqe.buf, len, slot as u16)
                 .offset(off)
                 .build(),
-            (false, false, true) => {
-                opcode::ReadFixed::new(types::Fd(self.fd), sqe.buf, len, slot as u16)
-                    .offset(off)
-                    .build()
-            }
-            (true, false, true) => {
-                opcode::WriteFixed::new(types::Fd(self.fd), sqe.buf, len, slot as u16)
-                    .offset(off)
-                    .build()
-            }
-            (false, false, false) => opcode::Read::new(types::Fd(self.fd), sqe.buf, len)
+            (false, true, false) => opcode::Read::new(fixed, sqe.buf, len).offset(off).build(),
+            (true, true, false) => opcode::Write::new(fixed, sqe.buf, len).offset(off).build(),
+            (false, false, true) => opcode::ReadFixed::new(fd, sqe.buf, len, slot as u16)
                 .offset(off)
                 .build(),
-            (true, false, false) => opcode::Write::new(types::Fd(self.fd), sqe.buf, len)
+            (true, false, true) => opcode::WriteFixed::new(fd, sqe.buf, len, slot as u16)
                 .offset(off)
                 .build(),
+            (false, false, false) => opcode::Read::new(fd, sqe.buf, len).offset(off).build(),
+            (true, false, false) => opcode::Write::new(fd, sqe.buf, len).offset(off).build(),
         }
         .user_data(slot as u64);
         self.push(entry);

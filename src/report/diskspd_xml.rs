@@ -108,8 +108,16 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
     }
     x.leaf("Warmup", secs(j.warmup_ns));
     x.leaf("Cooldown", secs(j.cooldown_ns));
-    x.leaf("ThreadCount", 0);
-    x.leaf("RequestCount", 0);
+    // -F: threads that work on every target, with -O I/Os each over all targets.
+    let (fixed_threads, per_thread, per_target) = match j.file_sets {
+        Some(f) if f.service == crate::spec::FileService::Slots => {
+            (j.threads_per_target, 0, r.queue_depth / f.files)
+        }
+        Some(_) => (j.threads_per_target, r.queue_depth, r.queue_depth),
+        None => (0, 0, r.queue_depth),
+    };
+    x.leaf("ThreadCount", fixed_threads);
+    x.leaf("RequestCount", per_thread);
     x.leaf("IoBucketDuration", j.interval_ns / 1_000_000);
     x.leaf("RandSeed", j.seed);
     x.open("Targets");
@@ -138,7 +146,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
         if let Some(m) = j.max_offset {
             x.leaf("MaxFileSize", m);
         }
-        x.leaf("RequestCount", r.queue_depth);
+        x.leaf("RequestCount", per_target);
         x.leaf("WriteRatio", j.write_pct);
         if let Some(iops) = j.rate_iops {
             x.leaf("ThroughputIOPS", iops);
@@ -146,7 +154,14 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
         if let Some(bw) = j.rate_bytes_per_sec {
             x.leaf("Throughput", bw / 1000);
         }
-        x.leaf("ThreadsPerFile", j.threads_per_target);
+        x.leaf(
+            "ThreadsPerFile",
+            if fixed_threads > 0 {
+                1
+            } else {
+                j.threads_per_target
+            },
+        );
         x.close("Target");
     }
     x.close("Targets");

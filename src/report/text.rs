@@ -188,13 +188,35 @@ impl Exporter for Text {
                 }
             }
             let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
-            let _ = writeln!(
-                o,
-                "\t\tworking set: {}..{} of {}",
-                t.working_set_start,
-                t.working_set_end,
-                format_size(t.size_bytes)
-            );
+            if t.files.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "\t\tworking set: {}..{} of {}",
+                    t.working_set_start,
+                    t.working_set_end,
+                    format_size(t.size_bytes)
+                );
+            } else {
+                let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
+                let _ = writeln!(
+                    o,
+                    "\t\tfiles: each thread works over all {} (file service: {service})",
+                    t.files.len()
+                );
+                for f in &t.files {
+                    let _ = writeln!(
+                        o,
+                        "\t\t\t'{}': working set {}..{} of {}; {} reads, {} writes, {} in all",
+                        f.path,
+                        f.working_set_start,
+                        f.working_set_end,
+                        format_size(f.size_bytes),
+                        f.read.ios,
+                        f.write.ios,
+                        format_size(f.read.bytes + f.write.bytes)
+                    );
+                }
+            }
             let _ = writeln!(
                 o,
                 "\t\tthreads: {}, outstanding I/O per thread: {}",

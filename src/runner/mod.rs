@@ -186,6 +186,16 @@ pub fn run_full(
 ) -> Result<RunResult> {
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
+    let mut service = job.file_sets.map(|f| f.service);
+    if let Some(f) = job.file_sets {
+        if f.service == crate::spec::FileService::Slots && qd % f.files != 0 {
+            notes.push(format!(
+                "--file-service slots needs a queue depth that splits over the {} files; at queue depth {qd} each thread goes round robin instead",
+                f.files
+            ));
+            service = Some(crate::spec::FileService::RoundRobin { every: 1 });
+        }
+    }
     let targets = target::open_targets(job, cleanup, interrupted)?;
     if interrupted.load(Ordering::Relaxed) {
         return Err(Error::Interrupted(
@@ -259,14 +269,40 @@ pub fn run_full(
     // Each message is one interval of one worker (about 0.5 MB of histograms at most).
     let (tx, rx) = sync_channel::<Msg>(4 * nthreads as usize + 8);
     let mut plans = Vec::new();
-    for (ti, t) in targets.iter().enumerate() {
-        let shared = Arc::new(AtomicU64::new(0));
+    // Each thread works on one set of files: one target, or `--file-set` of them.
+    let per_set = job.files_per_set();
+    for (si, set) in targets.chunks(per_set).enumerate() {
+        // Interlocked I/O: the threads of a file share its counter.
+        let shared: Vec<Arc<AtomicU64>> = set.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
         for th in 0..job.threads_per_target {
+            let files: Vec<(std::os::fd::RawFd, u64)> =
+                set.iter().map(|t| (t.file.as_raw_fd(), t.size)).collect();
+            let offsets = set
+                .iter()
+                .zip(&shared)
+                .map(|(t, shared)| {
+                    OffsetGen::new(
+                        &job.pattern,
+                        t.start + th as u64 * job.thread_offset,
+                        t.end + th as u64 * job.thread_offset,
+                        job.block_size,
+                        shared,
+                        offsets::Walk {
+                            random_pct: job.random_pct,
+                            random_every: job.random_every,
+                            mixed: job.block_mix.is_some(),
+                            start: th as u64 * job.thread_start,
+                        },
+                    )
+                })
+                .collect();
+            let pick = service
+                .map(|f| offsets::FilePick::new(f, set.iter().map(|t| t.end - t.start).collect()));
             plans.push((
-                (t.file.as_raw_fd(), t.size),
+                files,
                 WorkerPlan {
                     id: plans.len(),
-                    target: ti,
+                    target: si,
                     thread: th,
                     queue_depth: qd,
                     submit_batch: job.submit_batch.min(qd),
@@ -275,19 +311,8 @@ pub fn run_full(
                     sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
                     write_pct: job.write_pct as u64,
                     seed: job.seed,
-                    offsets: OffsetGen::new(
-                        &job.pattern,
-                        t.start + th as u64 * job.thread_offset,
-                        t.end + th as u64 * job.thread_offset,
-                        job.block_size,
-                        &shared,
-                        offsets::Walk {
-                            random_pct: job.random_pct,
-                            random_every: job.random_every,
-                            mixed: job.block_mix.is_some(),
-                            start: th as u64 * job.thread_start,
-                        },
-                    ),
+                    offsets,
+                    pick,
                     gap_ns,
                     rate_bw,
                     flush: job.flush,
@@ -298,7 +323,8 @@ pub fn run_full(
                     compress_pct: job.buffers.compress_pct,
                     quota_bytes: quota,
                     continue_on_error: job.continue_on_error,
-                    path: t.path.display().to_string(),
+                    path: set_name(set),
+                    paths: set.iter().map(|t| t.path.display().to_string()).collect(),
                 },
             ));
         }
@@ -313,7 +339,8 @@ pub fn run_full(
     let mut samples_seen = 0;
     let outcomes: Vec<WorkerOutcome> = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
-        for ((fd, target_size), plan) in plans {
+        for (files, plan) in plans {
+            let fds: Vec<std::os::fd::RawFd> = files.iter().map(|f| f.0).collect();
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
             let ctl = &ctl;
@@ -348,7 +375,7 @@ pub fn run_full(
                     };
                     match engine {
                         EngineKind::IoUring => {
-                            match UringEngine::new(fd, qd, uring_opts, &bufs.slots()) {
+                            match UringEngine::new(&fds, qd, uring_opts, &bufs.slots()) {
                                 Ok(e) => {
                                     let features = e.features();
                                     let mut out = worker::run(e, bufs, rng, plan, ctl, tx);
@@ -359,7 +386,7 @@ pub fn run_full(
                             }
                         }
                         EngineKind::Sync => Ok(worker::run(
-                            SyncEngine::new(Pread(fd)),
+                            SyncEngine::new(Pread(fds)),
                             bufs,
                             rng,
                             plan,
@@ -368,7 +395,13 @@ pub fn run_full(
                         )),
                         EngineKind::Mmap => {
                             let random = matches!(job.pattern, crate::spec::Pattern::Random { .. });
-                            match Mapping::new(fd, target_size, job.write_pct > 0, random) {
+                            let maps: std::io::Result<Vec<Mapping>> = files
+                                .iter()
+                                .map(|&(fd, size)| {
+                                    Mapping::new(fd, size, job.write_pct > 0, random)
+                                })
+                                .collect();
+                            match maps {
                                 Ok(m) => {
                                     Ok(worker::run(MmapEngine::new(m), bufs, rng, plan, ctl, tx))
                                 }
@@ -488,6 +521,7 @@ pub fn run_full(
                         waits: WaitStats::default(),
                         injected: None,
                         uring: None,
+                        files: Vec::new(),
                     })
                 }
                 Err(_) => return Err(Error::runtime("a worker thread panicked")),
@@ -642,7 +676,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let flag = if job.hipri { "--hipri" } else { "--sqpoll" };
     let mut rng = rng::Rng::new(1, &[]);
     let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0);
-    let mut e = UringEngine::new(t.file.as_raw_fd(), 1, opts, &buf.slots()).map_err(|e| {
+    let mut e = UringEngine::new(&[t.file.as_raw_fd()], 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(
             "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
         ))
@@ -650,6 +684,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     e.queue(crate::engine::Sqe {
         slot: 0,
         op: crate::engine::Op::Read,
+        file: 0,
         offset: t.start,
         len: job.block_size as u32,
         buf: buf.slot(0),
@@ -681,6 +716,14 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
             Err(Error::usage(format!("{flag}: a test read of '{shown}' did not complete within 1 s: {why}; drop {flag}")))
         }
     }
+}
+
+/// A set of files as one target's name: their paths joined with ':', as fio lists them.
+fn set_name(set: &[OpenTarget]) -> String {
+    set.iter()
+        .map(|t| t.path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 fn unix_now_ns() -> u64 {
@@ -809,7 +852,8 @@ fn build_result(b: BuildInput) -> RunResult {
     let tpt = job.threads_per_target as usize;
     let mut all_errors: Vec<(i32, u64)> = Vec::new();
     let mut targets = Vec::new();
-    for (ti, t) in b.targets.iter().enumerate() {
+    for (ti, set) in b.targets.chunks(job.files_per_set()).enumerate() {
+        let t = &set[0];
         let ids = ti * tpt..(ti + 1) * tpt;
         let threads = ids
             .clone()
@@ -834,17 +878,45 @@ fn build_result(b: BuildInput) -> RunResult {
                 }
             })
             .collect();
+        let files: Vec<FileShare> = if set.len() > 1 {
+            set.iter()
+                .enumerate()
+                .map(|(fi, f)| {
+                    let mut dirs = [IoCount::default(); 2];
+                    for o in &b.outcomes[ids.clone()] {
+                        for (d, c) in dirs.iter_mut().enumerate() {
+                            if let Some(share) = o.files.get(fi) {
+                                c.ios += share[d].0;
+                                c.bytes += share[d].1;
+                            }
+                        }
+                    }
+                    FileShare {
+                        path: f.path.display().to_string(),
+                        size_bytes: f.size,
+                        working_set_start: f.start,
+                        working_set_end: f.end,
+                        created: f.created,
+                        read: dirs[0],
+                        write: dirs[1],
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
         targets.push(TargetResult {
-            path: t.path.display().to_string(),
+            path: set_name(set),
             kind: t.kind,
-            size_bytes: t.size,
+            size_bytes: set.iter().map(|f| f.size).sum(),
             working_set_start: t.start,
             working_set_end: t.end,
-            created: t.created,
+            created: set.iter().all(|f| f.created),
             facts: t.facts.clone(),
             threads,
             total: pair(&parts, b.measured_ns, async_engine, true),
+            files,
         });
     }
     let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();

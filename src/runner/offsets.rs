@@ -4,7 +4,7 @@
 //! (random) or stride (sequential), so direct I/O stays aligned when the inputs are.
 
 use super::rng::Rng;
-use crate::spec::{Distribution, Pattern};
+use crate::spec::{Distribution, FileService, Pattern};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -39,6 +39,67 @@ pub enum OffsetGen {
         positions: u64,
         shared: Arc<AtomicU64>,
     },
+}
+
+/// Which of a thread's files its next I/O goes to (see [`FileService`]). Each file keeps its
+/// own [`OffsetGen`], so a sequential walk goes on in a file where it left off.
+pub struct FilePick {
+    service: FileService,
+    files: u32,
+    cur: u32,
+    /// I/Os (round robin, random) or bytes (sequential) before the next switch.
+    left: u64,
+    /// Each file's working set in bytes (sequential).
+    sets: Vec<u64>,
+}
+
+impl FilePick {
+    pub fn new(service: FileService, sets: Vec<u64>) -> Self {
+        let left = match service {
+            FileService::RoundRobin { every } => every as u64,
+            // Drawn at the first I/O.
+            FileService::Random { .. } => 0,
+            FileService::Sequential => sets[0],
+            FileService::Slots => 0,
+        };
+        FilePick {
+            service,
+            files: sets.len() as u32,
+            cur: 0,
+            left,
+            sets,
+        }
+    }
+
+    /// The file of an I/O of `len` bytes in `slot`.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng, slot: u32, len: u64) -> u32 {
+        match self.service {
+            FileService::RoundRobin { every } => {
+                if self.left == 0 {
+                    self.cur = (self.cur + 1) % self.files;
+                    self.left = every as u64;
+                }
+                self.left -= 1;
+            }
+            FileService::Random { every } => {
+                if self.left == 0 {
+                    self.cur = rng.below(self.files as u64) as u32;
+                    self.left = every as u64;
+                }
+                self.left -= 1;
+            }
+            FileService::Sequential => {
+                if self.left == 0 {
+                    self.cur = (self.cur + 1) % self.files;
+                    self.left = self.sets[self.cur as usize];
+                }
+                self.left = self.left.saturating_sub(len);
+            }
+            FileService::Slots => return slot % self.files,
+        }
+        self.cur
+    }
 }
 
 /// How one thread walks its working set, beyond the pattern.
@@ -344,6 +405,35 @@ mod tests {
             &Arc::new(AtomicU64::new(0)),
             Walk::default(),
         )
+    }
+
+    /// Which file each I/O goes to, for every file service.
+    #[test]
+    fn files_take_turns_as_the_service_says() {
+        let mut rng = Rng::new(5, &[]);
+        let mut seq = |service, sets: Vec<u64>, n: usize, len: u64| -> Vec<u32> {
+            let mut p = FilePick::new(service, sets);
+            (0..n).map(|i| p.next(&mut rng, i as u32, len)).collect()
+        };
+        let rr = seq(FileService::RoundRobin { every: 2 }, vec![1; 3], 8, 1);
+        assert_eq!(rr, [0, 0, 1, 1, 2, 2, 0, 0]);
+        let rr = seq(FileService::RoundRobin { every: 1 }, vec![1; 2], 4, 1);
+        assert_eq!(rr, [0, 1, 0, 1]);
+        // Sequential: a file's working set (here 3 I/Os of 4 KiB, then 2), then the next.
+        let sq = seq(FileService::Sequential, vec![12288, 8192], 7, 4096);
+        assert_eq!(sq, [0, 0, 0, 1, 1, 0, 0]);
+        // Slots: each slot keeps its file.
+        let sl = seq(FileService::Slots, vec![1; 3], 6, 1);
+        assert_eq!(sl, [0, 1, 2, 0, 1, 2]);
+        // Random: each file about equally often; runs of `every` on one file.
+        let rnd = seq(FileService::Random { every: 1 }, vec![1; 4], 40_000, 1);
+        for f in 0..4 {
+            let share = rnd.iter().filter(|&&x| x == f).count() as f64 / 40_000.0;
+            assert!((share - 0.25).abs() < 0.01, "file {f}: {share}");
+        }
+        let runs = seq(FileService::Random { every: 4 }, vec![1; 4], 400, 1);
+        assert!(runs.chunks(4).all(|c| c.iter().all(|&x| x == c[0])));
+        assert!(runs.chunks(4).any(|c| c[0] != runs[0]));
     }
 
     /// Draw `n` offsets and count how often each block (offset / block) was hit.

@@ -9,7 +9,7 @@
 //!   that finished while others were being issued is stamped then, not at the next wait.
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
-use super::offsets::OffsetGen;
+use super::offsets::{FilePick, OffsetGen};
 use super::rng::Rng;
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
@@ -35,7 +35,10 @@ pub struct WorkerPlan {
     pub sizes: [SizePick; 2],
     pub write_pct: u64,
     pub seed: u64,
-    pub offsets: OffsetGen,
+    /// One per file of the thread; the thread's I/Os go to `files` (more than one) as
+    /// `pick` says.
+    pub offsets: Vec<OffsetGen>,
+    pub pick: Option<FilePick>,
     /// Minimum time between two I/O starts, for --rate-iops.
     pub gap_ns: Option<u64>,
     /// --rate-bw: the gap after each I/O follows its length.
@@ -51,7 +54,9 @@ pub struct WorkerPlan {
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
     pub latency: bool,
+    /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
+    pub paths: Vec<String>,
 }
 
 /// Draws the length of each I/O of one direction.
@@ -199,6 +204,8 @@ pub struct WorkerOutcome {
     /// What the engine injected (delay engine).
     pub injected: Option<LatencyHistogram>,
     pub uring: Option<crate::engine::uring::UringFeatures>,
+    /// Where a thread works on several files: each file's [read, write] (I/Os, bytes).
+    pub files: Vec<[(u64, u64); 2]>,
 }
 
 /// Counts and latencies of one direction within one interval, for the time series.
@@ -303,6 +310,11 @@ struct State<'a> {
     free: Vec<u32>,
     op: Vec<Op>,
     len: Vec<u32>,
+    /// The file of each slot's I/O.
+    file: Vec<u32>,
+    /// Per file [read, write] (I/Os, bytes), where the thread has more than one.
+    per_file: Vec<[(u64, u64); 2]>,
+    paths: Vec<String>,
     queued_at: Vec<u64>,
     submitted_at: Vec<u64>,
     scheduled_at: Vec<u64>,
@@ -328,9 +340,13 @@ struct State<'a> {
     flush_due: bool,
     flush_inflight: bool,
     flush_queued_at: u64,
-    /// The thread has written: --end-fsync has something to flush.
-    wrote: bool,
+    /// The file a flush due is for: that of the write that made it due (as fio does).
+    flush_file: u32,
+    /// The files the thread has written: --end-fsync flushes each.
+    wrote: Vec<bool>,
+    /// The end flushes have begun; the next file to look at for one.
     end_flushed: bool,
+    end_next: usize,
     /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
     think_due: bool,
     think_until: u64,
@@ -386,6 +402,11 @@ impl State<'_> {
                 continue;
             };
             let dir = (op == Op::Write) as usize;
+            if self.per_file.len() > 1 {
+                let f = &mut self.per_file[self.file[slot] as usize][dir];
+                f.0 += 1;
+                f.1 += len as u64;
+            }
             let tot = &mut self.totals[dir];
             tot.ios += 1;
             tot.bytes += len as u64;
@@ -487,7 +508,9 @@ impl State<'_> {
             return;
         }
         if self.end_flushed {
-            self.flushes.end_ns = Some(t - self.flush_queued_at);
+            // One flush per file written: the end flush takes them all.
+            let took = t - self.flush_queued_at;
+            self.flushes.end_ns = Some(self.flushes.end_ns.unwrap_or(0) + took);
         } else if self.flush_queued_at >= self.m0 {
             self.flushes.count += 1;
             self.flushes.lat.record(t - self.flush_queued_at);
@@ -524,8 +547,11 @@ impl State<'_> {
                     c.result, self.len[c.slot as usize]
                 )
             };
-            self.ctl
-                .fail(format!("{what} error on '{}': {why}", self.path), t);
+            let path = self
+                .paths
+                .get(self.file[c.slot as usize] as usize)
+                .unwrap_or(&self.path);
+            self.ctl.fail(format!("{what} error on '{path}': {why}"), t);
         }
     }
 }
@@ -567,6 +593,9 @@ pub fn run<E: IoEngine>(
         free: (0..qd as u32).rev().collect(),
         op: vec![Op::Read; qd],
         len: vec![plan.block_size; qd],
+        file: vec![0; qd],
+        per_file: vec![Default::default(); plan.offsets.len()],
+        paths: std::mem::take(&mut plan.paths),
         queued_at: vec![0; qd],
         submitted_at: vec![0; qd],
         scheduled_at: vec![0; qd],
@@ -597,8 +626,10 @@ pub fn run<E: IoEngine>(
         flush_due: false,
         flush_inflight: false,
         flush_queued_at: 0,
-        wrote: false,
+        flush_file: 0,
+        wrote: vec![false; plan.offsets.len()],
         end_flushed: false,
+        end_next: 0,
         think_due: false,
         think_until: 0,
         min_rate: plan.min_rate,
@@ -667,10 +698,11 @@ pub fn run<E: IoEngine>(
     // Queue a flush; called with nothing in flight, so every slot is free. It starts at the
     // next `submit` or `reap`.
     macro_rules! queue_flush {
-        ($op:expr) => {
+        ($op:expr, $file:expr) => {
             let slot = s.free.pop().expect("no I/O in flight: every slot is free");
             now = clock.now_ns();
             s.op[slot as usize] = $op;
+            s.file[slot as usize] = $file;
             s.flush_queued_at = now;
             s.flush_inflight = true;
             s.flush_due = false;
@@ -678,6 +710,7 @@ pub fn run<E: IoEngine>(
             engine.queue(Sqe {
                 slot,
                 op: $op,
+                file: $file,
                 offset: 0,
                 len: 0,
                 buf: bufs.slot(slot),
@@ -707,10 +740,14 @@ pub fn run<E: IoEngine>(
                         None => plan.gap_ns.unwrap_or(1),
                     };
                 }
-                let offset = plan.offsets.next(&mut rng, len as u64);
+                let file = match plan.pick.as_mut() {
+                    Some(p) => p.next(&mut rng, slot, len as u64),
+                    None => 0,
+                };
+                let offset = plan.offsets[file as usize].next(&mut rng, len as u64);
                 let buf = bufs.slot(slot);
                 let op = if write {
-                    s.wrote = true;
+                    s.wrote[file as usize] = true;
                     if plan.refill {
                         // SAFETY: the slot is free: no I/O uses its buffer until queued below.
                         let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
@@ -721,6 +758,7 @@ pub fn run<E: IoEngine>(
                         if writes_since_flush >= f.writes {
                             writes_since_flush = 0;
                             s.flush_due = true;
+                            s.flush_file = file;
                         }
                     }
                     Op::Write
@@ -730,12 +768,14 @@ pub fn run<E: IoEngine>(
                 engine.queue(Sqe {
                     slot,
                     op,
+                    file,
                     offset,
                     len,
                     buf,
                 });
                 s.op[slot as usize] = op;
                 s.len[slot as usize] = len;
+                s.file[slot as usize] = file;
                 s.queued_at[slot as usize] = now;
                 s.inflight += 1;
                 unsubmitted.push(slot);
@@ -759,14 +799,20 @@ pub fn run<E: IoEngine>(
         }
         if s.inflight == 0 {
             if !issuing {
-                if plan.end_fsync && s.wrote && !s.end_flushed {
-                    s.end_flushed = true;
-                    queue_flush!(Op::Fsync);
-                } else {
-                    break;
+                // --end-fsync: each file written, one at a time.
+                let next = s.wrote[s.end_next..].iter().position(|&w| w);
+                match next {
+                    Some(i) if plan.end_fsync => {
+                        let f = s.end_next + i;
+                        s.end_next = f + 1;
+                        s.end_flushed = true;
+                        queue_flush!(Op::Fsync, f as u32);
+                    }
+                    _ => break,
                 }
             } else if s.flush_due {
-                queue_flush!(flush_op);
+                let f = s.flush_file;
+                queue_flush!(flush_op, f);
             } else {
                 if s.think_due {
                     s.think_due = false;
@@ -840,6 +886,11 @@ pub fn run<E: IoEngine>(
         waits,
         injected,
         uring: None,
+        files: if s.per_file.len() > 1 {
+            s.per_file
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -9,7 +9,8 @@
 //! option.
 
 use super::{
-    Affinity, BufferFill, CacheMode, Distribution, JobSpec, Pattern, Stop, TargetSpec, Think,
+    Affinity, BufferFill, CacheMode, Distribution, FileService, FileSets, JobSpec, Pattern, Stop,
+    TargetSpec, Think,
 };
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -96,6 +97,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut threads: Option<u32> = None;
     let mut total_threads: Option<u32> = None;
     let mut qd = OUTSTANDING;
+    // -O: outstanding I/Os per thread over all its targets (with -F).
+    let mut per_thread_qd: Option<u32> = None;
     let mut duration = DURATION_S;
     let mut warmup = WARMUP_S;
     let mut cooldown = 0;
@@ -254,7 +257,13 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
                 qd = n.min(u32::MAX as u64) as u32;
             }
-            "O" => planned("-O (outstanding I/Os per thread with -F)")?,
+            "O" => {
+                let n = int(v, "O", "outstanding I/O count")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                per_thread_qd = Some(n.min(u32::MAX as u64) as u32);
+            }
             "p" => planned("-p (parallel I/Os from one offset)")?,
             "P" => {}
             "r" => {
@@ -487,15 +496,42 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             ));
         }
     }
-    let threads_per_target = match total_threads {
-        Some(f) if paths.len() > 1 => {
-            return Err(bad(format!(
-                "-F{f} with {} targets: threads that each work on every target are not supported yet (planned); use -t",
-                paths.len()
-            )))
+    // -F: that many threads, each on every target. Its I/Os keep their targets, -o on each
+    // (DiskSpd's requests per target), unless -O gives a count per thread: then each I/O goes
+    // to a target drawn at random, as DiskSpd's GetNextTarget does with equal weights.
+    let (threads_per_target, file_sets) = match total_threads {
+        Some(f) => {
+            if per_thread_qd.is_some() {
+                if rate_bw.is_some() || rate_iops.is_some() {
+                    return Err(bad(
+                        "-g throughput control cannot be used with -O outstanding requests per thread",
+                    ));
+                }
+                if think_ms.is_some() {
+                    return Err(bad(
+                        "-j think time cannot be used with -O outstanding requests per thread",
+                    ));
+                }
+            }
+            let n = paths.len() as u32;
+            let service = match per_thread_qd {
+                Some(o) => {
+                    qd = o;
+                    FileService::Random { every: 1 }
+                }
+                None => {
+                    qd = qd.saturating_mul(n);
+                    FileService::Slots
+                }
+            };
+            (f, (n > 1).then_some(FileSets { files: n, service }))
         }
-        Some(f) => f,
-        None => threads.unwrap_or(1),
+        None => {
+            if per_thread_qd.is_some() {
+                notes.push("-O applies to threads set with -F: ignored, as DiskSpd does".into());
+            }
+            (threads.unwrap_or(1), None)
+        }
     };
     let multi = threads_per_target > 1;
     if random_ratio.is_none() {
@@ -629,6 +665,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         buffers,
         thread_offset: 0,
         min_rate: None,
+        file_sets,
         thread_start: match thread_start {
             // As DiskSpd: the thread stride moves where sequential threads begin; random and
             // interlocked I/O do not use it.
@@ -860,6 +897,40 @@ mod tests {
         assert!(parse_line("-Zr -w100 t").unwrap().job.buffers.refill);
     }
 
+    /// -F over several targets: every thread on every target, -o I/Os on each, or -O in all
+    /// with a target drawn per I/O.
+    #[test]
+    fn fixed_threads_over_several_targets() {
+        let j = parse_line("-F3 -o2 -r a b").unwrap().job;
+        assert_eq!((j.threads_per_target, j.queue_depth), (3, 4));
+        assert_eq!(
+            j.file_sets,
+            Some(FileSets {
+                files: 2,
+                service: FileService::Slots
+            })
+        );
+        assert_eq!(j.total_threads(), 3);
+        let j = parse_line("-F2 -O5 -r a b c").unwrap().job;
+        assert_eq!((j.threads_per_target, j.queue_depth), (2, 5));
+        assert_eq!(
+            j.file_sets.map(|f| (f.files, f.service)),
+            Some((3, FileService::Random { every: 1 }))
+        );
+        // One target: -F is -t; -O without -F does nothing, as in DiskSpd, with a note.
+        let j = parse_line("-F4 -O8 t").unwrap().job;
+        assert_eq!(
+            (j.threads_per_target, j.queue_depth, j.file_sets),
+            (4, 8, None)
+        );
+        let d = parse_line("-t2 -O8 t").unwrap();
+        assert_eq!(d.job.queue_depth, 2);
+        assert!(d
+            .notes
+            .iter()
+            .any(|n| n.contains("-O applies to threads set with -F")));
+    }
+
     #[test]
     fn diskspd_refusals_with_diskspd_reasons() {
         let cases = [
@@ -872,6 +943,15 @@ mod tests {
                 "-r: sequential IO (-s) conflicts with random IO (-r/-rs)",
             ),
             ("-F4 -t2 t", "-F and -t parameters cannot be used together"),
+            (
+                "-F2 -O4 -g100 a b",
+                "-g throughput control cannot be used with -O outstanding requests per thread",
+            ),
+            (
+                "-F2 -O4 -j5 a b",
+                "-j think time cannot be used with -O outstanding requests per thread",
+            ),
+            ("-F2 -O0 a b", "-O0: incorrectly provided option"),
             ("-n -a0 t", "-n and -a parameters cannot be used together"),
             (
                 "-Sh -Su t",
@@ -918,7 +998,6 @@ mod tests {
             ),
             ("#7", "target '#7': there is no disk 7 (this machine has 2)"),
             ("C:", "drive letters exist only on Windows"),
-            ("-F2 a b", "-F2 with 2 targets"),
         ];
         for (line, want) in cases {
             let e = err(line);

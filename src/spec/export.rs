@@ -3,7 +3,7 @@
 //! cannot express is said, never dropped silently: as `;` comments in the fio section, and as
 //! caveats beside the DiskSpd line.
 
-use super::{BlockSizes, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
+use super::{BlockSizes, CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
 use std::fmt::Write;
 
 /// A size as both tools write it: `1G`, `64K`, or plain bytes.
@@ -69,12 +69,14 @@ fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
     }
 }
 
-/// One fio job section per target, all to run together; `stonewall` on the first makes the
-/// pass wait for the one before, as iogauge's passes do.
+/// One fio job section per target (or set of files), all to run together; `stonewall` on the
+/// first makes the pass wait for the one before, as iogauge's passes do.
 pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
     let mut o = String::new();
-    for (i, t) in job.targets.iter().enumerate() {
-        let section = if job.targets.len() > 1 {
+    let nfiles = job.files_per_set() as u64;
+    for (i, set) in job.targets.chunks(nfiles as usize).enumerate() {
+        let t = &set[0];
+        let section = if job.sets() > 1 {
             format!("{name}-{i}")
         } else {
             name.to_string()
@@ -83,7 +85,18 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if stonewall && i == 0 {
             let _ = writeln!(o, "stonewall");
         }
-        let _ = writeln!(o, "filename={}", t.path.display());
+        let names: Vec<String> = set.iter().map(|t| t.path.display().to_string()).collect();
+        let _ = writeln!(o, "filename={}", names.join(":"));
+        if let Some(f) = job.file_sets {
+            let service = match f.service {
+                FileService::Slots => {
+                    let _ = writeln!(o, "; iogauge --file-service slots keeps {} I/Os in flight on each file (DiskSpd's -F); fio's files take turns", job.queue_depth / f.files);
+                    "roundrobin".to_string()
+                }
+                s => s.text(),
+            };
+            let _ = writeln!(o, "file_service_type={service}");
+        }
         let (rw, mix) = fio_rw(job);
         let (rw, comment) = match &job.pattern {
             Pattern::Random { .. } if job.random_every.is_some() => {
@@ -158,8 +171,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.thread_start));
         }
         match (job.max_offset, t.create_size) {
+            // fio's size= is shared among a job's files.
             (Some(end), _) => {
-                let _ = writeln!(o, "size={}", tool_size(end - job.base_offset));
+                let _ = writeln!(o, "size={}", tool_size((end - job.base_offset) * nfiles));
                 if let Some(c) = t.create_size {
                     let _ = writeln!(o, "filesize={}", tool_size(c));
                 }
@@ -350,8 +364,31 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     if job.cooldown_ns > 0 {
         a.push(whole("-C", job.cooldown_ns, &mut caveats));
     }
-    a.push(format!("-t{}", job.threads_per_target));
-    a.push(format!("-o{}", job.queue_depth));
+    match job.file_sets {
+        None => {
+            a.push(format!("-t{}", job.threads_per_target));
+            a.push(format!("-o{}", job.queue_depth));
+        }
+        Some(f) => {
+            a.push(format!("-F{}", job.threads_per_target));
+            match f.service {
+                FileService::Slots => a.push(format!("-o{}", job.queue_depth / f.files)),
+                FileService::Random { every } => {
+                    a.push(format!("-O{}", job.queue_depth));
+                    if every > 1 {
+                        caveats.push(format!("DiskSpd draws a target for every I/O: iogauge draws one for every {every}"));
+                    }
+                }
+                s => {
+                    a.push(format!("-O{}", job.queue_depth));
+                    caveats.push(format!("DiskSpd's -F threads draw a target at random for each I/O (-O) or keep one per request (-o): no {}", s.text()));
+                }
+            }
+            if job.sets() > 1 {
+                caveats.push(format!("DiskSpd's -F threads work on every target: iogauge's {} sets of {} files have threads of their own", job.sets(), f.files));
+            }
+        }
+    }
     match &job.pattern {
         Pattern::Random {
             align_bytes,

@@ -240,6 +240,73 @@ pub struct MinRate {
     pub window_ns: u64,
 }
 
+/// Targets taken `files` at a time as one set, each thread of a set working over all of its
+/// files (fio's nrfiles and `a:b` file lists, DiskSpd's -F over several targets).
+/// [`JobSpec::threads_per_target`] then counts threads per set, and a set is reported as one
+/// target with its files' shares listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSets {
+    pub files: u32,
+    pub service: FileService,
+}
+
+/// Which file of its set a thread's next I/O goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FileService {
+    /// The next file after every `every` I/Os (fio's file_service_type=roundrobin[:N], its
+    /// default).
+    RoundRobin { every: u32 },
+    /// A file drawn at random, equally likely, for every `every` I/Os (fio's random[:N];
+    /// DiskSpd's -F with -O).
+    Random { every: u32 },
+    /// One file until as many bytes as its working set holds have gone to it, then the next
+    /// (fio's sequential).
+    Sequential,
+    /// Each of a thread's I/O slots keeps one file: `queue_depth / files` I/Os in flight on
+    /// every file (DiskSpd's -F with -o per target).
+    Slots,
+}
+
+impl FileService {
+    /// The form `--file-service` reads.
+    pub fn text(&self) -> String {
+        match self {
+            FileService::RoundRobin { every: 1 } => "roundrobin".into(),
+            FileService::RoundRobin { every } => format!("roundrobin:{every}"),
+            FileService::Random { every: 1 } => "random".into(),
+            FileService::Random { every } => format!("random:{every}"),
+            FileService::Sequential => "sequential".into(),
+            FileService::Slots => "slots".into(),
+        }
+    }
+
+    /// `roundrobin[:N]`, `random[:N]`, `sequential` or `slots`.
+    pub fn parse(text: &str) -> std::result::Result<FileService, String> {
+        let (kind, n) = match text.split_once(':') {
+            Some((k, n)) => {
+                let n: u32 =
+                    n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("'{n}' in '{text}' is not a count of I/Os above 0")
+                    })?;
+                (k.trim(), Some(n))
+            }
+            None => (text.trim(), None),
+        };
+        let every = n.unwrap_or(1);
+        match (kind, n) {
+            ("roundrobin", _) => Ok(FileService::RoundRobin { every }),
+            ("random", _) => Ok(FileService::Random { every }),
+            ("sequential", None) => Ok(FileService::Sequential),
+            ("slots", None) => Ok(FileService::Slots),
+            ("sequential" | "slots", Some(_)) => Err(format!("'{kind}' takes no ':N'")),
+            _ => Err(format!(
+                "'{text}' is not roundrobin[:N], random[:N], sequential or slots"
+            )),
+        }
+    }
+}
+
 /// What write buffers hold. By default random bytes, set once per slot: incompressible.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferFill {
@@ -465,6 +532,9 @@ pub struct JobSpec {
     /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub thread_start: u64,
+    /// Threads that work over several targets each; `None`: each thread on one target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_sets: Option<FileSets>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -810,6 +880,26 @@ impl JobSpec {
                 return bad("--rate-min-window must be at least 100 ms".into());
             }
         }
+        if let Some(f) = self.file_sets {
+            let n = self.targets.len();
+            if f.files < 2 || n % f.files as usize != 0 {
+                return bad(format!(
+                    "--file-set {}: the {n} targets must split into sets of 2 or more files of the same number",
+                    f.files
+                ));
+            }
+            if let FileService::RoundRobin { every: 0 } | FileService::Random { every: 0 } =
+                f.service
+            {
+                return bad("--file-service: a count of I/Os must be above 0".into());
+            }
+            if f.service == FileService::Slots && self.queue_depth % f.files != 0 {
+                return bad(format!(
+                    "--file-service slots: queue depth {} does not split evenly over {} files",
+                    self.queue_depth, f.files
+                ));
+            }
+        }
         if self.buffers.compress_pct > 100 {
             return bad(format!(
                 "--compressible {} is not in 0..100",
@@ -865,6 +955,16 @@ impl JobSpec {
     }
 
     pub fn total_threads(&self) -> u64 {
-        self.targets.len() as u64 * self.threads_per_target as u64
+        self.sets() as u64 * self.threads_per_target as u64
+    }
+
+    /// How many targets each thread works over: 1 unless [`JobSpec::file_sets`].
+    pub fn files_per_set(&self) -> usize {
+        self.file_sets.map_or(1, |f| f.files as usize)
+    }
+
+    /// The sets of targets threads work on: each target alone, or [`JobSpec::file_sets`].
+    pub fn sets(&self) -> usize {
+        self.targets.len() / self.files_per_set()
     }
 }

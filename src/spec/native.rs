@@ -305,6 +305,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     if create_size == Some(0) {
         return Err(Error::usage("--create size must be more than 0"));
     }
+    let targets_given = args.targets.len() as u32;
     let targets = if args.targets.is_empty() {
         let dir = std::env::current_dir().map_err(|e| {
             Error::usage(format!(
@@ -439,6 +440,25 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .map(|t| size("--thread-offset", t))
             .transpose()?
             .unwrap_or(0),
+        file_sets: match args.file_set.as_deref() {
+            None => None,
+            Some(n) => Some(FileSets {
+                files: if n == "all" {
+                    targets_given
+                } else {
+                    number("--file-set", n, "a number of files, or all")?
+                },
+                service: args
+                    .file_service
+                    .as_deref()
+                    .map(|t| {
+                        FileService::parse(t)
+                            .map_err(|e| Error::usage(format!("--file-service {e}")))
+                    })
+                    .transpose()?
+                    .unwrap_or(FileService::RoundRobin { every: 1 }),
+            }),
+        },
     };
     job.validate()?;
     Ok(job)
@@ -582,6 +602,23 @@ mod tests {
                 "--think-every must be at least 1",
             ),
             ("--fsync 0 f", "--fsync must be at least 1"),
+            (
+                "--file-set 2 a b c",
+                "--file-set 2: the 3 targets must split into sets of 2 or more files",
+            ),
+            ("--file-set all f", "sets of 2 or more files"),
+            (
+                "--file-set all --file-service slots -o 3 a b",
+                "queue depth 3 does not split evenly over 2 files",
+            ),
+            (
+                "--file-set all --file-service zigzag a b",
+                "--file-service 'zigzag' is not roundrobin[:N], random[:N], sequential or slots",
+            ),
+            (
+                "--file-set all --file-service random:0 a b",
+                "'0' in 'random:0' is not a count of I/Os above 0",
+            ),
             (
                 "--fsync 4 --hipri --cache direct f",
                 "polled io_uring rings cannot flush",

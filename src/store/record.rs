@@ -257,6 +257,6 @@ pub fn describe(job: &JobSpec) -> String {
     format!(
         "{pattern}{sizes} Q{}T{} {mix}",
         job.queue_depth,
-        job.threads_per_target as usize * job.targets.len()
+        job.total_threads()
     )
 }

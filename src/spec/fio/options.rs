@@ -15,8 +15,8 @@
 use super::{parse_size, parse_time_ns, FioJob, FioOption, Location};
 use crate::error::{Error, Result};
 use crate::spec::{
-    Affinity, BlockMix, BlockSizes, BufferFill, CacheMode, Distribution, EngineKind, FlushEvery,
-    JobSpec, Pattern, Stop, TargetSpec, Think,
+    Affinity, BlockMix, BlockSizes, BufferFill, CacheMode, Distribution, EngineKind, FileService,
+    FileSets, FlushEvery, JobSpec, Pattern, Stop, TargetSpec, Think,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -207,7 +207,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("steadystate_ramp_time", &["ss_ramp"], Kind::Planned("fio's steady-state detection")),
     ("exitall", &[], Kind::Planned("ending every job when one ends")),
     ("exitall_on_error", &[], Kind::Planned("ending every job when one fails")),
-    ("file_service_type", &[], Kind::Planned("one job spread over several files")),
+    ("file_service_type", &[], Kind::Mapped),
 ];
 
 /// The canonical name and kind of a fio option, if iogauge knows it.
@@ -638,13 +638,38 @@ fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result
     Ok(d)
 }
 
-/// fio's `filename_format` for clone `jobnum`: $jobname, $jobnum, $filenum, $clientuid.
-fn format_name(format: &str, job: &str, jobnum: u32) -> String {
+/// fio's `filename_format` for file `filenum` of clone `jobnum`: $jobname, $jobnum, $filenum,
+/// $clientuid.
+fn format_name(format: &str, job: &str, jobnum: u32, filenum: u32) -> String {
     format
         .replace("$jobname", job)
         .replace("$jobnum", &jobnum.to_string())
-        .replace("$filenum", "0")
+        .replace("$filenum", &filenum.to_string())
         .replace("$clientuid", "0")
+}
+
+/// fio's file_service_type: roundrobin (its default), random or sequential, with `:N` I/Os
+/// per file for the first two.
+fn read_file_service(set: &Set) -> Result<FileService> {
+    let Some(v) = set.text("file_service_type") else {
+        return Ok(FileService::RoundRobin { every: 1 });
+    };
+    let kind = v.split(':').next().unwrap_or("").trim();
+    if matches!(kind, "zipf" | "pareto" | "normal" | "gauss") {
+        return Err(set.err(
+            "file_service_type",
+            format!("'{v}': files drawn with a skew are not supported yet (planned); use random, roundrobin or sequential"),
+        ));
+    }
+    FileService::parse(v)
+        .ok()
+        .filter(|s| *s != FileService::Slots)
+        .ok_or_else(|| {
+            set.err(
+                "file_service_type",
+                format!("'{v}' is not roundrobin[:N], random[:N] or sequential"),
+            )
+        })
 }
 
 /// One fio job into a run. `batch`/`group` are filled in by [`plan`].
@@ -820,12 +845,18 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         .map(|d| split_files(d).into_iter().map(PathBuf::from).collect())
         .unwrap_or_default();
     let dir = dirs.first().cloned();
-    let nrfiles = set.int("nrfiles")?.unwrap_or(1);
-    if nrfiles != 1 {
-        return Err(set.err(
-            "nrfiles",
-            format!("{nrfiles}: one job spread over several files is not supported yet (planned)"),
-        ));
+    // A job's files: those `filename` lists (nrfiles then does not count, as in fio), or
+    // nrfiles generated per clone. size= is shared among them; filesize= is each one's.
+    let named = set
+        .text("filename")
+        .filter(|f| !f.is_empty())
+        .map(split_files);
+    let nfiles = match &named {
+        Some(names) => names.len() as u64,
+        None => set.int("nrfiles")?.unwrap_or(1),
+    };
+    if nfiles == 0 || nfiles > 65536 {
+        return Err(set.err("nrfiles", format!("{nfiles} is not between 1 and 65536")));
     }
     let filesize = set.size("filesize")?;
     // size=N% and offset=N% are shares of the file: filesize, or the size of the named file
@@ -870,10 +901,24 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     };
     let size = match (size_pct, whole) {
         (Some(p), Some(w)) => Some((w * p / 100).min(w.saturating_sub(offset))),
-        _ => set.size("size")?,
+        // Each file's part of size=, whole blocks (fio divides size= among the files).
+        _ => set.size("size")?.map(|s| {
+            if nfiles > 1 {
+                s / nfiles / smallest * smallest
+            } else {
+                s
+            }
+        }),
     };
     if size == Some(0) {
-        return Err(set.err("size", "leaves nothing past the offset"));
+        return Err(set.err(
+            "size",
+            if nfiles > 1 {
+                "leaves less than a block for each file"
+            } else {
+                "leaves nothing past the offset"
+            },
+        ));
     }
     let may_create = set.flag("allow_file_create")?.unwrap_or(true);
     let increment = set.size("offset_increment")?.unwrap_or(0);
@@ -884,35 +929,28 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         ));
     }
     // An empty filename (a job undoing its [global]'s) means fio's generated names.
-    let (targets, layout) = match set.text("filename").filter(|f| !f.is_empty()) {
-        Some(f) => {
-            let names = split_files(f);
-            if names.len() != 1 {
-                return Err(set.err(
-                    "filename",
-                    format!(
-                        "'{f}': one job spread over several files is not supported yet (planned)"
-                    ),
-                ));
-            }
-            let p = PathBuf::from(&names[0]);
-            let path = match &dir {
-                Some(d) if p.is_relative() => d.join(p),
-                _ => p,
-            };
+    let (targets, layout) = match &named {
+        Some(names) => {
             // The last clone's region (offset_increment) is the furthest out.
             let reach = increment * (clones as u64 - 1);
             let create = filesize
                 .or(size.map(|s| offset + reach + s))
                 .filter(|_| may_create);
-            (
-                vec![TargetSpec {
-                    path,
-                    create_size: create,
-                    temporary: false,
-                }],
-                Clones::Threads,
-            )
+            let targets: Vec<TargetSpec> = names
+                .iter()
+                .map(|n| {
+                    let p = PathBuf::from(n);
+                    TargetSpec {
+                        path: match &dir {
+                            Some(d) if p.is_relative() => d.join(p),
+                            _ => p,
+                        },
+                        create_size: create,
+                        temporary: false,
+                    }
+                })
+                .collect();
+            (targets, Clones::Threads)
         }
         None => {
             let format = set
@@ -930,9 +968,12 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             } else {
                 &dirs[..]
             };
+            let nfiles = nfiles as u32;
             let targets = (0..clones)
-                .map(|j| TargetSpec {
-                    path: dirs[j as usize % dirs.len()].join(format_name(format, &name, j)),
+                .flat_map(|j| (0..nfiles).map(move |f| (j, f)))
+                .enumerate()
+                .map(|(i, (j, f))| TargetSpec {
+                    path: dirs[i % dirs.len()].join(format_name(format, &name, j, f)),
                     create_size: may_create.then_some(file_size),
                     temporary: false,
                 })
@@ -987,7 +1028,8 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                             ))
                         })?,
                 };
-                end.saturating_sub(offset)
+                // Every file's region.
+                end.saturating_sub(offset).saturating_mul(nfiles)
             }
         };
         let loops = set.int("loops")?.unwrap_or(1).max(1);
@@ -1129,6 +1171,10 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         buffers: read_buffers(&set)?,
         thread_offset: increment,
         thread_start: 0,
+        file_sets: (nfiles > 1).then_some(FileSets {
+            files: nfiles as u32,
+            service: read_file_service(&set)?,
+        }),
         min_rate: {
             for key in ["rate_min", "rate_iops_min"] {
                 if let Some(v) = set.text(key).filter(|v| v.contains(',')) {
@@ -1585,7 +1631,6 @@ group_reporting
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=filecreate\n").contains("iogauge fs"));
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
             .contains("t.fio:4: ioengine: 'splice' is not supported"));
-        assert!(err("[j]\nfilename=/x:/y\nsize=1m\n").contains("several files"));
         assert_eq!(
             one("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n")
                 .job
@@ -1820,6 +1865,77 @@ ramp_time=2
         );
     }
 
+    /// nrfiles and `a:b` lists: the files fio lays out, size= shared among them, and
+    /// file_service_type; the same job as the native flags.
+    #[test]
+    fn several_files_per_job() {
+        // Generated names: each clone its own nrfiles files, size= divided among them.
+        let r = one("[x]\nnrfiles=3\nsize=3m\nnumjobs=2\nrw=randread\n");
+        let names: Vec<String> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["./x.0.0", "./x.0.1", "./x.0.2", "./x.1.0", "./x.1.1", "./x.1.2"]
+        );
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(1 << 20)));
+        assert_eq!(
+            r.job.file_sets,
+            Some(FileSets {
+                files: 3,
+                service: FileService::RoundRobin { every: 1 }
+            })
+        );
+        assert_eq!((r.job.threads_per_target, r.layout), (1, Clones::Targets));
+        // Each clone moves size= over its files.
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * (3 << 20),
+                max_ns: None
+            }
+        );
+        // A list: the clones share the files, nrfiles does not count, as in fio.
+        let r = one(
+            "[x]\nfilename=/d/a:/d/b\nnrfiles=4\nsize=1m\nnumjobs=2\nfile_service_type=random:8\n",
+        );
+        assert_eq!(r.job.targets.len(), 2);
+        assert_eq!(r.job.targets[1].create_size, Some(512 << 10));
+        assert_eq!((r.job.threads_per_target, r.layout), (2, Clones::Threads));
+        assert_eq!(r.job.max_offset, Some(512 << 10));
+        assert_eq!(
+            r.job.file_sets.map(|f| f.service),
+            Some(FileService::Random { every: 8 })
+        );
+        let r = one("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=sequential\n");
+        assert_eq!(
+            r.job.file_sets.map(|f| f.service),
+            Some(FileService::Sequential)
+        );
+        // The same job from the native flags.
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let file = "[t]\nfilename=/d/a:/d/b:/d/c\nsize=3g\nruntime=5\ntime_based\nrw=randread\nfile_service_type=roundrobin:4\n";
+        let native = job_from_argv(&argv(
+            "iogauge run -r --file-set all --file-service roundrobin:4 -b 4k --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        assert_eq!(one(file).job, native);
+        assert!(err("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=zipf:1.2\n")
+            .contains("t.fio:4: file_service_type: 'zipf:1.2': files drawn with a skew are not supported yet (planned)"));
+        assert!(
+            err("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=slots\n").contains(
+                "file_service_type: 'slots' is not roundrobin[:N], random[:N] or sequential"
+            )
+        );
+        assert!(err("[x]\nnrfiles=0\nsize=1m\n").contains("nrfiles: 0 is not between 1 and 65536"));
+        assert!(err("[x]\nnrfiles=4\nsize=3k\n")
+            .contains("size: leaves less than a block for each file"));
+    }
+
     /// size=N% and offset=N% are shares of the file (here every existing file is 1 GiB).
     #[test]
     fn sizes_and_offsets_in_percent() {
@@ -1872,6 +1988,9 @@ ramp_time=2
             "iogauge run -b 8k -r -w 20 --engine mmap --cache buffered -c 1G t.dat",
             "iogauge run -b 4k -r --random-every 8 -w 50 --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r --rate-min 10M --rate-min-iops 100 --rate-min-window 500 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -t 2 -o 8 --file-set all --file-service random:4 --engine io_uring -c 1G a.dat b.dat",
+            "iogauge run -b 4k -s -w 100 --file-set all --file-service sequential --max-offset 256M --total 1G --engine sync -c 1G a.dat b.dat c.dat",
+            "iogauge run -b 4k -r --file-set 2 --engine io_uring -c 1G a.dat b.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);
