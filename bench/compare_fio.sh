@@ -6,7 +6,7 @@
 #   bench/compare_fio.sh [WORKLOAD...]
 #
 # Workloads (default: all): direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1
-# null-scaling memory jobfile-direct jobfile-null.
+# null-scaling memory jobfile-direct jobfile-null jobfile-files.
 # The jobfile-* workloads give one fio job file to fio and to `iogauge fio` (its fio-shaped
 # JSON is read the same way as fio's).
 # Where a workload compares latency, iogauge runs in latency mode (-L) and fio with its default
@@ -22,7 +22,7 @@ PAIRS=${PAIRS:-3}
 SECS=${SECS:-10}
 WORK_DIR=${WORK_DIR:-bench/work}
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files)
 
 bash scripts/install-test-tools.sh
 command -v fio >/dev/null || { echo "compare_fio: fio is needed" >&2; exit 1; }
@@ -223,7 +223,20 @@ PY
         printf '[null]\nioengine=null\nfilename=%s\nsize=1m\nrw=randread\nbs=4k\nnorandommap\ntime_based\nruntime=%s\nramp_time=1\n' "$PWD/$f" "$SECS" >"$OUT/jobfile-null.fio"
         jobfile_pairs jobfile-null "$OUT/jobfile-null.fio"
         ;;
-    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null)" >&2; exit 2 ;;
+    jobfile-files)
+        # One job over four files in /dev/shm (fio's filename=a:b:c:d, turns by roundrobin),
+        # buffered 4K random reads with pread: the cost of choosing a file per I/O.
+        list=
+        for i in 0 1 2 3; do
+            f=/dev/shm/iogauge-bench-$i.dat
+            ensure_file "$f" 256M --cache buffered
+            list=$list${list:+:}$f
+        done
+        printf '[files]\nfilename=%s\nioengine=psync\nrw=randread\nbs=4k\nnorandommap\ntime_based\nruntime=%s\nramp_time=1\n' "$list" "$SECS" >"$OUT/jobfile-files.fio"
+        jobfile_pairs jobfile-files "$OUT/jobfile-files.fio"
+        rm -f /dev/shm/iogauge-bench-?.dat
+        ;;
+    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files)" >&2; exit 2 ;;
     esac
 done
 echo "results in $OUT"
