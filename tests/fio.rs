@@ -902,6 +902,103 @@ fn several_files_per_job() -> Outcome {
     Outcome::Pass(said.join("; "))
 }
 
+/// Share of the 4 KiB preads of `cmd` (run under strace in `dir`) that land below `below`.
+fn pread_share(
+    dir: &Path,
+    cmd: &mut std::process::Command,
+    below: u64,
+) -> Result<(usize, f64), String> {
+    let trace = dir.join("preads.txt");
+    let prog = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+    let o = std::process::Command::new("strace")
+        .current_dir(dir)
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=pread64",
+            "-e",
+            "raw=pread64",
+            "-o",
+        ])
+        .arg(&trace)
+        .arg(prog)
+        .args(args)
+        .env("IOGAUGE_DB", common::test_db())
+        .output()
+        .map_err(|e| format!("strace: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("under strace: {}", stderr(&o)));
+    }
+    let text = std::fs::read_to_string(&trace).map_err(|e| e.to_string())?;
+    // Raw arguments: fd, buffer, length, offset, in hex.
+    let offsets: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.split("pread64(").nth(1))
+        .filter_map(|args| {
+            let parts: Vec<&str> = args.split(')').next()?.split(", ").collect();
+            (parts.len() == 4 && parts[2] == "0x1000")
+                .then(|| u64::from_str_radix(parts[3].trim_start_matches("0x"), 16).ok())
+                .flatten()
+        })
+        .collect();
+    if offsets.is_empty() {
+        return Err("strace saw no 4 KiB preads".into());
+    }
+    let low = offsets.iter().filter(|&&o| o < below).count();
+    Ok((offsets.len(), low as f64 / offsets.len() as f64))
+}
+
+/// random_distribution=zoned sends each zone its share: 90% of 16,384 preads (strace reads
+/// their offsets) land in the first 10% of the file, for iogauge and, where installed, fio.
+fn zoned_distribution_seen_by_strace() -> Outcome {
+    if sh("strace", &["-V"]).is_err() {
+        return Outcome::Skip("strace is not installed (scripts/install-test-tools.sh)".into());
+    }
+    let dir = work_dir();
+    let data = dir.path().join("z.dat");
+    let job = dir.path().join("z.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[z]\nfilename={}\nsize=4m\nio_size=64m\nrw=randread\nbs=4k\nioengine=psync\nnorandommap\nrandom_distribution=zoned:90/10:10/90\n",
+            p(&data)
+        ),
+    )
+    .unwrap();
+    let tenth = (4 << 20) / 10;
+    let mut ours = bin();
+    ours.args(["fio", "--no-save", "--keep"]).arg(&job);
+    let (n, share) = match pread_share(dir.path(), &mut ours, tenth) {
+        Ok(x) => x,
+        Err(e) => return Outcome::Fail(e),
+    };
+    // 16,384 reads of the job, and the few iogauge makes to describe the file.
+    if n < 16_384 || (share - 0.90).abs() > 0.015 {
+        return Outcome::Fail(format!(
+            "zoned:90/10:10/90: {share:.3} of {n} preads in the first 10%"
+        ));
+    }
+    let mut said = format!("iogauge {share:.3} of {n} preads in the first 10%");
+    if sh("fio", &["--version"]).is_ok() {
+        let mut fio = std::process::Command::new("fio");
+        fio.arg(&job);
+        match pread_share(dir.path(), &mut fio, tenth) {
+            Ok((n, theirs)) if (theirs - 0.90).abs() <= 0.015 => {
+                said.push_str(&format!(", fio {theirs:.3} of {n}"))
+            }
+            Ok((n, theirs)) => {
+                return Outcome::Fail(format!(
+                    "fio itself put {theirs:.3} of {n} preads in the first 10%"
+                ))
+            }
+            Err(e) => return Outcome::Fail(format!("fio: {e}")),
+        }
+    }
+    Outcome::Pass(said)
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -933,6 +1030,10 @@ fn main() {
             block_mixes_think_time_and_compressible_data,
         ),
         ("several_files_per_job", several_files_per_job),
+        (
+            "zoned_distribution_seen_by_strace",
+            zoned_distribution_seen_by_strace,
+        ),
         (
             "native_runs_write_fio_json_too",
             native_runs_write_fio_json_too,

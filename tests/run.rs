@@ -263,6 +263,7 @@ fn json_output_matches_its_schema() {
         &["-d", "0.3", "-w", "20", "-r", "--distribution", "zipf:1.1"][..],
         &["-s", "--total", "4M"],
         &["-d", "0.3", "-w", "100", "--distribution", "pareto:0.2"],
+        &["-d", "0.3", "-r", "--distribution", "zoned:90/10:10/60"],
         &[
             "-d",
             "0.3",

@@ -168,6 +168,7 @@ impl Exporter for Text {
                         Distribution::Uniform => "uniform".to_string(),
                         Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
                         Distribution::Pareto { h } => format!("pareto, h {h}"),
+                        z @ Distribution::Zoned { .. } => z.text(),
                     };
                     let _ = writeln!(
                         o,

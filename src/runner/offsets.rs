@@ -135,17 +135,17 @@ impl OffsetGen {
         } = walk;
         debug_assert!(end >= base + block);
         let span = end - base - block;
-        match *pattern {
-            Pattern::Random {
+        match pattern {
+            &Pattern::Random {
                 align_bytes,
-                distribution,
+                ref distribution,
             } => {
                 let slots = span / align_bytes + 1;
                 OffsetGen::Random {
                     base,
                     align: align_bytes,
                     slots,
-                    sampler: Sampler::new(distribution, slots),
+                    sampler: Sampler::new(distribution, slots, align_bytes, end - base),
                     follow_pct: 100 - random_pct.unwrap_or(100).min(100) as u64,
                     run: random_every.unwrap_or(1).max(1) as u64,
                     left: 0,
@@ -158,7 +158,7 @@ impl OffsetGen {
                 end,
                 cursor: if start <= span { base + start } else { base },
             },
-            Pattern::Sequential {
+            &Pattern::Sequential {
                 stride_bytes,
                 interlocked,
             } => {
@@ -272,17 +272,55 @@ pub enum Sampler {
         exponent: f64,
         scatter: Scatter,
     },
+    /// (cumulative I/O share, first slot, slots) per zone; a share drawn below `total`.
+    Zoned {
+        zones: Vec<(u64, u64, u64)>,
+        total: u64,
+    },
 }
 
 impl Sampler {
-    fn new(dist: Distribution, slots: u64) -> Self {
-        match dist {
+    /// `slots` positions `align` apart over a working set of `len` bytes.
+    fn new(dist: &Distribution, slots: u64, align: u64, len: u64) -> Self {
+        match *dist {
             Distribution::Uniform => Sampler::Uniform,
             Distribution::Zipf { theta } => Sampler::Zipf(Zipf::new(slots, theta)),
             Distribution::Pareto { h } => Sampler::Pareto {
                 exponent: h.ln() / (1.0 - h).ln(),
                 scatter: Scatter::new(slots),
             },
+            Distribution::Zoned {
+                absolute,
+                ref zones,
+            } => {
+                let mut out = Vec::new();
+                let (mut at, mut total) = (0u64, 0u64);
+                for z in zones {
+                    let bytes = match (absolute, z.span) {
+                        (true, 0) => len.saturating_sub(at),
+                        (true, b) => b,
+                        (false, pct) => ((len as u128 * pct as u128) / 100) as u64,
+                    };
+                    // A zone past the end is cut off; one cut short keeps its share (DiskSpd).
+                    let end = (at + bytes).min(len);
+                    if at >= len {
+                        break;
+                    }
+                    let first = (at / align).min(slots - 1);
+                    let n = ((end / align).min(slots)).saturating_sub(first).max(1);
+                    at += bytes;
+                    if z.io_pct == 0 {
+                        continue;
+                    }
+                    total += z.io_pct as u64;
+                    out.push((total, first, n));
+                }
+                if total == 0 {
+                    // Every zone with I/O lay past the end of the working set.
+                    return Sampler::Uniform;
+                }
+                Sampler::Zoned { zones: out, total }
+            }
         }
     }
 
@@ -294,6 +332,14 @@ impl Sampler {
             Sampler::Pareto { exponent, scatter } => {
                 let rank = (slots as f64 * rng.unit().powf(*exponent)) as u64;
                 scatter.map(rank.min(slots - 1))
+            }
+            Sampler::Zoned { zones, total } => {
+                let r = rng.below(*total);
+                let &(_, first, n) = zones
+                    .iter()
+                    .find(|z| r < z.0)
+                    .unwrap_or(&zones[zones.len() - 1]);
+                first + rng.below(n)
             }
         }
     }
@@ -405,6 +451,63 @@ mod tests {
             &Arc::new(AtomicU64::new(0)),
             Walk::default(),
         )
+    }
+
+    /// Zones get their shares of the I/O, uniformly within each; an absolute zone past the
+    /// working set is cut off and the others keep their proportions.
+    #[test]
+    fn zoned_distributions_put_each_share_in_its_zone() {
+        use crate::spec::Zone;
+        let block = 4096;
+        let share = |dist: Distribution, blocks: u64, upto: u64| -> f64 {
+            let mut g = gen(
+                Pattern::Random {
+                    align_bytes: block,
+                    distribution: dist,
+                },
+                0,
+                blocks * block,
+                block,
+            );
+            let mut rng = Rng::new(9, &[]);
+            let n = 100_000;
+            let hits = (0..n)
+                .filter(|_| g.next(&mut rng, block) < upto * block)
+                .count();
+            hits as f64 / n as f64
+        };
+        let z = |io_pct, span| Zone { io_pct, span };
+        // 90% of the I/O in the first 10% of 1000 blocks.
+        let pct = Distribution::Zoned {
+            absolute: false,
+            zones: vec![z(90, 10), z(10, 90)],
+        };
+        assert!((share(pct.clone(), 1000, 100) - 0.9).abs() < 0.01);
+        // Spans short of 100%: nothing past them. Half of the I/O in 20 blocks, half in 30.
+        let short = Distribution::Zoned {
+            absolute: false,
+            zones: vec![z(50, 20), z(50, 30)],
+        };
+        assert!((share(short.clone(), 100, 20) - 0.5).abs() < 0.01);
+        assert_eq!(share(short, 100, 50), 1.0);
+        // A hole (0%) gets nothing.
+        let hole = Distribution::Zoned {
+            absolute: false,
+            zones: vec![z(0, 50), z(100, 50)],
+        };
+        assert_eq!(share(hole, 100, 50), 0.0);
+        // Absolute: 60% in the first 10 blocks, 40% in the rest (span 0).
+        let abs = Distribution::Zoned {
+            absolute: true,
+            zones: vec![z(60, 10 * block), z(40, 0)],
+        };
+        assert!((share(abs, 100, 10) - 0.6).abs() < 0.01);
+        // Past the end: a 100-block working set keeps the first zone only.
+        let cut = Distribution::Zoned {
+            absolute: true,
+            zones: vec![z(30, 100 * block), z(70, 1000 * block)],
+        };
+        assert_eq!(share(cut, 100, 100), 1.0);
     }
 
     /// Which file each I/O goes to, for every file service.

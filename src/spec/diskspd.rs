@@ -74,6 +74,92 @@ fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
     })
 }
 
+/// `-rdpct90/10:0/10:5/20` or `-rdabs90/10G:5/20G`, with DiskSpd 2.2's reading and its checks:
+/// IO% and spans are cumulative, an IO% of 0 is a hole, and an IO% short of 100 goes to the
+/// rest of the target (a last zone that DiskSpd adds itself).
+fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
+    let (absolute, list) = if let Some(l) = spec.strip_prefix("pct") {
+        (false, l)
+    } else if let Some(l) = spec.strip_prefix("abs") {
+        (true, l)
+    } else {
+        return Err(bad(format!("{a}: Unrecognized random distribution type")));
+    };
+    let mut zones = Vec::new();
+    let (mut io_acc, mut span_acc) = (0u64, 0u64);
+    for item in list.split(':') {
+        let (io, span) = item
+            .split_once('/')
+            .ok_or_else(|| bad(format!("{a}: Expected / separator after {item}")))?;
+        let io: u64 = io.parse().map_err(|_| {
+            bad(format!(
+                "{a}: Invalid integer IO%: must be > 0 and <= {}",
+                100 - io_acc.min(100)
+            ))
+        })?;
+        if io_acc + io > 100 {
+            return Err(bad(format!(
+                "{a}: invalid random distribution IO% {io}: can be at most {} - total must be <= 100%",
+                100 - io_acc
+            )));
+        }
+        let span = if absolute {
+            let b = size(span, block, "rdabs")?;
+            if b == 0 {
+                return Err(bad(format!("{a}: Invalid zero length target range")));
+            }
+            if b < block {
+                return Err(bad(format!("{a}: invalid random distribution target range {b} - must be a minimum of the specified block size ({block} bytes)")));
+            }
+            b
+        } else {
+            let p: u64 = span
+                .parse()
+                .ok()
+                .filter(|p| (1..=100).contains(p))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{a}: Invalid Target% {span}: must be > 0 and <= {}",
+                        100 - span_acc.min(100)
+                    ))
+                })?;
+            if span_acc + p > 100 {
+                return Err(bad(format!(
+                    "{a}: invalid random distribution Target% {p}: can be at most {} - total must be <= 100%",
+                    100 - span_acc
+                )));
+            }
+            if span_acc + p == 100 && io_acc + io < 100 {
+                return Err(bad(format!(
+                    "{a}: invalid random distribution: the target is covered with {}% IO left to distribute",
+                    100 - io_acc - io
+                )));
+            }
+            p
+        };
+        io_acc += io;
+        span_acc += span;
+        zones.push(crate::spec::Zone {
+            io_pct: io as u8,
+            span,
+        });
+    }
+    // The IO% left goes to the rest of the target.
+    if io_acc < 100 {
+        zones.push(crate::spec::Zone {
+            io_pct: (100 - io_acc) as u8,
+            span: if absolute { 0 } else { 100 - span_acc },
+        });
+        span_acc = 100;
+    }
+    if !absolute && span_acc != 100 {
+        return Err(bad(format!(
+            "{a}: invalid random distribution span: Target% ({span_acc}%) must total 100%"
+        )));
+    }
+    Ok(Distribution::Zoned { absolute, zones })
+}
+
 fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
     text.parse()
         .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
@@ -97,6 +183,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut threads: Option<u32> = None;
     let mut total_threads: Option<u32> = None;
     let mut qd = OUTSTANDING;
+    // -rdpct/-rdabs.
+    let mut zones: Option<Distribution> = None;
     // -O: outstanding I/Os per thread over all its targets (with -F).
     let mut per_thread_qd: Option<u32> = None;
     let mut duration = DURATION_S;
@@ -288,8 +376,9 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     random_ratio = Some(pct as u8);
                     continue;
                 }
-                if v.starts_with('d') {
-                    planned("-rd (random distributions in DiskSpd's syntax; iogauge run --distribution has zipf and pareto)")?;
+                if let Some(spec) = v.strip_prefix('d') {
+                    zones = Some(random_zones(a, spec, block)?);
+                    continue;
                 }
                 if random.is_some() {
                     return Err(bad(format!("{a}: random IO (-r) specified multiple times")));
@@ -609,10 +698,15 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         }
         (None, None) => None,
     };
+    if zones.is_some() && random_ratio.is_none() {
+        return Err(bad(
+            "random distribution ranges (-rd) do not apply to sequential-only IO patterns",
+        ));
+    }
     let pattern = match (random, random_ratio) {
         (align, Some(_)) => Pattern::Random {
             align_bytes: align.unwrap_or(block),
-            distribution: Distribution::Uniform,
+            distribution: zones.unwrap_or(Distribution::Uniform),
         },
         (_, None) => Pattern::Sequential {
             stride_bytes: sequential.unwrap_or(block),
@@ -895,6 +989,69 @@ mod tests {
             100
         );
         assert!(parse_line("-Zr -w100 t").unwrap().job.buffers.refill);
+    }
+
+    /// -rdpct and -rdabs: DiskSpd's zones, its remainder zone, its refusals; and the line
+    /// `explain` writes reads back as the same zones.
+    #[test]
+    fn random_distributions_in_zones() {
+        use crate::spec::Zone;
+        let z = |io_pct, span| Zone { io_pct, span };
+        let zones = |line: &str| match parse_line(line).unwrap().job.pattern {
+            Pattern::Random {
+                distribution: Distribution::Zoned { absolute, zones },
+                ..
+            } => (absolute, zones),
+            other => panic!("{line}: {other:?}"),
+        };
+        // DiskSpd's own example: the remaining 5% of IO in the last 60%.
+        assert_eq!(
+            zones("-r -rdpct90/10:0/10:5/20 t"),
+            (false, vec![z(90, 10), z(0, 10), z(5, 20), z(5, 60)])
+        );
+        assert_eq!(
+            zones("-r -rdabs90/10G:0/10G:5/20G t"),
+            (
+                true,
+                vec![z(90, 10 << 30), z(0, 10 << 30), z(5, 20 << 30), z(5, 0)]
+            )
+        );
+        for line in [
+            "-r -rdpct90/10:0/10:5/20 t",
+            "-r -b4K -rdabs60/1G:40/3G t",
+            "-r -rdabs70/1G t",
+        ] {
+            let job = parse_line(line).unwrap().job;
+            let (back, _) = crate::spec::export::to_diskspd(&job);
+            let args: Vec<&str> = back.split_whitespace().skip(1).collect();
+            let again = parse_line(&args.join(" ")).unwrap().job;
+            assert_eq!(again.pattern, job.pattern, "{line} -> {back}");
+        }
+        for (line, want) in [
+            (
+                "-rdpct90/10 t",
+                "random distribution ranges (-rd) do not apply to sequential-only IO patterns",
+            ),
+            ("-r -rdxyz50/50 t", "Unrecognized random distribution type"),
+            (
+                "-r -rdpct90/40:20/10 t",
+                "invalid random distribution IO% 20: can be at most 10",
+            ),
+            (
+                "-r -rdpct50/100 t",
+                "the target is covered with 50% IO left to distribute",
+            ),
+            ("-r -rdpct50/0 t", "Invalid Target% 0"),
+            ("-r -rdpct100/60 t", "Target% (60%) must total 100%"),
+            (
+                "-r -b4K -rdabs50/1K t",
+                "must be a minimum of the specified block size (4096 bytes)",
+            ),
+            ("-r -rdpct50-50 t", "Expected / separator"),
+        ] {
+            let e = parse_line(line).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
     }
 
     /// -F over several targets: every thread on every target, -o I/Os on each, or -O in all

@@ -149,6 +149,12 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
                 Distribution::Zipf { theta } => {
                     let _ = writeln!(o, "random_distribution=zipf:{theta}");
                 }
+                z @ Distribution::Zoned { zones, .. } => {
+                    if zones.last().is_some_and(|l| l.span == 0) {
+                        let _ = writeln!(o, "; the last zone spans the rest of the working set: fio's zoned_abs needs its size in place of 'rest'");
+                    }
+                    let _ = writeln!(o, "random_distribution={}", z.text());
+                }
                 Distribution::Pareto { h } => {
                     let _ = writeln!(o, "random_distribution=pareto:{h}");
                     let _ = writeln!(o, "; iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; fio defines its parameter differently");
@@ -329,6 +335,33 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
     o
 }
 
+/// DiskSpd's -rdpct/-rdabs for zones: its percent spans must cover the whole working set (an
+/// I/O-less zone takes what iogauge leaves untouched), and its rest of the target is the
+/// share of I/O left over (iogauge's last zone of span 0).
+fn diskspd_zones(absolute: bool, zones: &[super::Zone]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut covered = 0;
+    for z in zones {
+        if absolute && z.span == 0 {
+            break;
+        }
+        covered += z.span;
+        parts.push(if absolute {
+            format!("{}/{}", z.io_pct, tool_size(z.span))
+        } else {
+            format!("{}/{}", z.io_pct, z.span)
+        });
+    }
+    if !absolute && covered < 100 {
+        parts.push(format!("0/{}", 100 - covered));
+    }
+    format!(
+        "-rd{}{}",
+        if absolute { "abs" } else { "pct" },
+        parts.join(":")
+    )
+}
+
 /// The DiskSpd command line for `job`, and what DiskSpd cannot express.
 pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     let mut a: Vec<String> = vec!["diskspd".into()];
@@ -404,11 +437,13 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
             } else {
                 a.push(format!("-r{}", tool_size(*align_bytes)));
             }
-            if *distribution != Distribution::Uniform {
-                caveats.push(
+            match distribution {
+                Distribution::Uniform => {}
+                Distribution::Zoned { absolute, zones } => a.push(diskspd_zones(*absolute, zones)),
+                _ => caveats.push(
                     "DiskSpd's -rdpct/-rdabs distributions are piecewise uniform: no zipf or pareto"
                         .into(),
-                );
+                ),
             }
         }
         Pattern::Sequential {

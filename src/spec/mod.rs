@@ -34,7 +34,7 @@ pub enum Pattern {
 }
 
 /// How random offsets are spread over the working set.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Distribution {
     Uniform,
@@ -46,6 +46,118 @@ pub enum Distribution {
     Pareto {
         h: f64,
     },
+    /// Consecutive zones of the working set from its start, each receiving `io_pct` of the
+    /// random I/O (together 100), uniformly within it (fio's zoned and zoned_abs, DiskSpd's
+    /// -rdpct and -rdabs). A zone's span is a percent of the working set, or bytes where
+    /// `absolute`; past the last zone no I/O goes. An absolute span of 0, in last place only,
+    /// is the rest of the working set; zones past its end are cut off and the I/O shares of
+    /// those left keep their proportions (DiskSpd's rule).
+    Zoned {
+        absolute: bool,
+        zones: Vec<Zone>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub io_pct: u8,
+    pub span: u64,
+}
+
+impl Distribution {
+    /// fio's zone list, `60/10:30/20:10/70` (percent of the working set) or, `absolute`,
+    /// `60/1G:40/3G`: I/O shares adding up to 100, spans adding up to at most 100%. An
+    /// absolute list may end with `IO%/rest` (iogauge's word for DiskSpd's rest of the target).
+    pub fn zoned(
+        text: &str,
+        absolute: bool,
+        size: &dyn Fn(&str) -> std::result::Result<u64, String>,
+    ) -> std::result::Result<Distribution, String> {
+        let mut zones = Vec::new();
+        for item in text.split(':').filter(|i| !i.trim().is_empty()) {
+            let (io, span) = item
+                .split_once('/')
+                .ok_or_else(|| format!("zone '{item}' is not IO%/SPAN"))?;
+            let io_pct: u8 = io
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&p| p <= 100)
+                .ok_or_else(|| format!("'{io}' in zone '{item}' is not a percentage 0..100"))?;
+            let span = if absolute && span.trim() == "rest" {
+                0
+            } else if absolute {
+                match size(span.trim())? {
+                    0 => return Err(format!("zone '{item}' spans nothing")),
+                    b => b,
+                }
+            } else {
+                span.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&p| p <= 100)
+                    .ok_or_else(|| {
+                        format!("'{span}' in zone '{item}' is not a percentage 0..100")
+                    })?
+            };
+            if span == 0 && !absolute {
+                return Err(format!("zone '{item}' spans nothing"));
+            }
+            zones.push(Zone { io_pct, span });
+        }
+        let d = Distribution::Zoned { absolute, zones };
+        d.check_zones()?;
+        Ok(d)
+    }
+
+    /// The rules every zoned distribution keeps, whichever tool it came from.
+    fn check_zones(&self) -> std::result::Result<(), String> {
+        let Distribution::Zoned { absolute, zones } = self else {
+            return Ok(());
+        };
+        if zones.is_empty() {
+            return Err("names no zone".into());
+        }
+        let io: u32 = zones.iter().map(|z| z.io_pct as u32).sum();
+        if io != 100 {
+            return Err(format!("the I/O shares add up to {io}%, not 100%"));
+        }
+        if !absolute && zones.iter().map(|z| z.span).sum::<u64>() > 100 {
+            return Err("the zones span more than 100% of the working set".into());
+        }
+        if zones[..zones.len() - 1].iter().any(|z| z.span == 0) {
+            return Err("only the last zone may span the rest (0)".into());
+        }
+        Ok(())
+    }
+
+    /// The form `--distribution` reads.
+    pub fn text(&self) -> String {
+        match self {
+            Distribution::Uniform => "uniform".into(),
+            Distribution::Zipf { theta } => format!("zipf:{theta}"),
+            Distribution::Pareto { h } => format!("pareto:{h}"),
+            Distribution::Zoned { absolute, zones } => {
+                let list: Vec<String> = zones
+                    .iter()
+                    .map(|z| {
+                        if *absolute && z.span == 0 {
+                            format!("{}/rest", z.io_pct)
+                        } else if *absolute {
+                            format!("{}/{}", z.io_pct, export::tool_size(z.span))
+                        } else {
+                            format!("{}/{}", z.io_pct, z.span)
+                        }
+                    })
+                    .collect();
+                format!(
+                    "{}:{}",
+                    if *absolute { "zoned_abs" } else { "zoned" },
+                    list.join(":")
+                )
+            }
+        }
+    }
 }
 
 /// Block sizes drawn per I/O (fio's bsrange and bssplit). Every size is a multiple of 512.
@@ -666,6 +778,9 @@ impl JobSpec {
             } => {
                 if *align_bytes == 0 {
                     return bad("--random alignment must be more than 0".into());
+                }
+                if let Err(e) = distribution.check_zones() {
+                    return bad(format!("--distribution {}: {e}", distribution.text()));
                 }
                 match *distribution {
                     Distribution::Zipf { theta } if !(theta > 0.0 && theta.is_finite()) => {

@@ -67,9 +67,15 @@ fn cache_mode(text: &str) -> Result<CacheMode> {
 fn distribution(text: &str) -> Result<Distribution> {
     let err = || {
         Error::usage(format!(
-            "invalid value '{text}' for --distribution: expected uniform, zipf:THETA or pareto:H"
+            "invalid value '{text}' for --distribution: expected uniform, zipf:THETA, pareto:H, zoned:IO%/SPAN%:... or zoned_abs:IO%/SIZE:..."
         ))
     };
+    for (kind, absolute) in [("zoned_abs:", true), ("zoned:", false)] {
+        if let Some(list) = text.strip_prefix(kind) {
+            return Distribution::zoned(list, absolute, &|t| parse_size(t))
+                .map_err(|e| Error::usage(format!("--distribution {text}: {e}")));
+        }
+    }
     let (name, param) = match text.split_once(':') {
         Some((n, p)) => (n, Some(p)),
         None => (text, None),
@@ -602,6 +608,14 @@ mod tests {
                 "--think-every must be at least 1",
             ),
             ("--fsync 0 f", "--fsync must be at least 1"),
+            (
+                "--distribution zoned:50/10:40/10 f",
+                "--distribution zoned:50/10:40/10: the I/O shares add up to 90%, not 100%",
+            ),
+            (
+                "--distribution zoned_abs:50/rest:50/1G f",
+                "only the last zone may span the rest",
+            ),
             (
                 "--file-set 2 a b c",
                 "--file-set 2: the 3 targets must split into sets of 2 or more files",

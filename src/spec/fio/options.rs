@@ -618,7 +618,19 @@ fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result
             notes.push("random_distribution=pareto: iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; check that this is fio's meaning for your H".into());
             Distribution::Pareto { h: number(param)? }
         }
-        "normal" | "gauss" | "zoned" | "zoned_abs" => {
+        "zoned" | "zoned_abs" => {
+            let list = param.unwrap_or("");
+            if list.contains(',') {
+                return Err(set.err(
+                    "random_distribution",
+                    format!("'{v}': separate zones for reads and writes are not supported yet (planned)"),
+                ));
+            }
+            let kb = set.kb_base;
+            Distribution::zoned(list, kind == "zoned_abs", &|t| parse_size(t, kb))
+                .map_err(|e| set.err("random_distribution", format!("'{v}': {e}")))?
+        }
+        "normal" | "gauss" => {
             return Err(set.err(
                 "random_distribution",
                 format!("'{kind}' is not supported yet (planned)"),
@@ -1002,41 +1014,49 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         };
         Stop::Duration { ns }
     } else {
-        let per_clone = match (set.int("number_ios")?, set.size("io_size")?) {
-            (Some(n), _) => {
-                if let Some(m) = &block_mix {
+        // What a clone moves: io_size, else its region of every file, times loops.
+        let region = || -> Result<u64> {
+            let end = match (max_offset, &targets[0]) {
+                (Some(end), _) => end,
+                (None, t) => t
+                    .create_size
+                    .filter(|_| !t.path.exists())
+                    .or_else(|| (o.size_of)(&t.path))
+                    .ok_or_else(|| {
+                        Error::usage(format!(
+                            "{}: job '{name}': '{}' does not exist and no size= was given",
+                            fj.at,
+                            t.path.display()
+                        ))
+                    })?,
+            };
+            Ok(end.saturating_sub(offset).saturating_mul(nfiles))
+        };
+        let volume = match set.size("io_size")? {
+            Some(b) => Ok(b),
+            None => region(),
+        };
+        let loops = set.int("loops")?.unwrap_or(1).max(1);
+        // number_ios stops each loop of a clone early; it never makes one move more (as fio's
+        // HOWTO says, and fio 3.33 counts it per loop).
+        let per_loop = match set.int("number_ios")? {
+            Some(n) => {
+                let by_count = if let Some(m) = &block_mix {
                     notes.push("number_ios with block sizes that vary: iogauge stops after the bytes that many I/Os of the mean size move".into());
                     let mean = mean_size(if writes && !reads { &m.write } else { &m.read });
                     n.saturating_mul(mean)
                 } else {
                     n.saturating_mul(block_size)
+                };
+                match volume {
+                    Ok(v) => by_count.min(v),
+                    Err(_) => by_count,
                 }
             }
-            (None, Some(b)) => b,
-            (None, None) => {
-                let end = match (max_offset, &targets[0]) {
-                    (Some(end), _) => end,
-                    (None, t) => t
-                        .create_size
-                        .filter(|_| !t.path.exists())
-                        .or_else(|| (o.size_of)(&t.path))
-                        .ok_or_else(|| {
-                            Error::usage(format!(
-                                "{}: job '{name}': '{}' does not exist and no size= was given",
-                                fj.at,
-                                t.path.display()
-                            ))
-                        })?,
-                };
-                // Every file's region.
-                end.saturating_sub(offset).saturating_mul(nfiles)
-            }
+            None => volume?,
         };
-        let loops = set.int("loops")?.unwrap_or(1).max(1);
         Stop::TotalBytes {
-            bytes: per_clone
-                .saturating_mul(loops)
-                .saturating_mul(clones as u64),
+            bytes: per_loop.saturating_mul(loops).saturating_mul(clones as u64),
             max_ns: runtime,
         }
     };
@@ -1551,6 +1571,32 @@ group_reporting
                 max_ns: None
             }
         );
+        // number_ios never extends the job: 4000 I/Os of a 4 MiB region stop at 1024, as
+        // fio 3.33 does.
+        let r = one("[j]\nfilename=/x\nsize=4m\nnumber_ios=4000\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 4 << 20,
+                max_ns: None
+            }
+        );
+        let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=1500\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * (4 << 20),
+                max_ns: None
+            }
+        );
+        let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=500\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 500 * 4096,
+                max_ns: None
+            }
+        );
         // No size: the whole existing file (1 GiB here) from the offset.
         let r = one("[j]\nfilename=/dev/x\noffset=256m\n");
         assert_eq!(
@@ -1865,6 +1911,35 @@ ramp_time=2
         );
     }
 
+    /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
+    #[test]
+    fn zoned_random_distributions() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for (fio, native) in [
+            ("zoned:60/10:30/20:8/30:2/40", "zoned:60/10:30/20:8/30:2/40"),
+            ("zoned:90/10:10/80", "zoned:90/10:10/80"),
+            ("zoned_abs:60/20m:40/100m", "zoned_abs:60/20M:40/100M"),
+        ] {
+            let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\nrw=randread\nrandom_distribution={fio}\n");
+            let job = job_from_argv(&argv(&format!(
+                "iogauge run -r --distribution {native} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap();
+            assert_eq!(one(&file).job, job, "{fio}");
+        }
+        let bad = |d: &str| {
+            err(&format!(
+                "[t]\nfilename=/x\nsize=1m\nrw=randread\nrandom_distribution={d}\n"
+            ))
+        };
+        assert!(bad("zoned:60/10:30/20").contains("the I/O shares add up to 90%, not 100%"));
+        assert!(bad("zoned:50/60:50/60").contains("span more than 100%"));
+        assert!(bad("zoned:50/10:50/10,100/100")
+            .contains("separate zones for reads and writes are not supported yet (planned)"));
+        assert!(bad("zoned:50/x:50/10").contains("'x' in zone '50/x' is not a percentage"));
+    }
+
     /// nrfiles and `a:b` lists: the files fio lays out, size= shared among them, and
     /// file_service_type; the same job as the native flags.
     #[test]
@@ -1991,6 +2066,8 @@ ramp_time=2
             "iogauge run -b 4k -r -t 2 -o 8 --file-set all --file-service random:4 --engine io_uring -c 1G a.dat b.dat",
             "iogauge run -b 4k -s -w 100 --file-set all --file-service sequential --max-offset 256M --total 1G --engine sync -c 1G a.dat b.dat c.dat",
             "iogauge run -b 4k -r --file-set 2 --engine io_uring -c 1G a.dat b.dat",
+            "iogauge run -b 4k -r --distribution zoned:80/20:20/70 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 8k -r --distribution zoned_abs:70/64M:30/512M --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);
