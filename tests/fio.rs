@@ -557,24 +557,46 @@ fn create_only_and_startdelay() -> Outcome {
     Outcome::Pass(String::new())
 }
 
-/// Count the flush system calls of `iogauge fio JOBFILE` with strace: (fsync, fdatasync), and
-/// the fio-shaped JSON.
-fn traced_flushes(dir: &Path, job: &Path) -> Result<(u64, u64, Value), String> {
+/// Run `cmd` in `dir` under strace with `filter` (strace's own options, before `-o`): the
+/// command's output and strace's log.
+fn under_strace(
+    dir: &Path,
+    filter: &[&str],
+    cmd: &std::process::Command,
+) -> Result<(Output, String), String> {
     let trace = dir.join("strace.txt");
     let o = std::process::Command::new("strace")
         .current_dir(dir)
-        .args(["-f", "-qq", "-c", "-e", "trace=fsync,fdatasync", "-o"])
+        .args(filter)
+        .arg("-o")
         .arg(&trace)
-        .arg(env!("CARGO_BIN_EXE_iogauge"))
-        .args(["fio", "--no-save", "--output-format=json"])
-        .arg(job)
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
         .env("IOGAUGE_DB", common::test_db())
         .output()
         .map_err(|e| format!("strace: {e}"))?;
     if !o.status.success() {
-        return Err(format!("iogauge fio under strace: {}", stderr(&o)));
+        return Err(format!(
+            "{} under strace: {}",
+            cmd.get_program().to_string_lossy(),
+            stderr(&o)
+        ));
     }
     let text = std::fs::read_to_string(&trace).map_err(|e| e.to_string())?;
+    Ok((o, text))
+}
+
+/// Count the flush system calls of `iogauge fio JOBFILE` with strace: (fsync, fdatasync), and
+/// the fio-shaped JSON.
+fn traced_flushes(dir: &Path, job: &Path) -> Result<(u64, u64, Value), String> {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_iogauge"));
+    cmd.args(["fio", "--no-save", "--output-format=json"])
+        .arg(job);
+    let (o, text) = under_strace(
+        dir,
+        &["-f", "-qq", "-c", "-e", "trace=fsync,fdatasync"],
+        &cmd,
+    )?;
     let calls = |name: &str| -> u64 {
         text.lines()
             .find(|l| l.split_whitespace().last() == Some(name))
@@ -908,30 +930,8 @@ fn pread_share(
     cmd: &mut std::process::Command,
     below: u64,
 ) -> Result<(usize, f64), String> {
-    let trace = dir.join("preads.txt");
-    let prog = cmd.get_program().to_owned();
-    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
-    let o = std::process::Command::new("strace")
-        .current_dir(dir)
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=pread64",
-            "-e",
-            "raw=pread64",
-            "-o",
-        ])
-        .arg(&trace)
-        .arg(prog)
-        .args(args)
-        .env("IOGAUGE_DB", common::test_db())
-        .output()
-        .map_err(|e| format!("strace: {e}"))?;
-    if !o.status.success() {
-        return Err(format!("under strace: {}", stderr(&o)));
-    }
-    let text = std::fs::read_to_string(&trace).map_err(|e| e.to_string())?;
+    let filter = ["-f", "-qq", "-e", "trace=pread64", "-e", "raw=pread64"];
+    let (_, text) = under_strace(dir, &filter, cmd)?;
     // Raw arguments: fd, buffer, length, offset, in hex.
     let offsets: Vec<u64> = text
         .lines()
