@@ -511,7 +511,135 @@ fn logs_in_fio_format() -> Outcome {
     assert_eq!(clat.len(), 8);
     assert!(clat.iter().all(|l| l[1] > 0));
     assert!(!dir.path().join("lg_lat.1.log").exists());
-    Outcome::Pass(String::new())
+    per_io_logs(dir.path())
+}
+
+/// Without log_avg_msec: a line per I/O in each clone's own files, as fio writes them. The
+/// lines count the I/Os the JSON counts; lat is slat + clat line by line; bw is the bytes over
+/// each I/O's clat; where fio is installed it makes the same files with as many lines.
+fn per_io_logs(dir: &Path) -> Outcome {
+    let job = |engine: &str, data: &Path| -> String {
+        format!(
+            "[pl]\nfilename={}\nsize=1m\nrw=randrw\nbs=4k\nioengine={engine}\nnumjobs=2\nwrite_bw_log=pl\nwrite_iops_log=pl\nwrite_lat_log=pl\n",
+            p(data)
+        )
+    };
+    let read = |dir: &Path, name: &str| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .lines()
+            .map(|l| l.split(", ").map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    let logs = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("pl_") && n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    let mut said = Vec::new();
+    for engine in ["psync", "io_uring"] {
+        let here = dir.join(engine);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("pl.fio"), job(engine, &here.join("pl.dat"))).unwrap();
+        let o = fio_cmd(&here, &["--no-save", "--output-format=json", "pl.fio"]);
+        if !o.status.success() {
+            return Outcome::Fail(stderr(&o));
+        }
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let names = logs(&here);
+        let expected: Vec<String> = ["bw", "clat", "iops", "lat", "slat"]
+            .iter()
+            .flat_map(|k| (1..=2).map(move |n| format!("pl_{k}.{n}.log")))
+            .collect();
+        if names != expected {
+            return Outcome::Fail(format!("{engine}: logs {names:?}"));
+        }
+        for clone in 1..=2 {
+            let ios = doc["jobs"][clone - 1]["read"]["total_ios"]
+                .as_u64()
+                .unwrap()
+                + doc["jobs"][clone - 1]["write"]["total_ios"]
+                    .as_u64()
+                    .unwrap();
+            let clat = read(&here, &format!("pl_clat.{clone}.log"));
+            let lat = read(&here, &format!("pl_lat.{clone}.log"));
+            let slat = read(&here, &format!("pl_slat.{clone}.log"));
+            let bw = read(&here, &format!("pl_bw.{clone}.log"));
+            let iops = read(&here, &format!("pl_iops.{clone}.log"));
+            // 1 MiB of 4 KiB I/Os per clone.
+            if clat.len() != 256 || ios != 256 || lat.len() != 256 || iops.len() != 256 {
+                return Outcome::Fail(format!(
+                    "{engine} clone {clone}: {} clat lines, {} lat, {} iops, JSON {ios} I/Os",
+                    clat.len(),
+                    lat.len(),
+                    iops.len()
+                ));
+            }
+            if !clat
+                .iter()
+                .all(|l| l.len() == 5 && l[3] == 4096 && l[2] <= 1 && l[4] == 0)
+            {
+                return Outcome::Fail(format!("{engine}: a clat line is not fio's shape"));
+            }
+            let want_slat = want_slat_of(engine);
+            if slat.len() != want_slat {
+                return Outcome::Fail(format!("{engine}: {} slat lines", slat.len()));
+            }
+            for i in 0..256 {
+                let s = slat.get(i).map_or(0, |l| l[1]);
+                if lat[i][1] != s + clat[i][1]
+                    || bw[i][1] != 4096 * 1_000_000 / clat[i][1].max(1)
+                    || iops[i][1] != 1
+                {
+                    return Outcome::Fail(format!(
+                        "{engine} line {i}: lat {:?}, slat {s}, clat {:?}, bw {:?}",
+                        lat[i], clat[i], bw[i]
+                    ));
+                }
+            }
+        }
+        if sh("fio", &["--version"]).is_ok() {
+            let theirs = here.join("fio");
+            std::fs::create_dir_all(&theirs).unwrap();
+            std::fs::write(theirs.join("pl.fio"), job(engine, &theirs.join("pl.dat"))).unwrap();
+            let ran = std::process::Command::new("fio")
+                .current_dir(&theirs)
+                .arg("pl.fio")
+                .output()
+                .map(|o| o.status.success());
+            if !matches!(ran, Ok(true)) {
+                return Outcome::Fail(format!("fio {engine}: {ran:?}"));
+            }
+            let lines = |n: &str| read(&theirs, n).len();
+            if logs(&theirs) != expected
+                || lines("pl_clat.1.log") != 256
+                || lines("pl_slat.2.log") != want_slat_of(engine)
+            {
+                return Outcome::Fail(format!(
+                    "fio {engine}: logs {:?}, {} clat lines, {} slat lines",
+                    logs(&theirs),
+                    lines("pl_clat.1.log"),
+                    lines("pl_slat.2.log")
+                ));
+            }
+            said.push(format!("{engine}: fio writes the same files and lines"));
+        }
+    }
+    Outcome::Pass(said.join("; "))
+}
+
+/// fio logs no submission latency for engines that run I/O inline.
+fn want_slat_of(engine: &str) -> usize {
+    if engine == "psync" {
+        0
+    } else {
+        256
+    }
 }
 
 /// create_only lays a file out and keeps it; a later job may write it (iogauge made it); the

@@ -7,6 +7,7 @@
 use crate::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
+use iogauge::report::fio::IoLogs;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
 use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
@@ -183,7 +184,8 @@ pub fn cmd_fio(
         write_output(own.output.as_deref().unwrap_or("-"), &text)?;
     }
     for (run, r) in plan.runs.iter().zip(&outcome.results) {
-        if let Some(r) = r {
+        // Per-I/O logs were written during the run.
+        if let Some(r) = r.as_ref().filter(|_| !run.logs.per_io) {
             for (name, text) in iogauge::report::fio::logs(run, r) {
                 std::fs::write(&name, text).map_err(|e| {
                     Error::runtime(format!(
@@ -390,6 +392,32 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                                     interrupted,
                                 )
                                 .map(|_| None);
+                                return (i, r, cleanup);
+                            }
+                            if run.logs.per_io && run.logs.any() {
+                                // A line per I/O, written as the records come.
+                                let mut logs = match IoLogs::create(run) {
+                                    Ok(l) => l,
+                                    Err(e) => {
+                                        let e = format!("fio job '{}': {e}", run.name);
+                                        return (i, Err(Error::runtime(e)), cleanup);
+                                    }
+                                };
+                                let r = runner::run_full(
+                                    &run.job,
+                                    line,
+                                    interrupted,
+                                    &mut cleanup,
+                                    &mut logs,
+                                    true,
+                                );
+                                let r = match (r, logs.finish()) {
+                                    (Ok(r), Ok(())) => Ok(Some(r)),
+                                    (Err(e), _) => Err(e),
+                                    (Ok(_), Err(e)) => {
+                                        Err(Error::runtime(format!("fio job '{}': {e}", run.name)))
+                                    }
+                                };
                                 return (i, r, cleanup);
                             }
                             let r = runner::run_full(

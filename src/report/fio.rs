@@ -176,6 +176,101 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
     out
 }
 
+/// fio's per-I/O logs (no log_avg_msec), written as the runner hands over its records: for
+/// each clone N (from 1) `PREFIX_bw.N.log`, `_iops`, and for write_lat_log `_lat`, `_clat` and
+/// `_slat`, each line `time (ms), value, direction (0 read, 1 write), block size, 0` as fio
+/// 3.33 writes them: latencies in ns, bw in bytes per ms of the I/O's completion latency, iops
+/// 1. fio leaves the _slat log empty for engines that run I/O inline; so does this.
+pub struct IoLogs {
+    /// Per clone: (kind, writer).
+    files: Vec<Vec<(&'static str, std::io::BufWriter<std::fs::File>)>>,
+    slat: bool,
+    error: Option<String>,
+}
+
+impl IoLogs {
+    /// Create the files (empty, as fio does, even if no I/O is logged) for `run`'s clones.
+    pub fn create(run: &FioRun) -> Result<Self, String> {
+        let l = &run.logs;
+        let mut kinds: Vec<(&'static str, &str)> = Vec::new();
+        if let Some(p) = &l.bw {
+            kinds.push(("bw", p));
+        }
+        if let Some(p) = &l.iops {
+            kinds.push(("iops", p));
+        }
+        if let Some(p) = &l.lat {
+            kinds.extend([("lat", p.as_str()), ("clat", p), ("slat", p)]);
+        }
+        let clones = run.job.total_threads() as usize;
+        let mut files = Vec::new();
+        for clone in 0..clones {
+            let mut mine = Vec::new();
+            for &(kind, prefix) in &kinds {
+                let name = format!("{prefix}_{kind}.{}.log", clone + 1);
+                let f = std::fs::File::create(&name)
+                    .map_err(|e| format!("cannot create the log '{name}': {e}"))?;
+                mine.push((kind, std::io::BufWriter::new(f)));
+            }
+            files.push(mine);
+        }
+        Ok(IoLogs {
+            files,
+            slat: run.job.engine == Some(crate::spec::EngineKind::IoUring),
+            error: None,
+        })
+    }
+
+    /// Flush the files: the first error met, if any.
+    pub fn finish(mut self) -> Result<(), String> {
+        use std::io::Write;
+        for (kind, w) in self.files.iter_mut().flatten() {
+            if let Err(e) = w.flush() {
+                self.error
+                    .get_or_insert(format!("cannot write the {kind} log: {e}"));
+            }
+        }
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl crate::runner::Observer for IoLogs {
+    fn wants_ios(&self) -> bool {
+        true
+    }
+
+    fn ios(&mut self, worker: usize, records: &[crate::runner::worker::IoRecord]) {
+        use std::io::Write;
+        let slat = self.slat;
+        let Some(files) = self.files.get_mut(worker) else {
+            return;
+        };
+        for (kind, w) in files.iter_mut() {
+            for r in records {
+                let value = match *kind {
+                    "bw" => r.len as u64 * 1_000_000 / r.completion.max(1),
+                    "iops" => 1,
+                    "lat" => r.submission + r.completion,
+                    "clat" => r.completion,
+                    _ if slat => r.submission,
+                    _ => continue,
+                };
+                if let Err(e) = writeln!(
+                    w,
+                    "{}, {value}, {}, {}, 0",
+                    r.at / 1_000_000,
+                    r.write as u8,
+                    r.len
+                ) {
+                    self.error
+                        .get_or_insert(format!("cannot write the {kind} log: {e}"));
+                    return;
+                }
+            }
+        }
+    }
+}
+
 /// A run of `iogauge run` (or a saved one) in fio's JSON shape (`--output fio-json`): one
 /// fio job for the whole run, as with fio's group_reporting, whose "job options" are the fio
 /// job `iogauge explain` writes for it.

@@ -92,6 +92,13 @@ pub trait Observer {
     fn update(&mut self, _live: &Live) {}
     /// The run has ended.
     fn end(&mut self) {}
+    /// Whether to keep a record of every I/O (latency mode only) and hand it to `ios`.
+    fn wants_ios(&self) -> bool {
+        false
+    }
+    /// I/O records of worker `worker` (numbered as in the result: thread by thread, target by
+    /// target), in completion order, a batch at a time.
+    fn ios(&mut self, _worker: usize, _records: &[worker::IoRecord]) {}
 }
 
 /// Watches nothing.
@@ -115,6 +122,8 @@ impl Control {
 
 pub enum Msg {
     Interval(Box<worker::IntervalMsg>),
+    /// A worker's I/O records (per-I/O logs).
+    Ios(usize, Vec<worker::IoRecord>),
     Done(usize),
 }
 
@@ -268,6 +277,10 @@ pub fn run_full(
     // Bounded: if the collector ever falls behind, workers wait rather than memory growing.
     // Each message is one interval of one worker (about 0.5 MB of histograms at most).
     let (tx, rx) = sync_channel::<Msg>(4 * nthreads as usize + 8);
+    let trace = observer.wants_ios();
+    if trace && !job.latency {
+        notes.push("per-I/O records need latency mode (-L): none were kept".into());
+    }
     let mut plans = Vec::new();
     // Each thread works on one set of files: one target, or `--file-set` of them.
     let per_set = job.files_per_set();
@@ -307,6 +320,7 @@ pub fn run_full(
                     queue_depth: qd,
                     submit_batch: job.submit_batch.min(qd),
                     latency: job.latency,
+                    trace,
                     block_size: job.block_size as u32,
                     sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
                     write_pct: job.write_pct as u64,
@@ -480,6 +494,7 @@ pub fn run_full(
             let wait = (next_edge - now).min(50_000_000);
             match rx.recv_timeout(Duration::from_nanos(wait.max(100_000))) {
                 Ok(Msg::Interval(m)) => collector.add(*m, &ctl.hist_pool),
+                Ok(Msg::Ios(w, records)) => observer.ios(w, &records),
                 Ok(Msg::Done(w)) => collector.worker_done(w),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,

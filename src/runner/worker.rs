@@ -54,6 +54,8 @@ pub struct WorkerPlan {
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
     pub latency: bool,
+    /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
+    pub trace: bool,
     /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
     pub paths: Vec<String>,
@@ -217,6 +219,24 @@ pub struct IntervalDir {
     pub hist: Option<IntervalHistogram>,
 }
 
+/// One I/O counted in the measured window, for per-I/O logs (fio's logs without
+/// log_avg_msec). Times in ns: `at` from the start of the measured window.
+#[derive(Clone, Copy, Debug)]
+pub struct IoRecord {
+    pub at: u64,
+    pub write: bool,
+    pub len: u32,
+    pub offset: u64,
+    /// Queued to handed to the kernel (0 for engines that run I/O inline).
+    pub submission: u64,
+    /// Submitted to completed.
+    pub completion: u64,
+}
+
+/// Records are handed to the collector in batches of this many, so that memory stays bounded
+/// whatever the rate.
+pub const TRACE_BATCH: usize = 16_384;
+
 pub struct IntervalMsg {
     pub worker: usize,
     pub index: u64,
@@ -312,6 +332,9 @@ struct State<'a> {
     len: Vec<u32>,
     /// The file of each slot's I/O.
     file: Vec<u32>,
+    /// Each slot's offset, and the records not yet handed over (per-I/O logs only).
+    offset: Vec<u64>,
+    trace: Option<Vec<IoRecord>>,
     /// Per file [read, write] (I/Os, bytes), where the thread has more than one.
     per_file: Vec<[(u64, u64); 2]>,
     paths: Vec<String>,
@@ -356,6 +379,15 @@ struct State<'a> {
 }
 
 impl State<'_> {
+    /// Hand the I/O records kept so far to the collector.
+    #[cold]
+    fn send_trace(&mut self) {
+        if let Some(trace) = self.trace.as_mut().filter(|t| !t.is_empty()) {
+            let batch = std::mem::replace(trace, Vec::with_capacity(TRACE_BATCH));
+            let _ = self.tx.send(Msg::Ios(self.id, batch));
+        }
+    }
+
     fn flush_interval(&mut self) {
         if let Some(iv) = self.interval.take() {
             let _ = self.tx.send(Msg::Interval(Box::new(IntervalMsg {
@@ -429,6 +461,19 @@ impl State<'_> {
                 h.record(completion);
                 if E::INJECTS {
                     self.injected.record(engine.injected_ns(c.slot));
+                }
+                if let Some(trace) = self.trace.as_mut() {
+                    trace.push(IoRecord {
+                        at: t - self.m0,
+                        write: dir == 1,
+                        len,
+                        offset: self.offset[slot],
+                        submission: self.submitted_at[slot] - self.queued_at[slot],
+                        completion,
+                    });
+                    if trace.len() >= TRACE_BATCH {
+                        self.send_trace();
+                    }
                 }
             }
         }
@@ -594,6 +639,8 @@ pub fn run<E: IoEngine>(
         op: vec![Op::Read; qd],
         len: vec![plan.block_size; qd],
         file: vec![0; qd],
+        offset: vec![0; qd],
+        trace: (plan.trace && latency).then(|| Vec::with_capacity(TRACE_BATCH)),
         per_file: vec![Default::default(); plan.offsets.len()],
         paths: std::mem::take(&mut plan.paths),
         queued_at: vec![0; qd],
@@ -776,6 +823,7 @@ pub fn run<E: IoEngine>(
                 s.op[slot as usize] = op;
                 s.len[slot as usize] = len;
                 s.file[slot as usize] = file;
+                s.offset[slot as usize] = offset;
                 s.queued_at[slot as usize] = now;
                 s.inflight += 1;
                 unsubmitted.push(slot);
@@ -868,6 +916,7 @@ pub fn run<E: IoEngine>(
         s.complete(&engine, &cqes, now);
     }
     s.flush_interval();
+    s.send_trace();
     let _ = s.tx.send(Msg::Done(plan.id));
     let injected = (E::INJECTS && latency).then(|| std::mem::take(&mut s.injected));
     let inflight = s.inflight;

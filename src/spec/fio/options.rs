@@ -278,6 +278,16 @@ pub struct Logs {
     pub bw: Option<String>,
     pub lat: Option<String>,
     pub iops: Option<String>,
+    /// A line per I/O (no log_avg_msec), one file per clone, as fio writes them; else
+    /// averages over the job's interval, one file for the job.
+    pub per_io: bool,
+}
+
+impl Logs {
+    /// Whether the job asked for any log.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some()
+    }
 }
 
 /// Every job of a job file or command line, and the options ignored with
@@ -1064,7 +1074,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         notes.push("fio's random map visits each block once per pass; iogauge draws random offsets independently (as fio's norandommap), so some blocks are visited twice and some not at all".into());
     }
 
-    let latency = !(set.flag("gtod_reduce")?.unwrap_or(false)
+    let mut latency = !(set.flag("gtod_reduce")?.unwrap_or(false)
         || set.flag("disable_lat")?.unwrap_or(false) && set.flag("disable_clat")?.unwrap_or(false));
     let seed = match (set.int("randseed")?, set.flag("randrepeat")?) {
         (Some(s), _) => s,
@@ -1111,8 +1121,8 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let hipri = set.flag("hipri")?.unwrap_or(false);
     let sqpoll = set.flag("sqthread_poll")?.unwrap_or(false);
 
-    // Logs: a bare write_*_log takes the job's name as its prefix, as in fio. iogauge logs
-    // averages over log_avg_msec (its time series); fio's default, a line per I/O, is not kept.
+    // Logs: a bare write_*_log takes the job's name as its prefix, as in fio. With
+    // log_avg_msec, averages from iogauge's time series; without it, a line per I/O.
     let prefix = |key: &str| {
         set.text(key).map(|v| {
             if v.is_empty() {
@@ -1122,12 +1132,14 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             }
         })
     };
+    let avg_ms = set.int("log_avg_msec")?;
     let logs = Logs {
         bw: prefix("write_bw_log"),
         lat: prefix("write_lat_log"),
         iops: prefix("write_iops_log"),
+        per_io: avg_ms.is_none(),
     };
-    let avg_ms = set.int("log_avg_msec")?;
+    let asked = logs.any();
     let interval_ns = match avg_ms {
         Some(ms) if ms < 10 => {
             return Err(set.err(
@@ -1136,20 +1148,20 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             ))
         }
         Some(ms) => ms * 1_000_000,
-        None if logs != Logs::default() => {
-            let key = ["write_bw_log", "write_lat_log", "write_iops_log"]
-                .into_iter()
-                .find(|k| set.get(k).is_some())
-                .expect("a log was asked for");
-            return Err(set.err(key, "a line per I/O is not supported yet (planned); add log_avg_msec=N for averages over N ms"));
-        }
         None => 1_000_000_000,
     };
-    if logs.lat.is_some() {
-        notes.push("write_lat_log: iogauge writes the _clat log (mean completion latency per interval); the _lat and _slat logs are not written".into());
+    if asked && logs.per_io && !latency {
+        // A line per I/O needs each I/O timed, as in fio.
+        notes.push("per-I/O logs time every I/O: gtod_reduce/disable_lat do not apply".into());
+        latency = true;
     }
-    if logs != Logs::default() && clones > 1 {
-        notes.push(format!("logs: one file per job for all its {clones} clones together (fio writes one per clone)"));
+    if asked && !logs.per_io {
+        if logs.lat.is_some() {
+            notes.push("write_lat_log with log_avg_msec: iogauge writes the _clat log (mean completion latency per interval); the averaged _lat and _slat logs are not written".into());
+        }
+        if clones > 1 {
+            notes.push(format!("logs with log_avg_msec: one file per job for all its {clones} clones together (fio writes one per clone)"));
+        }
     }
     let job = JobSpec {
         targets,
@@ -1730,12 +1742,15 @@ group_reporting
             Logs {
                 bw: Some("j".into()),
                 lat: Some("p".into()),
-                iops: None
+                iops: None,
+                per_io: false,
             }
         );
         assert_eq!(r.job.interval_ns, 250_000_000);
-        assert!(err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\n")
-            .contains("t.fio:4: write_iops_log: a line per I/O is not supported yet (planned)"));
+        // Without log_avg_msec: a line per I/O, every I/O timed even with gtod_reduce.
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\ngtod_reduce=1\n");
+        assert!(r.logs.per_io && r.job.latency);
+        assert_eq!(r.job.interval_ns, 1_000_000_000);
         assert!(
             err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=5\n")
                 .contains("t.fio:5: log_avg_msec: 5")
