@@ -847,15 +847,19 @@ pub struct RunArgs {
     #[arg(long = "rate-min-window", value_name = "MS")]
     pub rate_min_window: Option<String>,
 
-    /// Limit each thread to N I/Os per second
-    #[arg(long = "rate-iops", value_name = "N")]
+    /// Limit each thread to N I/Os per second, reads and writes together; R,W limits reads and
+    /// writes apart (either may be left empty), and a direction ahead of its limit gives way to
+    /// the other (fio's rate_iops=R,W)
+    #[arg(long = "rate-iops", value_name = "N|R,W")]
     pub rate_iops: Option<String>,
 
-    /// Limit each thread to SIZE bytes per second
-    #[arg(long = "rate-bw", value_name = "SIZE")]
+    /// Limit each thread to SIZE bytes per second, reads and writes together; R,W apart, as
+    /// --rate-iops (fio's rate=R,W)
+    #[arg(long = "rate-bw", value_name = "SIZE|R,W")]
     pub rate_bw: Option<String>,
 
-    /// Random offset distribution: uniform, zipf:THETA, pareto:H
+    /// Random offset distribution: uniform, zipf:THETA, pareto:H, zoned:IO%/SPAN%:...,
+    /// zoned_abs:IO%/SIZE:...
     #[arg(long = "distribution", value_name = "DIST", default_value = "uniform")]
     pub distribution: String,
 

@@ -1127,6 +1127,68 @@ fn zoned_distribution_seen_by_strace() -> Outcome {
     Outcome::Pass(said)
 }
 
+/// rate=R,W and fio's one value on a mixed job limit each direction on its own; a direction
+/// left free takes what the other leaves. Where fio is installed, it moves the same.
+fn rates_for_reads_and_writes_apart() -> Outcome {
+    let dir = work_dir();
+    let mut said = Vec::new();
+    for rate in ["--rate=2m,1m", "--rate=512k", "--rate_iops=,100"] {
+        let args = [
+            "--name=r",
+            "--ioengine=null",
+            "--size=64m",
+            "--rw=randrw",
+            "--bs=4k",
+            rate,
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json",
+        ];
+        let o = fio_cmd(dir.path(), &[&args[..], &["--no-save"]].concat());
+        if !o.status.success() {
+            return Outcome::Fail(stderr(&o));
+        }
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let bw = |d: &Value, k: &str| d["jobs"][0][k]["bw_bytes"].as_f64().unwrap_or(0.0);
+        let (r, w) = (bw(&doc, "read"), bw(&doc, "write"));
+        let (want_r, want_w) = match rate {
+            "--rate=2m,1m" => (Some(2.0 * 1048576.0), Some(1048576.0)),
+            "--rate=512k" => (Some(524288.0), Some(524288.0)),
+            _ => (None, Some(409600.0)),
+        };
+        let near = |got: f64, want: f64| (got / want - 1.0).abs() < 0.03;
+        let ok = want_r.is_none_or(|x| near(r, x))
+            && want_w.is_none_or(|x| near(w, x))
+            && (want_r.is_some() || r > 20.0 * w);
+        if !ok {
+            return Outcome::Fail(format!("{rate}: reads {r:.0} B/s, writes {w:.0} B/s"));
+        }
+        if sh("fio", &["--version"]).is_ok() {
+            let theirs = std::process::Command::new("fio")
+                .current_dir(dir.path())
+                .args(args)
+                .output()
+                .map_err(|e| e.to_string())
+                .and_then(|o| {
+                    serde_json::from_slice::<Value>(&o.stdout).map_err(|e| e.to_string())
+                });
+            let fio_doc = match theirs {
+                Ok(d) => d,
+                Err(e) => return Outcome::Fail(format!("fio {rate}: {e}")),
+            };
+            let (fr, fw) = (bw(&fio_doc, "read"), bw(&fio_doc, "write"));
+            let same = |a: f64, b: f64| (a / b - 1.0).abs() < 0.05;
+            if !same(w, fw) || (want_r.is_some() && !same(r, fr)) {
+                return Outcome::Fail(format!(
+                    "{rate}: iogauge reads {r:.0} writes {w:.0} B/s; fio {fr:.0} and {fw:.0}"
+                ));
+            }
+            said.push(format!("{rate}: writes {w:.0} B/s, fio {fw:.0}"));
+        }
+    }
+    Outcome::Pass(said.join("; "))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -1158,6 +1220,10 @@ fn main() {
             block_mixes_think_time_and_compressible_data,
         ),
         ("several_files_per_job", several_files_per_job),
+        (
+            "rates_for_reads_and_writes_apart",
+            rates_for_reads_and_writes_apart,
+        ),
         (
             "zoned_distribution_seen_by_strace",
             zoned_distribution_seen_by_strace,

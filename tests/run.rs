@@ -252,6 +252,36 @@ fn rate_limit_holds_iops() {
     );
 }
 
+/// Reads and writes limited apart: each direction holds its own limit; one left free takes
+/// what the other leaves (as fio's rate=,W does).
+#[test]
+fn rate_limits_for_reads_and_writes_apart() {
+    let d = work_dir();
+    let file = file_in(&d, "apart.dat");
+    let r = json_l(
+        "-c 8M --engine null -w 50 -r --rate-iops 400,100 -d 2 -W 0.2",
+        &[p(&file)],
+    );
+    for (dir, want) in [("read", 400.0), ("write", 100.0)] {
+        let iops = f(&r["total"][dir]["iops"]);
+        assert!(
+            (iops / want - 1.0).abs() < 0.03,
+            "{dir}: asked {want}, got {iops}"
+        );
+    }
+    let r = json_l(
+        "-c 8M --engine null -w 50 -r --rate-bw ,1M -d 2 -W 0.2",
+        &[p(&file)],
+    );
+    let w = f(&r["total"]["write"]["bytes_per_sec"]);
+    let rd = f(&r["total"]["read"]["bytes_per_sec"]);
+    assert!((w / 1048576.0 - 1.0).abs() < 0.03, "writes at {w} B/s");
+    assert!(
+        rd > 50.0 * w,
+        "reads, not limited, at {rd} B/s against writes at {w}"
+    );
+}
+
 #[test]
 fn json_output_matches_its_schema() {
     let schema: Value =
@@ -264,6 +294,16 @@ fn json_output_matches_its_schema() {
         &["-s", "--total", "4M"],
         &["-d", "0.3", "-w", "100", "--distribution", "pareto:0.2"],
         &["-d", "0.3", "-r", "--distribution", "zoned:90/10:10/60"],
+        &[
+            "-d",
+            "0.3",
+            "-w",
+            "50",
+            "--rate-iops",
+            "500,",
+            "--rate-bw",
+            ",1M",
+        ],
         &[
             "-d",
             "0.3",

@@ -229,6 +229,18 @@ impl Exporter for Text {
             if let Some(bw) = j.rate_bytes_per_sec {
                 let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
             }
+            if let Some(d) = j.rate_dirs {
+                for (dir, r) in [("reads", d.read), ("writes", d.write)] {
+                    let limit = match r {
+                        Some(crate::spec::Rate::Iops { iops }) => format!("{iops} IOPS"),
+                        Some(crate::spec::Rate::Bytes { per_sec }) => {
+                            format!("{}/s", format_size(per_sec))
+                        }
+                        None => "none".into(),
+                    };
+                    let _ = writeln!(o, "\t\trate limit of {dir}: {limit} per thread");
+                }
+            }
         }
         system_facts(&mut o, r);
         for n in &r.notes {

@@ -215,8 +215,11 @@ pub fn run_full(
     let nthreads = job.total_threads();
     // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows each
     // I/O's length (validation allows one of the two).
-    let gap_ns = job.rate_iops.map(|iops| (1_000_000_000 / iops).max(1));
-    let rate_bw = job.rate_bytes_per_sec;
+    let both = match (job.rate_iops, job.rate_bytes_per_sec) {
+        (Some(iops), _) => Some(crate::spec::Rate::Iops { iops }),
+        (None, Some(per_sec)) => Some(crate::spec::Rate::Bytes { per_sec }),
+        (None, None) => None,
+    };
     let (read_sizes, write_sizes) = job.sizes();
     let quota = match job.stop {
         Stop::TotalBytes { bytes, .. } => {
@@ -327,8 +330,7 @@ pub fn run_full(
                     seed: job.seed,
                     offsets,
                     pick,
-                    gap_ns,
-                    rate_bw,
+                    pacer: worker::Pacer::new(both, job.rate_dirs, job.write_pct),
                     flush: job.flush,
                     end_fsync: job.end_fsync,
                     think: job.think,

@@ -14,7 +14,7 @@ use super::rng::Rng;
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
-use crate::spec::{BlockSizes, FlushEvery, Think};
+use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use serde::{Deserialize, Serialize};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
@@ -39,10 +39,8 @@ pub struct WorkerPlan {
     /// `pick` says.
     pub offsets: Vec<OffsetGen>,
     pub pick: Option<FilePick>,
-    /// Minimum time between two I/O starts, for --rate-iops.
-    pub gap_ns: Option<u64>,
-    /// --rate-bw: the gap after each I/O follows its length.
-    pub rate_bw: Option<u64>,
+    /// When I/Os may start (rate limits).
+    pub pacer: Pacer,
     pub flush: Option<FlushEvery>,
     pub end_fsync: bool,
     pub think: Option<Think>,
@@ -59,6 +57,123 @@ pub struct WorkerPlan {
     /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
     pub paths: Vec<String>,
+}
+
+/// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
+/// limit (a fixed gap for I/Os per second, its length over the rate for bytes), so a thread
+/// that fell behind catches up and one ahead waits.
+pub enum Pacer {
+    Free,
+    /// One limit for reads and writes together.
+    Both {
+        next: u64,
+        rate: Rate,
+    },
+    /// Reads and writes each on their own schedule (`None`: not limited); `does`: the
+    /// directions the job has. Where it has both, a direction ahead of its schedule gives way
+    /// to the other (as fio does).
+    Apart {
+        next: [u64; 2],
+        rate: [Option<Rate>; 2],
+        does: [bool; 2],
+    },
+}
+
+impl Pacer {
+    pub fn new(both: Option<Rate>, dirs: Option<crate::spec::DirRates>, write_pct: u8) -> Self {
+        match (both, dirs) {
+            (Some(rate), _) => Pacer::Both { next: 0, rate },
+            (None, Some(d)) => Pacer::Apart {
+                next: [0; 2],
+                rate: [d.read, d.write],
+                does: [write_pct < 100, write_pct > 0],
+            },
+            (None, None) => Pacer::Free,
+        }
+    }
+
+    pub fn limited(&self) -> bool {
+        !matches!(self, Pacer::Free)
+    }
+
+    /// The schedules start now.
+    fn start(&mut self, now: u64) {
+        match self {
+            Pacer::Free => {}
+            Pacer::Both { next, .. } => *next = now,
+            Pacer::Apart { next, .. } => *next = [now; 2],
+        }
+    }
+
+    /// Whether an I/O drawn as `write` may start at `now`: `Ok(direction, its scheduled
+    /// time)`, the direction perhaps switched, or `Err(time)` to wait until.
+    #[inline]
+    fn admit(&self, write: bool, now: u64) -> Result<(bool, u64), u64> {
+        match *self {
+            Pacer::Free => Ok((write, now)),
+            Pacer::Both { next, .. } if next > now => Err(next),
+            Pacer::Both { next, .. } => Ok((write, next)),
+            Pacer::Apart { .. } => {
+                let due = |w: bool| self.due(w, now);
+                if due(write) <= now {
+                    Ok((write, due(write)))
+                } else if self.does(!write) && due(!write) <= now {
+                    Ok((!write, due(!write)))
+                } else {
+                    Err(self.next_start(now))
+                }
+            }
+        }
+    }
+
+    /// When direction `write` may next start (now where it has no limit).
+    #[inline]
+    fn due(&self, write: bool, now: u64) -> u64 {
+        match self {
+            Pacer::Apart { next, rate, .. } if rate[write as usize].is_some() => {
+                next[write as usize]
+            }
+            Pacer::Both { next, .. } => *next,
+            _ => now,
+        }
+    }
+
+    #[inline]
+    fn does(&self, write: bool) -> bool {
+        match self {
+            Pacer::Apart { does, .. } => does[write as usize],
+            _ => true,
+        }
+    }
+
+    /// An I/O of `len` bytes started in direction `write`.
+    #[inline]
+    fn charge(&mut self, write: bool, len: u32) {
+        match self {
+            Pacer::Free => {}
+            Pacer::Both { next, rate } => *next += rate.gap_ns(len as u64),
+            Pacer::Apart { next, rate, .. } => {
+                if let Some(r) = rate[write as usize] {
+                    next[write as usize] += r.gap_ns(len as u64);
+                }
+            }
+        }
+    }
+
+    /// The earliest time an I/O may start (for waits): the sooner of the directions the job
+    /// has.
+    fn next_start(&self, now: u64) -> u64 {
+        match *self {
+            Pacer::Free => now,
+            Pacer::Both { next, .. } => next,
+            Pacer::Apart { does, .. } => [false, true]
+                .into_iter()
+                .filter(|&w| does[w as usize])
+                .map(|w| self.due(w, now))
+                .min()
+                .unwrap_or(now),
+        }
+    }
 }
 
 /// Draws the length of each I/O of one direction.
@@ -667,7 +782,7 @@ pub fn run<E: IoEngine>(
         quota: plan.quota_bytes,
         quota_done_ns: None,
         continue_on_error: plan.continue_on_error,
-        rate_limited: plan.gap_ns.is_some() || plan.rate_bw.is_some(),
+        rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
         flushes: FlushTotals::default(),
         flush_due: false,
@@ -704,7 +819,7 @@ pub fn run<E: IoEngine>(
     // No interval is open during warm-up; the first opens at m0.
     s.next_boundary = s.m0;
     let mut now = clock.now_ns();
-    let mut next_due = now;
+    plan.pacer.start(now);
 
     // Hand the queued I/Os to the engine; in latency mode stamp them, then look aside.
     macro_rules! submit_pending {
@@ -774,18 +889,22 @@ pub fn run<E: IoEngine>(
             // when completions come back as fast as I/Os go out.
             for _ in 0..qd {
                 let Some(slot) = s.free.pop() else { break };
-                if rate_limited && next_due > now {
-                    s.free.push(slot);
-                    break;
+                let mut write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
+                if rate_limited {
+                    match plan.pacer.admit(write, now) {
+                        Ok((w, scheduled)) => {
+                            write = w;
+                            s.scheduled_at[slot as usize] = scheduled;
+                        }
+                        Err(_) => {
+                            s.free.push(slot);
+                            break;
+                        }
+                    }
                 }
-                let write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
                 let len = plan.sizes[write as usize].pick(&mut rng);
                 if rate_limited {
-                    s.scheduled_at[slot as usize] = next_due;
-                    next_due += match plan.rate_bw {
-                        Some(bw) => ((len as u128 * 1_000_000_000) / bw as u128).max(1) as u64,
-                        None => plan.gap_ns.unwrap_or(1),
-                    };
+                    plan.pacer.charge(write, len);
                 }
                 let file = match plan.pick.as_mut() {
                     Some(p) => p.next(&mut rng, slot, len as u64),
@@ -875,7 +994,11 @@ pub fn run<E: IoEngine>(
                 // sleep alone wakes late on virtual machines, and the I/O would start behind
                 // its own schedule.
                 const SPIN_NS: u64 = 200_000;
-                let wake = s.think_until.max(if rate_limited { next_due } else { 0 });
+                let wake = s.think_until.max(if rate_limited {
+                    plan.pacer.next_start(now)
+                } else {
+                    0
+                });
                 let wait = wake.saturating_sub(now);
                 if wait > SPIN_NS {
                     std::thread::sleep(std::time::Duration::from_nanos(
@@ -890,7 +1013,7 @@ pub fn run<E: IoEngine>(
         }
         let can_issue = issuing && !paused && !s.free.is_empty();
         let timeout = match rate_limited {
-            true if can_issue => Some(next_due.saturating_sub(now).max(1_000)),
+            true if can_issue => Some(plan.pacer.next_start(now).saturating_sub(now).max(1_000)),
             _ => None,
         };
         // Free slots and no rate limit: the issue pass above ran out of budget, not of work.
@@ -993,6 +1116,43 @@ mod tests {
             let share = *c as f64 / n as f64;
             assert!((share - 0.25).abs() < 0.01, "{counts:?}");
         }
+    }
+
+    /// Limits apart: a direction ahead of its schedule gives way to the other, if the job has
+    /// it; both ahead, the wait is for the sooner.
+    #[test]
+    fn a_direction_ahead_of_its_limit_gives_way() {
+        let dirs = crate::spec::DirRates {
+            read: None,
+            write: Some(Rate::Iops { iops: 1000 }),
+        };
+        let mut p = Pacer::new(None, Some(dirs), 50);
+        p.start(1_000);
+        assert_eq!(p.admit(true, 1_000), Ok((true, 1_000)));
+        p.charge(true, 4096);
+        // Writes are next due at 1 ms later: a write drawn now goes as a read.
+        assert_eq!(p.admit(true, 2_000), Ok((false, 2_000)));
+        assert_eq!(p.admit(false, 2_000), Ok((false, 2_000)));
+        // A job that only writes waits for its schedule.
+        let mut w = Pacer::new(None, Some(dirs), 100);
+        w.start(0);
+        w.charge(true, 4096);
+        assert_eq!(w.admit(true, 10), Err(1_000_000));
+        assert_eq!(w.next_start(10), 1_000_000);
+        // Both limited and both ahead: wait for the sooner.
+        let both = crate::spec::DirRates {
+            read: Some(Rate::Bytes {
+                per_sec: 4096 * 100,
+            }),
+            write: Some(Rate::Iops { iops: 1000 }),
+        };
+        let mut b = Pacer::new(None, Some(both), 50);
+        b.start(0);
+        b.charge(false, 4096);
+        b.charge(true, 4096);
+        assert_eq!(b.admit(false, 5), Err(1_000_000));
+        assert_eq!(b.admit(true, 1_000_000), Ok((true, 1_000_000)));
+        assert_eq!(b.admit(true, 1_000_001), Ok((true, 1_000_000)));
     }
 
     #[test]

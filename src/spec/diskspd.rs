@@ -759,6 +759,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         buffers,
         thread_offset: 0,
         min_rate: None,
+        rate_dirs: None,
         file_sets,
         thread_start: match thread_start {
             // As DiskSpd: the thread stride moves where sequential threads begin; random and

@@ -69,6 +69,52 @@ fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
     }
 }
 
+/// fio's rate and rate_iops. fio's one value limits each direction on its own; iogauge's
+/// limit for reads and writes together becomes, for a mixed job, the two shares of it that
+/// keep the mix (said in a comment).
+fn fio_rates(o: &mut String, job: &JobSpec) {
+    use super::Rate;
+    let both = match (job.rate_iops, job.rate_bytes_per_sec) {
+        (Some(iops), _) => Some(Rate::Iops { iops }),
+        (None, Some(per_sec)) => Some(Rate::Bytes { per_sec }),
+        (None, None) => None,
+    };
+    let w = job.write_pct as u64;
+    let dirs = match (both, job.rate_dirs) {
+        (Some(r), _) if w > 0 && w < 100 => {
+            let share = |pct: u64| match r {
+                Rate::Iops { iops } => Rate::Iops {
+                    iops: (iops * pct / 100).max(1),
+                },
+                Rate::Bytes { per_sec } => Rate::Bytes {
+                    per_sec: (per_sec * pct / 100).max(1),
+                },
+            };
+            let _ = writeln!(o, "; iogauge limits reads and writes together; fio limits each direction: the shares below keep the {}/{} mix", 100 - w, w);
+            [Some(share(100 - w)), Some(share(w))]
+        }
+        (Some(r), _) => [Some(r), Some(r)],
+        (None, Some(d)) => [d.read, d.write],
+        (None, None) => return,
+    };
+    let part = |r: Option<Rate>, iops: bool| match r {
+        Some(Rate::Iops { iops: n }) if iops => n.to_string(),
+        Some(Rate::Bytes { per_sec }) if !iops => tool_size(per_sec),
+        _ => String::new(),
+    };
+    for (key, iops) in [("rate", false), ("rate_iops", true)] {
+        let (r, w) = (part(dirs[0], iops), part(dirs[1], iops));
+        if r.is_empty() && w.is_empty() {
+            continue;
+        }
+        if r == w {
+            let _ = writeln!(o, "{key}={r}");
+        } else {
+            let _ = writeln!(o, "{key}={r},{w}");
+        }
+    }
+}
+
 /// One fio job section per target (or set of files), all to run together; `stonewall` on the
 /// first makes the pass wait for the one before, as iogauge's passes do.
 pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
@@ -255,12 +301,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             );
             let _ = writeln!(o, "; iogauge also waits for throughput to fall {}% below its peak; fio's steady state does not", rule.drop_pct);
         }
-        if let Some(iops) = job.rate_iops {
-            let _ = writeln!(o, "rate_iops={iops}");
-        }
-        if let Some(bw) = job.rate_bytes_per_sec {
-            let _ = writeln!(o, "rate={}", tool_size(bw));
-        }
+        fio_rates(&mut o, job);
         if job.seed != 0 {
             let _ = writeln!(o, "randseed={}", job.seed);
         }
@@ -552,6 +593,11 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     }
     if matches!(job.engine, Some(EngineKind::Null | EngineKind::Delay)) {
         caveats.push("DiskSpd has no null or delay engine".into());
+    }
+    if job.rate_dirs.is_some() {
+        caveats.push(
+            "DiskSpd has one limit (-g) for reads and writes together: no limits apart".into(),
+        );
     }
     for t in &job.targets {
         a.push(t.path.display().to_string());

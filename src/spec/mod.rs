@@ -419,6 +419,37 @@ impl FileService {
     }
 }
 
+/// A per-thread limit on one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Rate {
+    Iops { iops: u64 },
+    Bytes { per_sec: u64 },
+}
+
+impl Rate {
+    /// The time an I/O of `len` bytes takes of the schedule.
+    #[inline]
+    pub fn gap_ns(self, len: u64) -> u64 {
+        match self {
+            Rate::Iops { iops } => (1_000_000_000 / iops).max(1),
+            Rate::Bytes { per_sec } => {
+                ((len as u128 * 1_000_000_000) / per_sec as u128).max(1) as u64
+            }
+        }
+    }
+}
+
+/// Separate per-thread limits for reads and writes (fio's rate=R,W and rate_iops=R,W; fio's
+/// one value limits each direction of a mixed job on its own). A direction ahead of its
+/// schedule gives way to the other while that one is not, as fio does, so the mix follows the
+/// limits. `None`: that direction is not limited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirRates {
+    pub read: Option<Rate>,
+    pub write: Option<Rate>,
+}
+
 /// What write buffers hold. By default random bytes, set once per slot: incompressible.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferFill {
@@ -644,6 +675,10 @@ pub struct JobSpec {
     /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub thread_start: u64,
+    /// Limits for reads and writes apart; instead of `rate_iops` and `rate_bytes_per_sec`,
+    /// which limit both together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_dirs: Option<DirRates>,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,
@@ -856,6 +891,21 @@ impl JobSpec {
         }
         if self.rate_iops.is_some() && self.rate_bytes_per_sec.is_some() {
             return bad("--rate-iops and --rate-bw cannot be combined: give one limit".into());
+        }
+        if let Some(d) = self.rate_dirs {
+            if self.rate_iops.is_some() || self.rate_bytes_per_sec.is_some() {
+                return bad("limits for reads and writes apart (R,W) cannot be combined with one limit for both".into());
+            }
+            if d.read.is_none() && d.write.is_none() {
+                return bad("--rate-bw/--rate-iops R,W: give at least one limit".into());
+            }
+            if [d.read, d.write]
+                .iter()
+                .flatten()
+                .any(|r| matches!(r, Rate::Iops { iops: 0 } | Rate::Bytes { per_sec: 0 }))
+            {
+                return bad("--rate-bw/--rate-iops R,W: every limit must be more than 0".into());
+            }
         }
         self.validate_per_io()?;
         if self.cache.is_direct() {

@@ -91,6 +91,46 @@ fn distribution(text: &str) -> Result<Distribution> {
     })
 }
 
+/// `--rate-iops R,W` and `--rate-bw R,W`: limits for reads and writes apart (an empty part:
+/// that direction is not limited); `None` where neither has a comma.
+fn rates_apart(iops: Option<&str>, bw: Option<&str>) -> Result<Option<DirRates>> {
+    let split = |flag: &str, text: Option<&str>| -> Result<[Option<Rate>; 2]> {
+        let Some((r, w)) = text.and_then(|t| t.split_once(',')) else {
+            return Ok([None, None]);
+        };
+        let one = |t: &str| -> Result<Option<Rate>> {
+            let t = t.trim();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(if flag == "--rate-iops" {
+                Rate::Iops {
+                    iops: number(flag, t, "I/Os per second")?,
+                }
+            } else {
+                Rate::Bytes {
+                    per_sec: size(flag, t)?,
+                }
+            }))
+        };
+        Ok([one(r)?, one(w)?])
+    };
+    let (i, b) = (split("--rate-iops", iops)?, split("--rate-bw", bw)?);
+    if iops.is_some_and(|t| t.contains(',')) && bw.is_some_and(|t| t.contains(',')) {
+        for d in 0..2 {
+            if i[d].is_some() && b[d].is_some() {
+                return Err(Error::usage(format!(
+                    "--rate-iops and --rate-bw both limit {}: give one limit for each direction",
+                    ["reads", "writes"][d]
+                )));
+            }
+        }
+    }
+    let (read, write) = (i[0].or(b[0]), i[1].or(b[1]));
+    let apart = [iops, bw].iter().flatten().any(|t| t.contains(','));
+    Ok(apart.then_some(DirRates { read, write }))
+}
+
 /// `T:DIST`: from T after the start, DIST.
 fn delay_step(text: &str) -> Result<DelayStep> {
     let (t, dist) = text.split_once(':').ok_or_else(|| {
@@ -377,13 +417,16 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         rate_iops: args
             .rate_iops
             .as_deref()
+            .filter(|r| !r.contains(','))
             .map(|r| number("--rate-iops", r, "I/Os per second"))
             .transpose()?,
         rate_bytes_per_sec: args
             .rate_bw
             .as_deref()
+            .filter(|r| !r.contains(','))
             .map(|r| size("--rate-bw", r))
             .transpose()?,
+        rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
         seed: match args.diskspd_seed.as_deref() {
             Some("clock") => std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -608,6 +651,16 @@ mod tests {
                 "--think-every must be at least 1",
             ),
             ("--fsync 0 f", "--fsync must be at least 1"),
+            (
+                "--rate-iops 100,50 --rate-bw 1M,2M -w 50 f",
+                "--rate-iops and --rate-bw both limit reads",
+            ),
+            ("--rate-iops , -w 50 f", "give at least one limit"),
+            (
+                "--rate-iops 100 --rate-bw ,1M -w 50 f",
+                "cannot be combined with one limit for both",
+            ),
+            ("--rate-iops 0,5 -w 50 f", "every limit must be more than 0"),
             (
                 "--distribution zoned:50/10:40/10 f",
                 "--distribution zoned:50/10:40/10: the I/O shares add up to 90%, not 100%",

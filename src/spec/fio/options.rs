@@ -15,8 +15,8 @@
 use super::{parse_size, parse_time_ns, FioJob, FioOption, Location};
 use crate::error::{Error, Result};
 use crate::spec::{
-    Affinity, BlockMix, BlockSizes, BufferFill, CacheMode, Distribution, EngineKind, FileService,
-    FileSets, FlushEvery, JobSpec, Pattern, Stop, TargetSpec, Think,
+    Affinity, BlockMix, BlockSizes, BufferFill, CacheMode, DirRates, Distribution, EngineKind,
+    FileService, FileSets, FlushEvery, JobSpec, Pattern, Rate, Stop, TargetSpec, Think,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -573,6 +573,73 @@ fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
     })
 }
 
+/// fio's rate and rate_iops: `X` limits each direction on its own, `R,W` reads and writes (an
+/// empty part: not limited); where both name a direction, rate wins, as in fio. A job that
+/// only reads or only writes gets one limit for both (the same thing); a mixed one, limits
+/// apart.
+fn read_rates(
+    set: &Set,
+    reads: bool,
+    writes: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Rate>, Option<DirRates>)> {
+    let parse = |key: &str| -> Result<[Option<Rate>; 2]> {
+        let Some(v) = set.text(key) else {
+            return Ok([None, None]);
+        };
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
+            return Err(set.err(
+                key,
+                format!("'{v}': a limit for trims does not apply: iogauge issues no trims"),
+            ));
+        }
+        let one = |t: &str| -> Result<Option<Rate>> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            let n = if key == "rate" {
+                parse_size(t, set.kb_base).map_err(|e| set.err(key, e))?
+            } else {
+                t.parse().map_err(|_| {
+                    set.err(
+                        key,
+                        format!("'{t}' is not a whole number of I/Os per second"),
+                    )
+                })?
+            };
+            if n == 0 {
+                return Err(set.err(key, "a limit of 0 would stop the job"));
+            }
+            Ok(Some(if key == "rate" {
+                Rate::Bytes { per_sec: n }
+            } else {
+                Rate::Iops { iops: n }
+            }))
+        };
+        Ok(match parts.as_slice() {
+            [x] => {
+                let x = one(x)?;
+                [x, x]
+            }
+            [r, w, ..] => [one(r)?, one(w)?],
+            [] => [None, None],
+        })
+    };
+    let (bytes, iops) = (parse("rate")?, parse("rate_iops")?);
+    if (0..2).any(|d| bytes[d].is_some() && iops[d].is_some()) {
+        notes.push("rate and rate_iops both limit a direction: rate applies, as in fio".into());
+    }
+    let read = bytes[0].or(iops[0]).filter(|_| reads);
+    let write = bytes[1].or(iops[1]).filter(|_| writes);
+    Ok(match (reads && writes, read, write) {
+        (_, None, None) => (None, None),
+        (true, read, write) => (None, Some(DirRates { read, write })),
+        (false, one, None) | (false, None, one) => (one, None),
+        (false, Some(_), Some(_)) => unreachable!("a job that only reads or only writes"),
+    })
+}
+
 /// fio's CPU list: `0-3,8,10-11`.
 fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
     let Some(v) = set.text("cpus_allowed") else {
@@ -1083,20 +1150,10 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             .map_or(1, |d| d.as_nanos() as u64),
         (None, _) => 0,
     };
-    let per_dir = |key: &str| -> Result<Option<u64>> {
-        match set.text(key) {
-            Some(v) if v.contains(',') => Err(set.err(
-                key,
-                format!("'{v}': separate read and write limits are not supported yet (planned)"),
-            )),
-            _ => Ok(()),
-        }?;
-        if key == "rate" {
-            set.size(key)
-        } else {
-            set.int(key)
-        }
-    };
+    let (rate_both, rate_dirs) = read_rates(&set, reads, writes, &mut notes)?;
+    if reads && writes && (set.get("rate_min").is_some() || set.get("rate_iops_min").is_some()) {
+        notes.push("rate_min/rate_iops_min on a mixed job: iogauge's floor is for reads and writes together; fio applies it to each direction".into());
+    }
     let affinity = match (read_cpus(&set)?, set.text("cpus_allowed_policy")) {
         (None, None) => None,
         (None, Some("split")) => Some(Affinity::Auto),
@@ -1186,8 +1243,15 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         max_offset,
         cache,
         engine: Some(engine),
-        rate_iops: per_dir("rate_iops")?,
-        rate_bytes_per_sec: per_dir("rate")?,
+        rate_iops: match rate_both {
+            Some(Rate::Iops { iops }) => Some(iops),
+            _ => None,
+        },
+        rate_bytes_per_sec: match rate_both {
+            Some(Rate::Bytes { per_sec }) => Some(per_sec),
+            _ => None,
+        },
+        rate_dirs,
         seed,
         interval_ns,
         allow_overwrite: o.allow_overwrite,
@@ -1507,7 +1571,14 @@ group_reporting
             }
         );
         assert_eq!(j.warmup_ns, 5_000_000_000);
-        assert_eq!(j.rate_iops, Some(500));
+        // fio's one value limits each direction of a mixed job.
+        assert_eq!(
+            j.rate_dirs,
+            Some(DirRates {
+                read: Some(Rate::Iops { iops: 500 }),
+                write: Some(Rate::Iops { iops: 500 })
+            })
+        );
         assert_eq!(j.seed, 42);
         assert_eq!(
             j.affinity,
@@ -1926,6 +1997,55 @@ ramp_time=2
         );
     }
 
+    /// rate and rate_iops: one value limits each direction of a mixed job; R,W apart; the same
+    /// job as the native flags.
+    #[test]
+    fn rates_for_reads_and_writes() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for (opts, flags) in [
+            ("rw=randrw\nrate=1m\n", "-r -w 50 --rate-bw 1M,1M"),
+            ("rw=randrw\nrate=,1m\n", "-r -w 50 --rate-bw ,1M"),
+            (
+                "rw=randrw\nrate_iops=100,50\n",
+                "-r -w 50 --rate-iops 100,50",
+            ),
+            (
+                "rw=randrw\nrate=2m,\nrate_iops=,30\n",
+                "-r -w 50 --rate-bw 2M, --rate-iops ,30",
+            ),
+            // One direction: one limit, the same thing.
+            ("rw=randread\nrate=1m\n", "-r --rate-bw 1M"),
+            (
+                "rw=randwrite\nrate_iops=10,20\n",
+                "-r -w 100 --rate-iops 20",
+            ),
+        ] {
+            let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts}");
+            let native = job_from_argv(&argv(&format!(
+                "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap_or_else(|e| panic!("{flags}: {e}"));
+            assert_eq!(one(&file).job, native, "{opts}");
+        }
+        let r = one("[t]\nfilename=/x\nsize=1m\nrw=randrw\nrate=1m\nrate_iops=100\n");
+        assert_eq!(
+            r.job.rate_dirs,
+            Some(DirRates {
+                read: Some(Rate::Bytes { per_sec: 1 << 20 }),
+                write: Some(Rate::Bytes { per_sec: 1 << 20 })
+            })
+        );
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("rate applies, as in fio")));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate=1m,1m,1m\n")
+            .contains("t.fio:4: rate: '1m,1m,1m': a limit for trims does not apply"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate_iops=0\n")
+            .contains("rate_iops: a limit of 0 would stop the job"));
+    }
+
     /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
     #[test]
     fn zoned_random_distributions() {
@@ -2083,6 +2203,8 @@ ramp_time=2
             "iogauge run -b 4k -r --file-set 2 --engine io_uring -c 1G a.dat b.dat",
             "iogauge run -b 4k -r --distribution zoned:80/20:20/70 --engine io_uring -c 1G t.dat",
             "iogauge run -b 8k -r --distribution zoned_abs:70/64M:30/512M --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-iops 300,100 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-bw ,8M --rate-iops 50, --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);
