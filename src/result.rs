@@ -136,6 +136,16 @@ pub struct ThreadResult {
     pub total: DirPair,
     pub errors: Vec<ErrorCount>,
     pub waits: WaitStats,
+    /// Where the thread works over a set of files: what went to each, in the set's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileCounts>,
+}
+
+/// The I/O one thread sent to one file of its set.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileCounts {
+    pub read: IoCount,
+    pub write: IoCount,
 }
 
 /// Reads and writes apart, and both together.

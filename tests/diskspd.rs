@@ -70,7 +70,55 @@ fn xml_is_read_by_a_diskspd_consumer() -> Outcome {
     assert_eq!(n("iops_bucket_total"), n("IOCount"));
     assert!(n("p99_ms") >= n("avg_ms") * 0.5, "{kv:?}");
     assert!(!f.exists(), "the created file was left behind");
-    Outcome::Pass(format!("{:.0} IOPS", n("iops")))
+    assert_eq!((n("paths"), n("targets_per_thread")), (1.0, 1.0));
+    // -F2 over two targets: each thread has a Target per file, -o2 I/Os on each, so the two
+    // files get the same share.
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    let o = diskspd(&[
+        "-c8M",
+        "-b4K",
+        "-F2",
+        "-o2",
+        "-r",
+        "-Su",
+        "-d1",
+        "-W0",
+        "-Rxml",
+        "--no-save",
+        p(&a),
+        p(&b),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&xml, &o.stdout).unwrap();
+    let c = std::process::Command::new("python3")
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diskspd/consumer.py"))
+        .arg(&xml)
+        .output()
+        .unwrap();
+    if !c.status.success() {
+        return Outcome::Fail(format!(
+            "the consumer refused the -F XML: {}",
+            String::from_utf8_lossy(&c.stderr)
+        ));
+    }
+    let kv2: HashMap<String, String> = String::from_utf8_lossy(&c.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    let m = |k: &str| kv2[k].parse::<f64>().unwrap();
+    if (m("paths"), m("targets_per_thread")) != (2.0, 2.0)
+        || (m("smallest_path_share") - 0.5).abs() > 0.01
+    {
+        return Outcome::Fail(format!("-F2 over two targets: {kv2:?}"));
+    }
+    Outcome::Pass(format!(
+        "{:.0} IOPS; -F2 over two files: {:.3} of the I/O on the smaller side",
+        n("iops"),
+        m("smallest_path_share")
+    ))
 }
 
 fn diskspd_defaults_and_text() -> Outcome {

@@ -289,6 +289,24 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
             x.open("Thread");
             x.leaf("Id", id);
             id += 1;
+            // -F over several targets: a Target per file, as DiskSpd writes them, with the
+            // counts (latency is measured for the thread's I/O as a whole, not per file).
+            if !th.files.is_empty() {
+                for (f, c) in t.files.iter().zip(&th.files) {
+                    x.open("Target");
+                    x.leaf("Path", &f.path);
+                    x.leaf("BytesCount", c.read.bytes + c.write.bytes);
+                    x.leaf("FileSize", f.size_bytes);
+                    x.leaf("IOCount", c.read.ios + c.write.ios);
+                    x.leaf("ReadBytes", c.read.bytes);
+                    x.leaf("ReadCount", c.read.ios);
+                    x.leaf("WriteBytes", c.write.bytes);
+                    x.leaf("WriteCount", c.write.ios);
+                    x.close("Target");
+                }
+                x.close("Thread");
+                continue;
+            }
             x.open("Target");
             x.leaf("Path", &t.path);
             x.leaf("BytesCount", th.total.all.bytes);

@@ -892,6 +892,20 @@ fn build_result(b: BuildInput) -> RunResult {
                     ),
                     errors: error_counts(&b.outcomes[w].errors),
                     waits: b.outcomes[w].waits,
+                    files: b.outcomes[w]
+                        .files
+                        .iter()
+                        .map(|f| FileCounts {
+                            read: IoCount {
+                                ios: f[0].0,
+                                bytes: f[0].1,
+                            },
+                            write: IoCount {
+                                ios: f[1].0,
+                                bytes: f[1].1,
+                            },
+                        })
+                        .collect(),
                 }
             })
             .collect();

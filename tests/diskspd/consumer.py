@@ -25,9 +25,17 @@ ts = root.find("TimeSpan")
 if ts is None:
     fail("no <TimeSpan>")
 secs = num(ts, "TestTimeSeconds")
+threads = ts.findall("Thread")
+if len(threads) != int(num(ts, "ThreadCount")):
+    fail(f"{len(threads)} Thread, ThreadCount {num(ts, 'ThreadCount')}")
 targets = ts.findall("Thread/Target")
-if len(targets) != int(num(ts, "ThreadCount")):
-    fail(f"{len(targets)} Thread/Target, ThreadCount {num(ts, 'ThreadCount')}")
+if any(not t.findall("Target") for t in threads):
+    fail("a Thread with no Target")
+# Per target path, over all threads (a -F thread has one Target per target).
+per_path = {}
+for t in targets:
+    path = t.find("Path").text
+    per_path[path] = per_path.get(path, 0) + int(num(t, "IOCount"))
 total = {"ReadBytes": 0, "WriteBytes": 0, "ReadCount": 0, "WriteCount": 0, "IOCount": 0, "BytesCount": 0}
 for t in targets:
     for k in total:
@@ -40,6 +48,9 @@ print(f"seconds={secs}")
 for k, v in total.items():
     print(f"{k}={v}")
 print(f"iops={total['IOCount'] / secs:.1f}")
+print(f"paths={len(per_path)}")
+print(f"targets_per_thread={len(targets) / len(threads)}")
+print(f"smallest_path_share={min(per_path.values()) / max(1, total['IOCount']):.4f}")
 avg = ts.find("CpuUtilization/Average/UsagePercent")
 if avg is None:
     fail("no CpuUtilization/Average")
