@@ -526,6 +526,21 @@ fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
         &[p(&f)],
     );
     assert!(o.status.success(), "{}", stderr(&o));
+    // I/Os that stall (3 s each) are judged at the end of a window, not when one comes back:
+    // the measured time ends there (the run itself still waits for the I/O in flight).
+    let o = run_l(
+        "-c 1M -W 0 -d 20 -o 1 --engine delay --delay fixed:3s --rate-min-iops 10 --rate-min-window 500 --no-save --output json",
+        &[p(&f)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did 0 I/Os per second"),
+        "{}",
+        stderr(&o)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let judged = common::f(&r["measured_ns"]) / 1e9;
+    assert!(judged < 2.0, "judged after {judged:.1} s");
 }
 
 /// The mmap engine's writes land in the file: zeros written sequentially over a file of random

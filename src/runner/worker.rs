@@ -1016,6 +1016,18 @@ pub fn run<E: IoEngine>(
             true if can_issue => Some(plan.pacer.next_start(now).saturating_sub(now).max(1_000)),
             _ => None,
         };
+        // --rate-min: wake by the end of the current window even if nothing completes, so a
+        // thread whose I/Os stall is judged then, not whenever one comes back.
+        let timeout = match (timeout, s.min_rate) {
+            (None, Some(m)) if now >= s.m0 => {
+                let ends = match s.rate_window.0 {
+                    0 => now + m.window_ns,
+                    start => start + m.window_ns,
+                };
+                Some(ends.saturating_sub(now).max(1_000_000))
+            }
+            (t, _) => t,
+        };
         // Free slots and no rate limit: the issue pass above ran out of budget, not of work.
         // Collect what has completed without blocking and go back to issuing, rather than
         // leave those slots idle while waiting.
