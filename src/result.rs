@@ -86,6 +86,8 @@ pub struct RunResult {
 pub struct FlushResult {
     pub count: u64,
     pub latency: Option<LatencySummary>,
+    /// The longest end flush of any thread (--end-fsync); a thread over several files flushes
+    /// each it wrote, one after the other, and this is their sum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_fsync_max_ns: Option<u64>,
 }
