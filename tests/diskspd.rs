@@ -16,6 +16,26 @@ fn diskspd(args: &[&str]) -> Output {
         .expect("iogauge starts")
 }
 
+/// What tests/diskspd/consumer.py reads from the XML file `xml`, as key=value pairs.
+fn consume(xml: &std::path::Path) -> Result<HashMap<String, String>, String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diskspd/consumer.py");
+    let c = std::process::Command::new("python3")
+        .arg(script)
+        .arg(xml)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !c.status.success() {
+        return Err(String::from_utf8_lossy(&c.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&c.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect())
+}
+
 fn xml_is_read_by_a_diskspd_consumer() -> Outcome {
     if sh("python3", &["--version"]).is_err() {
         return Outcome::Skip("python3 is not installed".into());
@@ -41,25 +61,10 @@ fn xml_is_read_by_a_diskspd_consumer() -> Outcome {
     assert!(o.status.success(), "{}", stderr(&o));
     let xml = dir.path().join("r.xml");
     std::fs::write(&xml, &o.stdout).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diskspd/consumer.py");
-    let c = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&xml)
-        .output()
-        .unwrap();
-    if !c.status.success() {
-        return Outcome::Fail(format!(
-            "the consumer refused the XML: {}",
-            String::from_utf8_lossy(&c.stderr)
-        ));
-    }
-    let kv: HashMap<String, String> = String::from_utf8_lossy(&c.stdout)
-        .lines()
-        .filter_map(|l| {
-            l.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-        })
-        .collect();
+    let kv = match consume(&xml) {
+        Ok(kv) => kv,
+        Err(e) => return Outcome::Fail(format!("the consumer refused the XML: {e}")),
+    };
     let n = |k: &str| kv[k].parse::<f64>().unwrap();
     // Every I/O is one 4 KiB block; about a quarter are writes.
     assert_eq!(n("BytesCount"), n("IOCount") * 4096.0);
@@ -90,24 +95,10 @@ fn xml_is_read_by_a_diskspd_consumer() -> Outcome {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::write(&xml, &o.stdout).unwrap();
-    let c = std::process::Command::new("python3")
-        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diskspd/consumer.py"))
-        .arg(&xml)
-        .output()
-        .unwrap();
-    if !c.status.success() {
-        return Outcome::Fail(format!(
-            "the consumer refused the -F XML: {}",
-            String::from_utf8_lossy(&c.stderr)
-        ));
-    }
-    let kv2: HashMap<String, String> = String::from_utf8_lossy(&c.stdout)
-        .lines()
-        .filter_map(|l| {
-            l.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-        })
-        .collect();
+    let kv2 = match consume(&xml) {
+        Ok(kv) => kv,
+        Err(e) => return Outcome::Fail(format!("the consumer refused the -F XML: {e}")),
+    };
     let m = |k: &str| kv2[k].parse::<f64>().unwrap();
     if (m("paths"), m("targets_per_thread")) != (2.0, 2.0)
         || (m("smallest_path_share") - 0.5).abs() > 0.01
