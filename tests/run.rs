@@ -303,6 +303,8 @@ fn json_output_matches_its_schema() {
             "500,",
             "--rate-bw",
             ",1M",
+            "--rate-min-iops",
+            "1,1",
         ],
         &[
             "-d",
@@ -523,6 +525,19 @@ fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("PARTIAL RESULTS"));
     let o = run_l(
         "-c 1M -W 0 -d 1.5 -o 1 --engine delay --delay fixed:10ms --rate-min-iops 50 --no-save",
+        &[p(&f)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Floors apart: writes held at 50 per second fail a floor of 100 for writes; reads,
+    // free, pass theirs.
+    let o = run_l(
+        "-c 1M -W 0 -d 3 -r -w 50 --engine null --rate-iops ,50 --rate-min-iops 1000,100 --rate-min-window 500 --no-save",
+        &[p(&f)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("writes per second"), "{}", stderr(&o));
+    let o = run_l(
+        "-c 1M -W 0 -d 1.5 -r -w 50 --engine null --rate-iops ,50 --rate-min-iops 1000,20 --rate-min-window 500 --no-save",
         &[p(&f)],
     );
     assert!(o.status.success(), "{}", stderr(&o));

@@ -489,8 +489,9 @@ struct State<'a> {
     think_due: bool,
     think_until: u64,
     min_rate: Option<crate::spec::MinRate>,
-    /// Where the current --rate-min window began: its time, bytes and I/Os counted.
-    rate_window: (u64, u64, u64),
+    /// Where the current --rate-min window began: its time, and the (bytes, I/Os) of reads
+    /// and of writes counted by then.
+    rate_window: (u64, [(u64, u64); 2]),
 }
 
 impl State<'_> {
@@ -623,9 +624,13 @@ impl State<'_> {
     /// --rate-min: judge the window that has ended, if one has.
     #[inline]
     fn check_min_rate(&mut self, m: crate::spec::MinRate, t: u64) {
-        let (start, bytes0, ios0) = self.rate_window;
+        let now = [
+            (self.totals[0].bytes, self.totals[0].ios),
+            (self.totals[1].bytes, self.totals[1].ios),
+        ];
+        let (start, before) = self.rate_window;
         if start == 0 {
-            self.rate_window = (t.max(self.m0), self.counted_bytes, self.ios());
+            self.rate_window = (t.max(self.m0), now);
             return;
         }
         let span = t - start;
@@ -633,30 +638,57 @@ impl State<'_> {
             return;
         }
         let secs = span as f64 / 1e9;
-        let bw = (self.counted_bytes - bytes0) as f64 / secs;
-        let iops = (self.ios() - ios0) as f64 / secs;
-        if m.bytes_per_sec > 0 && bw < m.bytes_per_sec as f64 {
-            self.ctl.fail(
-                format!(
-                    "'{}': a thread moved {:.0} bytes/s over {:.1} s, below --rate-min {}",
-                    self.path, bw, secs, m.bytes_per_sec
-                ),
-                t,
-            );
-        } else if m.iops > 0 && iops < m.iops as f64 {
-            self.ctl.fail(
-                format!(
-                    "'{}': a thread did {:.0} I/Os per second over {:.1} s, below --rate-min-iops {}",
-                    self.path, iops, secs, m.iops
-                ),
-                t,
-            );
+        let rate = |d: usize| {
+            (
+                (now[d].0 - before[d].0) as f64 / secs,
+                (now[d].1 - before[d].1) as f64 / secs,
+            )
+        };
+        // (what, bytes/s, I/Os per s, floor); apart, only the directions the thread has done.
+        let mut judged: Vec<(&str, (f64, f64), crate::spec::Floor)> = Vec::new();
+        match m.apart {
+            Some(floors) => {
+                for (d, what) in [(0, "reads"), (1, "writes")] {
+                    if now[d].1 > 0 {
+                        judged.push((what, rate(d), floors[d]));
+                    }
+                }
+            }
+            None => {
+                let (r, w) = (rate(0), rate(1));
+                judged.push((
+                    "I/Os",
+                    (r.0 + w.0, r.1 + w.1),
+                    crate::spec::Floor {
+                        bytes_per_sec: m.bytes_per_sec,
+                        iops: m.iops,
+                    },
+                ));
+            }
         }
-        self.rate_window = (t, self.counted_bytes, self.ios());
-    }
-
-    fn ios(&self) -> u64 {
-        self.totals[0].ios + self.totals[1].ios
+        for (what, (bw, iops), floor) in judged {
+            if floor.bytes_per_sec > 0 && bw < floor.bytes_per_sec as f64 {
+                self.ctl.fail(
+                    format!(
+                        "'{}': a thread's {what} moved {bw:.0} bytes/s over {secs:.1} s, below --rate-min {}",
+                        self.path, floor.bytes_per_sec
+                    ),
+                    t,
+                );
+                break;
+            }
+            if floor.iops > 0 && iops < floor.iops as f64 {
+                self.ctl.fail(
+                    format!(
+                        "'{}': a thread did {iops:.0} {what} per second over {secs:.1} s, below --rate-min-iops {}",
+                        self.path, floor.iops
+                    ),
+                    t,
+                );
+                break;
+            }
+        }
+        self.rate_window = (t, now);
     }
 
     /// A flush completed.
@@ -795,7 +827,7 @@ pub fn run<E: IoEngine>(
         think_due: false,
         think_until: 0,
         min_rate: plan.min_rate,
-        rate_window: (0, 0, 0),
+        rate_window: (0, [(0, 0); 2]),
     };
     let mut waits = WaitStats::default();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);

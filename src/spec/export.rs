@@ -328,11 +328,37 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             let _ = writeln!(o, "continue_on_error=io");
         }
         if let Some(m) = job.min_rate {
-            if m.bytes_per_sec > 0 {
-                let _ = writeln!(o, "rate_min={}", tool_size(m.bytes_per_sec));
+            let w = job.write_pct;
+            if m.apart.is_none() && (m.bytes_per_sec > 0 || m.iops > 0) && w > 0 && w < 100 {
+                let _ = writeln!(o, "; iogauge's floor is for reads and writes together: fio's applies to each direction, so it is stricter here");
             }
-            if m.iops > 0 {
-                let _ = writeln!(o, "rate_iops_min={}", m.iops);
+            let [r, wr] = m.apart.unwrap_or(
+                [super::Floor {
+                    bytes_per_sec: m.bytes_per_sec,
+                    iops: m.iops,
+                }; 2],
+            );
+            let pair = |a: u64, b: u64, f: &dyn Fn(u64) -> String| {
+                let t = |v: u64| if v > 0 { f(v) } else { String::new() };
+                if a == b {
+                    t(a)
+                } else {
+                    format!("{},{}", t(a), t(b))
+                }
+            };
+            if r.bytes_per_sec > 0 || wr.bytes_per_sec > 0 {
+                let _ = writeln!(
+                    o,
+                    "rate_min={}",
+                    pair(r.bytes_per_sec, wr.bytes_per_sec, &tool_size)
+                );
+            }
+            if r.iops > 0 || wr.iops > 0 {
+                let _ = writeln!(
+                    o,
+                    "rate_iops_min={}",
+                    pair(r.iops, wr.iops, &|v: u64| v.to_string())
+                );
             }
             if m.window_ns != 1_000_000_000 {
                 let _ = writeln!(o, "ratecycle={}", m.window_ns / 1_000_000);

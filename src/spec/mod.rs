@@ -346,10 +346,23 @@ pub struct Think {
 /// rate_iops_min and ratecycle); a thread below it ends the run as failed, figures kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MinRate {
-    /// 0: no floor.
+    /// Reads and writes together; 0: no floor.
     pub bytes_per_sec: u64,
     pub iops: u64,
     pub window_ns: u64,
+    /// Floors for reads and for writes, each judged on its own where the thread does that
+    /// direction (fio's rate_min=R,W; fio's one value on a mixed job); the floors together
+    /// are then 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apart: Option<[Floor; 2]>,
+}
+
+/// The least one direction must do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Floor {
+    /// 0: no floor.
+    pub bytes_per_sec: u64,
+    pub iops: u64,
 }
 
 /// Targets taken `files` at a time as one set, each thread of a set working over all of its
@@ -1038,8 +1051,13 @@ impl JobSpec {
             }
         }
         if let Some(m) = self.min_rate {
-            if m.bytes_per_sec == 0 && m.iops == 0 {
+            let apart = m.apart.unwrap_or_default();
+            let any = |f: &Floor| f.bytes_per_sec > 0 || f.iops > 0;
+            if m.bytes_per_sec == 0 && m.iops == 0 && !apart.iter().any(any) {
                 return bad("--rate-min needs a rate above 0".into());
+            }
+            if m.apart.is_some() && (m.bytes_per_sec > 0 || m.iops > 0) {
+                return bad("--rate-min: floors for reads and writes apart (R,W) cannot be combined with one for both".into());
             }
             if m.window_ns < self.interval_ns.min(100_000_000) {
                 return bad("--rate-min-window must be at least 100 ms".into());

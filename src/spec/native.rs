@@ -131,6 +131,69 @@ fn rates_apart(iops: Option<&str>, bw: Option<&str>) -> Result<Option<DirRates>>
     Ok(apart.then_some(DirRates { read, write }))
 }
 
+/// `--rate-min`, `--rate-min-iops` (either may be `R,W`: floors for reads and writes apart)
+/// and `--rate-min-window`.
+fn min_rate(args: &RunArgs) -> Result<Option<MinRate>> {
+    let (bw, iops) = (args.rate_min.as_deref(), args.rate_min_iops.as_deref());
+    if bw.is_none() && iops.is_none() {
+        return Ok(None);
+    }
+    let window_ns = args
+        .rate_min_window
+        .as_deref()
+        .map(|m| number::<u64>("--rate-min-window", m, "milliseconds"))
+        .transpose()?
+        .unwrap_or(1000)
+        .saturating_mul(1_000_000);
+    let bytes = |t: &str| -> Result<u64> {
+        match t.trim() {
+            "" => Ok(0),
+            t => size("--rate-min", t),
+        }
+    };
+    let count = |t: &str| -> Result<u64> {
+        match t.trim() {
+            "" => Ok(0),
+            t => number("--rate-min-iops", t, "I/Os per second"),
+        }
+    };
+    let apart = [bw, iops].iter().flatten().any(|t| t.contains(','));
+    if !apart {
+        return Ok(Some(MinRate {
+            bytes_per_sec: bw.map(bytes).transpose()?.unwrap_or(0),
+            iops: iops.map(count).transpose()?.unwrap_or(0),
+            window_ns,
+            apart: None,
+        }));
+    }
+    fn split<'a>(t: Option<&'a str>, flag: &str) -> Result<(&'a str, &'a str)> {
+        match t {
+            None => Ok(("", "")),
+            Some(t) => t.split_once(',').ok_or_else(|| {
+                Error::usage(format!(
+                    "{flag} {t}: give it as R,W too, where the other floor is given apart"
+                ))
+            }),
+        }
+    }
+    let ((br, bw_), (ir, iw)) = (split(bw, "--rate-min")?, split(iops, "--rate-min-iops")?);
+    Ok(Some(MinRate {
+        bytes_per_sec: 0,
+        iops: 0,
+        window_ns,
+        apart: Some([
+            Floor {
+                bytes_per_sec: bytes(br)?,
+                iops: count(ir)?,
+            },
+            Floor {
+                bytes_per_sec: bytes(bw_)?,
+                iops: count(iw)?,
+            },
+        ]),
+    }))
+}
+
 /// `T:DIST`: from T after the start, DIST.
 fn delay_step(text: &str) -> Result<DelayStep> {
     let (t, dist) = text.split_once(':').ok_or_else(|| {
@@ -455,28 +518,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         end_fsync: args.end_fsync,
         think,
         buffers,
-        min_rate: match (&args.rate_min, &args.rate_min_iops) {
-            (None, None) => None,
-            (bw, iops) => Some(MinRate {
-                bytes_per_sec: bw
-                    .as_deref()
-                    .map(|b| size("--rate-min", b))
-                    .transpose()?
-                    .unwrap_or(0),
-                iops: iops
-                    .as_deref()
-                    .map(|n| number("--rate-min-iops", n, "I/Os per second"))
-                    .transpose()?
-                    .unwrap_or(0),
-                window_ns: args
-                    .rate_min_window
-                    .as_deref()
-                    .map(|m| number::<u64>("--rate-min-window", m, "milliseconds"))
-                    .transpose()?
-                    .unwrap_or(1000)
-                    .saturating_mul(1_000_000),
-            }),
-        },
+        min_rate: min_rate(args)?,
         thread_start: args
             .thread_start
             .as_deref()
@@ -661,6 +703,11 @@ mod tests {
                 "cannot be combined with one limit for both",
             ),
             ("--rate-iops 0,5 -w 50 f", "every limit must be more than 0"),
+            (
+                "--rate-min 1M,2M --rate-min-iops 100 -w 50 f",
+                "--rate-min-iops 100: give it as R,W too",
+            ),
+            ("--rate-min , -w 50 f", "--rate-min needs a rate above 0"),
             (
                 "--distribution zoned:50/10:40/10 f",
                 "--distribution zoned:50/10:40/10: the I/O shares add up to 90%, not 100%",

@@ -640,6 +640,72 @@ fn read_rates(
     })
 }
 
+/// fio's rate_min, rate_iops_min and ratecycle: as rate, one value is a floor for each
+/// direction of a mixed job on its own and `R,W` gives them apart; a job that only reads or
+/// only writes gets one floor (the same thing).
+fn read_min_rate(set: &Set, reads: bool, writes: bool) -> Result<Option<crate::spec::MinRate>> {
+    let parse = |key: &str| -> Result<[u64; 2]> {
+        let Some(v) = set.text(key) else {
+            return Ok([0, 0]);
+        };
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
+            return Err(set.err(
+                key,
+                format!("'{v}': a floor for trims does not apply: iogauge issues no trims"),
+            ));
+        }
+        let one = |t: &str| -> Result<u64> {
+            if t.is_empty() {
+                return Ok(0);
+            }
+            if key == "rate_min" {
+                parse_size(t, set.kb_base).map_err(|e| set.err(key, e))
+            } else {
+                t.parse().map_err(|_| {
+                    set.err(
+                        key,
+                        format!("'{t}' is not a whole number of I/Os per second"),
+                    )
+                })
+            }
+        };
+        Ok(match parts.as_slice() {
+            [x] => [one(x)?; 2],
+            [r, w, ..] => [one(r)?, one(w)?],
+            [] => [0, 0],
+        })
+    };
+    let (bytes, iops) = (parse("rate_min")?, parse("rate_iops_min")?);
+    let floor = |d: usize| crate::spec::Floor {
+        bytes_per_sec: bytes[d],
+        iops: iops[d],
+    };
+    let (r, w) = (floor(0), floor(1));
+    let none = crate::spec::Floor::default();
+    let window_ns = set
+        .int("ratecycle")?
+        .unwrap_or(1000)
+        .saturating_mul(1_000_000);
+    let together = |f: crate::spec::Floor| crate::spec::MinRate {
+        bytes_per_sec: f.bytes_per_sec,
+        iops: f.iops,
+        window_ns,
+        apart: None,
+    };
+    Ok(match (reads, writes) {
+        (true, true) if r == none && w == none => None,
+        (true, true) => Some(crate::spec::MinRate {
+            bytes_per_sec: 0,
+            iops: 0,
+            window_ns,
+            apart: Some([r, w]),
+        }),
+        (true, false) => (r != none).then(|| together(r)),
+        (false, _) => (w != none).then(|| together(w)),
+    })
+}
+
 /// fio's CPU list: `0-3,8,10-11`.
 fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
     let Some(v) = set.text("cpus_allowed") else {
@@ -1151,9 +1217,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         (None, _) => 0,
     };
     let (rate_both, rate_dirs) = read_rates(&set, reads, writes, &mut notes)?;
-    if reads && writes && (set.get("rate_min").is_some() || set.get("rate_iops_min").is_some()) {
-        notes.push("rate_min/rate_iops_min on a mixed job: iogauge's floor is for reads and writes together; fio applies it to each direction".into());
-    }
+
     let affinity = match (read_cpus(&set)?, set.text("cpus_allowed_policy")) {
         (None, None) => None,
         (None, Some("split")) => Some(Affinity::Auto),
@@ -1271,28 +1335,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             files: nfiles as u32,
             service: read_file_service(&set)?,
         }),
-        min_rate: {
-            for key in ["rate_min", "rate_iops_min"] {
-                if let Some(v) = set.text(key).filter(|v| v.contains(',')) {
-                    return Err(set.err(
-                        key,
-                        format!(
-                            "'{v}': separate read and write floors are not supported yet (planned)"
-                        ),
-                    ));
-                }
-            }
-            let bw = set.size("rate_min")?.unwrap_or(0);
-            let iops = set.int("rate_iops_min")?.unwrap_or(0);
-            (bw > 0 || iops > 0).then_some(crate::spec::MinRate {
-                bytes_per_sec: bw,
-                iops,
-                window_ns: set
-                    .int("ratecycle")?
-                    .unwrap_or(1000)
-                    .saturating_mul(1_000_000),
-            })
-        },
+        min_rate: read_min_rate(&set, reads, writes)?,
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
@@ -2020,6 +2063,13 @@ ramp_time=2
                 "rw=randwrite\nrate_iops=10,20\n",
                 "-r -w 100 --rate-iops 20",
             ),
+            // Floors, the same way.
+            ("rw=randrw\nrate_min=1m\n", "-r -w 50 --rate-min 1M,1M"),
+            (
+                "rw=randrw\nrate_iops_min=,50\nratecycle=500\n",
+                "-r -w 50 --rate-min-iops ,50 --rate-min-window 500",
+            ),
+            ("rw=randread\nrate_min=1m,2m\n", "-r --rate-min 1M"),
         ] {
             let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts}");
             let native = job_from_argv(&argv(&format!(
@@ -2044,6 +2094,8 @@ ramp_time=2
             .contains("t.fio:4: rate: '1m,1m,1m': a limit for trims does not apply"));
         assert!(err("[t]\nfilename=/x\nsize=1m\nrate_iops=0\n")
             .contains("rate_iops: a limit of 0 would stop the job"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate_min=1m,1m,1m\n")
+            .contains("rate_min: '1m,1m,1m': a floor for trims does not apply"));
     }
 
     /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
@@ -2204,6 +2256,7 @@ ramp_time=2
             "iogauge run -b 4k -r --distribution zoned:80/20:20/70 --engine io_uring -c 1G t.dat",
             "iogauge run -b 8k -r --distribution zoned_abs:70/64M:30/512M --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r -w 30 --rate-iops 300,100 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-min 1M,2M --rate-min-iops ,10 --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r -w 30 --rate-bw ,8M --rate-iops 50, --engine io_uring -c 1G t.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
