@@ -528,16 +528,16 @@ fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
         &[p(&f)],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    // Floors apart: writes held at 50 per second fail a floor of 100 for writes; reads,
-    // free, pass theirs.
+    // Floors apart: 20 ms per I/O at QD1 is 50 I/Os per second, about 25 of each; a floor of
+    // 40 writes fails, floors of 10 pass.
     let o = run_l(
-        "-c 1M -W 0 -d 3 -r -w 50 --engine null --rate-iops ,50 --rate-min-iops 1000,100 --rate-min-window 500 --no-save",
+        "-c 1M -W 0 -d 3 -o 1 -r -w 50 --engine delay --delay fixed:20ms --rate-min-iops 10,40 --rate-min-window 500 --no-save",
         &[p(&f)],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("writes per second"), "{}", stderr(&o));
     let o = run_l(
-        "-c 1M -W 0 -d 1.5 -r -w 50 --engine null --rate-iops ,50 --rate-min-iops 1000,20 --rate-min-window 500 --no-save",
+        "-c 1M -W 0 -d 1.5 -o 1 -r -w 50 --engine delay --delay fixed:20ms --rate-min-iops 10,10 --rate-min-window 500 --no-save",
         &[p(&f)],
     );
     assert!(o.status.success(), "{}", stderr(&o));

@@ -1059,6 +1059,51 @@ impl JobSpec {
             if m.apart.is_some() && (m.bytes_per_sec > 0 || m.iops > 0) {
                 return bad("--rate-min: floors for reads and writes apart (R,W) cannot be combined with one for both".into());
             }
+            // A floor above its own limit could only fail (fio refuses it too).
+            let limits: [(&str, Option<Rate>, Floor); 3] = match (m.apart, self.rate_dirs) {
+                (Some(f), Some(d)) => [
+                    ("reads", d.read, f[0]),
+                    ("writes", d.write, f[1]),
+                    ("", None, Floor::default()),
+                ],
+                (Some(f), None) => {
+                    let both = self.rate_iops.map(|iops| Rate::Iops { iops }).or(self
+                        .rate_bytes_per_sec
+                        .map(|per_sec| Rate::Bytes { per_sec }));
+                    [
+                        ("reads", both, f[0]),
+                        ("writes", both, f[1]),
+                        ("", None, Floor::default()),
+                    ]
+                }
+                (None, _) => {
+                    let both = self.rate_iops.map(|iops| Rate::Iops { iops }).or(self
+                        .rate_bytes_per_sec
+                        .map(|per_sec| Rate::Bytes { per_sec }));
+                    [
+                        (
+                            "I/Os",
+                            both,
+                            Floor {
+                                bytes_per_sec: m.bytes_per_sec,
+                                iops: m.iops,
+                            },
+                        ),
+                        ("", None, Floor::default()),
+                        ("", None, Floor::default()),
+                    ]
+                }
+            };
+            for (what, limit, floor) in limits {
+                let over = match limit {
+                    Some(Rate::Iops { iops }) => floor.iops > iops,
+                    Some(Rate::Bytes { per_sec }) => floor.bytes_per_sec > per_sec,
+                    None => false,
+                };
+                if over {
+                    return bad(format!("--rate-min: the floor for {what} is above their rate limit: the run could only fail"));
+                }
+            }
             if m.window_ns < self.interval_ns.min(100_000_000) {
                 return bad("--rate-min-window must be at least 100 ms".into());
             }

@@ -709,6 +709,14 @@ mod tests {
             ),
             ("--rate-min , -w 50 f", "--rate-min needs a rate above 0"),
             (
+                "--rate-bw ,50K --rate-min 100K,100K -w 50 f",
+                "the floor for writes is above their rate limit",
+            ),
+            (
+                "--rate-iops 100 --rate-min-iops 200 f",
+                "the floor for I/Os is above their rate limit",
+            ),
+            (
                 "--distribution zoned:50/10:40/10 f",
                 "--distribution zoned:50/10:40/10: the I/O shares add up to 90%, not 100%",
             ),
