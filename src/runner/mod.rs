@@ -215,11 +215,6 @@ pub fn run_full(
     let nthreads = job.total_threads();
     // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows each
     // I/O's length (validation allows one of the two).
-    let both = match (job.rate_iops, job.rate_bytes_per_sec) {
-        (Some(iops), _) => Some(crate::spec::Rate::Iops { iops }),
-        (None, Some(per_sec)) => Some(crate::spec::Rate::Bytes { per_sec }),
-        (None, None) => None,
-    };
     let (read_sizes, write_sizes) = job.sizes();
     let quota = match job.stop {
         Stop::TotalBytes { bytes, .. } => {
@@ -330,7 +325,7 @@ pub fn run_full(
                     seed: job.seed,
                     offsets,
                     pick,
-                    pacer: worker::Pacer::new(both, job.rate_dirs, job.write_pct),
+                    pacer: worker::Pacer::new(job.rate_both(), job.rate_dirs, job.write_pct),
                     flush: job.flush,
                     end_fsync: job.end_fsync,
                     think: job.think,

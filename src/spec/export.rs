@@ -74,13 +74,8 @@ fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
 /// keep the mix (said in a comment).
 fn fio_rates(o: &mut String, job: &JobSpec) {
     use super::Rate;
-    let both = match (job.rate_iops, job.rate_bytes_per_sec) {
-        (Some(iops), _) => Some(Rate::Iops { iops }),
-        (None, Some(per_sec)) => Some(Rate::Bytes { per_sec }),
-        (None, None) => None,
-    };
     let w = job.write_pct as u64;
-    let dirs = match (both, job.rate_dirs) {
+    let dirs = match (job.rate_both(), job.rate_dirs) {
         (Some(r), _) if w > 0 && w < 100 => {
             let share = |pct: u64| match r {
                 Rate::Iops { iops } => Rate::Iops {

@@ -1060,38 +1060,16 @@ impl JobSpec {
                 return bad("--rate-min: floors for reads and writes apart (R,W) cannot be combined with one for both".into());
             }
             // A floor above its own limit could only fail (fio refuses it too).
-            let limits: [(&str, Option<Rate>, Floor); 3] = match (m.apart, self.rate_dirs) {
-                (Some(f), Some(d)) => [
-                    ("reads", d.read, f[0]),
-                    ("writes", d.write, f[1]),
-                    ("", None, Floor::default()),
-                ],
-                (Some(f), None) => {
-                    let both = self.rate_iops.map(|iops| Rate::Iops { iops }).or(self
-                        .rate_bytes_per_sec
-                        .map(|per_sec| Rate::Bytes { per_sec }));
-                    [
-                        ("reads", both, f[0]),
-                        ("writes", both, f[1]),
-                        ("", None, Floor::default()),
-                    ]
-                }
+            let both = self.rate_both();
+            let limits: Vec<(&str, Option<Rate>, Floor)> = match (m.apart, self.rate_dirs) {
+                (Some(f), Some(d)) => vec![("reads", d.read, f[0]), ("writes", d.write, f[1])],
+                (Some(f), None) => vec![("reads", both, f[0]), ("writes", both, f[1])],
                 (None, _) => {
-                    let both = self.rate_iops.map(|iops| Rate::Iops { iops }).or(self
-                        .rate_bytes_per_sec
-                        .map(|per_sec| Rate::Bytes { per_sec }));
-                    [
-                        (
-                            "I/Os",
-                            both,
-                            Floor {
-                                bytes_per_sec: m.bytes_per_sec,
-                                iops: m.iops,
-                            },
-                        ),
-                        ("", None, Floor::default()),
-                        ("", None, Floor::default()),
-                    ]
+                    let f = Floor {
+                        bytes_per_sec: m.bytes_per_sec,
+                        iops: m.iops,
+                    };
+                    vec![("I/Os", both, f)]
                 }
             };
             for (what, limit, floor) in limits {
@@ -1184,6 +1162,15 @@ impl JobSpec {
 
     pub fn total_threads(&self) -> u64 {
         self.sets() as u64 * self.threads_per_target as u64
+    }
+
+    /// The one limit for reads and writes together (`rate_iops` or `rate_bytes_per_sec`).
+    pub fn rate_both(&self) -> Option<Rate> {
+        match (self.rate_iops, self.rate_bytes_per_sec) {
+            (Some(iops), _) => Some(Rate::Iops { iops }),
+            (None, Some(per_sec)) => Some(Rate::Bytes { per_sec }),
+            (None, None) => None,
+        }
     }
 
     /// How many targets each thread works over: 1 unless [`JobSpec::file_sets`].
