@@ -126,14 +126,13 @@ impl Pacer {
         }
     }
 
-    /// When direction `write` may next start (now where it has no limit).
+    /// When direction `write` may next start (now where it has no limit of its own).
     #[inline]
     fn due(&self, write: bool, now: u64) -> u64 {
         match self {
             Pacer::Apart { next, rate, .. } if rate[write as usize].is_some() => {
                 next[write as usize]
             }
-            Pacer::Both { next, .. } => *next,
             _ => now,
         }
     }
@@ -341,7 +340,6 @@ pub struct IoRecord {
     pub at: u64,
     pub write: bool,
     pub len: u32,
-    pub offset: u64,
     /// Queued to handed to the kernel (0 for engines that run I/O inline).
     pub submission: u64,
     /// Submitted to completed.
@@ -447,8 +445,7 @@ struct State<'a> {
     len: Vec<u32>,
     /// The file of each slot's I/O.
     file: Vec<u32>,
-    /// Each slot's offset, and the records not yet handed over (per-I/O logs only).
-    offset: Vec<u64>,
+    /// The records not yet handed over (per-I/O logs only).
     trace: Option<Vec<IoRecord>>,
     /// Per file [read, write] (I/Os, bytes), where the thread has more than one.
     per_file: Vec<[(u64, u64); 2]>,
@@ -583,7 +580,6 @@ impl State<'_> {
                         at: t - self.m0,
                         write: dir == 1,
                         len,
-                        offset: self.offset[slot],
                         submission: self.submitted_at[slot] - self.queued_at[slot],
                         completion,
                     });
@@ -786,7 +782,6 @@ pub fn run<E: IoEngine>(
         op: vec![Op::Read; qd],
         len: vec![plan.block_size; qd],
         file: vec![0; qd],
-        offset: vec![0; qd],
         trace: (plan.trace && latency).then(|| Vec::with_capacity(TRACE_BATCH)),
         per_file: vec![Default::default(); plan.offsets.len()],
         paths: std::mem::take(&mut plan.paths),
@@ -974,7 +969,6 @@ pub fn run<E: IoEngine>(
                 s.op[slot as usize] = op;
                 s.len[slot as usize] = len;
                 s.file[slot as usize] = file;
-                s.offset[slot as usize] = offset;
                 s.queued_at[slot as usize] = now;
                 s.inflight += 1;
                 unsubmitted.push(slot);

@@ -355,6 +355,41 @@ impl<'a> Set<'a> {
     }
     /// One value for reads and writes: `4k`, or `4k,4k` where both agree. fio's `R,W[,T]`
     /// with different values needs per-direction settings iogauge does not have.
+    /// A value for reads and one for writes, as fio reads rate-like options: `X` is both,
+    /// `R,W` each (an empty part: `None`); a third part, for trims, is refused. `bytes`: sizes
+    /// with fio's suffixes, else whole numbers of I/Os per second.
+    fn per_dir(&self, key: &str, bytes: bool) -> Result<[Option<u64>; 2]> {
+        let Some(v) = self.text(key) else {
+            return Ok([None, None]);
+        };
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
+            return Err(self.err(
+                key,
+                format!("'{v}': a value for trims does not apply: iogauge issues no trims"),
+            ));
+        }
+        let one = |t: &str| -> Result<Option<u64>> {
+            match t {
+                "" => Ok(None),
+                t if bytes => parse_size(t, self.kb_base)
+                    .map(Some)
+                    .map_err(|e| self.err(key, e)),
+                t => t.parse().map(Some).map_err(|_| {
+                    self.err(
+                        key,
+                        format!("'{t}' is not a whole number of I/Os per second"),
+                    )
+                }),
+            }
+        };
+        Ok(match parts.as_slice() {
+            [x] => [one(x)?; 2],
+            [r, w, ..] => [one(r)?, one(w)?],
+            [] => [None, None],
+        })
+    }
+
     fn one_size(&self, key: &str, reads: bool, writes: bool) -> Result<Option<u64>> {
         let Some(v) = self.text(key) else {
             return Ok(None);
@@ -584,47 +619,16 @@ fn read_rates(
     notes: &mut Vec<String>,
 ) -> Result<(Option<Rate>, Option<DirRates>)> {
     let parse = |key: &str| -> Result<[Option<Rate>; 2]> {
-        let Some(v) = set.text(key) else {
-            return Ok([None, None]);
+        let [r, w] = set.per_dir(key, key == "rate")?;
+        let rate = |n: Option<u64>| -> Result<Option<Rate>> {
+            match n {
+                Some(0) => Err(set.err(key, "a limit of 0 would stop the job")),
+                Some(n) if key == "rate" => Ok(Some(Rate::Bytes { per_sec: n })),
+                Some(iops) => Ok(Some(Rate::Iops { iops })),
+                None => Ok(None),
+            }
         };
-        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
-            return Err(set.err(
-                key,
-                format!("'{v}': a limit for trims does not apply: iogauge issues no trims"),
-            ));
-        }
-        let one = |t: &str| -> Result<Option<Rate>> {
-            if t.is_empty() {
-                return Ok(None);
-            }
-            let n = if key == "rate" {
-                parse_size(t, set.kb_base).map_err(|e| set.err(key, e))?
-            } else {
-                t.parse().map_err(|_| {
-                    set.err(
-                        key,
-                        format!("'{t}' is not a whole number of I/Os per second"),
-                    )
-                })?
-            };
-            if n == 0 {
-                return Err(set.err(key, "a limit of 0 would stop the job"));
-            }
-            Ok(Some(if key == "rate" {
-                Rate::Bytes { per_sec: n }
-            } else {
-                Rate::Iops { iops: n }
-            }))
-        };
-        Ok(match parts.as_slice() {
-            [x] => {
-                let x = one(x)?;
-                [x, x]
-            }
-            [r, w, ..] => [one(r)?, one(w)?],
-            [] => [None, None],
-        })
+        Ok([rate(r)?, rate(w)?])
     };
     let (bytes, iops) = (parse("rate")?, parse("rate_iops")?);
     if (0..2).any(|d| bytes[d].is_some() && iops[d].is_some()) {
@@ -645,36 +649,8 @@ fn read_rates(
 /// only writes gets one floor (the same thing).
 fn read_min_rate(set: &Set, reads: bool, writes: bool) -> Result<Option<crate::spec::MinRate>> {
     let parse = |key: &str| -> Result<[u64; 2]> {
-        let Some(v) = set.text(key) else {
-            return Ok([0, 0]);
-        };
-        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
-            return Err(set.err(
-                key,
-                format!("'{v}': a floor for trims does not apply: iogauge issues no trims"),
-            ));
-        }
-        let one = |t: &str| -> Result<u64> {
-            if t.is_empty() {
-                return Ok(0);
-            }
-            if key == "rate_min" {
-                parse_size(t, set.kb_base).map_err(|e| set.err(key, e))
-            } else {
-                t.parse().map_err(|_| {
-                    set.err(
-                        key,
-                        format!("'{t}' is not a whole number of I/Os per second"),
-                    )
-                })
-            }
-        };
-        Ok(match parts.as_slice() {
-            [x] => [one(x)?; 2],
-            [r, w, ..] => [one(r)?, one(w)?],
-            [] => [0, 0],
-        })
+        let [r, w] = set.per_dir(key, key == "rate_min")?;
+        Ok([r.unwrap_or(0), w.unwrap_or(0)])
     };
     let (bytes, iops) = (parse("rate_min")?, parse("rate_iops_min")?);
     let floor = |d: usize| crate::spec::Floor {
@@ -2091,11 +2067,11 @@ ramp_time=2
             .iter()
             .any(|n| n.contains("rate applies, as in fio")));
         assert!(err("[t]\nfilename=/x\nsize=1m\nrate=1m,1m,1m\n")
-            .contains("t.fio:4: rate: '1m,1m,1m': a limit for trims does not apply"));
+            .contains("t.fio:4: rate: '1m,1m,1m': a value for trims does not apply"));
         assert!(err("[t]\nfilename=/x\nsize=1m\nrate_iops=0\n")
             .contains("rate_iops: a limit of 0 would stop the job"));
         assert!(err("[t]\nfilename=/x\nsize=1m\nrate_min=1m,1m,1m\n")
-            .contains("rate_min: '1m,1m,1m': a floor for trims does not apply"));
+            .contains("rate_min: '1m,1m,1m': a value for trims does not apply"));
     }
 
     /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
