@@ -277,10 +277,13 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
 }
 
 /// Best-of-N IOPS of a job run by fio and by iogauge, alternating, on the same file.
+/// IOPS of fio and of `iogauge fio` on the same job, `rounds` runs each, alternating: the
+/// median of each side, so one run the device happens to serve much faster or slower (the
+/// work disk here varies 2x from run to run) does not decide.
 fn iops_side_by_side(dir: &Path, job: &str, rounds: usize) -> Result<(f64, f64), String> {
     let file = dir.join("side.fio");
     std::fs::write(&file, job).unwrap();
-    let (mut fio_best, mut ig_best) = (0.0f64, 0.0f64);
+    let (mut fio_runs, mut ig_runs) = (Vec::new(), Vec::new());
     let iops = |doc: &Value| -> f64 {
         doc["jobs"]
             .as_array()
@@ -293,15 +296,19 @@ fn iops_side_by_side(dir: &Path, job: &str, rounds: usize) -> Result<(f64, f64),
         let out = sh("fio", &[p(&file), "--output-format=json"])?;
         let doc: Value = serde_json::from_str(&out[out.find('{').unwrap_or(0)..])
             .map_err(|e| format!("fio's JSON: {e}"))?;
-        fio_best = fio_best.max(iops(&doc));
+        fio_runs.push(iops(&doc));
         let o = fio_cmd(dir, &[p(&file), "--output-format=json", "--no-save"]);
         if !o.status.success() {
             return Err(format!("iogauge fio: {}", stderr(&o)));
         }
         let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-        ig_best = ig_best.max(iops(&doc));
+        ig_runs.push(iops(&doc));
     }
-    Ok((fio_best, ig_best))
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((median(fio_runs), median(ig_runs)))
 }
 
 fn iops_match_fio_on_the_same_file() -> Outcome {
@@ -342,7 +349,7 @@ fn iops_match_fio_on_the_same_file() -> Outcome {
     ];
     let mut report = Vec::new();
     for (what, job) in jobs {
-        let (fio, ig) = match iops_side_by_side(dir.path(), &job, 2) {
+        let (fio, ig) = match iops_side_by_side(dir.path(), &job, 3) {
             Ok(x) => x,
             Err(e) => return Outcome::Fail(format!("{what}: {e}")),
         };
