@@ -681,14 +681,10 @@ pub struct RunArgs {
     #[arg(short = 'd', long = "duration", value_name = "SECONDS")]
     pub duration: Option<String>,
 
-    /// Warm-up seconds before measuring (I/O done but not counted)
-    #[arg(
-        short = 'W',
-        long = "warmup",
-        value_name = "SECONDS",
-        default_value = "1"
-    )]
-    pub warmup: String,
+    /// Warm-up seconds before measuring (I/O done but not counted) [default: 1; 0 for the
+    /// file-operation engines, which do one operation per file]
+    #[arg(short = 'W', long = "warmup", value_name = "SECONDS")]
+    pub warmup: Option<String>,
 
     /// Cool-down seconds after measuring (I/O done but not counted)
     #[arg(
@@ -741,7 +737,9 @@ pub struct RunArgs {
     /// I/O engine: io_uring (default where the kernel allows it), sync (pread/pwrite), null
     /// (completes at once without touching storage: measures iogauge itself), or delay
     /// (completes after --delay: checks the measurement), or mmap (the target mapped, each I/O a
-    /// copy; needs --cache buffered)
+    /// copy; needs --cache buffered). filecreate, filestat and filedelete: each I/O creates,
+    /// stats or deletes one target, once per target (fio's engines of those names; one op per
+    /// file, timed; no data moves; group the files per thread with --file-set)
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engine: Option<EngineArg>,
 
@@ -918,6 +916,9 @@ pub enum EngineArg {
     Null,
     Delay,
     Mmap,
+    Filecreate,
+    Filestat,
+    Filedelete,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

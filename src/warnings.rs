@@ -28,10 +28,12 @@ pub const VARIATION_BUCKET_NS: u64 = 500_000_000;
 pub fn check(r: &RunResult) -> Vec<Warning> {
     let mut w = Vec::new();
     let j = &r.job;
+    let file_op = j.engine.is_some_and(|e| e.is_file_op());
     for t in &r.targets {
         let f = &t.facts;
         let set = t.working_set_end - t.working_set_start;
-        if !j.cache.is_direct() {
+        // Operations on names have no working set: the page cache is not the question.
+        if !j.cache.is_direct() && !file_op {
             if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
                 w.push(Warning {
                     code: "page-cache".into(),
@@ -85,7 +87,12 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
                 "the measured window was {:.2}s: a run this short misses caches filling, background writeback and burst limits",
                 r.measured_ns as f64 / 1e9
             ),
-            fix: "measure for at least 5 s (-d 5); 30-60 s or more for a steady state".into(),
+            fix: if file_op {
+                "give more files (each has one operation) so that the run lasts at least 5 s"
+                    .into()
+            } else {
+                "measure for at least 5 s (-d 5); 30-60 s or more for a steady state".into()
+            },
         });
     }
     if let Some(busy) = cpu_busy_pct(r).filter(|&b| b >= CPU_SATURATED_PCT) {

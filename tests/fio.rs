@@ -1083,6 +1083,180 @@ fn several_files_per_job() -> Outcome {
     Outcome::Pass(said.join("; "))
 }
 
+const FILE_OPS: &str = "\
+; create, stat and delete 200 files each, as fio's example jobs for these engines do
+[global]
+nrfiles=200
+filesize=4k
+
+[create]
+ioengine=filecreate
+create_on_open=1
+openfiles=1
+
+[stat]
+stonewall
+ioengine=filestat
+
+[delete]
+stonewall
+ioengine=filedelete
+";
+
+/// Per job of a fio JSON document: name, read total_ios, clat samples, io_bytes, and the
+/// median completion latency in ns.
+fn operations(doc: &Value) -> Vec<(String, u64, u64, u64, f64)> {
+    doc["jobs"]
+        .as_array()
+        .map(|jobs| {
+            jobs.iter()
+                .map(|j| {
+                    let r = &j["read"];
+                    (
+                        j["jobname"].as_str().unwrap_or("").to_string(),
+                        r["total_ios"].as_u64().unwrap_or(0)
+                            + j["write"]["total_ios"].as_u64().unwrap_or(0),
+                        r["clat_ns"]["N"].as_u64().unwrap_or(0),
+                        r["io_bytes"].as_u64().unwrap_or(u64::MAX),
+                        r["clat_ns"]["percentile"]["50.000000"]
+                            .as_f64()
+                            .unwrap_or(0.0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// fio's filecreate, filestat and filedelete run as the fs suite's operations, one per file,
+/// each timed: fio's counts, the files each job leaves, refusals that keep a user's files
+/// safe, and, where fio is installed, the same counts and median latencies within 4x of fio's
+/// on the same job file (the VM's metadata speed varies; a create here also times its close).
+fn file_operation_engines() -> Outcome {
+    let dir = work_dir();
+    let ours = dir.path().join("ours");
+    std::fs::create_dir(&ours).unwrap();
+    std::fs::write(ours.join("ops.fio"), FILE_OPS).unwrap();
+    let o = fio_cmd(
+        &ours,
+        &["--keep", "--no-save", "--output-format=json", "ops.fio"],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = match serde_json::from_slice(&o.stdout) {
+        Ok(d) => d,
+        Err(e) => return Outcome::Fail(format!("not JSON: {e}")),
+    };
+    let got = operations(&doc);
+    let names: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+    if names != ["create", "stat", "delete"]
+        || got
+            .iter()
+            .any(|g| (g.1, g.2, g.3) != (200, 200, 0) || g.4 <= 0.0)
+    {
+        return Outcome::Fail(format!(
+            "expected 200 operations, 200 latencies, no bytes and a median per job: {got:?}"
+        ));
+    }
+    // create leaves 200 empty files; stat's were laid out at filesize; delete's are gone.
+    let files = laid_out(&ours);
+    let count = |prefix: &str, size: u64| {
+        files
+            .iter()
+            .filter(|(n, s)| n.starts_with(prefix) && *s == size)
+            .count()
+    };
+    if (count("create.0.", 0), count("stat.0.", 4096), files.len()) != (200, 200, 400) {
+        return Outcome::Fail(format!(
+            "after the jobs: {} empty create files, {} stat files of 4 KiB, {} files in all",
+            count("create.0.", 0),
+            count("stat.0.", 4096),
+            files.len()
+        ));
+    }
+    // Again on the kept files: a create that finds its file is refused before anything runs.
+    let o = fio_cmd(&ours, &["--no-save", "ops.fio"]);
+    let e = stderr(&o);
+    if o.status.code() != Some(2)
+        || !e.contains("job 'create' creates")
+        || !e.contains("which exists")
+    {
+        return Outcome::Fail(format!(
+            "filecreate over existing files: {:?} {e}",
+            o.status.code()
+        ));
+    }
+    // A user's file is deleted only with --allow-overwrite.
+    let mine = dir.path().join("mine.txt");
+    std::fs::write(&mine, "keep me").unwrap();
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--no-save",
+            "--name=d",
+            "--ioengine=filedelete",
+            &format!("--filename={}", p(&mine)),
+        ],
+    );
+    let e = stderr(&o);
+    if o.status.code() != Some(2) || !e.contains("--allow-overwrite") || !mine.exists() {
+        return Outcome::Fail(format!(
+            "filedelete of a user's file: {:?} {e}",
+            o.status.code()
+        ));
+    }
+    // Without --keep, every file the jobs made is removed.
+    let clean = dir.path().join("clean");
+    std::fs::create_dir(&clean).unwrap();
+    std::fs::write(clean.join("ops.fio"), FILE_OPS).unwrap();
+    let o = fio_cmd(&clean, &["--no-save", "ops.fio"]);
+    if !o.status.success() || !laid_out(&clean).is_empty() {
+        return Outcome::Fail(format!(
+            "without --keep: {} files left; {}",
+            laid_out(&clean).len(),
+            stderr(&o)
+        ));
+    }
+    let mut said = "200 creates, stats and deletes, each timed; a user's file kept".to_string();
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Pass(format!("{said}; fio not installed, no comparison"));
+    }
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("ops.fio"), FILE_OPS).unwrap();
+    let out = std::process::Command::new("fio")
+        .current_dir(&theirs)
+        .args(["--output-format=json", "ops.fio"])
+        .output()
+        .map_err(|e| e.to_string());
+    let fio_doc: Value = match out.map(|o| serde_json::from_slice(&o.stdout)) {
+        Ok(Ok(d)) => d,
+        other => return Outcome::Fail(format!("fio: {other:?}")),
+    };
+    let fio = operations(&fio_doc);
+    if fio.len() != 3 || fio.iter().any(|f| (f.1, f.2) != (200, 200)) {
+        return Outcome::Fail(format!("fio counted {fio:?}"));
+    }
+    let mut ratios = Vec::new();
+    for (g, f) in got.iter().zip(&fio) {
+        let ratio = g.4 / f.4.max(1.0);
+        ratios.push(format!("{} {:.0}/{:.0} ns = {ratio:.2}x", g.0, g.4, f.4));
+        // Deletes free the blocks of laid-out files: the disk's time, not the tools'.
+        if g.0 != "delete" && !(0.25..=4.0).contains(&ratio) {
+            return Outcome::Fail(format!(
+                "median latency against fio's: {}",
+                ratios.join(", ")
+            ));
+        }
+    }
+    said.push_str(&format!(
+        "; fio counts the same; medians iogauge/fio: {}",
+        ratios.join(", ")
+    ));
+    Outcome::Pass(said)
+}
+
 /// Share of the 4 KiB preads of `cmd` (run under strace in `dir`) that land below `below`.
 fn pread_share(
     dir: &Path,
@@ -1251,6 +1425,7 @@ fn main() {
             block_mixes_think_time_and_compressible_data,
         ),
         ("several_files_per_job", several_files_per_job),
+        ("file_operation_engines", file_operation_engines),
         (
             "rates_for_reads_and_writes_apart",
             rates_for_reads_and_writes_apart,

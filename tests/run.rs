@@ -358,6 +358,9 @@ fn json_output_matches_its_schema() {
             "-w",
             "30",
         ],
+        &["--engine", "filecreate", "-L"],
+        &["--engine", "filestat", "-L", "-w", "100"],
+        &["--engine", "filedelete", "-L", "--file-set", "all"],
     ] {
         let mut args = vec![
             "-c",

@@ -253,13 +253,27 @@ fn parse_only(plan: &FioPlan) -> String {
 /// missing file with no size, a write to a file or device iogauge may not touch. Files that
 /// an earlier job of this plan will create are iogauge's own.
 fn preflight(plan: &FioPlan) -> Result<(), Error> {
+    use iogauge::spec::EngineKind;
     let mut created: Vec<&Path> = Vec::new();
     for run in &plan.runs {
-        let writes = run.job.write_pct > 0;
+        // A delete destroys as a write does.
+        let writes = run.job.write_pct > 0 || run.job.engine == Some(EngineKind::FileDelete);
         for t in &run.job.targets {
             let p = t.path.as_path();
             let shown = p.display();
             let exists = p.exists();
+            if run.job.engine == Some(EngineKind::FileCreate) {
+                if exists || created.contains(&p) {
+                    return Err(Error::usage(format!(
+                        "{}: job '{}' creates '{shown}', which {}: ioengine=filecreate times the creation of new files",
+                        run.at,
+                        run.name,
+                        if exists { "exists" } else { "an earlier job creates" }
+                    )));
+                }
+                created.push(p);
+                continue;
+            }
             if !exists && t.create_size.is_none() && !created.contains(&p) {
                 return Err(Error::usage(format!(
                     "{}: job '{}': '{shown}' does not exist and may not be created (give size=, or allow_file_create=1)",
@@ -460,8 +474,14 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                 Ok(Some(mut r)) => {
                     r.notes.extend(plan.runs[i].notes.iter().cloned());
                     for t in &r.targets {
-                        if t.created {
-                            created.push(PathBuf::from(&t.path));
+                        // A set's path joins its files' paths: each file says if it was created.
+                        if t.files.is_empty() {
+                            if t.created {
+                                created.push(PathBuf::from(&t.path));
+                            }
+                        } else {
+                            let made = t.files.iter().filter(|f| f.created);
+                            created.extend(made.map(|f| PathBuf::from(&f.path)));
                         }
                     }
                     match r.stop_reason {

@@ -5,6 +5,7 @@
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
 pub mod delay;
+pub mod files;
 pub mod mmap;
 pub mod null;
 pub mod sync;
@@ -37,6 +38,15 @@ pub enum Op {
 }
 
 impl Op {
+    pub fn verb(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Fsync => "fsync",
+            Op::Fdatasync => "fdatasync",
+        }
+    }
+
     #[inline]
     pub fn is_flush(self) -> bool {
         matches!(self, Op::Fsync | Op::Fdatasync)
@@ -71,6 +81,15 @@ pub trait IoEngine {
 
     /// True where the engine injects known latencies (the delay engine).
     const INJECTS: bool = false;
+
+    /// False where an I/O moves no data (the file-operation engines): it then completes with
+    /// 0, and the worker counts it with no bytes.
+    const MOVES_DATA: bool = true;
+
+    /// What an I/O of this kind does, for error messages: "read", "write", "create"...
+    fn verb(&self, op: Op) -> &'static str {
+        op.verb()
+    }
 
     /// The latency injected for the I/O in `slot`, once it has completed (delay engine), so the
     /// worker can compare it with what it measured for exactly the same I/O.

@@ -1,14 +1,23 @@
 //! Engines that run each I/O inside `reap`, one at a time per thread: pread/pwrite (fio's
-//! psync, DiskSpd without overlapped I/O) and, in `mmap.rs`, copies to and from a mapping. The
+//! psync, DiskSpd without overlapped I/O) and, in `mmap.rs`, copies to and from a mapping, and
+//! in `files.rs`, operations on file names. The
 //! queueing is shared ([`Inline`]); each says only how one I/O is done ([`RunOne`]).
 
-use super::{rw_once, Cqe, IoEngine, Sqe};
+use super::{rw_once, Cqe, IoEngine, Op, Sqe};
 use std::io;
 use std::os::fd::RawFd;
 
 /// How one I/O is done, synchronously: the byte count, or a negative errno.
 pub trait RunOne {
     fn run(&mut self, sqe: &Sqe) -> i32;
+
+    /// See [`IoEngine::MOVES_DATA`].
+    const MOVES_DATA: bool = true;
+
+    /// See [`IoEngine::verb`].
+    fn verb(&self, op: Op) -> &'static str {
+        op.verb()
+    }
 }
 
 /// One I/O at a time per thread, done inside `reap`.
@@ -28,6 +37,11 @@ impl<R: RunOne> Inline<R> {
 
 impl<R: RunOne> IoEngine for Inline<R> {
     const ASYNC: bool = false;
+    const MOVES_DATA: bool = R::MOVES_DATA;
+
+    fn verb(&self, op: Op) -> &'static str {
+        self.runner.verb(op)
+    }
 
     fn submit(&mut self) -> io::Result<()> {
         Ok(())

@@ -101,6 +101,59 @@ pub enum MetaOp {
     Rmdir,
 }
 
+impl MetaOp {
+    /// Do the operation once on `name`, relative to the folder `dir` (or `libc::AT_FDCWD` for a
+    /// path); `to` is the new name of a rename. False on failure, with errno set. This is what
+    /// each of the suite's operations is, and what the file-operation engines of `iogauge run`
+    /// and `iogauge fio` do per I/O.
+    #[inline]
+    pub fn apply(self, dir: RawFd, name: &CStr, to: Option<&CStr>) -> bool {
+        // SAFETY (all arms): plain system calls on a folder descriptor the caller holds (or
+        // AT_FDCWD) and NUL-terminated names; descriptors returned are closed at once.
+        unsafe {
+            match self {
+                MetaOp::Create | MetaOp::Open | MetaOp::Overwrite => {
+                    let flags = match self {
+                        MetaOp::Create => libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY,
+                        MetaOp::Overwrite => libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY,
+                        _ => libc::O_RDONLY,
+                    };
+                    let fd = libc::openat(dir, name.as_ptr(), flags | libc::O_CLOEXEC, 0o644);
+                    fd >= 0 && libc::close(fd) == 0
+                }
+                MetaOp::Stat => {
+                    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+                    libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) == 0
+                }
+                MetaOp::Rename => match to {
+                    Some(to) => libc::renameat(dir, name.as_ptr(), dir, to.as_ptr()) == 0,
+                    None => {
+                        *libc::__errno_location() = libc::EINVAL;
+                        false
+                    }
+                },
+                MetaOp::Delete => libc::unlinkat(dir, name.as_ptr(), 0) == 0,
+                MetaOp::Mkdir => libc::mkdirat(dir, name.as_ptr(), 0o755) == 0,
+                MetaOp::Rmdir => libc::unlinkat(dir, name.as_ptr(), libc::AT_REMOVEDIR) == 0,
+            }
+        }
+    }
+
+    /// The operation as a verb, for error messages.
+    pub fn verb(self) -> &'static str {
+        match self {
+            MetaOp::Create => "create",
+            MetaOp::Open => "open",
+            MetaOp::Overwrite => "overwrite",
+            MetaOp::Stat => "stat",
+            MetaOp::Rename => "rename",
+            MetaOp::Delete => "delete",
+            MetaOp::Mkdir => "create folder",
+            MetaOp::Rmdir => "remove folder",
+        }
+    }
+}
+
 /// Apply `op` to the names `prefix<i>`, i in `range`, in the folder `dir`.
 pub fn meta_loop(
     dir: RawFd,
@@ -115,41 +168,15 @@ pub fn meta_loop(
     for i in range {
         check(i, start, stop)?;
         let n = name.of(i);
-        // SAFETY (all arms): plain system calls on a folder descriptor we hold and a
-        // NUL-terminated name; descriptors returned are closed at once.
-        let ok = unsafe {
-            match op {
-                MetaOp::Create | MetaOp::Open | MetaOp::Overwrite => {
-                    let flags = match op {
-                        MetaOp::Create => libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY,
-                        MetaOp::Overwrite => libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY,
-                        _ => libc::O_RDONLY,
-                    };
-                    let fd = libc::openat(dir, n.as_ptr(), flags | libc::O_CLOEXEC, 0o644);
-                    fd >= 0 && libc::close(fd) == 0
-                }
-                MetaOp::Stat => {
-                    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-                    libc::fstatat(dir, n.as_ptr(), st.as_mut_ptr(), 0) == 0
-                }
-                MetaOp::Rename => libc::renameat(dir, n.as_ptr(), dir, renamed.of(i).as_ptr()) == 0,
-                MetaOp::Delete => libc::unlinkat(dir, n.as_ptr(), 0) == 0,
-                MetaOp::Mkdir => libc::mkdirat(dir, n.as_ptr(), 0o755) == 0,
-                MetaOp::Rmdir => libc::unlinkat(dir, n.as_ptr(), libc::AT_REMOVEDIR) == 0,
-            }
-        };
-        if !ok {
-            let what = match op {
-                MetaOp::Create => "cannot create",
-                MetaOp::Open => "cannot open",
-                MetaOp::Overwrite => "cannot overwrite",
-                MetaOp::Stat => "cannot stat",
-                MetaOp::Rename => "cannot rename",
-                MetaOp::Delete => "cannot delete",
-                MetaOp::Mkdir => "cannot create folder",
-                MetaOp::Rmdir => "cannot remove folder",
-            };
-            return Err(last_error(what, n));
+        let to = (op == MetaOp::Rename).then(|| renamed.of(i));
+        if !op.apply(dir, n, to) {
+            // errno first: building the message may allocate.
+            let e = io::Error::last_os_error();
+            return Err(Stop::Failed(format!(
+                "cannot {} '{}': {e}",
+                op.verb(),
+                n.to_string_lossy()
+            )));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use crate::clock::ClockSource;
 use crate::facts::Content;
 use crate::result::{DirPair, DirResult, Mode, RunResult};
 use crate::spec::units::{format_size, format_size_human};
-use crate::spec::{Distribution, Pattern, Stop};
+use crate::spec::{Distribution, EngineKind, Pattern, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
 use std::fmt::Write;
 
@@ -31,7 +31,11 @@ impl Exporter for Text {
                 let _ = writeln!(o, "\tduration: {}", secs(ns));
             }
             Stop::TotalBytes { bytes, max_ns } => {
-                let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
+                if j.engine.is_some_and(|e| e.is_file_op()) {
+                    let _ = writeln!(o, "\ttotal: {} operations, one per file", j.targets.len());
+                } else {
+                    let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
+                }
                 if let Some(ns) = max_ns {
                     let _ = writeln!(o, "\tor duration, if sooner: {}", secs(ns));
                 }
@@ -96,7 +100,9 @@ impl Exporter for Text {
             let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
             match &j.block_mix {
                 None => {
-                    let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+                    if !j.engine.is_some_and(|e| e.is_file_op()) {
+                        let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+                    }
                 }
                 Some(m) => {
                     let _ = writeln!(
@@ -159,63 +165,88 @@ impl Exporter for Text {
                     }
                 );
             }
-            match &j.pattern {
-                Pattern::Random {
-                    align_bytes,
-                    distribution,
-                } => {
-                    let dist = match distribution {
-                        Distribution::Uniform => "uniform".to_string(),
-                        Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
-                        Distribution::Pareto { h } => format!("pareto, h {h}"),
-                        z @ Distribution::Zoned { .. } => z.text(),
-                    };
-                    let _ = writeln!(
-                        o,
-                        "\t\tusing random I/O (alignment: {}, distribution: {dist})",
-                        format_size(*align_bytes)
-                    );
-                }
-                Pattern::Sequential {
-                    stride_bytes,
-                    interlocked,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "\t\tusing {}sequential I/O (stride: {})",
-                        if *interlocked { "interlocked " } else { "" },
-                        format_size(*stride_bytes)
-                    );
-                }
-            }
-            let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
-            if t.files.is_empty() {
+            if let Some(e) = j.engine.filter(|e| e.is_file_op()) {
+                let what = match e {
+                    EngineKind::FileCreate => "create (open with O_CREAT|O_EXCL, then close)",
+                    EngineKind::FileStat => "stat",
+                    _ => "delete (unlink)",
+                };
+                let dir = if j.write_pct == 100 {
+                    "writes"
+                } else {
+                    "reads"
+                };
                 let _ = writeln!(
                     o,
-                    "\t\tworking set: {}..{} of {}",
-                    t.working_set_start,
-                    t.working_set_end,
-                    format_size(t.size_bytes)
-                );
-            } else {
-                let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
-                let _ = writeln!(
-                    o,
-                    "\t\tfiles: each thread works over all {} (file service: {service})",
-                    t.files.len()
+                    "\t\toperation: {what}, once per file, counted as {dir}; no data moves"
                 );
                 for f in &t.files {
                     let _ = writeln!(
                         o,
-                        "\t\t\t'{}': working set {}..{} of {}; {} reads, {} writes, {} in all",
+                        "\t\t\t'{}': {} operations",
                         f.path,
-                        f.working_set_start,
-                        f.working_set_end,
-                        format_size(f.size_bytes),
-                        f.read.ios,
-                        f.write.ios,
-                        format_size(f.read.bytes + f.write.bytes)
+                        f.read.ios + f.write.ios
                     );
+                }
+            } else {
+                match &j.pattern {
+                    Pattern::Random {
+                        align_bytes,
+                        distribution,
+                    } => {
+                        let dist = match distribution {
+                            Distribution::Uniform => "uniform".to_string(),
+                            Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
+                            Distribution::Pareto { h } => format!("pareto, h {h}"),
+                            z @ Distribution::Zoned { .. } => z.text(),
+                        };
+                        let _ = writeln!(
+                            o,
+                            "\t\tusing random I/O (alignment: {}, distribution: {dist})",
+                            format_size(*align_bytes)
+                        );
+                    }
+                    Pattern::Sequential {
+                        stride_bytes,
+                        interlocked,
+                    } => {
+                        let _ = writeln!(
+                            o,
+                            "\t\tusing {}sequential I/O (stride: {})",
+                            if *interlocked { "interlocked " } else { "" },
+                            format_size(*stride_bytes)
+                        );
+                    }
+                }
+                let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
+                if t.files.is_empty() {
+                    let _ = writeln!(
+                        o,
+                        "\t\tworking set: {}..{} of {}",
+                        t.working_set_start,
+                        t.working_set_end,
+                        format_size(t.size_bytes)
+                    );
+                } else {
+                    let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
+                    let _ = writeln!(
+                        o,
+                        "\t\tfiles: each thread works over all {} (file service: {service})",
+                        t.files.len()
+                    );
+                    for f in &t.files {
+                        let _ = writeln!(
+                            o,
+                            "\t\t\t'{}': working set {}..{} of {}; {} reads, {} writes, {} in all",
+                            f.path,
+                            f.working_set_start,
+                            f.working_set_end,
+                            format_size(f.size_bytes),
+                            f.read.ios,
+                            f.write.ios,
+                            format_size(f.read.bytes + f.write.bytes)
+                        );
+                    }
                 }
             }
             let _ = writeln!(

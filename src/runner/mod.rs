@@ -15,11 +15,13 @@ pub mod worker;
 
 use crate::clock::Clock;
 use crate::engine::delay::DelayEngine;
+use crate::engine::files::{FileOpEngine, FileOps};
 use crate::engine::mmap::{Mapping, MmapEngine};
 use crate::engine::sync::{Pread, SyncEngine};
 use crate::engine::uring::{UringEngine, UringOptions};
 use crate::engine::{null::NullEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
+use crate::fs_suite::ops::MetaOp;
 use crate::result::*;
 use crate::spec::{Affinity, EngineKind, JobSpec, Stop};
 use crate::stats::cpu;
@@ -150,7 +152,7 @@ fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind,
         },
     };
     let mut qd = job.queue_depth;
-    if matches!(engine, EngineKind::Sync | EngineKind::Mmap) && qd > 1 {
+    if engine.is_inline() && qd > 1 {
         notes.push(format!(
             "the {} engine keeps one I/O in flight per thread: queue depth {qd} runs as 1; use --engine io_uring or more --threads",
             engine.name()
@@ -279,12 +281,24 @@ pub fn run_full(
     if trace && !job.latency {
         notes.push("per-I/O records need latency mode (-L): none were kept".into());
     }
+    let file_op = match engine {
+        EngineKind::FileCreate => Some(MetaOp::Create),
+        EngineKind::FileStat => Some(MetaOp::Stat),
+        EngineKind::FileDelete => Some(MetaOp::Delete),
+        _ => None,
+    };
     let mut plans = Vec::new();
     // Each thread works on one set of files: one target, or `--file-set` of them.
     let per_set = job.files_per_set();
     for (si, set) in targets.chunks(per_set).enumerate() {
         // Interlocked I/O: the threads of a file share its counter.
         let shared: Vec<Arc<AtomicU64>> = set.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+        // A file operation is one "block" per file: its offset means nothing, and each file
+        // gets one before the next (validation allows round robin or sequential only).
+        let region = |t: &OpenTarget| match file_op {
+            Some(_) => (0, job.block_size),
+            None => (t.start, t.end),
+        };
         for th in 0..job.threads_per_target {
             let files: Vec<(std::os::fd::RawFd, u64)> =
                 set.iter().map(|t| (t.file.as_raw_fd(), t.size)).collect();
@@ -292,10 +306,11 @@ pub fn run_full(
                 .iter()
                 .zip(&shared)
                 .map(|(t, shared)| {
+                    let (start, end) = region(t);
                     OffsetGen::new(
                         &job.pattern,
-                        t.start + th as u64 * job.thread_offset,
-                        t.end + th as u64 * job.thread_offset,
+                        start + th as u64 * job.thread_offset,
+                        end + th as u64 * job.thread_offset,
                         job.block_size,
                         shared,
                         offsets::Walk {
@@ -307,10 +322,30 @@ pub fn run_full(
                     )
                 })
                 .collect();
-            let pick = service
-                .map(|f| offsets::FilePick::new(f, set.iter().map(|t| t.end - t.start).collect()));
+            let pick = service.map(|f| {
+                let sizes = set.iter().map(&region).map(|(s, e)| e - s).collect();
+                offsets::FilePick::new(f, sizes)
+            });
+            // The names a file-operation engine works on, as the system calls take them.
+            let names: Vec<std::ffi::CString> = match file_op {
+                Some(_) => set
+                    .iter()
+                    .map(|t| {
+                        std::ffi::CString::new(t.path.as_os_str().as_encoded_bytes()).map_err(
+                            |_| {
+                                Error::usage(format!(
+                                    "target '{}' has a NUL byte in its name",
+                                    t.path.display()
+                                ))
+                            },
+                        )
+                    })
+                    .collect::<Result<_>>()?,
+                None => Vec::new(),
+            };
             plans.push((
                 files,
+                names,
                 WorkerPlan {
                     id: plans.len(),
                     target: si,
@@ -350,7 +385,7 @@ pub fn run_full(
     let mut samples_seen = 0;
     let outcomes: Vec<WorkerOutcome> = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
-        for (files, plan) in plans {
+        for (files, names, plan) in plans {
             let fds: Vec<std::os::fd::RawFd> = files.iter().map(|f| f.0).collect();
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
@@ -423,6 +458,11 @@ pub fn run_full(
                         }
                         EngineKind::Null => {
                             Ok(worker::run(NullEngine::default(), bufs, rng, plan, ctl, tx))
+                        }
+                        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => {
+                            let op = file_op.expect("a file-operation engine");
+                            let e = FileOpEngine::new(FileOps::new(op, names));
+                            Ok(worker::run(e, bufs, rng, plan, ctl, tx))
                         }
                         EngineKind::Delay => {
                             let dist = job.delay.expect("validated: --engine delay has --delay");

@@ -7,7 +7,7 @@ use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
 use crate::spec::units::format_size;
-use crate::spec::{JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
+use crate::spec::{EngineKind, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -72,10 +72,95 @@ pub fn open_targets(
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<Vec<OpenTarget>> {
-    job.targets
-        .iter()
-        .map(|t| open_target(job, t, cleanup, interrupted))
-        .collect()
+    match job.engine.filter(|e| e.is_file_op()) {
+        Some(engine) => job
+            .targets
+            .iter()
+            .map(|t| name_target(job, engine, t, cleanup, interrupted))
+            .collect(),
+        None => job
+            .targets
+            .iter()
+            .map(|t| open_target(job, t, cleanup, interrupted))
+            .collect(),
+    }
+}
+
+/// A target of a file-operation engine: a name that one create, stat or delete is applied
+/// to. The rules are those of any target: a file iogauge did not create is only read (stat)
+/// unless --allow-overwrite is given (delete); a file a stat or delete needs and that is not
+/// there is laid out first, as fio lays it out, at -c SIZE. A create needs the name free.
+/// `file` is then the file's folder, for the facts: no descriptor is held on the file itself,
+/// because an open file would move the cost of its delete to its close.
+fn name_target(
+    job: &JobSpec,
+    engine: EngineKind,
+    t: &TargetSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<OpenTarget> {
+    let path = &t.path;
+    let shown = path.display();
+    let dir = parent_dir(path);
+    if !dir.is_dir() {
+        return Err(Error::usage(format!(
+            "cannot use '{shown}': folder '{}' does not exist",
+            dir.display()
+        )));
+    }
+    let mut created = false;
+    let size = match (std::fs::symlink_metadata(path), engine) {
+        (Ok(_), EngineKind::FileCreate) => {
+            return Err(Error::usage(format!(
+                "'{shown}' exists: --engine filecreate times the creation of new files; remove it or name another folder"
+            )))
+        }
+        (Err(e), EngineKind::FileCreate) if e.kind() == std::io::ErrorKind::NotFound => {
+            // The run creates it; removed afterwards unless kept. It is made with O_EXCL, so
+            // nothing there before the run is ever taken for one of iogauge's.
+            cleanup.add(path);
+            created = true;
+            0
+        }
+        (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => {
+            let Some(want) = t.create_size else {
+                return Err(Error::usage(format!(
+                    "target '{shown}' does not exist; add -c SIZE to lay it out for --engine {}",
+                    engine.name()
+                )));
+            };
+            create_file(path, want, job.seed, cleanup, interrupted)?;
+            created = true;
+            want
+        }
+        (Err(e), _) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
+        (Ok(m), _) if !m.is_file() => {
+            return Err(Error::usage(format!(
+                "target '{shown}' is not a regular file: --engine {} works on files",
+                engine.name()
+            )))
+        }
+        (Ok(_), EngineKind::FileDelete) if !job.allow_overwrite => {
+            return Err(Error::usage(format!(
+                "refusing to delete '{shown}': it exists and iogauge did not create it; pass --allow-overwrite if that is intended"
+            )))
+        }
+        (Ok(m), _) => m.len(),
+    };
+    let folder = File::open(dir)
+        .map_err(|e| Error::usage(format!("cannot open folder '{}': {e}", dir.display())))?;
+    // Content stays not sampled: operations on names do not read it.
+    let facts = crate::facts::TargetFacts::collect(path, &folder, false, false);
+    Ok(OpenTarget {
+        path: path.clone(),
+        file: folder,
+        facts,
+        kind: TargetKind::File,
+        size,
+        start: 0,
+        end: 0,
+        created,
+    })
 }
 
 fn open_target(

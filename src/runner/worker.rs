@@ -535,8 +535,11 @@ impl State<'_> {
                 continue;
             }
             let len = self.len[slot];
-            if c.result != len as i32 {
-                self.fail(c, t);
+            // An I/O that moves no data (an operation on a file's name) completes with 0 and
+            // counts no bytes; the quota still counts its nominal length.
+            let bytes = if E::MOVES_DATA { len } else { 0 };
+            if c.result != bytes as i32 {
+                self.fail(c, t, engine.verb(op));
                 continue;
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
@@ -550,15 +553,15 @@ impl State<'_> {
             if self.per_file.len() > 1 {
                 let f = &mut self.per_file[self.file[slot] as usize][dir];
                 f.0 += 1;
-                f.1 += len as u64;
+                f.1 += bytes as u64;
             }
             let tot = &mut self.totals[dir];
             tot.ios += 1;
-            tot.bytes += len as u64;
+            tot.bytes += bytes as u64;
             self.counted_bytes += len as u64;
             let d = &mut iv.dirs[dir];
             d.ios += 1;
-            d.bytes += len as u64;
+            d.bytes += bytes as u64;
             if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
                 let completion = t - self.submitted_at[slot];
                 lat.completion.record(completion);
@@ -579,7 +582,7 @@ impl State<'_> {
                     trace.push(IoRecord {
                         at: t - self.m0,
                         write: dir == 1,
-                        len,
+                        len: bytes,
                         submission: self.submitted_at[slot] - self.queued_at[slot],
                         completion,
                     });
@@ -692,7 +695,7 @@ impl State<'_> {
     fn flushed(&mut self, c: &Cqe, t: u64) {
         self.flush_inflight = false;
         if c.result < 0 {
-            self.fail(c, t);
+            self.fail(c, t, self.op[c.slot as usize].verb());
             return;
         }
         if self.end_flushed {
@@ -710,19 +713,13 @@ impl State<'_> {
     }
 
     #[cold]
-    fn fail(&mut self, c: &Cqe, t: u64) {
+    fn fail(&mut self, c: &Cqe, t: u64, what: &str) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
         match self.errors.iter_mut().find(|e| e.0 == errno) {
             Some(e) => e.1 += 1,
             None => self.errors.push((errno, 1)),
         }
         if !self.continue_on_error {
-            let what = match self.op[c.slot as usize] {
-                Op::Read => "read",
-                Op::Write => "write",
-                Op::Fsync => "fsync",
-                Op::Fdatasync => "fdatasync",
-            };
             let why = if c.result < 0 {
                 format!(
                     "{} ({})",

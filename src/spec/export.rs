@@ -236,8 +236,14 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             Some(EngineKind::Sync) => "psync",
             Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
             Some(EngineKind::Mmap) => "mmap",
+            Some(e @ (EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)) => {
+                e.name()
+            }
         };
         let _ = writeln!(o, "ioengine={engine}");
+        if job.engine == Some(EngineKind::FileCreate) {
+            let _ = writeln!(o, "; iogauge's {engine} times open(O_CREAT|O_EXCL) and close for a create; fio times the open alone");
+        }
         if job.engine == Some(EngineKind::Delay) {
             let _ = writeln!(
                 o,
@@ -270,7 +276,10 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             }
             Stop::TotalBytes { bytes, max_ns } => {
                 let jobs = job.total_threads();
-                let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
+                // A file operation is done once per file: fio has nothing to say about it.
+                if !job.engine.is_some_and(|e| e.is_file_op()) {
+                    let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
+                }
                 if let Some(ns) = max_ns {
                     // Without time_based, fio's runtime is a limit: whichever comes first.
                     let _ = writeln!(o, "runtime={}", secs(ns));
@@ -614,6 +623,12 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     }
     if matches!(job.engine, Some(EngineKind::Null | EngineKind::Delay)) {
         caveats.push("DiskSpd has no null or delay engine".into());
+    }
+    if let Some(e) = job.engine.filter(|e| e.is_file_op()) {
+        caveats.push(format!(
+            "DiskSpd reads and writes data only: it has no {} (operations on file names)",
+            e.name()
+        ));
     }
     if job.rate_dirs.is_some() {
         caveats.push(

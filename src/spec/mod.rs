@@ -526,6 +526,16 @@ pub enum EngineKind {
     Delay,
     /// The target mapped into memory, each I/O a copy (fio's mmap, DiskSpd's -Sm).
     Mmap,
+    /// Each I/O creates one file of the set: open(O_CREAT|O_EXCL) and close, as the fs suite's
+    /// file_create (fio's filecreate). Once per file; no data moves.
+    #[serde(rename = "filecreate")]
+    FileCreate,
+    /// Each I/O is a stat() of one file, as the fs suite's file_stat (fio's filestat).
+    #[serde(rename = "filestat")]
+    FileStat,
+    /// Each I/O deletes one file, as the fs suite's file_delete (fio's filedelete).
+    #[serde(rename = "filedelete")]
+    FileDelete,
 }
 
 /// The latency the delay engine injects.
@@ -573,7 +583,24 @@ impl EngineKind {
             EngineKind::Null => "null",
             EngineKind::Delay => "delay",
             EngineKind::Mmap => "mmap",
+            EngineKind::FileCreate => "filecreate",
+            EngineKind::FileStat => "filestat",
+            EngineKind::FileDelete => "filedelete",
         }
+    }
+
+    /// An engine whose I/Os are operations on file names (filecreate, filestat, filedelete),
+    /// one per file: no data moves, and no descriptor is held on the file.
+    pub fn is_file_op(self) -> bool {
+        matches!(
+            self,
+            EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete
+        )
+    }
+
+    /// Engines that run one I/O at a time per thread, inside the worker's wait.
+    pub fn is_inline(self) -> bool {
+        matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()
     }
 }
 
@@ -785,14 +812,7 @@ impl JobSpec {
         }
         let uring_only = [("--sqpoll", self.sqpoll), ("--hipri", self.hipri)];
         for (flag, on) in uring_only {
-            if on
-                && matches!(
-                    self.engine,
-                    Some(
-                        EngineKind::Sync | EngineKind::Null | EngineKind::Delay | EngineKind::Mmap
-                    )
-                )
-            {
+            if on && self.engine.is_some_and(|e| e != EngineKind::IoUring) {
                 return bad(format!("{flag} applies to the io_uring engine"));
             }
         }
@@ -921,6 +941,7 @@ impl JobSpec {
             }
         }
         self.validate_per_io()?;
+        self.validate_file_ops()?;
         if self.cache.is_direct() {
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
@@ -1111,6 +1132,105 @@ impl JobSpec {
                 "--compressible {} is not in 0..100",
                 self.buffers.compress_pct
             ));
+        }
+        Ok(())
+    }
+
+    /// The file-operation engines (filecreate, filestat, filedelete) do one operation on each
+    /// file of a thread's set and move no data: whatever would make a file see two operations,
+    /// or give bytes a meaning, is refused here.
+    fn validate_file_ops(&self) -> Result<()> {
+        let Some(engine) = self.engine.filter(|e| e.is_file_op()) else {
+            return Ok(());
+        };
+        let name = engine.name();
+        let bad = |why: &str| Err(Error::usage(format!("--engine {name}: {why}")));
+        let files = self.targets.len() as u64;
+        let once = files * self.block_size;
+        match self.stop {
+            Stop::TotalBytes { bytes, .. } if bytes == once => {}
+            Stop::TotalBytes { .. } => {
+                return bad(&format!(
+                    "one operation per file: --total must be the {files} files times --block-size ({}), or left out",
+                    format_size(once)
+                ))
+            }
+            Stop::Duration { .. } => {
+                return bad("one operation per file: the run ends when each file has had its own; --duration may only limit it (with --total)")
+            }
+        }
+        if self.threads_per_target != 1 {
+            return bad("each thread works on files of its own: --threads must be 1 (give each thread its own files)");
+        }
+        if self.write_pct != 0 && self.write_pct != 100 {
+            return bad("an operation counts as a read or as a write, not a mix: --write-pct must be 0 or 100");
+        }
+        if self.cache != CacheMode::Buffered {
+            return bad(&format!(
+                "operations on names do not go through a cache mode: --cache {} cannot apply; use --cache buffered",
+                self.cache.name()
+            ));
+        }
+        if !matches!(
+            self.pattern,
+            Pattern::Sequential {
+                interlocked: false,
+                ..
+            }
+        ) {
+            return bad("the files are taken in turn: --random and --interlocked do not apply; use --sequential");
+        }
+        if let Some(f) = self.file_sets {
+            if !matches!(
+                f.service,
+                FileService::RoundRobin { every: 1 } | FileService::Sequential
+            ) {
+                return bad(&format!(
+                    "each file once: --file-service {} does not apply; use roundrobin or sequential",
+                    f.service.text()
+                ));
+            }
+        }
+        let rate_bytes = self.rate_bytes_per_sec.is_some()
+            || self.rate_dirs.is_some_and(|d| {
+                [d.read, d.write]
+                    .iter()
+                    .any(|r| matches!(r, Some(Rate::Bytes { .. })))
+            })
+            || self.min_rate.is_some_and(|m| {
+                m.bytes_per_sec > 0
+                    || m.apart
+                        .is_some_and(|a| a.iter().any(|f| f.bytes_per_sec > 0))
+            });
+        let refused = [
+            (
+                "--warmup (operations in it would not be counted, and a file has one)",
+                self.warmup_ns > 0,
+            ),
+            ("--block-sizes", self.block_mix.is_some()),
+            (
+                "--fsync, --fdatasync and --end-fsync",
+                self.flush.is_some() || self.end_fsync,
+            ),
+            (
+                "--rate-bw and byte floors (no data moves; use --rate-iops)",
+                rate_bytes,
+            ),
+            (
+                "--base-offset, --max-offset, --thread-offset and --thread-start",
+                self.base_offset > 0
+                    || self.max_offset.is_some()
+                    || self.thread_offset > 0
+                    || self.thread_start > 0,
+            ),
+            (
+                "--compressible and --refill-buffers",
+                !self.buffers.is_default(),
+            ),
+            ("--sqpoll and --hipri", self.sqpoll || self.hipri),
+        ];
+        if let Some((what, _)) = refused.iter().find(|(_, on)| *on) {
+            return bad(&format!("{what} cannot apply to operations on names"));
         }
         Ok(())
     }

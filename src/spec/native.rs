@@ -8,6 +8,7 @@ use clap::Parser;
 /// Size of the temporary file made when no target is given.
 pub const DEFAULT_TEMP_SIZE: u64 = 1 << 30;
 pub const DEFAULT_DURATION_NS: u64 = 10_000_000_000;
+pub const DEFAULT_WARMUP_NS: u64 = 1_000_000_000;
 pub const DEFAULT_QUEUE_DEPTH: u32 = 32;
 
 fn size(flag: &str, text: &str) -> Result<u64> {
@@ -327,6 +328,20 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
         buffers.refill = true;
     }
+    let engine = args.engine.map(|e| match e {
+        EngineArg::Sync => EngineKind::Sync,
+        EngineArg::IoUring => EngineKind::IoUring,
+        EngineArg::Null => EngineKind::Null,
+        EngineArg::Delay => EngineKind::Delay,
+        EngineArg::Mmap => EngineKind::Mmap,
+        EngineArg::Filecreate => EngineKind::FileCreate,
+        EngineArg::Filestat => EngineKind::FileStat,
+        EngineArg::Filedelete => EngineKind::FileDelete,
+    });
+    // Operations on file names: no cache mode, no offsets, one per file. Their defaults
+    // follow (buffered, sequential, each file once); flags that say otherwise are refused by
+    // validation.
+    let file_op = engine.is_some_and(|e| e.is_file_op());
     let cache = match (&args.cache, &args.diskspd_cache) {
         (Some(_), Some(_)) => {
             return Err(Error::usage(
@@ -335,6 +350,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         }
         (Some(c), None) => cache_mode(c)?,
         (None, Some(s)) => diskspd_cache(s)?,
+        (None, None) if file_op => CacheMode::Buffered,
         (None, None) => CacheMode::Direct,
     };
     let dist = distribution(&args.distribution)?;
@@ -348,6 +364,10 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         .sequential
         .clone()
         .or_else(|| args.interlocked.then(String::new));
+    let sequential = match (&args.random, sequential) {
+        (None, None) if file_op => Some(String::new()),
+        (_, s) => s,
+    };
     let pattern = match (&args.random, &sequential) {
         (_, Some(stride)) => {
             if dist != Distribution::Uniform {
@@ -380,20 +400,19 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             }
         }
     };
-    let engine = args.engine.map(|e| match e {
-        EngineArg::Sync => EngineKind::Sync,
-        EngineArg::IoUring => EngineKind::IoUring,
-        EngineArg::Null => EngineKind::Null,
-        EngineArg::Delay => EngineKind::Delay,
-        EngineArg::Mmap => EngineKind::Mmap,
-    });
     let queue_depth = match &args.queue_depth {
         Some(q) => number("--queue-depth", q, "a whole number of I/Os")?,
-        None if matches!(engine, Some(EngineKind::Sync | EngineKind::Mmap)) => 1,
+        None if engine.is_some_and(|e| e.is_inline()) => 1,
         None => DEFAULT_QUEUE_DEPTH,
     };
     let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
+    // One operation per file; a duration only limits it.
+    let once = (args.targets.len().max(1) as u64).saturating_mul(block_size);
     let stop = match (&args.total, &args.duration) {
+        (None, d) if file_op => Stop::TotalBytes {
+            bytes: once,
+            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+        },
         // Both: whichever comes first.
         (Some(t), d) => Stop::TotalBytes {
             bytes: size("--total", t)?,
@@ -423,7 +442,12 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         })?;
         vec![TargetSpec {
             path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
-            create_size: Some(create_size.unwrap_or(DEFAULT_TEMP_SIZE)),
+            // A file operation needs no data in it: one block, as fio's filecreate sizes it.
+            create_size: Some(create_size.unwrap_or(if file_op {
+                block_size
+            } else {
+                DEFAULT_TEMP_SIZE
+            })),
             temporary: true,
         }]
     } else {
@@ -455,7 +479,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         block_size,
         pattern,
         write_pct,
-        warmup_ns: seconds("--warmup", &args.warmup)?,
+        warmup_ns: match &args.warmup {
+            Some(w) => seconds("--warmup", w)?,
+            None if file_op => 0,
+            None => DEFAULT_WARMUP_NS,
+        },
         stop,
         until_steady: args
             .until_steady
@@ -905,6 +933,18 @@ mod tests {
             ("--engine delay --delay uniform:2ms:1ms f", "--delay"),
             ("--engine delay --delay lognormal:1ms:x f", "--delay"),
             ("--delay fixed:1ms f", "--engine delay"),
+            ("--engine filecreate -r f", "--random"),
+            ("--engine filecreate -t 2 f", "--threads"),
+            ("--engine filestat --cache direct f", "--cache"),
+            ("--engine filedelete --fsync 2 -w 100 f", "--fsync"),
+            ("--engine filecreate --total 1M f", "--total"),
+            ("--engine filestat -W 1 f", "--warmup"),
+            ("--engine filestat -w 50 f", "--write-pct"),
+            ("--engine filestat --rate-bw 1M f", "--rate-bw"),
+            (
+                "--engine filecreate --file-set all --file-service random a b",
+                "--file-service",
+            ),
             ("--engine sync --sqpoll f", "--sqpoll"),
             ("--hipri --cache buffered f", "--hipri"),
             ("--affinity=0,x f", "--affinity"),

@@ -236,8 +236,17 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// A short name for a job, in the profiles' style: "RND4K Q32T4 read", "SEQ1M Q8T1 write",
-/// "RND8K Q16T4 70/30".
+/// "RND8K Q16T4 70/30"; "filestat 200 files T1" for the file-operation engines.
 pub fn describe(job: &JobSpec) -> String {
+    // Operations on names: "filecreate 1000 files T4".
+    if let Some(e) = job.engine.filter(|e| e.is_file_op()) {
+        return format!(
+            "{} {} files T{}",
+            e.name(),
+            job.targets.len(),
+            job.total_threads()
+        );
+    }
     let pattern = match job.pattern {
         Pattern::Random { .. } => "RND",
         Pattern::Sequential { .. } => "SEQ",

@@ -187,10 +187,12 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("clocksource", &[], Kind::Noted("iogauge times with its calibrated TSC or CLOCK_MONOTONIC")),
     ("description", &[], Kind::Noted("shown nowhere")),
     ("unit_base", &[], Kind::Noted("iogauge reports bytes and bits as fio's JSON does")),
-    ("per_job_logs", &[], Kind::Noted("iogauge writes no fio logs yet")),
+    ("per_job_logs", &[], Kind::Noted("iogauge writes per-I/O logs per clone and averaged logs per job, whatever it says")),
+    ("openfiles", &[], Kind::Noted("iogauge keeps every file of a job open while it runs (none, for filecreate, filestat and filedelete)")),
+    ("stat_type", &[], Kind::Mapped),
     ("stats", &[], Kind::Noted("iogauge always keeps statistics")),
     ("create_serialize", &[], Kind::Noted("iogauge creates files one after another")),
-    ("create_on_open", &[], Kind::Noted("iogauge creates files before the job starts")),
+    ("create_on_open", &[], Kind::Noted("iogauge lays files out before the job starts; ioengine=filecreate creates them while it runs, as fio does with create_on_open")),
     ("allow_mounted_write", &[], Kind::Noted("iogauge's own rule applies: block devices and files it did not create are written only with --allow-overwrite")),
     ("verify", &[], Kind::Planned("data verification")),
     ("do_verify", &[], Kind::Planned("data verification")),
@@ -598,13 +600,24 @@ fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
         }
         "null" => EngineKind::Null,
         "mmap" => EngineKind::Mmap,
-        "filecreate" | "filestat" | "filedelete" => {
-            return Err(set.err(
-                "ioengine",
-                format!("'{v}' is measured by `iogauge fs` (its file_create, file_stat and file_delete tests), not by iogauge fio"),
-            ))
+        "filecreate" => EngineKind::FileCreate,
+        "filestat" => {
+            match set.text("stat_type") {
+                None | Some("stat") => {}
+                Some(t @ ("lstat" | "statx")) => {
+                    return Err(set.err(
+                        "stat_type",
+                        format!("'{t}' is not supported yet: iogauge's filestat calls stat() (planned)"),
+                    ))
+                }
+                Some(t) => {
+                    return Err(set.err("stat_type", format!("'{t}' is not stat, lstat or statx")))
+                }
+            }
+            EngineKind::FileStat
         }
-        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap and null)"))),
+        "filedelete" => EngineKind::FileDelete,
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, null, filecreate, filestat and filedelete)"))),
     })
 }
 
@@ -851,7 +864,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     }
     let name = set.text("name").unwrap_or(&fj.name).to_string();
 
+    let engine = read_engine(&set, &mut notes)?;
+    let file_op = engine.is_file_op();
     let (random, mut write_pct, skip) = read_rw(&set)?;
+    // fio's file-operation engines time the operation on the file and nothing else: offsets
+    // mean nothing, and each operation counts as a read where the job reads at all, else as
+    // a write (fio's filecreate, filestat and filedelete).
+    let random = random && !file_op;
     let mixed = write_pct != 0 && write_pct != 100;
     if mixed {
         // rwmixread and rwmixwrite set the same thing; the later one wins, as in fio.
@@ -870,6 +889,9 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             (None, Some(_)) => write_pct = pct("rwmixwrite")?,
             (None, None) => {}
         }
+    }
+    if file_op {
+        write_pct = if write_pct < 100 { 0 } else { 100 };
     }
     let reads = write_pct < 100;
     let writes = write_pct > 0;
@@ -932,7 +954,6 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         }
     };
 
-    let engine = read_engine(&set, &mut notes)?;
     let queue_depth = set.int("iodepth")?.unwrap_or(1);
     if queue_depth == 0 || queue_depth > 65536 {
         return Err(set.err(
@@ -966,6 +987,15 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             }
         }
         (_, Some(s)) => return Err(set.err("sync", format!("'{s}' is not 0, 1, sync or dsync"))),
+    };
+    let cache = if file_op && cache != CacheMode::Buffered {
+        notes.push(format!(
+            "direct= and sync= do not apply to ioengine={}: it opens no file for I/O",
+            engine.name()
+        ));
+        CacheMode::Buffered
+    } else {
+        cache
     };
 
     // Files: one shared file named by `filename`, or one generated file per clone.
@@ -1127,7 +1157,40 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
 
     let time_based = set.flag("time_based")?.unwrap_or(false);
     let runtime = set.seconds("runtime")?.filter(|&ns| ns > 0);
-    let stop = if time_based {
+    let stop = if file_op {
+        // One operation per file: what would make a file see a second is refused.
+        let once = format!(
+            "ioengine={} does one operation per file (a second create, stat or delete of it would be another test)",
+            engine.name()
+        );
+        if time_based {
+            return Err(set.err("time_based", format!("{once}: runtime= may only limit it")));
+        }
+        for key in ["io_size", "number_ios"] {
+            if set.get(key).is_some() {
+                return Err(set.err(key, &once));
+            }
+        }
+        if set.int("loops")?.unwrap_or(1) > 1 {
+            return Err(set.err("loops", &once));
+        }
+        if layout == Clones::Threads && clones > 1 {
+            return Err(set.err(
+                "numjobs",
+                format!("{once}: {clones} clones would share the files filename= names; leave filename= out so that each clone gets its own"),
+            ));
+        }
+        if set.get("offset").is_some() {
+            return Err(set.err("offset", &once));
+        }
+        if filesize.or(size).is_some_and(|f| f > block_size) && engine != EngineKind::FileCreate {
+            notes.push(format!("ioengine={}: fio counts filesize/bs I/Os per file, one of them timed; iogauge counts the one operation per file", engine.name()));
+        }
+        Stop::TotalBytes {
+            bytes: targets.len() as u64 * block_size,
+            max_ns: runtime,
+        }
+    } else if time_based {
         let Some(ns) = runtime else {
             return Err(set.err("time_based", "needs runtime= (fio would run until stopped)"));
         };
@@ -1776,7 +1839,6 @@ group_reporting
             err("[j]\nfilename=/x\nsize=1m\nbogus=1\nexitall=1\n"),
             "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
         );
-        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=filecreate\n").contains("iogauge fs"));
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
             .contains("t.fio:4: ioengine: 'splice' is not supported"));
         assert_eq!(
@@ -2016,6 +2078,102 @@ ramp_time=2
         );
     }
 
+    /// filecreate, filestat and filedelete: one operation per file, counted as fio counts its
+    /// direction; what would give a file a second operation is refused; the same job as the
+    /// native flags.
+    #[test]
+    fn file_operation_engines() {
+        // As fio's own example job for filecreate, two clones' worth.
+        let plan = plan_of("[global]\ncreate_on_open=1\nnrfiles=100\nioengine=filecreate\nfallocate=none\nfilesize=4k\nopenfiles=1\n\n[t0]\n[t1]\n").unwrap();
+        assert_eq!(plan.runs.len(), 2);
+        let j = &plan.runs[1].job;
+        assert_eq!(j.engine, Some(EngineKind::FileCreate));
+        assert_eq!(j.targets.len(), 100);
+        assert_eq!(j.targets[7].path, Path::new("./t1.0.7"));
+        assert_eq!(
+            j.file_sets,
+            Some(FileSets {
+                files: 100,
+                service: FileService::RoundRobin { every: 1 }
+            })
+        );
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 100 * 4096,
+                max_ns: None
+            }
+        );
+        assert_eq!(
+            (j.write_pct, j.cache, j.warmup_ns),
+            (0, CacheMode::Buffered, 0)
+        );
+        assert!(matches!(j.pattern, Pattern::Sequential { .. }));
+        // fio counts an operation as a read where the job reads at all, else as a write.
+        let dir = |rw: &str| {
+            one(&format!(
+                "[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrw={rw}\n"
+            ))
+            .job
+            .write_pct
+        };
+        assert_eq!(
+            [dir("randrw"), dir("write"), dir("randwrite"), dir("read")],
+            [0, 100, 100, 0]
+        );
+        // direct= does not apply, with a note; a file larger than a block, with another.
+        let r = one("[j]\nioengine=filedelete\nnrfiles=2\nfilesize=64k\ndirect=1\nruntime=3\n");
+        assert_eq!(r.job.cache, CacheMode::Buffered);
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 4096,
+                max_ns: Some(3_000_000_000)
+            }
+        );
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("direct= and sync= do not apply")));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("fio counts filesize/bs I/Os per file")));
+        // A second operation on a file is another test.
+        let base = "[j]\nioengine=filecreate\nnrfiles=4\nfilesize=4k\n";
+        for (extra, key) in [
+            ("time_based\nruntime=2\n", "time_based"),
+            ("io_size=1m\n", "io_size"),
+            ("number_ios=8\n", "number_ios"),
+            ("loops=2\n", "loops"),
+            ("offset=4k\n", "offset"),
+        ] {
+            let e = err(&format!("{base}{extra}"));
+            assert!(
+                e.starts_with(&format!(
+                    "t.fio:5: {key}: ioengine=filecreate does one operation per file"
+                )),
+                "{extra}: {e}"
+            );
+        }
+        assert!(err("[j]\nioengine=filedelete\nfilename=/d/a:/d/b\nnumjobs=2\n")
+            .contains("numjobs: ioengine=filedelete does one operation per file (a second create, stat or delete of it would be another test): 2 clones would share the files"));
+        assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nstat_type=statx\n")
+            .contains("stat_type: 'statx' is not supported yet: iogauge's filestat calls stat() (planned)"));
+        assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrate=1m\n")
+            .contains("--engine filestat: --rate-bw and byte floors (no data moves; use --rate-iops) cannot apply"));
+        // The same job as the native flags.
+        let from_file = one(
+            "[j]\nioengine=filestat\nfilename=/d/a:/d/b:/d/c\nfilesize=8k\nbs=8k\nrate_iops=50\n",
+        )
+        .job;
+        let argv: Vec<String> = "iogauge run --engine filestat --file-set all -b 8k -c 8k -L --rate-iops 50 /d/a /d/b /d/c"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        assert_eq!(from_file, job_from_argv(&argv).unwrap());
+    }
+
     /// rate and rate_iops: one value limits each direction of a mixed job; R,W apart; the same
     /// job as the native flags.
     #[test]
@@ -2234,6 +2392,9 @@ ramp_time=2
             "iogauge run -b 4k -r -w 30 --rate-iops 300,100 --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r -w 30 --rate-min 1M,2M --rate-min-iops ,10 --engine io_uring -c 1G t.dat",
             "iogauge run -b 4k -r -w 30 --rate-bw ,8M --rate-iops 50, --engine io_uring -c 1G t.dat",
+            "iogauge run --engine filecreate --file-set all -L a.dat b.dat c.dat",
+            "iogauge run --engine filestat -b 8k -c 8k --file-set 2 --rate-iops 100 -d 5 a.dat b.dat",
+            "iogauge run --engine filedelete -w 100 -c 4k a.dat",
         ] {
             let job = job_from_argv(&argv(line)).unwrap();
             let text = crate::spec::export::to_fio(&job, "pass", false);

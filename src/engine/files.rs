@@ -1,0 +1,49 @@
+//! fio's filecreate, filestat and filedelete engines: each I/O is one operation on the name of
+//! one file of the thread's set, done exactly as the fs suite's file_create, file_stat and
+//! file_delete do it ([`MetaOp::apply`]), and timed by the worker like any I/O, so each gets a
+//! latency. No data moves: an operation completes with 0 bytes.
+//!
+//! Unlike fio, a create is open(O_CREAT|O_EXCL) *and* close, timed together (the suite's
+//! definition): fio times the open alone and closes the file later. O_EXCL makes a file that
+//! is already there an error, not a cheaper open passed off as a create. No descriptor is held
+//! on a file between operations: an open one would move the cost of a delete to its close.
+
+use super::sync::{Inline, RunOne};
+use super::{syscall_result, Op, Sqe};
+use crate::fs_suite::ops::MetaOp;
+use std::ffi::CString;
+
+pub struct FileOps {
+    op: MetaOp,
+    /// The thread's files, full paths, in the order of its set.
+    paths: Vec<CString>,
+}
+
+impl FileOps {
+    pub fn new(op: MetaOp, paths: Vec<CString>) -> Self {
+        FileOps { op, paths }
+    }
+}
+
+impl RunOne for FileOps {
+    const MOVES_DATA: bool = false;
+
+    #[inline]
+    fn run(&mut self, sqe: &Sqe) -> i32 {
+        if self
+            .op
+            .apply(libc::AT_FDCWD, &self.paths[sqe.file as usize], None)
+        {
+            0
+        } else {
+            syscall_result(-1)
+        }
+    }
+
+    fn verb(&self, _op: Op) -> &'static str {
+        self.op.verb()
+    }
+}
+
+/// One operation at a time per thread, as the sync engine.
+pub type FileOpEngine = Inline<FileOps>;
