@@ -6,7 +6,7 @@
 #   bench/compare_fio.sh [WORKLOAD...]
 #
 # Workloads (default: all): direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1
-# null-scaling memory jobfile-direct jobfile-null jobfile-files.
+# null-scaling memory jobfile-direct jobfile-null jobfile-files jobfile-filecreate.
 # The jobfile-* workloads give one fio job file to fio and to `iogauge fio` (its fio-shaped
 # JSON is read the same way as fio's).
 # Where a workload compares latency, iogauge runs in latency mode (-L) and fio with its default
@@ -22,7 +22,7 @@ PAIRS=${PAIRS:-3}
 SECS=${SECS:-10}
 WORK_DIR=${WORK_DIR:-bench/work}
 WORKLOADS=("$@")
-[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files)
+[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files jobfile-filecreate)
 
 bash scripts/install-test-tools.sh
 command -v fio >/dev/null || { echo "compare_fio: fio is needed" >&2; exit 1; }
@@ -93,16 +93,19 @@ pairs() {
     echo "ratios iogauge/fio: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')" | tee -a "$SUMMARY"
 }
 
-# jobfile_pairs NAME JOBFILE: the same job file through fio and through `iogauge fio`.
+# jobfile_pairs NAME JOBFILE [RESET]: the same job file through fio and through `iogauge fio`;
+# RESET, a shell command, runs before each of the two (to clear what a run leaves).
 jobfile_pairs() {
-    local name=$1 job=$2
+    local name=$1 job=$2 reset=${3:-true}
     echo | tee -a "$SUMMARY"
     echo "## $name: one job file, fio and iogauge fio" | tee -a "$SUMMARY"
     sed 's/^/    /' "$job" >>"$SUMMARY"
     printf '%-5s %14s %14s %8s %14s %14s\n' pair fio_iops iogauge_iops ratio fio_clat_us iog_clat_us | tee -a "$SUMMARY"
     local ratios=()
     for i in $(seq 1 "$PAIRS"); do
+        eval "$reset"
         fio --output-format=json --output="$OUT/$name-fio-$i.json" "$job"
+        eval "$reset"
         $IOG fio "$job" --output-format=json --output="$OUT/$name-iogauge-$i.json" --no-save
         local fi ii fl il r
         fi=$(json_field "$OUT/$name-fio-$i.json" fio read iops)
@@ -236,7 +239,16 @@ PY
         jobfile_pairs jobfile-files "$OUT/jobfile-files.fio"
         rm -f /dev/shm/iogauge-bench-?.dat
         ;;
-    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files)" >&2; exit 2 ;;
+    jobfile-filecreate)
+        # fio's filecreate engine as its example job runs it: 4000 new files in a folder on
+        # /dev/shm, one create each, timed. tmpfs creates in microseconds, so each tool's
+        # own cost per file shows; iogauge times open+close, fio the open alone.
+        d=/dev/shm/iogauge-bench-fc
+        printf '[fc]\ndirectory=%s\nioengine=filecreate\nnrfiles=4000\nfilesize=4k\ncreate_on_open=1\nopenfiles=1\n' "$d" >"$OUT/jobfile-filecreate.fio"
+        jobfile_pairs jobfile-filecreate "$OUT/jobfile-filecreate.fio" "rm -rf $d && mkdir $d"
+        rm -rf "$d"
+        ;;
+    *) echo "unknown workload '$w' (direct-qd32 direct-qd1 shm-sync shm-uring cached-uring null-qd1 null-scaling memory jobfile-direct jobfile-null jobfile-files jobfile-filecreate)" >&2; exit 2 ;;
     esac
 done
 echo "results in $OUT"

@@ -13,6 +13,7 @@ use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use iogauge::store::record::Record;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -254,7 +255,8 @@ fn parse_only(plan: &FioPlan) -> String {
 /// an earlier job of this plan will create are iogauge's own.
 fn preflight(plan: &FioPlan) -> Result<(), Error> {
     use iogauge::spec::EngineKind;
-    let mut created: Vec<&Path> = Vec::new();
+    // Sets: a job may name a million files.
+    let mut created: HashSet<&Path> = HashSet::new();
     for run in &plan.runs {
         // A delete destroys as a write does.
         let writes = run.job.write_pct > 0 || run.job.engine == Some(EngineKind::FileDelete);
@@ -271,7 +273,7 @@ fn preflight(plan: &FioPlan) -> Result<(), Error> {
                         if exists { "exists" } else { "an earlier job creates" }
                     )));
                 }
-                created.push(p);
+                created.insert(p);
                 continue;
             }
             if !exists && t.create_size.is_none() && !created.contains(&p) {
@@ -287,7 +289,7 @@ fn preflight(plan: &FioPlan) -> Result<(), Error> {
                 )));
             }
             if !exists {
-                created.push(p);
+                created.insert(p);
             }
         }
     }
@@ -335,7 +337,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         failed: false,
     };
     let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
-    let mut created: Vec<PathBuf> = Vec::new();
+    let mut created: HashSet<PathBuf> = HashSet::new();
     for batch in 0..batches {
         if interrupted.load(Ordering::Relaxed) {
             out.interrupted = true;
@@ -368,7 +370,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
             }
         }
         // What create_only jobs will lay out is iogauge's own for the jobs after them.
-        let laid_out: Vec<PathBuf> = members
+        let laid_out: HashSet<PathBuf> = members
             .iter()
             .filter(|&&i| plan.runs[i].create_only)
             .flat_map(|&i| plan.runs[i].job.targets.iter().map(|t| t.path.clone()))
@@ -469,7 +471,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                     );
                     let job = &plan.runs[i].job;
                     let ours = job.targets.iter().map(|t| &t.path);
-                    created.extend(ours.filter(|p| laid_out.contains(p)).cloned());
+                    created.extend(ours.filter(|p| laid_out.contains(*p)).cloned());
                 }
                 Ok(Some(mut r)) => {
                     r.notes.extend(plan.runs[i].notes.iter().cloned());
@@ -477,7 +479,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                         // A set's path joins its files' paths: each file says if it was created.
                         if t.files.is_empty() {
                             if t.created {
-                                created.push(PathBuf::from(&t.path));
+                                created.insert(PathBuf::from(&t.path));
                             }
                         } else {
                             let made = t.files.iter().filter(|f| f.created);

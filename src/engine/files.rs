@@ -12,28 +12,32 @@ use super::sync::{Inline, RunOne};
 use super::{syscall_result, Op, Sqe};
 use crate::fs_suite::ops::MetaOp;
 use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-pub struct FileOps {
+pub struct FileOps<'a> {
     op: MetaOp,
     /// The thread's files, full paths, in the order of its set.
     paths: Vec<CString>,
+    /// Set for each file an operation succeeded on, in the same order: the runner removes
+    /// afterwards only the files a create really made.
+    done: &'a [AtomicBool],
 }
 
-impl FileOps {
-    pub fn new(op: MetaOp, paths: Vec<CString>) -> Self {
-        FileOps { op, paths }
+impl<'a> FileOps<'a> {
+    pub fn new(op: MetaOp, paths: Vec<CString>, done: &'a [AtomicBool]) -> Self {
+        assert_eq!(paths.len(), done.len(), "a flag per file");
+        FileOps { op, paths, done }
     }
 }
 
-impl RunOne for FileOps {
+impl RunOne for FileOps<'_> {
     const MOVES_DATA: bool = false;
 
     #[inline]
     fn run(&mut self, sqe: &Sqe) -> i32 {
-        if self
-            .op
-            .apply(libc::AT_FDCWD, &self.paths[sqe.file as usize], None)
-        {
+        let f = sqe.file as usize;
+        if self.op.apply(libc::AT_FDCWD, &self.paths[f], None) {
+            self.done[f].store(true, Ordering::Relaxed);
             0
         } else {
             syscall_result(-1)
@@ -46,4 +50,4 @@ impl RunOne for FileOps {
 }
 
 /// One operation at a time per thread, as the sync engine.
-pub type FileOpEngine = Inline<FileOps>;
+pub type FileOpEngine<'a> = Inline<FileOps<'a>>;

@@ -207,7 +207,7 @@ pub fn run_full(
             service = Some(crate::spec::FileService::RoundRobin { every: 1 });
         }
     }
-    let targets = target::open_targets(job, cleanup, interrupted)?;
+    let mut targets = target::open_targets(job, cleanup, interrupted)?;
     if interrupted.load(Ordering::Relaxed) {
         return Err(Error::Interrupted(
             "interrupted before the run started".into(),
@@ -287,6 +287,12 @@ pub fn run_full(
         EngineKind::FileDelete => Some(MetaOp::Delete),
         _ => None,
     };
+    // Which files an operation succeeded on: a create that did not happen (stopped before it,
+    // or the name taken meanwhile) leaves the name to whoever holds it.
+    let done: Vec<AtomicBool> = match file_op {
+        Some(_) => targets.iter().map(|_| AtomicBool::new(false)).collect(),
+        None => Vec::new(),
+    };
     let mut plans = Vec::new();
     // Each thread works on one set of files: one target, or `--file-set` of them.
     let per_set = job.files_per_set();
@@ -300,8 +306,10 @@ pub fn run_full(
             None => (t.start, t.end),
         };
         for th in 0..job.threads_per_target {
-            let files: Vec<(std::os::fd::RawFd, u64)> =
-                set.iter().map(|t| (t.file.as_raw_fd(), t.size)).collect();
+            let files: Vec<(std::os::fd::RawFd, u64)> = set
+                .iter()
+                .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
+                .collect();
             let offsets = set
                 .iter()
                 .zip(&shared)
@@ -343,9 +351,13 @@ pub fn run_full(
                     .collect::<Result<_>>()?,
                 None => Vec::new(),
             };
+            let done = match file_op {
+                Some(_) => &done[si * per_set..(si + 1) * per_set],
+                None => &[][..],
+            };
             plans.push((
                 files,
-                names,
+                (names, done),
                 WorkerPlan {
                     id: plans.len(),
                     target: si,
@@ -383,9 +395,9 @@ pub fn run_full(
     let mut interrupted_at = None;
     let mut steady_at: Option<(u64, steady::Settled)> = None;
     let mut samples_seen = 0;
-    let outcomes: Vec<WorkerOutcome> = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
+    let outcomes = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
-        for (files, names, plan) in plans {
+        for (files, (names, done), plan) in plans {
             let fds: Vec<std::os::fd::RawFd> = files.iter().map(|f| f.0).collect();
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
@@ -461,7 +473,7 @@ pub fn run_full(
                         }
                         EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => {
                             let op = file_op.expect("a file-operation engine");
-                            let e = FileOpEngine::new(FileOps::new(op, names));
+                            let e = FileOpEngine::new(FileOps::new(op, names, done));
                             Ok(worker::run(e, bufs, rng, plan, ctl, tx))
                         }
                         EngineKind::Delay => {
@@ -583,7 +595,15 @@ pub fn run_full(
             return Err(Error::runtime(e));
         }
         Ok(outcomes)
-    })?;
+    });
+    if file_op == Some(MetaOp::Create) {
+        for (t, made) in targets.iter_mut().zip(&done) {
+            t.created = made.load(Ordering::Relaxed);
+        }
+        let gone = targets.iter().filter(|t| !t.created).map(|t| t.path.as_path());
+        cleanup.forget(&gone.collect());
+    }
+    let outcomes = outcomes?;
 
     let m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
     let m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
@@ -728,7 +748,8 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let flag = if job.hipri { "--hipri" } else { "--sqpoll" };
     let mut rng = rng::Rng::new(1, &[]);
     let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0);
-    let mut e = UringEngine::new(&[t.file.as_raw_fd()], 1, opts, &buf.slots()).map_err(|e| {
+    let fd = t.file.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let mut e = UringEngine::new(&[fd], 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(
             "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
         ))

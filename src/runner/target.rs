@@ -25,7 +25,8 @@ pub enum TargetKind {
 
 pub struct OpenTarget {
     pub path: PathBuf,
-    pub file: File,
+    /// The open file; none for a file-operation engine's target, which is only a name.
+    pub file: Option<File>,
     pub kind: TargetKind,
     pub size: u64,
     /// Working set: offsets in `start..end`.
@@ -53,6 +54,10 @@ impl Cleanup {
     fn add(&mut self, p: &Path) {
         self.paths.push(p.to_path_buf());
     }
+    /// Not iogauge's after all (creates that did not happen): leave them alone.
+    pub fn forget(&mut self, gone: &std::collections::HashSet<&Path>) {
+        self.paths.retain(|q| !gone.contains(q.as_path()));
+    }
 }
 
 impl Drop for Cleanup {
@@ -73,11 +78,15 @@ pub fn open_targets(
     interrupted: &AtomicBool,
 ) -> Result<Vec<OpenTarget>> {
     match job.engine.filter(|e| e.is_file_op()) {
-        Some(engine) => job
-            .targets
-            .iter()
-            .map(|t| name_target(job, engine, t, cleanup, interrupted))
-            .collect(),
+        Some(engine) => {
+            // A job may name a million files in a few folders: the facts, once per folder.
+            let mut facts: std::collections::HashMap<PathBuf, crate::facts::TargetFacts> =
+                std::collections::HashMap::new();
+            job.targets
+                .iter()
+                .map(|t| name_target(job, engine, t, &mut facts, cleanup, interrupted))
+                .collect()
+        }
         None => job
             .targets
             .iter()
@@ -90,12 +99,13 @@ pub fn open_targets(
 /// to. The rules are those of any target: a file iogauge did not create is only read (stat)
 /// unless --allow-overwrite is given (delete); a file a stat or delete needs and that is not
 /// there is laid out first, as fio lays it out, at -c SIZE. A create needs the name free.
-/// `file` is then the file's folder, for the facts: no descriptor is held on the file itself,
-/// because an open file would move the cost of its delete to its close.
+/// No descriptor is held on the file: an open file would move the cost of its delete to its
+/// close (and a job may name more files than a process may hold open).
 fn name_target(
     job: &JobSpec,
     engine: EngineKind,
     t: &TargetSpec,
+    facts: &mut std::collections::HashMap<PathBuf, crate::facts::TargetFacts>,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<OpenTarget> {
@@ -116,8 +126,8 @@ fn name_target(
             )))
         }
         (Err(e), EngineKind::FileCreate) if e.kind() == std::io::ErrorKind::NotFound => {
-            // The run creates it; removed afterwards unless kept. It is made with O_EXCL, so
-            // nothing there before the run is ever taken for one of iogauge's.
+            // The run creates it (with O_EXCL); removed afterwards unless kept, and only if
+            // the create succeeded (the runner forgets the others).
             cleanup.add(path);
             created = true;
             0
@@ -147,13 +157,21 @@ fn name_target(
         }
         (Ok(m), _) => m.len(),
     };
-    let folder = File::open(dir)
-        .map_err(|e| Error::usage(format!("cannot open folder '{}': {e}", dir.display())))?;
     // Content stays not sampled: operations on names do not read it.
-    let facts = crate::facts::TargetFacts::collect(path, &folder, false, false);
+    let facts = match facts.get(dir) {
+        Some(f) => f.clone(),
+        None => {
+            let folder = File::open(dir).map_err(|e| {
+                Error::usage(format!("cannot open folder '{}': {e}", dir.display()))
+            })?;
+            let f = crate::facts::TargetFacts::collect(path, &folder, false, false);
+            facts.insert(dir.to_path_buf(), f.clone());
+            f
+        }
+    };
     Ok(OpenTarget {
         path: path.clone(),
-        file: folder,
+        file: None,
         facts,
         kind: TargetKind::File,
         size,
@@ -299,7 +317,7 @@ fn open_target(
     };
     Ok(OpenTarget {
         path: path.clone(),
-        file,
+        file: Some(file),
         facts,
         kind,
         size,
