@@ -600,7 +600,10 @@ pub fn run_full(
         for (t, made) in targets.iter_mut().zip(&done) {
             t.created = made.load(Ordering::Relaxed);
         }
-        let gone = targets.iter().filter(|t| !t.created).map(|t| t.path.as_path());
+        let gone = targets
+            .iter()
+            .filter(|t| !t.created)
+            .map(|t| t.path.as_path());
         cleanup.forget(&gone.collect());
     }
     let outcomes = outcomes?;
