@@ -125,13 +125,10 @@ impl MetaOp {
                     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
                     libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) == 0
                 }
-                MetaOp::Rename => match to {
-                    Some(to) => libc::renameat(dir, name.as_ptr(), dir, to.as_ptr()) == 0,
-                    None => {
-                        *libc::__errno_location() = libc::EINVAL;
-                        false
-                    }
-                },
+                MetaOp::Rename => {
+                    let to = to.expect("a rename is given its new name");
+                    libc::renameat(dir, name.as_ptr(), dir, to.as_ptr()) == 0
+                }
                 MetaOp::Delete => libc::unlinkat(dir, name.as_ptr(), 0) == 0,
                 MetaOp::Mkdir => libc::mkdirat(dir, name.as_ptr(), 0o755) == 0,
                 MetaOp::Rmdir => libc::unlinkat(dir, name.as_ptr(), libc::AT_REMOVEDIR) == 0,

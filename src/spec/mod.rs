@@ -1227,7 +1227,6 @@ impl JobSpec {
                 "--compressible and --refill-buffers",
                 !self.buffers.is_default(),
             ),
-            ("--sqpoll and --hipri", self.sqpoll || self.hipri),
         ];
         if let Some((what, _)) = refused.iter().find(|(_, on)| *on) {
             return bad(&format!("{what} cannot apply to operations on names"));

@@ -1180,7 +1180,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 format!("{once}: {clones} clones would share the files filename= names; leave filename= out so that each clone gets its own"),
             ));
         }
-        if set.get("offset").is_some() {
+        if offset > 0 {
             return Err(set.err("offset", &once));
         }
         if filesize.or(size).is_some_and(|f| f > block_size) && engine != EngineKind::FileCreate {
