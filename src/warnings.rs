@@ -5,6 +5,7 @@
 use crate::facts::Content;
 use crate::result::RunResult;
 use crate::spec::units::format_size_human;
+use crate::spec::{CacheMode, Flag};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,7 +44,11 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
                         t.path,
                         format_size_human(mem)
                     ),
-                    fix: "use --cache direct (O_DIRECT), or a working set larger than memory (-c with a new file)".into(),
+                    fix: format!(
+                        "use {} (O_DIRECT), or a working set larger than memory ({} with a new file)",
+                        j.dialect.cache(CacheMode::Direct),
+                        j.name(Flag::Create)
+                    ),
                 });
             }
         }
@@ -59,7 +64,10 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
                     "'{}' holds {what} (16 blocks sampled): storage that compresses or deduplicates will look faster than it is",
                     t.path
                 ),
-                fix: "measure a file iogauge creates (-c SIZE with a new path): it fills it with incompressible data".into(),
+                fix: format!(
+                    "measure a file iogauge creates ({} with a new path): it fills it with incompressible data",
+                    j.dialect.assign(Flag::Create, "SIZE")
+                ),
             });
         }
         let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
@@ -75,7 +83,11 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
                         r.queue_depth,
                         t.path
                     ),
-                    fix: format!("lower -t or -o so that threads x queue depth is at most {limit}"),
+                    fix: format!(
+                        "lower {} or {} so that threads x queue depth is at most {limit}",
+                        j.name(Flag::Threads),
+                        j.name(Flag::QueueDepth)
+                    ),
                 });
             }
         }
@@ -91,7 +103,10 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
                 "give more files (each has one operation) so that the run lasts at least 5 s"
                     .into()
             } else {
-                "measure for at least 5 s (-d 5); 30-60 s or more for a steady state".into()
+                format!(
+                    "measure for at least 5 s ({}); 30-60 s or more for a steady state",
+                    j.dialect.assign(Flag::Duration, "5")
+                )
             },
         });
     }
@@ -101,7 +116,11 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             message: format!(
                 "the CPUs were {busy:.0}% busy during the run: the result may be bound by the CPU, not the storage"
             ),
-            fix: "use fewer threads (-t) with a deeper queue (-o), stop other work on the machine, and compare iogauge's own CPU time below with the run's".into(),
+            fix: format!(
+                "use fewer threads ({}) with a deeper queue ({}), stop other work on the machine, and compare iogauge's own CPU time below with the run's",
+                j.name(Flag::Threads),
+                j.name(Flag::QueueDepth)
+            ),
         });
     }
     let all = &r.total.all;

@@ -287,3 +287,48 @@ fn ctrl_c_while_creating_the_file_removes_it() {
     assert!(err.contains("interrupted while creating"), "{err}");
     assert!(!f.exists(), "the partial file was removed");
 }
+
+/// Refusals found while opening targets name what the user typed, in the words of the tool
+/// they typed it for: fio's options for `iogauge fio`, DiskSpd's switches for `iogauge diskspd`.
+#[test]
+fn target_refusals_use_the_words_of_the_tool_typed() {
+    let d = work_dir();
+    let f = file_in(&d, "small.dat");
+    std::fs::write(&f, vec![7u8; 8192]).unwrap();
+    let refused = |tool: &str, args: &[&str], want: &str| {
+        let o = bin()
+            .arg(tool)
+            .args(args)
+            .arg("--no-save")
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        let native = [
+            "--block-size",
+            "--base-offset",
+            "--max-offset",
+            "-c SIZE",
+            "--total",
+        ];
+        assert!(!native.iter().any(|n| err.contains(n)), "{args:?}: {err}");
+    };
+    let file = format!("--filename={}", p(&f));
+    refused(
+        "fio",
+        &["--name=j", &file, "--size=1m", "--rw=read"],
+        "smaller than size=1MiB; remove it or give a smaller size",
+    );
+    refused(
+        "diskspd",
+        &["-b64K", p(&f)],
+        "-b 64KiB is larger than the working set",
+    );
+    refused(
+        "diskspd",
+        &["-b4K", "-f1M", "-d1", p(&f)],
+        "-f 1MiB is past the end of",
+    );
+    refused("diskspd", &["-c1M", "-d1", p(&f)], "smaller than -c1MiB");
+}

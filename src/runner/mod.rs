@@ -23,7 +23,7 @@ use crate::engine::{null::NullEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
 use crate::fs_suite::ops::MetaOp;
 use crate::result::*;
-use crate::spec::{Affinity, EngineKind, JobSpec, Stop};
+use crate::spec::{Affinity, EngineKind, Flag, JobSpec, Stop};
 use crate::stats::cpu;
 use collect::Collector;
 use offsets::OffsetGen;
@@ -135,7 +135,9 @@ fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind,
         Some(EngineKind::IoUring) => {
             UringEngine::probe().map_err(|e| {
                 Error::usage(format!(
-                    "--engine io_uring: io_uring is not available here ({e}); use --engine sync"
+                    "{}: io_uring is not available here ({e}); use {}",
+                    job.dialect.assign(Flag::Engine, "io_uring"),
+                    job.dialect.assign(Flag::Engine, "sync")
                 ))
             })?;
             EngineKind::IoUring
@@ -154,8 +156,11 @@ fn resolve_engine(job: &JobSpec, notes: &mut Vec<String>) -> Result<(EngineKind,
     let mut qd = job.queue_depth;
     if engine.is_inline() && qd > 1 {
         notes.push(format!(
-            "the {} engine keeps one I/O in flight per thread: queue depth {qd} runs as 1; use --engine io_uring or more --threads",
-            engine.name()
+            "the {} engine keeps one I/O in flight per thread: {} runs as 1; use {} or more {}",
+            engine.name(),
+            job.dialect.assign(Flag::QueueDepth, &qd.to_string()),
+            job.dialect.assign(Flag::Engine, "io_uring"),
+            job.name(Flag::Threads)
         ));
         qd = 1;
     }
@@ -201,7 +206,8 @@ pub fn run_full(
     if let Some(f) = job.file_sets {
         if f.service == crate::spec::FileService::Slots && qd % f.files != 0 {
             notes.push(format!(
-                "--file-service slots needs a queue depth that splits over the {} files; at queue depth {qd} each thread goes round robin instead",
+                "{} slots needs a queue depth that splits over the {} files; at queue depth {qd} each thread goes round robin instead",
+                job.name(Flag::FileService),
                 f.files
             ));
             service = Some(crate::spec::FileService::RoundRobin { every: 1 });
@@ -229,7 +235,8 @@ pub fn run_full(
             let per = (bytes / nthreads / unit).max(1) * unit;
             if per * nthreads != bytes {
                 notes.push(format!(
-                    "--total {bytes} bytes split over {nthreads} threads as {per} bytes each ({} in all)",
+                    "{} {bytes} bytes split over {nthreads} threads as {per} bytes each ({} in all)",
+                    job.name(Flag::Total),
                     per * nthreads
                 ));
             }
@@ -242,7 +249,8 @@ pub fn run_full(
         let allowed = allowed_cpus();
         if let Some(bad) = cpus.iter().find(|c| !allowed.contains(c)) {
             return Err(Error::usage(format!(
-                "--affinity: CPU {bad} is not available to this process (it may use {})",
+                "{}: CPU {bad} is not available to this process (it may use {})",
+                job.name(Flag::Affinity),
                 allowed
                     .iter()
                     .map(|c| c.to_string())
@@ -279,7 +287,10 @@ pub fn run_full(
     let (tx, rx) = sync_channel::<Msg>(4 * nthreads as usize + 8);
     let trace = observer.wants_ios();
     if trace && !job.latency {
-        notes.push("per-I/O records need latency mode (-L): none were kept".into());
+        notes.push(format!(
+            "per-I/O records need latency mode ({}): none were kept",
+            job.name(Flag::Latency)
+        ));
     }
     let file_op = match engine {
         EngineKind::FileCreate => Some(MetaOp::Create),
@@ -600,11 +611,12 @@ pub fn run_full(
         for (t, made) in targets.iter_mut().zip(&done) {
             t.created = made.load(Ordering::Relaxed);
         }
-        let gone = targets
-            .iter()
-            .filter(|t| !t.created)
-            .map(|t| t.path.as_path());
-        cleanup.forget(&gone.collect());
+        // Only the creates that happened made iogauge's files: a name taken meanwhile is not.
+        for t in targets.iter().filter(|t| t.created) {
+            if let Err(e) = cleanup.created_named(&t.path) {
+                notes.push(format!("{e}; it is left in place"));
+            }
+        }
     }
     let outcomes = outcomes?;
 
@@ -637,9 +649,10 @@ pub fn run_full(
                 100.0 * (1.0 - s.last / s.peak)
             ),
             None => format!(
-                "throughput did not fall {}% below its peak and settle within the {:.1}s maximum: the burst may last longer (raise -d)",
+                "throughput did not fall {}% below its peak and settle within the {:.1}s maximum: the burst may last longer (raise {})",
                 rule.drop_pct,
-                secs(m1.saturating_sub(m0))
+                secs(m1.saturating_sub(m0)),
+                job.name(Flag::Duration)
             ),
         });
     }
@@ -748,7 +761,7 @@ fn cpu_for(affinity: Option<&Affinity>, id: usize) -> Option<usize> {
 /// a ring set up as the run's will be, so that a refusal is a clear error, not a failed run.
 fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
     let shown = t.path.display();
-    let flag = if job.hipri { "--hipri" } else { "--sqpoll" };
+    let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
     let mut rng = rng::Rng::new(1, &[]);
     let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0);
     let fd = t.file.as_ref().map_or(-1, |f| f.as_raw_fd());
@@ -774,7 +787,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     match out.first() {
         Some(c) if c.result == job.block_size as i32 => Ok(()),
         Some(c) if job.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
-            "--hipri: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop --hipri"
+            "{flag}: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop {flag}"
         ))),
         Some(c) => Err(Error::usage(format!(
             "{flag}: a test read of '{shown}' failed ({}); drop {flag}",

@@ -578,6 +578,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
                     .unwrap_or(FileService::RoundRobin { every: 1 }),
             }),
         },
+        dialect: Dialect::Iogauge,
     };
     job.validate()?;
     Ok(job)

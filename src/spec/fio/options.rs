@@ -1375,6 +1375,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             service: read_file_service(&set)?,
         }),
         min_rate: read_min_rate(&set, reads, writes)?,
+        dialect: crate::spec::Dialect::Fio,
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
@@ -1523,9 +1524,79 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
     })
 }
 
+/// The fio option a user sets for `flag`, for messages in fio's words; `None` where fio has no
+/// such option (the setting is then named as iogauge's own).
+pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
+    use crate::spec::flag::Flag::*;
+    Some(match flag {
+        Threads => "numjobs",
+        QueueDepth => "iodepth",
+        SubmitBatch => "iodepth_batch_submit",
+        BlockSize => "bs",
+        BlockSizes => "bssplit",
+        Random => "blockalign",
+        RandomPct => "percentage_random",
+        RandomEvery | Sequential => "rw",
+        Distribution => "random_distribution",
+        WritePct => "rwmixwrite",
+        Duration => "runtime",
+        // A run by bytes, a file's size and the end of the working set all come from size=.
+        Total | Create | MaxOffset => "size",
+        Warmup => "ramp_time",
+        Interval => "log_avg_msec",
+        BaseOffset => "offset",
+        ThreadOffset => "offset_increment",
+        Cache => "direct",
+        Engine => "ioengine",
+        Affinity => "cpus_allowed",
+        Sqpoll => "sqthread_poll",
+        Hipri => "hipri",
+        RateIops => "rate_iops",
+        RateBw => "rate",
+        RateMin => "rate_min",
+        RateMinIops => "rate_iops_min",
+        RateMinWindow => "ratecycle",
+        Fsync => "fsync",
+        Fdatasync => "fdatasync",
+        EndFsync => "end_fsync",
+        Think => "thinktime",
+        ThinkEvery => "thinktime_blocks",
+        ThinkSpin => "thinktime_spin",
+        Compressible => "buffer_compress_percentage",
+        RefillBuffers => "refill_buffers",
+        FileSet => "nrfiles",
+        FileService => "file_service_type",
+        Interlocked | Cooldown | UntilSteady | ThreadStart | Latency | Delay | DelayStep
+        | AllowOverwrite => return None,
+    })
+}
+
+/// The options that ask for cache mode `mode`.
+pub fn cache_words(mode: crate::spec::CacheMode) -> &'static str {
+    use crate::spec::CacheMode::*;
+    match mode {
+        Buffered => "direct=0",
+        Direct => "direct=1",
+        WriteThrough => "sync=1",
+        DirectWriteThrough => "direct=1 with sync=1",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Jobs from two front ends are the same workload when all but their dialect agree.
+    macro_rules! assert_same {
+        ($a:expr, $b:expr $(, $($msg:tt)+)?) => {
+            assert_eq!(plain($a.clone()), plain($b.clone()) $(, $($msg)+)?)
+        };
+    }
+
+    fn plain(mut j: JobSpec) -> JobSpec {
+        j.dialect = crate::spec::Dialect::Iogauge;
+        j
+    }
     use crate::spec::fio::tests::vars;
     use crate::spec::fio::{read_args, read_str};
     use crate::spec::native::job_from_argv;
@@ -1855,7 +1926,7 @@ group_reporting
             .contains("t.fio:4: iodepth: 0 must be at least 1 and at most 65536"));
         // What only the job description can check names the job and its native flag.
         assert!(err("[j]\nfilename=/x\nsize=1m\nbs=1000\ndirect=1\n")
-            .contains("t.fio:1: job 'j': --block-size 1000 is not a multiple of 512 bytes"));
+            .contains("t.fio:1: job 'j': bs 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
             "[j]\nfilename=/x\nsize=1m\nexitall=1\nverify=md5\n",
@@ -1997,10 +2068,10 @@ ramp_time=2
         .job;
         // DiskSpd has no engine choice: iogauge picks io_uring where the kernel allows it.
         from_diskspd.engine = Some(EngineKind::IoUring);
-        assert_eq!(native, diskspd);
-        assert_eq!(native, from_diskspd);
-        assert_eq!(native, from_file);
-        assert_eq!(native, from_cli);
+        assert_same!(native, diskspd);
+        assert_same!(native, from_diskspd);
+        assert_same!(native, from_file);
+        assert_same!(native, from_cli);
     }
 
     /// Block-size mixes, partly random offsets, flushes, think time and buffer contents: each
@@ -2051,7 +2122,7 @@ ramp_time=2
                 "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
             )))
             .unwrap_or_else(|e| panic!("{flags}: {e}"));
-            assert_eq!(from_file, native, "{opts_text} vs {flags}");
+            assert_same!(from_file, native, "{opts_text} vs {flags}");
         }
         // A partly compressible fill is refreshed per write, as fio does.
         let j = one("[t]\nfilename=/x\nsize=1m\nrw=write\nbuffer_compress_percentage=50\n").job;
@@ -2161,7 +2232,7 @@ ramp_time=2
         assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nstat_type=statx\n")
             .contains("stat_type: 'statx' is not supported yet: iogauge's filestat calls stat() (planned)"));
         assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrate=1m\n")
-            .contains("--engine filestat: --rate-bw and byte floors (no data moves; use --rate-iops) cannot apply"));
+            .contains("ioengine=filestat: rate and byte floors (no data moves; use rate_iops) cannot apply"));
         // The same job as the native flags.
         let from_file = one(
             "[j]\nioengine=filestat\nfilename=/d/a:/d/b:/d/c\nfilesize=8k\nbs=8k\nrate_iops=50\n",
@@ -2171,7 +2242,7 @@ ramp_time=2
             .split_whitespace()
             .map(String::from)
             .collect();
-        assert_eq!(from_file, job_from_argv(&argv).unwrap());
+        assert_same!(from_file, job_from_argv(&argv).unwrap());
     }
 
     /// rate and rate_iops: one value limits each direction of a mixed job; R,W apart; the same
@@ -2210,7 +2281,7 @@ ramp_time=2
                 "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
             )))
             .unwrap_or_else(|e| panic!("{flags}: {e}"));
-            assert_eq!(one(&file).job, native, "{opts}");
+            assert_same!(one(&file).job, native, "{opts}");
         }
         let r = one("[t]\nfilename=/x\nsize=1m\nrw=randrw\nrate=1m\nrate_iops=100\n");
         assert_eq!(
@@ -2247,7 +2318,7 @@ ramp_time=2
                 "iogauge run -r --distribution {native} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
             )))
             .unwrap();
-            assert_eq!(one(&file).job, job, "{fio}");
+            assert_same!(one(&file).job, job, "{fio}");
         }
         let bad = |d: &str| {
             err(&format!(
@@ -2319,7 +2390,7 @@ ramp_time=2
             "iogauge run -r --file-set all --file-service roundrobin:4 -b 4k --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /d/a /d/b /d/c",
         ))
         .unwrap();
-        assert_eq!(one(file).job, native);
+        assert_same!(one(file).job, native);
         assert!(err("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=zipf:1.2\n")
             .contains("t.fio:4: file_service_type: 'zipf:1.2': files drawn with a skew are not supported yet (planned)"));
         assert!(
@@ -2401,7 +2472,7 @@ ramp_time=2
             let back = read_str(&text, "explain", Path::new("."), &vars())
                 .and_then(|jobs| plan(&jobs, &opts(false)))
                 .unwrap_or_else(|e| panic!("{line}: {e}\n{text}"));
-            assert_eq!(back.runs[0].job, job, "{line}\n{text}");
+            assert_same!(back.runs[0].job, job, "{line}\n{text}");
         }
     }
 
@@ -2444,7 +2515,7 @@ ramp_time=2
                 // io_uring, and read back as that.
                 let mut want = job.clone();
                 want.engine = want.engine.or(Some(EngineKind::IoUring));
-                assert_eq!(back.runs[0].job, want, "{} {}\n{text}", p.name, pass.label);
+                assert_same!(back.runs[0].job, want, "{} {}\n{text}", p.name, pass.label);
                 checked += 1;
             }
         }

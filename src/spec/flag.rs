@@ -1,0 +1,180 @@
+//! The settings of a job as messages name them, in the words of the tool the job was written
+//! for. A fio job's error names the fio option (`iodepth`), a DiskSpd command line's the
+//! DiskSpd switch (`-o`), iogauge's own flags their long name (`--queue-depth`): each user
+//! reads what they typed. Validation, the runner's notes and the warnings all name settings
+//! through [`Dialect::name`], never with a flag written into the message.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The tool whose syntax a job was written in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    #[default]
+    Iogauge,
+    Fio,
+    Diskspd,
+}
+
+impl Dialect {
+    pub fn is_iogauge(&self) -> bool {
+        *self == Dialect::Iogauge
+    }
+
+    /// How a user of this tool names `flag`. A setting the tool has no word for is named as
+    /// iogauge's own, so that the user knows where it came from.
+    pub fn name(self, flag: Flag) -> Named {
+        let foreign = match self {
+            Dialect::Iogauge => None,
+            Dialect::Fio => super::fio::options::flag_name(flag),
+            Dialect::Diskspd => super::diskspd::flag_name(flag),
+        };
+        match (self, foreign) {
+            (_, Some(word)) => Named(word, false),
+            (Dialect::Iogauge, None) => Named(flag.native(), false),
+            (_, None) => Named(flag.native(), true),
+        }
+    }
+
+    /// The setting that asks for cache mode `mode`: `--cache buffered`, `direct=0`, `-Sb`.
+    pub fn cache(self, mode: super::CacheMode) -> String {
+        match self {
+            Dialect::Iogauge => format!("--cache {}", mode.name()),
+            Dialect::Fio => super::fio::options::cache_words(mode).into(),
+            Dialect::Diskspd => super::diskspd::cache_words(mode).into(),
+        }
+    }
+
+    /// `flag` given `value`, written as this tool writes it: `-c SIZE`, `size=SIZE`, `-cSIZE`.
+    pub fn assign(self, flag: Flag, value: &str) -> String {
+        let name = self.name(flag);
+        match (self, name.1) {
+            (Dialect::Fio, false) => format!("{}={value}", name.0),
+            (Dialect::Diskspd, false) => format!("{}{value}", name.0),
+            _ => format!("{name} {value}"),
+        }
+    }
+}
+
+/// A setting's name, ready to print; `.0` is the word itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Named(pub &'static str, bool);
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 {
+            write!(f, "iogauge's {}", self.0)
+        } else {
+            f.write_str(self.0)
+        }
+    }
+}
+
+/// A setting of [`super::JobSpec`] that messages name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flag {
+    Threads,
+    QueueDepth,
+    SubmitBatch,
+    BlockSize,
+    BlockSizes,
+    Random,
+    RandomPct,
+    RandomEvery,
+    Distribution,
+    Sequential,
+    Interlocked,
+    WritePct,
+    Duration,
+    Total,
+    Warmup,
+    Cooldown,
+    UntilSteady,
+    Interval,
+    Create,
+    BaseOffset,
+    MaxOffset,
+    ThreadOffset,
+    ThreadStart,
+    Cache,
+    Engine,
+    Latency,
+    Delay,
+    DelayStep,
+    Affinity,
+    Sqpoll,
+    Hipri,
+    RateIops,
+    RateBw,
+    RateMin,
+    RateMinIops,
+    RateMinWindow,
+    Fsync,
+    Fdatasync,
+    EndFsync,
+    Think,
+    ThinkEvery,
+    ThinkSpin,
+    Compressible,
+    RefillBuffers,
+    FileSet,
+    FileService,
+    AllowOverwrite,
+}
+
+impl Flag {
+    /// iogauge's own flag.
+    pub fn native(self) -> &'static str {
+        use Flag::*;
+        match self {
+            Threads => "--threads",
+            QueueDepth => "--queue-depth",
+            SubmitBatch => "--submit-batch",
+            BlockSize => "--block-size",
+            BlockSizes => "--block-sizes",
+            Random => "--random",
+            RandomPct => "--random-pct",
+            RandomEvery => "--random-every",
+            Distribution => "--distribution",
+            Sequential => "--sequential",
+            Interlocked => "--interlocked",
+            WritePct => "--write-pct",
+            Duration => "--duration",
+            Total => "--total",
+            Warmup => "--warmup",
+            Cooldown => "--cooldown",
+            UntilSteady => "--until-steady",
+            Interval => "--interval",
+            Create => "-c",
+            BaseOffset => "--base-offset",
+            MaxOffset => "--max-offset",
+            ThreadOffset => "--thread-offset",
+            ThreadStart => "--thread-start",
+            Cache => "--cache",
+            Engine => "--engine",
+            Latency => "-L",
+            Delay => "--delay",
+            DelayStep => "--delay-step",
+            Affinity => "--affinity",
+            Sqpoll => "--sqpoll",
+            Hipri => "--hipri",
+            RateIops => "--rate-iops",
+            RateBw => "--rate-bw",
+            RateMin => "--rate-min",
+            RateMinIops => "--rate-min-iops",
+            RateMinWindow => "--rate-min-window",
+            Fsync => "--fsync",
+            Fdatasync => "--fdatasync",
+            EndFsync => "--end-fsync",
+            Think => "--think",
+            ThinkEvery => "--think-every",
+            ThinkSpin => "--think-spin",
+            Compressible => "--compressible",
+            RefillBuffers => "--refill-buffers",
+            FileSet => "--file-set",
+            FileService => "--file-service",
+            AllowOverwrite => "--allow-overwrite",
+        }
+    }
+}

@@ -1,0 +1,856 @@
+//! [`JobSpec::validate`]: everything about a job that can be checked without touching a
+//! target, in one place for every front end. Each error is one line that names the setting at
+//! fault the way the job's tool names it ([`JobSpec::name`]): `iodepth` in a fio job, `-o` on a
+//! DiskSpd line, `--queue-depth` on iogauge's own.
+
+use super::units::format_size;
+use super::*;
+
+/// The longest interval or run we accept: the histograms cover one hour per I/O, and longer
+/// single values mean something is broken.
+const MAX_SECONDS: u64 = 366 * 24 * 3600;
+
+fn bad(m: String) -> Result<()> {
+    Err(Error::usage(m))
+}
+
+impl JobSpec {
+    /// How the user of this job's tool names `flag`.
+    pub fn name(&self, flag: Flag) -> flag::Named {
+        self.dialect.name(flag)
+    }
+
+    /// Check everything that can be checked without touching a target.
+    pub fn validate(&self) -> Result<()> {
+        self.validate_shape()?;
+        self.validate_engine()?;
+        self.validate_offsets()?;
+        self.validate_timing()?;
+        self.validate_rates()?;
+        self.validate_per_io()?;
+        self.validate_file_ops()?;
+        if self.cache.is_direct() {
+            self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for t in &self.targets {
+            if !seen.insert(&t.path) {
+                return bad(format!(
+                    "target '{}' is given twice; use {} for more load on one target",
+                    t.path.display(),
+                    self.name(Flag::Threads)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Targets, threads, queue and block size.
+    fn validate_shape(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        if self.targets.is_empty() {
+            return bad("no target given".into());
+        }
+        if self.threads_per_target == 0 {
+            return bad(format!("{} must be at least 1", n(Flag::Threads)));
+        }
+        if self.queue_depth == 0 {
+            return bad(format!("{} must be at least 1", n(Flag::QueueDepth)));
+        }
+        if self.queue_depth > 65536 {
+            return bad(format!(
+                "{} {} is more than 65536",
+                n(Flag::QueueDepth),
+                self.queue_depth
+            ));
+        }
+        if self.submit_batch == 0 || self.submit_batch > self.queue_depth {
+            return bad(format!(
+                "{} {} must be between 1 and the queue depth ({})",
+                n(Flag::SubmitBatch),
+                self.submit_batch,
+                self.queue_depth
+            ));
+        }
+        if self.block_size == 0 {
+            return bad(format!("{} must be more than 0", n(Flag::BlockSize)));
+        }
+        if self.block_size > (1 << 30) {
+            return bad(format!(
+                "{} {} is more than 1GiB",
+                n(Flag::BlockSize),
+                format_size(self.block_size)
+            ));
+        }
+        if self.write_pct > 100 {
+            return bad(format!(
+                "{} {} is not in 0..100",
+                n(Flag::WritePct),
+                self.write_pct
+            ));
+        }
+        if let Some(Affinity::Cpus { cpus }) = &self.affinity {
+            if cpus.is_empty() {
+                return bad(format!(
+                    "{} needs auto or a list of CPUs such as 0,2,4",
+                    n(Flag::Affinity)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine and what only some engines have.
+    fn validate_engine(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        match (self.engine, self.delay) {
+            (Some(EngineKind::Delay), None) => {
+                return bad(format!(
+                    "{} delay needs {} fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA",
+                    n(Flag::Engine),
+                    n(Flag::Delay)
+                ))
+            }
+            (Some(EngineKind::Delay), Some(d)) => {
+                let steps = [
+                    Some((Flag::Delay, d)),
+                    self.delay_step.map(|s| (Flag::DelayStep, s.dist)),
+                ];
+                for (flag, d) in steps.into_iter().flatten() {
+                    match d {
+                        DelayDist::Uniform { min_ns, max_ns } if min_ns > max_ns => {
+                            return bad(format!("{} uniform:MIN:MAX needs MIN <= MAX", n(flag)))
+                        }
+                        DelayDist::Lognormal { sigma, .. } if !(0.0..=5.0).contains(&sigma) => {
+                            return bad(format!(
+                                "{} lognormal sigma {sigma} must be between 0 and 5",
+                                n(flag)
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            (_, Some(_)) => {
+                return bad(format!(
+                    "{} applies to {} delay only",
+                    n(Flag::Delay),
+                    n(Flag::Engine)
+                ))
+            }
+            (_, None) if self.delay_step.is_some() => {
+                return bad(format!(
+                    "{} needs {} delay and {}",
+                    n(Flag::DelayStep),
+                    n(Flag::Engine),
+                    n(Flag::Delay)
+                ))
+            }
+            _ => {}
+        }
+        for (flag, on) in [(Flag::Sqpoll, self.sqpoll), (Flag::Hipri, self.hipri)] {
+            if on && self.engine.is_some_and(|e| e != EngineKind::IoUring) {
+                return bad(format!("{} applies to the io_uring engine", n(flag)));
+            }
+        }
+        if self.engine == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
+            return bad(format!(
+                "the mmap engine reads and writes through the page cache: {} cannot apply; use {}",
+                self.dialect.cache(self.cache),
+                self.dialect.cache(CacheMode::Buffered)
+            ));
+        }
+        if self.hipri && !self.cache.is_direct() {
+            return bad(format!(
+                "{} (polled completions) needs direct I/O: add {}",
+                n(Flag::Hipri),
+                self.dialect.cache(CacheMode::Direct)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where in the targets I/O goes: the pattern and the working set.
+    fn validate_offsets(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        match &self.pattern {
+            Pattern::Random {
+                align_bytes,
+                distribution,
+            } => {
+                if *align_bytes == 0 {
+                    return bad(format!("{} alignment must be more than 0", n(Flag::Random)));
+                }
+                if let Err(e) = distribution.check_zones() {
+                    return bad(format!(
+                        "{} {}: {e}",
+                        n(Flag::Distribution),
+                        distribution.text()
+                    ));
+                }
+                match *distribution {
+                    Distribution::Zipf { theta } if !(theta > 0.0 && theta.is_finite()) => {
+                        return bad(format!(
+                            "{} zipf:{theta}: THETA must be more than 0",
+                            n(Flag::Distribution)
+                        ))
+                    }
+                    Distribution::Pareto { h } if !(h > 0.0 && h < 1.0) => {
+                        return bad(format!(
+                            "{} pareto:{h}: H must be between 0 and 1",
+                            n(Flag::Distribution)
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            Pattern::Sequential { stride_bytes, .. } => {
+                if *stride_bytes == 0 {
+                    return bad(format!(
+                        "{} stride must be more than 0",
+                        n(Flag::Sequential)
+                    ));
+                }
+            }
+        }
+        if let Some(max) = self.max_offset {
+            if max <= self.base_offset {
+                return bad(format!(
+                    "the working set ends ({} {}) before it begins ({} {})",
+                    n(Flag::MaxOffset),
+                    format_size(max),
+                    n(Flag::BaseOffset),
+                    format_size(self.base_offset)
+                ));
+            }
+            if max - self.base_offset < self.block_size {
+                return bad(format!(
+                    "{} {} is larger than the working set of {} between {} and {}",
+                    n(Flag::BlockSize),
+                    format_size(self.block_size),
+                    format_size(max - self.base_offset),
+                    n(Flag::BaseOffset),
+                    n(Flag::MaxOffset)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// When the measured window starts and ends, and how it is sampled.
+    fn validate_timing(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        if let Some(rule) = self.until_steady {
+            if !matches!(self.stop, Stop::Duration { .. }) {
+                return bad(format!(
+                    "{} needs a duration ({}, the maximum), not {}",
+                    n(Flag::UntilSteady),
+                    n(Flag::Duration),
+                    n(Flag::Total)
+                ));
+            }
+            if rule.window_ns < self.interval_ns {
+                return bad(format!(
+                    "{} window {}ms is shorter than {} {}ms",
+                    n(Flag::UntilSteady),
+                    rule.window_ns / 1_000_000,
+                    n(Flag::Interval),
+                    self.interval_ns / 1_000_000
+                ));
+            }
+        }
+        match self.stop {
+            Stop::Duration { ns: 0 }
+            | Stop::TotalBytes {
+                max_ns: Some(0), ..
+            } => return bad(format!("{} must be more than 0", n(Flag::Duration))),
+            Stop::Duration { ns } if ns / 1_000_000_000 > MAX_SECONDS => {
+                return bad(format!("{} is longer than a year", n(Flag::Duration)))
+            }
+            Stop::TotalBytes { bytes, .. } if bytes < self.block_size => {
+                return bad(format!(
+                    "{} {} is less than one block of {}",
+                    n(Flag::Total),
+                    format_size(bytes),
+                    format_size(self.block_size)
+                ))
+            }
+            Stop::TotalBytes { .. } if self.cooldown_ns > 0 => {
+                return bad(format!(
+                    "{} cannot be combined with {}: a run by bytes ends when the bytes are done",
+                    n(Flag::Cooldown),
+                    n(Flag::Total)
+                ))
+            }
+            _ => {}
+        }
+        for (flag, ns) in [
+            (Flag::Warmup, self.warmup_ns),
+            (Flag::Cooldown, self.cooldown_ns),
+        ] {
+            if ns / 1_000_000_000 > MAX_SECONDS {
+                return bad(format!("{} must be shorter than a year", n(flag)));
+            }
+        }
+        // Each interval costs the collector a merge of every thread's histograms (about 0.5 MB
+        // each); below 10 ms that work would compete with the workers for CPU.
+        if self.interval_ns < 10_000_000 {
+            return bad(format!("{} must be at least 10 ms", n(Flag::Interval)));
+        }
+        Ok(())
+    }
+
+    /// Rate limits.
+    fn validate_rates(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        let (iops, bw) = (n(Flag::RateIops), n(Flag::RateBw));
+        if self.rate_iops == Some(0) {
+            return bad(format!("{iops} must be more than 0"));
+        }
+        if self.rate_bytes_per_sec == Some(0) {
+            return bad(format!("{bw} must be more than 0"));
+        }
+        if self.rate_iops.is_some() && self.rate_bytes_per_sec.is_some() {
+            return bad(format!(
+                "{iops} and {bw} cannot be combined: give one limit"
+            ));
+        }
+        if let Some(d) = self.rate_dirs {
+            if self.rate_iops.is_some() || self.rate_bytes_per_sec.is_some() {
+                return bad("limits for reads and writes apart (R,W) cannot be combined with one limit for both".into());
+            }
+            if d.read.is_none() && d.write.is_none() {
+                return bad(format!("{bw}/{iops} R,W: give at least one limit"));
+            }
+            if [d.read, d.write]
+                .iter()
+                .flatten()
+                .any(|r| matches!(r, Rate::Iops { iops: 0 } | Rate::Bytes { per_sec: 0 }))
+            {
+                return bad(format!("{bw}/{iops} R,W: every limit must be more than 0"));
+            }
+        }
+        if let Some(m) = self.min_rate {
+            self.validate_min_rate(m)?;
+        }
+        Ok(())
+    }
+
+    /// Rate floors: above 0, one kind at a time, never above their own limit.
+    fn validate_min_rate(&self, m: MinRate) -> Result<()> {
+        let floor = self.name(Flag::RateMin);
+        let apart = m.apart.unwrap_or_default();
+        let any = |f: &Floor| f.bytes_per_sec > 0 || f.iops > 0;
+        if m.bytes_per_sec == 0 && m.iops == 0 && !apart.iter().any(any) {
+            return bad(format!("{floor} needs a rate above 0"));
+        }
+        if m.apart.is_some() && (m.bytes_per_sec > 0 || m.iops > 0) {
+            return bad(format!("{floor}: floors for reads and writes apart (R,W) cannot be combined with one for both"));
+        }
+        // A floor above its own limit could only fail (fio refuses it too).
+        let both = self.rate_both();
+        let limits: Vec<(&str, Option<Rate>, Floor)> = match (m.apart, self.rate_dirs) {
+            (Some(f), Some(d)) => vec![("reads", d.read, f[0]), ("writes", d.write, f[1])],
+            (Some(f), None) => vec![("reads", both, f[0]), ("writes", both, f[1])],
+            (None, _) => {
+                let f = Floor {
+                    bytes_per_sec: m.bytes_per_sec,
+                    iops: m.iops,
+                };
+                vec![("I/Os", both, f)]
+            }
+        };
+        for (what, limit, floor_of) in limits {
+            let over = match limit {
+                Some(Rate::Iops { iops }) => floor_of.iops > iops,
+                Some(Rate::Bytes { per_sec }) => floor_of.bytes_per_sec > per_sec,
+                None => false,
+            };
+            if over {
+                return bad(format!("{floor}: the floor for {what} is above their rate limit: the run could only fail"));
+            }
+        }
+        if m.window_ns < self.interval_ns.min(100_000_000) {
+            return bad(format!(
+                "{} must be at least 100 ms",
+                self.name(Flag::RateMinWindow)
+            ));
+        }
+        Ok(())
+    }
+
+    /// What varies per I/O: block-size mixes, partly random offsets, flushes, think time and
+    /// buffer contents.
+    fn validate_per_io(&self) -> Result<()> {
+        self.validate_block_mix()?;
+        self.validate_random_walk()?;
+        self.validate_pauses()?;
+        self.validate_thread_spread()?;
+        self.validate_file_sets()?;
+        if self.buffers.compress_pct > 100 {
+            return bad(format!(
+                "{} {} is not in 0..100",
+                self.name(Flag::Compressible),
+                self.buffers.compress_pct
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_block_mix(&self) -> Result<()> {
+        let Some(mix) = &self.block_mix else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        for bs in [&mix.read, &mix.write] {
+            for size in bs.sizes() {
+                if size == 0 || size > (1 << 30) {
+                    return bad(format!(
+                        "{} {}: every size must be more than 0 and at most 1GiB",
+                        n(Flag::BlockSizes),
+                        bs.text()
+                    ));
+                }
+            }
+        }
+        let largest = mix.read.largest().max(mix.write.largest());
+        if self.block_size != largest {
+            return bad(format!(
+                "{} {} must be the largest size of {} ({})",
+                n(Flag::BlockSize),
+                format_size(self.block_size),
+                n(Flag::BlockSizes),
+                format_size(largest)
+            ));
+        }
+        if let Pattern::Sequential {
+            stride_bytes,
+            interlocked,
+        } = self.pattern
+        {
+            if interlocked || stride_bytes != self.block_size {
+                return bad(format!(
+                    "{} with sequential I/O walks the working set without gaps (each I/O starts where the one before ended): it cannot be combined with a {} stride or {}",
+                    n(Flag::BlockSizes),
+                    n(Flag::Sequential),
+                    n(Flag::Interlocked)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Partly random offsets.
+    fn validate_random_walk(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        let random = matches!(self.pattern, Pattern::Random { .. });
+        if let Some(pct) = self.random_pct {
+            if !random {
+                return bad(format!(
+                    "{} applies to random I/O ({})",
+                    n(Flag::RandomPct),
+                    n(Flag::Random)
+                ));
+            }
+            if !(1..=99).contains(&pct) {
+                return bad(format!(
+                    "{} {pct} must be between 1 and 99 (100 is all random, 0 sequential)",
+                    n(Flag::RandomPct)
+                ));
+            }
+        }
+        if let Some(every) = self.random_every {
+            if !random {
+                return bad(format!(
+                    "{} applies to random I/O ({})",
+                    n(Flag::RandomEvery),
+                    n(Flag::Random)
+                ));
+            }
+            if every < 2 {
+                return bad(format!(
+                    "{} {every} must be at least 2 (1 is plain random I/O)",
+                    n(Flag::RandomEvery)
+                ));
+            }
+            if self.random_pct.is_some() {
+                return bad(format!(
+                    "{} and {} cannot be combined: give one",
+                    n(Flag::RandomEvery),
+                    n(Flag::RandomPct)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes and think time: pauses in a thread's stream of I/O.
+    fn validate_pauses(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        let polled = |flag| {
+            bad(format!(
+                "{} cannot be combined with {}: polled io_uring rings cannot flush",
+                n(flag),
+                n(Flag::Hipri)
+            ))
+        };
+        if let Some(f) = self.flush {
+            let flag = if f.data_only {
+                Flag::Fdatasync
+            } else {
+                Flag::Fsync
+            };
+            if f.writes == 0 {
+                return bad(format!("{} must be at least 1 (writes per flush)", n(flag)));
+            }
+            if self.hipri {
+                return polled(flag);
+            }
+        }
+        if self.end_fsync && self.hipri {
+            return polled(Flag::EndFsync);
+        }
+        if let Some(t) = self.think {
+            if t.every == 0 {
+                return bad(format!("{} must be at least 1", n(Flag::ThinkEvery)));
+            }
+            if t.spin_ns > t.ns {
+                return bad(format!(
+                    "{} must not be longer than {}",
+                    n(Flag::ThinkSpin),
+                    n(Flag::Think)
+                ));
+            }
+            if t.ns / 1_000_000_000 > 3600 {
+                return bad(format!("{} must be at most an hour", n(Flag::Think)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Where each thread of a target begins.
+    fn validate_thread_spread(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        let misaligned = |flag, v: u64| {
+            bad(format!(
+                "{} {v} is not a multiple of {MIN_DIRECT_ALIGN} bytes, which direct I/O needs",
+                n(flag)
+            ))
+        };
+        if self.thread_offset % MIN_DIRECT_ALIGN != 0 && self.cache.is_direct() {
+            return misaligned(Flag::ThreadOffset, self.thread_offset);
+        }
+        if self.thread_start > 0 {
+            let own_offsets = matches!(
+                self.pattern,
+                Pattern::Sequential {
+                    interlocked: false,
+                    ..
+                }
+            );
+            if !own_offsets {
+                return bad(format!(
+                    "{} applies to sequential I/O ({}) whose threads keep their own offsets (not {})",
+                    n(Flag::ThreadStart),
+                    n(Flag::Sequential),
+                    n(Flag::Interlocked)
+                ));
+            }
+            if self.cache.is_direct() && self.thread_start % MIN_DIRECT_ALIGN != 0 {
+                return misaligned(Flag::ThreadStart, self.thread_start);
+            }
+        }
+        Ok(())
+    }
+
+    /// Threads over several files.
+    fn validate_file_sets(&self) -> Result<()> {
+        let Some(f) = self.file_sets else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        let count = self.targets.len();
+        if f.files < 2 || count % f.files as usize != 0 {
+            return bad(format!(
+                "{} {}: the {count} targets must split into sets of 2 or more files of the same number",
+                n(Flag::FileSet),
+                f.files
+            ));
+        }
+        if let FileService::RoundRobin { every: 0 } | FileService::Random { every: 0 } = f.service {
+            return bad(format!(
+                "{}: a count of I/Os must be above 0",
+                n(Flag::FileService)
+            ));
+        }
+        if f.service == FileService::Slots && self.queue_depth % f.files != 0 {
+            return bad(format!(
+                "{} slots: queue depth {} does not split evenly over {} files",
+                n(Flag::FileService),
+                self.queue_depth,
+                f.files
+            ));
+        }
+        Ok(())
+    }
+
+    /// The file-operation engines (filecreate, filestat, filedelete) do one operation on each
+    /// file of a thread's set and move no data: whatever would make a file see two operations,
+    /// or give bytes a meaning, is refused here.
+    fn validate_file_ops(&self) -> Result<()> {
+        let Some(engine) = self.engine.filter(|e| e.is_file_op()) else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        let fail = |why: String| {
+            bad(format!(
+                "{}: {why}",
+                self.dialect.assign(Flag::Engine, engine.name())
+            ))
+        };
+        let files = self.targets.len() as u64;
+        let once = files * self.block_size;
+        match self.stop {
+            Stop::TotalBytes { bytes, .. } if bytes == once => {}
+            Stop::TotalBytes { .. } => {
+                return fail(format!(
+                    "one operation per file: {} must be the {files} files times {} ({}), or left out",
+                    n(Flag::Total),
+                    n(Flag::BlockSize),
+                    format_size(once)
+                ))
+            }
+            Stop::Duration { .. } => {
+                return fail(format!(
+                    "one operation per file: the run ends when each file has had its own; {} may only limit it",
+                    n(Flag::Duration)
+                ))
+            }
+        }
+        if self.threads_per_target != 1 {
+            return fail(format!(
+                "each thread works on files of its own: {} must be 1 (give each thread its own files)",
+                n(Flag::Threads)
+            ));
+        }
+        if self.write_pct != 0 && self.write_pct != 100 {
+            return fail(format!(
+                "an operation counts as a read or as a write, not a mix: {} must be 0 or 100",
+                n(Flag::WritePct)
+            ));
+        }
+        if self.cache != CacheMode::Buffered {
+            return fail(format!(
+                "operations on names do not go through a cache mode: {} cannot apply; use {}",
+                self.dialect.cache(self.cache),
+                self.dialect.cache(CacheMode::Buffered)
+            ));
+        }
+        let in_turn = matches!(
+            self.pattern,
+            Pattern::Sequential {
+                interlocked: false,
+                ..
+            }
+        );
+        if !in_turn {
+            return fail(format!(
+                "the files are taken in turn: {} and {} do not apply; use sequential I/O",
+                n(Flag::Random),
+                n(Flag::Interlocked)
+            ));
+        }
+        if let Some(f) = self.file_sets {
+            if !matches!(
+                f.service,
+                FileService::RoundRobin { every: 1 } | FileService::Sequential
+            ) {
+                return fail(format!(
+                    "each file once: {} does not apply; use roundrobin or sequential",
+                    self.dialect.assign(Flag::FileService, &f.service.text())
+                ));
+            }
+        }
+        if let Some(flags) = self.file_op_refusals() {
+            return fail(format!("{flags} cannot apply to operations on names"));
+        }
+        Ok(())
+    }
+
+    /// The first setting a file-operation engine cannot take, named.
+    fn file_op_refusals(&self) -> Option<String> {
+        let n = |f| self.name(f);
+        let rate_bytes = self.rate_bytes_per_sec.is_some()
+            || self.rate_dirs.is_some_and(|d| {
+                [d.read, d.write]
+                    .iter()
+                    .any(|r| matches!(r, Some(Rate::Bytes { .. })))
+            })
+            || self.min_rate.is_some_and(|m| {
+                m.bytes_per_sec > 0
+                    || m.apart
+                        .is_some_and(|a| a.iter().any(|f| f.bytes_per_sec > 0))
+            });
+        let refused = [
+            (
+                format!(
+                    "{} (operations in it would not be counted, and a file has one)",
+                    n(Flag::Warmup)
+                ),
+                self.warmup_ns > 0,
+            ),
+            (n(Flag::BlockSizes).to_string(), self.block_mix.is_some()),
+            (
+                format!(
+                    "{}, {} and {}",
+                    n(Flag::Fsync),
+                    n(Flag::Fdatasync),
+                    n(Flag::EndFsync)
+                ),
+                self.flush.is_some() || self.end_fsync,
+            ),
+            (
+                format!(
+                    "{} and byte floors (no data moves; use {})",
+                    n(Flag::RateBw),
+                    n(Flag::RateIops)
+                ),
+                rate_bytes,
+            ),
+            (
+                format!(
+                    "{}, {}, {} and {}",
+                    n(Flag::BaseOffset),
+                    n(Flag::MaxOffset),
+                    n(Flag::ThreadOffset),
+                    n(Flag::ThreadStart)
+                ),
+                self.base_offset > 0
+                    || self.max_offset.is_some()
+                    || self.thread_offset > 0
+                    || self.thread_start > 0,
+            ),
+            (
+                format!("{} and {}", n(Flag::Compressible), n(Flag::RefillBuffers)),
+                !self.buffers.is_default(),
+            ),
+        ];
+        refused
+            .into_iter()
+            .find(|(_, on)| *on)
+            .map(|(what, _)| what)
+    }
+
+    /// Direct I/O needs the block size, base offset and random alignment or sequential stride
+    /// to be multiples of `align`: 512 before any target is opened, the target's own
+    /// requirement once it is (`on` names it in the message).
+    pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {
+        let step = match &self.pattern {
+            Pattern::Random { align_bytes, .. } => (Flag::Random, " alignment", *align_bytes),
+            Pattern::Sequential { stride_bytes, .. } => {
+                (Flag::Sequential, " stride", *stride_bytes)
+            }
+        };
+        let checks = [
+            (Flag::BlockSize, "", self.block_size),
+            (Flag::BaseOffset, "", self.base_offset),
+            step,
+        ];
+        let mixed: Vec<(Flag, &str, u64)> = self
+            .block_mix
+            .iter()
+            .flat_map(|m| m.read.sizes().into_iter().chain(m.write.sizes()))
+            .map(|b| (Flag::BlockSizes, "", b))
+            .collect();
+        for (flag, what, value) in checks.into_iter().chain(mixed) {
+            if value % align != 0 {
+                let on = on
+                    .map(|p| format!(" on '{}'", p.display()))
+                    .unwrap_or_default();
+                return bad(format!(
+                    "{}{what} {value} is not a multiple of {align} bytes, which direct I/O{on} needs; align it or use {}",
+                    self.name(flag),
+                    self.dialect.cache(CacheMode::Buffered)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::diskspd::{self, Targets};
+    use crate::spec::fio::{options, read_str, tests::vars};
+    use std::path::Path;
+
+    fn fio_error(text: &str) -> String {
+        let jobs = read_str(text, "t.fio", Path::new("."), &vars()).unwrap();
+        let o = options::MapOptions {
+            ignore_unsupported: false,
+            allow_overwrite: false,
+            keep: false,
+            size_of: &|_| Some(1 << 30),
+        };
+        match options::plan(&jobs, &o) {
+            Ok(_) => panic!("accepted: {text}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn diskspd_error(line: &str) -> String {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let t = Targets { disks: &Vec::new };
+        match diskspd::parse(&args, &t) {
+            Ok(_) => panic!("accepted: {line}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// iogauge's own long flags: none may appear in an error about a foreign tool's job.
+    fn names_no_native_flag(msg: &str) -> bool {
+        !msg.split_whitespace()
+            .any(|w| w.trim_start_matches(['(', '\'']).starts_with("--"))
+    }
+
+    #[test]
+    fn fio_jobs_are_refused_in_fio_words() {
+        let cases = [
+            ("bs=2g\n", "bs 2GiB is more than 1GiB"),
+            ("bs=1000\ndirect=1\n", "bs 1000 is not a multiple of 512 bytes, which direct I/O needs; align it or use direct=0"),
+            ("rw=randread\nrandom_distribution=zipf:0\n", "random_distribution zipf:0: THETA must be more than 0"),
+            ("rate=1m\nrate_min=2m\n", "rate_min: the floor for I/Os is above their rate limit"),
+            ("bs=4k\nsize=1k\n", "bs 4KiB is larger than the working set of 1KiB between offset and size"),
+            ("ramp_time=400d\n", "ramp_time must be shorter than a year"),
+            ("ioengine=mmap\ndirect=1\n", "direct=1 cannot apply; use direct=0"),
+        ];
+        for (options, want) in cases {
+            let msg = fio_error(&format!("[j]\nfilename=/x\nsize=1m\n{options}"));
+            assert!(msg.contains(want), "{options}: {msg}");
+            assert!(names_no_native_flag(&msg), "{options}: {msg}");
+        }
+    }
+
+    #[test]
+    fn diskspd_lines_are_refused_in_diskspd_words() {
+        let msg = diskspd_error("-b2G -c4G t.dat");
+        assert!(msg.contains("-b 2GiB is more than 1GiB"), "{msg}");
+        assert!(names_no_native_flag(&msg), "{msg}");
+    }
+
+    #[test]
+    fn a_setting_the_tool_lacks_is_named_as_iogauges() {
+        use crate::spec::{Dialect, Flag};
+        assert_eq!(
+            Dialect::Fio.name(Flag::Cooldown).to_string(),
+            "iogauge's --cooldown"
+        );
+        assert_eq!(
+            Dialect::Iogauge.name(Flag::Cooldown).to_string(),
+            "--cooldown"
+        );
+        assert_eq!(Dialect::Diskspd.assign(Flag::Create, "SIZE"), "-cSIZE");
+        assert_eq!(Dialect::Fio.assign(Flag::Create, "SIZE"), "size=SIZE");
+        assert_eq!(Dialect::Iogauge.assign(Flag::Create, "SIZE"), "-c SIZE");
+    }
+}
