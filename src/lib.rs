@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod facts;
 pub mod fs_suite;
+pub mod os;
 pub mod profile;
 pub mod progress;
 pub mod report;

@@ -60,8 +60,8 @@ fn run_line(line: &str, target: &Path, interrupted: &AtomicBool) -> Result<RunRe
 /// Run the self-test with a scratch file in `dir`; `seconds` per measurement.
 pub fn run(dir: &Path, seconds: f64, interrupted: &AtomicBool) -> Result<SelfTest> {
     let (_, clock) = Clock::calibrated();
+    // Each run creates it (-c) and removes it again: it is never a file iogauge did not make.
     let scratch = dir.join(format!("iogauge-selftest-{}.tmp", std::process::id()));
-    let _cleanup = ScratchFile(scratch.clone());
     let common = format!("-c 1M --cache buffered -W 0.2 -d {seconds}");
     let mut overhead = Vec::new();
     for (qd, lat) in [(1, false), (1, true), (32, false), (32, true)] {
@@ -135,13 +135,6 @@ pub fn run(dir: &Path, seconds: f64, interrupted: &AtomicBool) -> Result<SelfTes
         overhead,
         latency_error,
     })
-}
-
-struct ScratchFile(std::path::PathBuf);
-impl Drop for ScratchFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 impl SelfTest {

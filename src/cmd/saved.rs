@@ -81,20 +81,17 @@ impl Saver {
                 let file = store
                     .path()
                     .with_file_name(format!("iogauge-unsaved-{}.json", record.started_unix_ns()));
-                Err(match std::fs::write(&file, record.to_json_compact()) {
+                Err(match write_new(&file, &record.to_json_compact()) {
                     Ok(()) => Error::runtime(format!(
                         "{e}; the results were printed and written to '{}' instead (iogauge \
                          results import adds them later)",
                         file.display()
                     )),
-                    Err(we) => {
-                        let _ = std::fs::remove_file(&file);
-                        Error::runtime(format!(
-                            "{e}; the results were printed above, but could not be written to \
+                    Err(we) => Error::runtime(format!(
+                        "{e}; the results were printed above, but could not be written to \
                              '{}' either: {we}",
-                            file.display()
-                        ))
-                    }
+                        file.display()
+                    )),
                 })
             }
         }
@@ -542,4 +539,19 @@ pub fn cmd_report(db: &Option<PathBuf>, a: &ReportArgs) -> Result<u8> {
         eprintln!("iogauge: wrote {} charts to {}", files.len(), dir.display());
     }
     Ok(exit::OK)
+}
+
+/// Write `text` to a new file `path`; a file already there is never touched, and a partial
+/// one iogauge made is removed.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::File::create_new(path)?;
+    let written = f.write_all(text.as_bytes()).and_then(|_| f.sync_all());
+    if written.is_err() {
+        let mut folders = iogauge::os::owned::Folders::default();
+        if let Ok(o) = iogauge::os::owned::Owned::file(path, &f, &mut folders) {
+            let _ = o.remove();
+        }
+    }
+    written
 }

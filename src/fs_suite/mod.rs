@@ -14,6 +14,7 @@ pub mod ops;
 
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
+use crate::os::owned::{Folders, Owned};
 use ops::{MetaOp, Outcome, PageOp, Stop};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -592,9 +593,12 @@ fn summary_of(ops: u64, times: &[u64]) -> Option<Summary> {
 }
 
 /// The folder the suite owns inside one DIR. Removed with everything in it when dropped, so
-/// an error, a panic or Ctrl-C leaves nothing behind.
+/// an error, a panic or Ctrl-C leaves nothing behind; and only while it is still the folder
+/// the suite created ([`Owned`]), never one a user put at its place.
 struct Workspace {
     root: PathBuf,
+    owned: Owned,
+    folders: Folders,
 }
 
 impl Workspace {
@@ -607,7 +611,17 @@ impl Workspace {
                 format!("iogauge-fs-{pid}-{n}")
             });
             match std::fs::create_dir(&root) {
-                Ok(()) => return Ok(Workspace { root }),
+                Ok(()) => {
+                    let mut folders = Folders::default();
+                    let owned = Owned::named(&root, &mut folders).map_err(|e| {
+                        Error::runtime(format!("cannot open '{}': {e}", root.display()))
+                    })?;
+                    return Ok(Workspace {
+                        root,
+                        owned,
+                        folders,
+                    });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     return Err(Error::usage(format!(
@@ -622,11 +636,22 @@ impl Workspace {
             dir.display()
         )))
     }
+
+    /// Remove one test's folder inside the workspace, if the workspace is still ours.
+    fn clear(&mut self, folder: &Path) {
+        if self.owned.still_ours() {
+            if let Ok(o) = Owned::named(folder, &mut self.folders) {
+                let _ = o.remove();
+            }
+        }
+    }
 }
 
 impl Drop for Workspace {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
+        if let Err(e) = self.owned.remove() {
+            eprintln!("iogauge: cannot remove '{}': {e}", self.root.display());
+        }
     }
 }
 
@@ -742,7 +767,7 @@ pub fn run(
     let mut step = 0;
     'all: for (ti, &test) in tests.iter().enumerate() {
         for rep in 0..params.repeat {
-            for (fi, ws) in spaces.iter().enumerate() {
+            for (fi, ws) in spaces.iter_mut().enumerate() {
                 step += 1;
                 let cell = &mut result.tests[ti].cells[fi];
                 if matches!(cell.status, Status::Failed | Status::NotSupported) {
@@ -765,7 +790,7 @@ pub fn run(
                 let folder = ws.root.join(format!("{}-{}", test.name(), rep + 1));
                 let outcome = measure(test, &folder, params, cache_drop, stop);
                 // The test's files go at once: the next test starts from a clean folder.
-                let _ = std::fs::remove_dir_all(&folder);
+                ws.clear(&folder);
                 match outcome {
                     Ok(ns) => {
                         cell.elapsed_ns.push(ns);

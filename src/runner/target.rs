@@ -6,8 +6,9 @@
 use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
+use crate::os::owned::{Folders, Owned, Removal};
 use crate::spec::units::format_size;
-use crate::spec::{EngineKind, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
+use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -37,26 +38,73 @@ pub struct OpenTarget {
 }
 
 /// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
-/// so that every way out (error, Ctrl-C, panic) removes them.
+/// so that every way out (error, Ctrl-C, panic) removes them. Each is removed only while it is
+/// still the file iogauge created ([`Owned`]): one a user put in its place stays.
 #[derive(Default)]
 pub struct Cleanup {
-    paths: Vec<PathBuf>,
+    owned: Vec<Owned>,
+    folders: Folders,
     keep: bool,
 }
 
 impl Cleanup {
     pub fn new(keep: bool) -> Self {
         Cleanup {
-            paths: Vec::new(),
+            owned: Vec::new(),
+            folders: Folders::default(),
             keep,
         }
     }
-    fn add(&mut self, p: &Path) {
-        self.paths.push(p.to_path_buf());
+
+    /// `path` was just created by iogauge and is open as `file`.
+    pub fn created(&mut self, path: &Path, file: &File) -> Result<()> {
+        let o = Owned::file(path, file, &mut self.folders).map_err(|e| untracked(path, e))?;
+        self.owned.push(o);
+        Ok(())
     }
-    /// Not iogauge's after all (creates that did not happen): leave them alone.
-    pub fn forget(&mut self, gone: &std::collections::HashSet<&Path>) {
-        self.paths.retain(|q| !gone.contains(q.as_path()));
+
+    /// `path` was created by iogauge, which holds no descriptor on it (a timed create).
+    pub fn created_named(&mut self, path: &Path) -> Result<()> {
+        match Owned::named(path, &mut self.folders) {
+            Ok(o) => self.owned.push(o),
+            // Removed meanwhile: nothing is left to clean up.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(untracked(path, e)),
+        }
+        Ok(())
+    }
+
+    /// Whether `file`, opened at `path`, is the file iogauge created there.
+    fn holds(&self, path: &Path, file: &File) -> bool {
+        self.owned.iter().any(|o| o.path() == path && o.is(file))
+    }
+
+    /// Remove `path` now, even where files are kept: a partial file is of no use.
+    fn discard(&mut self, path: &Path) {
+        if let Some(i) = self.owned.iter().rposition(|o| o.path() == path) {
+            remove_owned(&self.owned.remove(i));
+        }
+    }
+}
+
+fn untracked(path: &Path, e: std::io::Error) -> Error {
+    Error::runtime(format!(
+        "cannot keep track of '{}', which iogauge created: {e}",
+        path.display()
+    ))
+}
+
+fn remove_owned(o: &Owned) {
+    match o.remove() {
+        Ok(Removal::Removed | Removal::Gone) => {}
+        Ok(Removal::Replaced) => eprintln!(
+            "iogauge: left '{}' in place: it is no longer the file iogauge created",
+            o.path().display()
+        ),
+        Err(e) => eprintln!(
+            "iogauge: cannot remove '{}', which iogauge created: {e}",
+            o.path().display()
+        ),
     }
 }
 
@@ -65,8 +113,8 @@ impl Drop for Cleanup {
         if self.keep {
             return;
         }
-        for p in &self.paths {
-            let _ = std::fs::remove_file(p);
+        for o in self.owned.iter().rev() {
+            remove_owned(o);
         }
     }
 }
@@ -122,21 +170,21 @@ fn name_target(
     let size = match (std::fs::symlink_metadata(path), engine) {
         (Ok(_), EngineKind::FileCreate) => {
             return Err(Error::usage(format!(
-                "'{shown}' exists: --engine filecreate times the creation of new files; remove it or name another folder"
+                "'{shown}' exists: {} times the creation of new files; remove it or name another folder",
+                job.dialect.assign(Flag::Engine, engine.name())
             )))
         }
         (Err(e), EngineKind::FileCreate) if e.kind() == std::io::ErrorKind::NotFound => {
-            // The run creates it (with O_EXCL); removed afterwards unless kept, and only if
-            // the create succeeded (the runner forgets the others).
-            cleanup.add(path);
+            // The run creates it (with O_EXCL); the runner registers the ones it made.
             created = true;
             0
         }
         (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
-                    "target '{shown}' does not exist; add -c SIZE to lay it out for --engine {}",
-                    engine.name()
+                    "target '{shown}' does not exist; add {} to lay it out for {}",
+                    job.dialect.assign(Flag::Create, "SIZE"),
+                    job.dialect.assign(Flag::Engine, engine.name())
                 )));
             };
             create_file(path, want, job.seed, cleanup, interrupted)?;
@@ -146,13 +194,14 @@ fn name_target(
         (Err(e), _) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
         (Ok(m), _) if !m.is_file() => {
             return Err(Error::usage(format!(
-                "target '{shown}' is not a regular file: --engine {} works on files",
-                engine.name()
+                "target '{shown}' is not a regular file: {} works on files",
+                job.dialect.assign(Flag::Engine, engine.name())
             )))
         }
         (Ok(_), EngineKind::FileDelete) if !job.allow_overwrite => {
             return Err(Error::usage(format!(
-                "refusing to delete '{shown}': it exists and iogauge did not create it; pass --allow-overwrite if that is intended"
+                "refusing to delete '{shown}': it exists and iogauge did not create it; pass {} if that is intended",
+                Flag::AllowOverwrite.native()
             )))
         }
         (Ok(m), _) => m.len(),
@@ -195,7 +244,8 @@ fn open_target(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
-                    "target '{shown}' does not exist; add -c SIZE to create it"
+                    "target '{shown}' does not exist; add {} to create it",
+                    job.dialect.assign(Flag::Create, "SIZE")
                 )));
             };
             let dir = parent_dir(path);
@@ -218,7 +268,8 @@ fn open_target(
         Ok(m) if m.file_type().is_block_device() => {
             if writes && !job.allow_overwrite {
                 return Err(Error::usage(format!(
-                    "refusing to write to block device '{shown}': its data would be destroyed; pass --allow-overwrite if that is intended"
+                    "refusing to write to block device '{shown}': its data would be destroyed; pass {} if that is intended",
+                    Flag::AllowOverwrite.native()
                 )));
             }
             (TargetKind::BlockDevice, 0)
@@ -226,15 +277,18 @@ fn open_target(
         Ok(m) if m.is_file() => {
             if writes && !job.allow_overwrite {
                 return Err(Error::usage(format!(
-                    "refusing to write to '{shown}': it exists and iogauge did not create it; pass --allow-overwrite, or name a new file with -c SIZE"
+                    "refusing to write to '{shown}': it exists and iogauge did not create it; pass {}, or name a new file with {}",
+                    Flag::AllowOverwrite.native(),
+                    job.dialect.assign(Flag::Create, "SIZE")
                 )));
             }
             if let Some(want) = t.create_size {
                 if m.len() < want {
                     return Err(Error::usage(format!(
-                        "target '{shown}' exists with {}, smaller than -c {}; remove it or give a smaller -c",
+                        "target '{shown}' exists with {}, smaller than {}; remove it or give a smaller {}",
                         format_size(m.len()),
-                        format_size(want)
+                        job.dialect.assign(Flag::Create, &format_size(want)),
+                        job.name(Flag::Create)
                     )));
                 }
             }
@@ -254,16 +308,27 @@ fn open_target(
     if job.cache.is_dsync() {
         flags |= libc::O_DSYNC;
     }
-    let file = OpenOptions::new().read(true).write(writes).custom_flags(flags).open(path).map_err(|e| {
-        if e.raw_os_error() == Some(libc::EINVAL) && job.cache.is_direct() {
-            Error::usage(format!(
-                "O_DIRECT is not supported by the file system of '{shown}' ({}); use --cache buffered",
-                fs_name(path)
-            ))
-        } else {
-            Error::usage(format!("cannot open target '{shown}': {e}"))
-        }
-    })?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(writes)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::EINVAL) && job.cache.is_direct() {
+                Error::usage(format!(
+                    "O_DIRECT is not supported by the file system of '{shown}' ({}); use {}",
+                    fs_name(path),
+                    job.dialect.cache(CacheMode::Buffered)
+                ))
+            } else {
+                Error::usage(format!("cannot open target '{shown}': {e}"))
+            }
+        })?;
+    if created && !cleanup.holds(path, &file) {
+        return Err(Error::runtime(format!(
+            "'{shown}' was replaced by another file while iogauge created it; it was left alone"
+        )));
+    }
     if kind == TargetKind::BlockDevice {
         size = (&file)
             .seek(SeekFrom::End(0))
@@ -280,7 +345,8 @@ fn open_target(
     let end = job.max_offset.unwrap_or(size);
     if end > size {
         return Err(Error::usage(format!(
-            "--max-offset {} is past the end of '{shown}' ({})",
+            "{} {} is past the end of '{shown}' ({})",
+            job.name(Flag::MaxOffset),
             format_size(end),
             format_size(size)
         )));
@@ -289,7 +355,8 @@ fn open_target(
     let shift = job.thread_offset * (job.threads_per_target as u64 - 1);
     if end + shift > size {
         return Err(Error::usage(format!(
-            "--thread-offset {}: thread {}'s working set ends at {}, past the end of '{shown}' ({})",
+            "{} {}: thread {}'s working set ends at {}, past the end of '{shown}' ({})",
+            job.name(Flag::ThreadOffset),
             format_size(job.thread_offset),
             job.threads_per_target - 1,
             format_size(end + shift),
@@ -298,9 +365,11 @@ fn open_target(
     }
     if start >= end || end - start < job.block_size {
         return Err(Error::usage(format!(
-            "--block-size {} is larger than the working set of '{shown}' ({} from --base-offset {})",
+            "{} {} is larger than the working set of '{shown}' ({} from {} {})",
+            job.name(Flag::BlockSize),
             format_size(job.block_size),
             format_size(end.saturating_sub(start)),
+            job.name(Flag::BaseOffset),
             format_size(start)
         )));
     }
@@ -380,43 +449,48 @@ fn create_file(
         .create_new(true)
         .open(path)
         .map_err(|e| Error::usage(format!("cannot create '{}': {e}", path.display())))?;
-    cleanup.add(path);
-    let fail = |e: std::io::Error| -> Error {
-        let _ = std::fs::remove_file(path);
-        if e.raw_os_error() == Some(libc::ENOSPC) || e.raw_os_error() == Some(libc::EDQUOT) {
-            enospc(path, size)
-        } else {
-            Error::runtime(format!(
+    cleanup.created(path, &f)?;
+    if let Err(e) = fill(&mut f, size, seed, interrupted) {
+        // A partial file is of no use, even with --keep.
+        cleanup.discard(path);
+        return Err(match e.raw_os_error() {
+            Some(libc::ENOSPC | libc::EDQUOT) => enospc(path, size),
+            _ if e.kind() == std::io::ErrorKind::Interrupted => Error::Interrupted(format!(
+                "interrupted while creating '{}'; the partial file was removed",
+                path.display()
+            )),
+            _ => Error::runtime(format!(
                 "cannot write '{}' while creating it: {e}",
                 path.display()
-            ))
-        }
-    };
+            )),
+        });
+    }
+    // Drop the freshly written pages: the run should not start with the whole file cached.
+    // SAFETY: plain syscall on an fd we own.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}
+
+/// Write `size` bytes of fresh random data to `f` and sync it; a signal ends it with
+/// `ErrorKind::Interrupted`.
+fn fill(f: &mut File, size: u64, seed: u64, interrupted: &AtomicBool) -> std::io::Result<()> {
     // Reserve the space first where the file system can: ENOSPC comes at once, not midway.
     // SAFETY: plain syscall on an fd we own.
     let r = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, size as libc::off_t) };
     if r == libc::ENOSPC {
-        return Err(fail(std::io::Error::from_raw_os_error(r)));
+        return Err(std::io::Error::from_raw_os_error(r));
     }
     let mut rng = Rng::new(seed ^ 0xC4EA_7E00, &[size]);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
         if interrupted.load(Ordering::Relaxed) {
-            let _ = std::fs::remove_file(path);
-            return Err(Error::Interrupted(format!(
-                "interrupted while creating '{}'; the partial file was removed",
-                path.display()
-            )));
+            return Err(std::io::ErrorKind::Interrupted.into());
         }
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill(&mut chunk[..n]);
-        f.write_all(&chunk[..n]).map_err(fail)?;
+        f.write_all(&chunk[..n])?;
         left -= n as u64;
     }
-    f.sync_all().map_err(fail)?;
-    // Drop the freshly written pages: the run should not start with the whole file cached.
-    // SAFETY: plain syscall on an fd we own.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    Ok(())
+    f.sync_all()
 }

@@ -1,0 +1,3 @@
+//! The operating system's plumbing that several layers share, each piece in one place.
+
+pub mod owned;

@@ -1,0 +1,319 @@
+//! What iogauge created, and may therefore remove: never anything else.
+//!
+//! A path is not proof: while a run goes on, a user may delete the file iogauge made and put
+//! their own in its place, or lazily unmount the file system so that the same path now leads
+//! into the mount point's own folder. So each thing iogauge creates is remembered by the
+//! folder it lies in (held open, so it is found again wherever that folder now hangs), its
+//! name there, and its identity: device, inode and birth time (inode numbers are reused soon
+//! after a delete; together with the birth time they are not). It is removed only while all
+//! three still match, and a folder's contents are removed through descriptors, never by
+//! following a path or a link out of the tree.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Device, inode and birth time (0 where the file system keeps none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    dev: u64,
+    ino: u64,
+    born_ns: i128,
+    folder: bool,
+}
+
+impl Identity {
+    /// The identity of the file `name` in `dir`, not following a final link.
+    fn of(dir: RawFd, name: &CStr) -> io::Result<Identity> {
+        statx(dir, name, libc::AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// The identity of an open file.
+    pub fn of_file(file: &File) -> io::Result<Identity> {
+        statx(file.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+    }
+}
+
+fn statx(dir: RawFd, name: &CStr, flags: i32) -> io::Result<Identity> {
+    // SAFETY: statx writes into a zeroed struct we own; `name` is NUL-terminated.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    let mask = libc::STATX_TYPE | libc::STATX_INO | libc::STATX_BTIME;
+    if unsafe { libc::statx(dir, name.as_ptr(), flags, mask, &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let born_ns = if st.stx_mask & libc::STATX_BTIME != 0 {
+        st.stx_btime.tv_sec as i128 * 1_000_000_000 + st.stx_btime.tv_nsec as i128
+    } else {
+        0
+    };
+    Ok(Identity {
+        dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
+        ino: st.stx_ino,
+        born_ns,
+        folder: st.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR,
+    })
+}
+
+/// Folders held open (O_PATH) for the things created in them: one descriptor per folder,
+/// however many files it holds.
+#[derive(Default)]
+pub struct Folders(HashMap<PathBuf, Arc<File>>);
+
+impl Folders {
+    fn of(&mut self, path: &Path) -> io::Result<Arc<File>> {
+        let dir = crate::facts::parent_dir(path).to_path_buf();
+        if let Some(f) = self.0.get(&dir) {
+            return Ok(f.clone());
+        }
+        let c = cstring(&dir)?;
+        // SAFETY: open with a NUL-terminated path; the descriptor is owned by the File.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fd was just opened and is owned by nobody else.
+        let f = Arc::new(unsafe { File::from_raw_fd(fd) });
+        self.0.insert(dir, f.clone());
+        Ok(f)
+    }
+}
+
+fn cstring(p: &Path) -> io::Result<CString> {
+    CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
+}
+
+fn file_name(p: &Path) -> io::Result<CString> {
+    let name = p
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    CString::new(name.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
+}
+
+/// One thing iogauge created.
+pub struct Owned {
+    dir: Arc<File>,
+    name: CString,
+    id: Identity,
+    path: PathBuf,
+}
+
+/// What [`Owned::remove`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Removal {
+    Removed,
+    /// Already gone: nothing to do.
+    Gone,
+    /// Something else stands at its place now: left alone.
+    Replaced,
+}
+
+impl Owned {
+    /// `path`, just created by iogauge and open as `file`: the descriptor proves which file.
+    pub fn file(path: &Path, file: &File, folders: &mut Folders) -> io::Result<Owned> {
+        Ok(Owned {
+            dir: folders.of(path)?,
+            name: file_name(path)?,
+            id: Identity::of_file(file)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// `path`, a file or folder iogauge created and holds no descriptor on (a file made by a
+    /// timed create, a folder just made): its identity is taken now.
+    pub fn named(path: &Path, folders: &mut Folders) -> io::Result<Owned> {
+        let dir = folders.of(path)?;
+        let name = file_name(path)?;
+        let id = Identity::of(dir.as_raw_fd(), &name)?;
+        Ok(Owned {
+            dir,
+            name,
+            id,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether `file` is what iogauge created.
+    pub fn is(&self, file: &File) -> bool {
+        Identity::of_file(file).is_ok_and(|id| id == self.id)
+    }
+
+    /// Whether its place still holds what iogauge created.
+    pub fn still_ours(&self) -> bool {
+        Identity::of(self.dir.as_raw_fd(), &self.name).is_ok_and(|id| id == self.id)
+    }
+
+    /// Remove it, a folder with everything in it, if it is still what iogauge created.
+    pub fn remove(&self) -> io::Result<Removal> {
+        let dir = self.dir.as_raw_fd();
+        match Identity::of(dir, &self.name) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(Removal::Gone),
+            Err(e) => return Err(e),
+            Ok(id) if id != self.id => return Ok(Removal::Replaced),
+            Ok(_) => {}
+        }
+        if self.id.folder {
+            empty_folder(dir, &self.name, self.id, 0)?;
+        }
+        let flags = if self.id.folder {
+            libc::AT_REMOVEDIR
+        } else {
+            0
+        };
+        // SAFETY: unlinkat on a descriptor we hold and a NUL-terminated name.
+        if unsafe { libc::unlinkat(dir, self.name.as_ptr(), flags) } != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                return Err(e);
+            }
+        }
+        Ok(Removal::Removed)
+    }
+}
+
+/// Trees iogauge makes are shallow; a deeper one was not made by it.
+const MAX_DEPTH: usize = 64;
+
+/// Remove everything inside folder `name` of `dir`, which must be `id`: entries are reached
+/// through descriptors opened without following links, so nothing outside is touched.
+fn empty_folder(dir: RawFd, name: &CStr, id: Identity, depth: usize) -> io::Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(io::Error::other("folder nested too deep to be iogauge's"));
+    }
+    // SAFETY: openat on a held descriptor; the new descriptor is owned by `f`.
+    let fd = unsafe {
+        libc::openat(
+            dir,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd was just opened and is owned by nobody else.
+    let f = unsafe { File::from_raw_fd(fd) };
+    let here = Identity::of_file(&f)?;
+    if (here.dev, here.ino) != (id.dev, id.ino) {
+        return Err(io::Error::other(
+            "the folder changed while it was being removed",
+        ));
+    }
+    for (entry, is_dir) in entries(&f)? {
+        if is_dir {
+            let sub = Identity::of(f.as_raw_fd(), &entry)?;
+            empty_folder(f.as_raw_fd(), &entry, sub, depth + 1)?;
+        }
+        let flags = if is_dir { libc::AT_REMOVEDIR } else { 0 };
+        // SAFETY: unlinkat on a held descriptor and a NUL-terminated name.
+        if unsafe { libc::unlinkat(f.as_raw_fd(), entry.as_ptr(), flags) } != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The names in an open folder (not `.` and `..`), each with whether it is a folder itself.
+fn entries(folder: &File) -> io::Result<Vec<(CString, bool)>> {
+    // fdopendir takes its descriptor over: give it a copy.
+    // SAFETY: dup of a descriptor we hold; fdopendir owns the copy, closedir closes it.
+    let fd = unsafe { libc::fcntl(folder.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let d = unsafe { libc::fdopendir(fd) };
+    if d.is_null() {
+        let e = io::Error::last_os_error();
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    let mut out = Vec::new();
+    loop {
+        // SAFETY: readdir on the stream opened above; the entry is read before the next call.
+        let ent = unsafe { libc::readdir(d) };
+        if ent.is_null() {
+            break;
+        }
+        let name = unsafe { CStr::from_ptr((*ent).d_name.as_ptr()) };
+        if name == c"." || name == c".." {
+            continue;
+        }
+        let kind = unsafe { (*ent).d_type };
+        let is_dir = match kind {
+            libc::DT_DIR => true,
+            libc::DT_UNKNOWN => {
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                let r = unsafe {
+                    libc::fstatat(
+                        folder.as_raw_fd(),
+                        name.as_ptr(),
+                        &mut st,
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                };
+                r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR
+            }
+            _ => false,
+        };
+        out.push((name.to_owned(), is_dir));
+    }
+    // SAFETY: the stream opened above, closed once.
+    unsafe { libc::closedir(d) };
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_put_in_place_of_ours_is_left_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("t.dat");
+        let mut folders = Folders::default();
+        let f = File::create_new(&path).unwrap();
+        let owned = Owned::file(&path, &f, &mut folders).unwrap();
+        drop(f);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"the user's").unwrap();
+        assert_eq!(owned.remove().unwrap(), Removal::Replaced);
+        assert_eq!(std::fs::read(&path).unwrap(), b"the user's");
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(owned.remove().unwrap(), Removal::Gone);
+    }
+
+    #[test]
+    fn a_folder_goes_with_its_contents_but_not_through_links() {
+        let d = tempfile::tempdir().unwrap();
+        let outside = d.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep"), b"x").unwrap();
+        let tree = d.path().join("tree");
+        std::fs::create_dir_all(tree.join("a/b")).unwrap();
+        std::fs::write(tree.join("a/b/f"), b"x").unwrap();
+        std::os::unix::fs::symlink(&outside, tree.join("a/link")).unwrap();
+        let mut folders = Folders::default();
+        let owned = Owned::named(&tree, &mut folders).unwrap();
+        assert_eq!(owned.remove().unwrap(), Removal::Removed);
+        assert!(!tree.exists());
+        assert!(outside.join("keep").exists());
+    }
+}
