@@ -10,6 +10,7 @@ use iogauge::cli::{
 use iogauge::error::{exit, Error};
 use iogauge::profile::{self, Params, Profile};
 use iogauge::progress::Progress;
+use iogauge::report::sink::Sink;
 use iogauge::result::StopReason;
 use iogauge::runner::Observer;
 use iogauge::runner::{self, target::Cleanup};
@@ -164,6 +165,7 @@ fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> R
     for t in &mut job.targets {
         t.path = absolute(&t.path)?;
     }
+    let mut sink = Sink::open(&args.output_file, "--output-file")?;
     let mut saver = cmd::saved::Saver::new(db, &args.save, args.quiet)?;
     let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
@@ -179,10 +181,10 @@ fn cmd_run(db: &Option<PathBuf>, args: &RunArgs, command_line: Vec<String>) -> R
     progress.end();
     let result = result?;
     let text = iogauge::report::exporter(args.output).render(&result);
-    write_output(&args.output_file, &text)?;
+    sink.write(&text)?;
     // The text report lists warnings itself; other formats carry them as data, so a person
     // watching the terminal still needs to see them.
-    if args.output != OutputFormat::Text || args.output_file != "-" {
+    if args.output != OutputFormat::Text || !sink.is_stdout() {
         for w in &result.warnings {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
@@ -286,6 +288,7 @@ fn cmd_profile(
             "profiles write text or json (iogauge run writes csv and fio-json)",
         ));
     }
+    let mut sink = Sink::open(&opts.output_file, "--output-file")?;
     let mut saver = cmd::saved::Saver::new(db, &opts.save, opts.quiet)?;
     let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(opts.quiet);
@@ -296,7 +299,7 @@ fn cmd_profile(
         _ => iogauge::report::table::profile_text(&result),
     };
     if !result.passes.is_empty() {
-        write_output(&opts.output_file, &text)?;
+        sink.write(&text)?;
     }
     let partial = result.partial;
     let saved = if result.passes.is_empty() {

@@ -111,6 +111,68 @@ fn a_lazily_unmounted_target_leaves_the_mount_point_alone() -> Checked {
     Ok(())
 }
 
+/// An output file that cannot be written is refused before anything runs, in the words of
+/// the tool typed (fio's --output=, iogauge's and DiskSpd front end's --output-file), and
+/// nothing is created; a file that could be written but whose run never reported is removed.
+fn an_unwritable_output_path_is_refused_before_any_io() -> Checked {
+    let d = work_dir();
+    let t = d.path().join("t.dat");
+    let nowhere = d.path().join("no/such/folder/r.json");
+    let (t, nowhere) = (p(&t), p(&nowhere));
+    let words = |line: &str, paths: &[&str]| -> Vec<String> {
+        argv(line, paths).into_iter().map(String::from).collect()
+    };
+    let (file, output) = (format!("--filename={t}"), format!("--output={nowhere}"));
+    let to = format!("--output-file={nowhere}");
+    let cases = [
+        (
+            words(
+                "run -c 1M -d 0.2 -W 0 --no-save --output-file",
+                &[nowhere, t],
+            ),
+            "--output-file",
+        ),
+        (
+            words(
+                "run -c 1M -d 0.2 -W 0 --no-save --output-file",
+                &[p(d.path()), t],
+            ),
+            "--output-file",
+        ),
+        (
+            words(
+                "fio --name=j --size=1m --runtime=200ms --no-save",
+                &[&file, &output],
+            ),
+            "--output",
+        ),
+        (
+            words("diskspd -c1M -d1 --no-save", &[&to, t]),
+            "--output-file",
+        ),
+        (
+            words(
+                "quick --size 1M -d 0.2 --no-save --output-file",
+                &[nowhere, p(d.path())],
+            ),
+            "--output-file",
+        ),
+    ];
+    for (args, flag) in cases {
+        let o = bin().args(&args).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("iogauge: error: {flag} ")),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+    Ok(())
+}
+
 fn main() {
     let tests: Vec<FaultTest> = vec![
         (
@@ -120,6 +182,10 @@ fn main() {
         (
             "a_lazily_unmounted_target_leaves_the_mount_point_alone",
             a_lazily_unmounted_target_leaves_the_mount_point_alone,
+        ),
+        (
+            "an_unwritable_output_path_is_refused_before_any_io",
+            an_unwritable_output_path_is_refused_before_any_io,
         ),
     ];
     let tests = tests

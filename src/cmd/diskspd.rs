@@ -54,6 +54,7 @@ pub fn cmd_diskspd(
     for w in &d.warnings {
         eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
     }
+    let mut sink = iogauge::report::sink::Sink::open(&output_file, "--output-file")?;
     let mut saver = super::saved::Saver::new(db, &save, quiet)?;
     let interrupted = interrupt_flag()?;
     let mut cleanup = Cleanup::new(d.job.keep);
@@ -74,8 +75,8 @@ pub fn cmd_diskspd(
     } else {
         iogauge::report::exporter(iogauge::cli::OutputFormat::Text).render(&result)
     };
-    write_output(&output_file, &text)?;
-    if d.xml || output_file != "-" {
+    sink.write(&text)?;
+    if d.xml || !sink.is_stdout() {
         for w in &result.warnings {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }

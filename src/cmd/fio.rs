@@ -161,6 +161,8 @@ pub fn cmd_fio(
         return Ok(exit::OK);
     }
     preflight(&plan)?;
+    let mut sink =
+        iogauge::report::sink::Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
     let mut saver = super::saved::Saver::new(db, &own.save, true)?;
     let interrupted = interrupt_flag()?;
     let outcome = run_plan(&mut plan, &command_line, &interrupted);
@@ -182,7 +184,7 @@ pub fn cmd_fio(
         Format::JsonPlus => iogauge::report::fio::render(&outcomes, &plan.global_options, true),
     };
     if outcome.results.iter().any(Option::is_some) {
-        write_output(own.output.as_deref().unwrap_or("-"), &text)?;
+        sink.write(&text)?;
     }
     for (run, r) in plan.runs.iter().zip(&outcome.results) {
         // Per-I/O logs were written during the run.

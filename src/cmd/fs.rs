@@ -1,7 +1,7 @@
 //! `iogauge fs`: flags to the suite's parameters, then run, report and save.
 
 use super::saved::Saver;
-use crate::{interrupt_flag, write_output};
+use crate::interrupt_flag;
 use iogauge::cli::{FsArgs, OutputFormat};
 use iogauge::error::{exit, Error, Result};
 use iogauge::fs_suite::{self, Params};
@@ -36,7 +36,9 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     params.validate()?;
     let targets = fs_suite::targets(&a.dirs)?;
     let reference = fs_suite::reference_of(&targets, a.reference.as_deref())?;
-    // The database is opened before anything is measured: a bad --db costs nothing.
+    // The output file and the database are opened before anything is measured: a bad
+    // --output-file or --db costs nothing.
+    let mut sink = iogauge::report::sink::Sink::open(&a.output_file, "--output-file")?;
     let mut saver = Saver::new(db, &a.save, a.quiet)?;
     let interrupted = interrupt_flag()?;
     let live = !a.quiet && std::io::stderr().is_terminal();
@@ -64,7 +66,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         OutputFormat::Csv => iogauge::report::fs::csv(&result),
         OutputFormat::FioJson => unreachable!("refused before the suite runs"),
     };
-    write_output(&a.output_file, &text)?;
+    sink.write(&text)?;
     let failures = result.failures();
     let partial = result.partial;
     let measured = result

@@ -8,6 +8,7 @@ pub mod fio;
 pub mod fs;
 pub mod html;
 pub mod json;
+pub mod sink;
 pub mod table;
 pub mod text;
 
