@@ -453,7 +453,7 @@ fn foreign_corrupt_and_newer_databases_are_refused_untouched() {
     }
     std::fs::write(&bad, &bytes).unwrap();
     let o = db_cmd(&bad, &["results", "list"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains(p(&bad)) && e.contains("corrupt"), "{e}");

@@ -46,7 +46,15 @@ impl Saver {
                 return Err(Error::usage("--tag needs a non-empty tag"));
             }
         }
-        let store = if opts.no_save { None } else { Some(open(db)?) };
+        let store = match opts.no_save {
+            true => None,
+            false => {
+                let s = open(db)?;
+                // A database that would be refused at the save is refused before the run.
+                s.verify()?;
+                Some(s)
+            }
+        };
         Ok(Saver {
             store,
             tags: opts.tags.clone(),

@@ -78,6 +78,8 @@ pub struct Filter {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// [`Store::verify`] passed.
+    verified: std::cell::Cell<bool>,
 }
 
 impl Store {
@@ -90,36 +92,63 @@ impl Store {
     /// older schema and check that opening it with [`Store::open`] upgrades it.
     #[doc(hidden)]
     pub fn open_upto(path: &Path, version: usize) -> Result<Store> {
-        let exists = match std::fs::metadata(path) {
+        match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => {
                 return Err(Error::usage(format!(
                     "results database '{}' is a folder; give a file with --db or IOGAUGE_DB",
                     path.display()
                 )))
             }
-            Ok(m) => m.len() > 0,
-            Err(_) => false,
-        };
-        if exists {
-            check_header(path)?;
-        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::runtime(format!(
-                    "cannot create the folder of the results database '{}': {e}",
+            // iogauge never leaves an empty file behind (see create), so this is not one of
+            // its databases: never adopt it.
+            Ok(m) if m.len() == 0 => {
+                return Err(Error::usage(format!(
+                    "'{}' is an empty file, not an iogauge results database; it was left \
+                     untouched (remove it, or give another file with --db or IOGAUGE_DB)",
                     path.display()
-                ))
-            })?;
+                )))
+            }
+            Ok(_) => check_header(path)?,
+            Err(_) => create(path, version)?,
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, &e))?;
-        let store = Store {
-            conn,
-            path: path.to_path_buf(),
-        };
+        let store = Store::connect(path)?;
         store.setup(version)?;
         Ok(store)
+    }
+
+    fn connect(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, &e))?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            verified: std::cell::Cell::new(false),
+        })
+    }
+
+    /// Check the whole file with SQLite's quick_check before the first write: a database
+    /// that fails it is refused and never written (once per process).
+    pub fn verify(&self) -> Result<()> {
+        if self.verified.get() {
+            return Ok(());
+        }
+        let first: String = retry_busy(|| {
+            self.conn
+                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        })
+        .map_err(|e| self.err(e))?;
+        if first != "ok" {
+            // SQLite's report spans lines ("*** in database main ***" first): keep one.
+            let first: Vec<&str> = first.lines().filter(|l| !l.starts_with("***")).collect();
+            let first = first.join("; ");
+            return Err(Error::usage(format!(
+                "results database '{}' is corrupt (SQLite's integrity check: {first}); it was \
+                 left untouched (give another file with --db or IOGAUGE_DB)",
+                self.path.display()
+            )));
+        }
+        self.verified.set(true);
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -174,6 +203,9 @@ impl Store {
         let mode: String = c
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
+        if !mode.eq_ignore_ascii_case("wal") || (user_version as usize) < version {
+            self.verify()?;
+        }
         if !mode.eq_ignore_ascii_case("wal") {
             retry_busy(|| c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())))
                 .map_err(|e| self.err(e))?;
@@ -214,6 +246,7 @@ impl Store {
 
     /// Save a record and its tags in one transaction; returns its ID.
     pub fn save(&mut self, record: &Record, tags: &[String]) -> Result<i64> {
+        self.verify()?;
         let path = self.path.clone();
         let e = |e: rusqlite::Error| db_error(&path, &e);
         let tx = self
@@ -527,6 +560,7 @@ impl Store {
     }
 
     pub fn delete(&mut self, id: i64) -> Result<()> {
+        self.verify()?;
         let baseline: Option<String> = self
             .conn
             .query_row(
@@ -554,6 +588,7 @@ impl Store {
 
     /// Name a saved run as a baseline (replacing a baseline of that name).
     pub fn save_baseline(&mut self, name: &str, id: i64) -> Result<()> {
+        self.verify()?;
         self.load(id)?;
         self.conn
             .execute(
@@ -600,6 +635,7 @@ impl Store {
     }
 
     pub fn delete_baseline(&mut self, name: &str) -> Result<()> {
+        self.verify()?;
         let n = self
             .conn
             .execute("DELETE FROM baselines WHERE name = ?1", [name])
@@ -660,6 +696,55 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(text).ok()
 }
 
+/// Make a new database at `path`, all at once: it is set up under a temporary name in the same
+/// folder and linked into place only when complete, so no process ever sees an empty or
+/// half-made file there (two creating it at once: one wins, the other opens the winner's).
+fn create(path: &Path, version: usize) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::runtime(format!(
+                "cannot create the folder of the results database '{}': {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(
+        ".{name}.new-{}-{}",
+        std::process::id(),
+        crate::dates::now_unix_ns()
+    ));
+    let made = (|| {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&tmp, flags).map_err(|e| db_error(path, &e))?;
+        let store = Store {
+            conn,
+            path: tmp.clone(),
+            verified: std::cell::Cell::new(true),
+        };
+        store.setup(version)?;
+        drop(store);
+        match std::fs::hard_link(&tmp, path) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                Err(Error::runtime(format!(
+                    "cannot create the results database '{}': {e}",
+                    path.display()
+                )))
+            }
+            _ => Ok(()),
+        }
+    })();
+    for leftover in ["", "-wal", "-shm"] {
+        let mut p = tmp.clone().into_os_string();
+        p.push(leftover);
+        let _ = std::fs::remove_file(p);
+    }
+    made
+}
+
 /// SQLite's first 16 bytes. Anything else is not a database, and is left alone.
 fn check_header(path: &Path) -> Result<()> {
     use std::io::Read;
@@ -687,7 +772,7 @@ fn db_error(path: &Path, e: &rusqlite::Error) -> Error {
     use rusqlite::ErrorCode as C;
     let p = path.display();
     match e.sqlite_error_code() {
-        Some(C::DatabaseCorrupt) | Some(C::NotADatabase) => Error::runtime(format!(
+        Some(C::DatabaseCorrupt) | Some(C::NotADatabase) => Error::usage(format!(
             "results database '{p}' is corrupt ({e}); it was left untouched (give another \
              file with --db or IOGAUGE_DB)"
         )),
