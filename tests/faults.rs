@@ -7,7 +7,7 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Err(reason): the test cannot run here.
@@ -166,7 +166,216 @@ fn an_unwritable_output_path_is_refused_before_any_io() -> Checked {
             err.starts_with(&format!("iogauge: error: {flag} ")),
             "{args:?}: {err}"
         );
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        let errors = err.lines().filter(|l| l.contains("error")).count();
+        assert_eq!(errors, 1, "{args:?}: {err}");
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+    Ok(())
+}
+
+/// A quick run on the null engine saving into `db`.
+fn save_run(db: &Path, target: &Path) -> std::process::Output {
+    db_cmd(
+        db,
+        &[
+            "run",
+            "-c",
+            "1M",
+            "-d",
+            "0.1",
+            "-W",
+            "0",
+            "--engine",
+            "null",
+            "-q",
+            p(target),
+        ],
+    )
+}
+
+/// A database whose pages fail SQLite's integrity check, though its header and the table
+/// `results list` reads are intact, and an empty file, are refused before any I/O, exit 2,
+/// and left byte for byte as they were.
+fn corrupt_and_empty_databases_are_refused_untouched() -> Checked {
+    let d = work_dir();
+    let target = d.path().join("t.dat");
+    let bad = d.path().join("bad.db");
+    for _ in 0..3 {
+        let o = save_run(&bad, &target);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    // Fold the WAL into the file, then break its last page only.
+    let o = db_cmd(&bad, &["results", "list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut bytes = std::fs::read(&bad).unwrap();
+    let len = bytes.len();
+    for (i, b) in bytes[len - 4096..].iter_mut().enumerate() {
+        *b = (i * 13 % 251) as u8;
+    }
+    std::fs::write(&bad, &bytes).unwrap();
+    let empty = d.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    for (db, says) in [(&bad, "is corrupt"), (&empty, "is an empty file")] {
+        let before = std::fs::read(db).unwrap();
+        let never = d.path().join("never.dat");
+        let o = save_run(db, &never);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.contains(p(db)), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!never.exists(), "no I/O before the database is known good");
+        assert_eq!(
+            std::fs::read(db).unwrap(),
+            before,
+            "{} changed",
+            db.display()
+        );
+    }
+    Ok(())
+}
+
+/// Processes that create the same new database at once all save: none sees a half-made file.
+fn a_new_database_made_by_several_processes_at_once() -> Checked {
+    let d = work_dir();
+    let db = d.path().join("new.db");
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            let t = d.path().join(format!("t{i}.dat"));
+            bin()
+                .env("IOGAUGE_DB", &db)
+                .args([
+                    "run", "-c", "1M", "-d", "0.1", "-W", "0", "--engine", "null", "-q",
+                ])
+                .arg(&t)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = db_cmd(&db, &["results", "list", "--output", "json", "--all"]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(4), "{rows}");
+    let stray: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    Ok(())
+}
+
+/// Wait for `child` at most `secs`; a child still running then is killed and reported.
+fn wait_within(mut child: Child, secs: u64) -> Result<std::process::Output, String> {
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            return Err(format!("still running after {secs} s: {}", stderr(&o)));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(child.wait_with_output().unwrap())
+}
+
+/// A pids cgroup allowing `tasks` tasks (threads count), removed when dropped.
+struct PidsLimit(std::path::PathBuf);
+impl PidsLimit {
+    fn new(tasks: u32) -> Result<PidsLimit, String> {
+        need_root()?;
+        let root = Path::new("/sys/fs/cgroup/pids");
+        if !root.join("cgroup.procs").exists() {
+            return Err("no pids cgroup controller mounted (cgroup v1) here".into());
+        }
+        let dir = root.join(format!("iogauge-test-{}-{tasks}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot make a pids cgroup: {e}"))?;
+        std::fs::write(dir.join("pids.max"), tasks.to_string())
+            .map_err(|e| format!("cannot set pids.max: {e}"))?;
+        Ok(PidsLimit(dir))
+    }
+
+    /// iogauge with `args`, started inside the cgroup.
+    fn spawn(&self, args: &[&str], dir: &Path) -> Child {
+        let procs = self.0.join("cgroup.procs");
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("echo $$ > {} && exec \"$@\"", procs.display()))
+            .arg("sh")
+            .arg(env!("CARGO_BIN_EXE_iogauge"))
+            .args(args)
+            .current_dir(dir)
+            .env("IOGAUGE_DB", test_db())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+impl Drop for PidsLimit {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// A thread the system will not start ends the run within seconds, with one line naming the
+/// limit, and removes what was created: for runs, profiles, DiskSpd lines, fio jobs and the
+/// fs suite alike.
+fn a_thread_that_cannot_start_ends_the_run_cleanly() -> Checked {
+    let cases: [(&[&str], u32); 5] = [
+        (
+            &[
+                "run", "--engine", "null", "-t", "64", "-d", "0.5", "-c", "1M", "t.dat",
+            ],
+            20,
+        ),
+        (&["quick", ".", "--size", "1M", "-d", "0.3", "-q"], 3),
+        (&["diskspd", "-t16", "-d1", "-c1M", "t.dat"], 8),
+        (
+            &[
+                "fio",
+                "--name=j",
+                "--filename=t.dat",
+                "--size=1m",
+                "--numjobs=16",
+                "--runtime=1s",
+            ],
+            8,
+        ),
+        (
+            &[
+                "fs",
+                ".",
+                "--threads",
+                "16",
+                "--files",
+                "64",
+                "--tests",
+                "file_create",
+                "-q",
+            ],
+            8,
+        ),
+    ];
+    for (args, tasks) in cases {
+        let d = work_dir();
+        let limit = PidsLimit::new(tasks)?;
+        let o = wait_within(limit.spawn(args, d.path()), 30)
+            .unwrap_or_else(|e| panic!("{args:?} under pids.max {tasks}: {e}"));
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot start thread") && err.contains("limit"),
+            "{args:?}: {err}"
+        );
+        let errors = err.lines().filter(|l| l.contains("error")).count();
+        assert_eq!(errors, 1, "{args:?}: {err}");
         let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert!(left.is_empty(), "{args:?} left {left:?}");
     }
@@ -186,6 +395,18 @@ fn main() {
         (
             "an_unwritable_output_path_is_refused_before_any_io",
             an_unwritable_output_path_is_refused_before_any_io,
+        ),
+        (
+            "corrupt_and_empty_databases_are_refused_untouched",
+            corrupt_and_empty_databases_are_refused_untouched,
+        ),
+        (
+            "a_new_database_made_by_several_processes_at_once",
+            a_new_database_made_by_several_processes_at_once,
+        ),
+        (
+            "a_thread_that_cannot_start_ends_the_run_cleanly",
+            a_thread_that_cannot_start_ends_the_run_cleanly,
         ),
     ];
     let tests = tests

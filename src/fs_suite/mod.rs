@@ -15,6 +15,7 @@ pub mod ops;
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
 use crate::os::owned::{Folders, Owned};
+use crate::os::threads::Gate;
 use ops::{MetaOp, Outcome, PageOp, Stop};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -806,6 +807,7 @@ pub fn run(
                         result.partial = true;
                         break 'all;
                     }
+                    Err(Stop::Limit(why)) => return Err(Error::runtime(why)),
                 }
             }
         }
@@ -1012,26 +1014,45 @@ where
         work(&mut own, 0..n)?;
         return Ok(t0.elapsed().as_nanos() as u64);
     }
-    let barrier = std::sync::Barrier::new(threads as usize);
+    let gate = Gate::new(threads as usize);
     let spans = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
-                let range = (n * i / threads)..(n * (i + 1) / threads);
-                let (work, prepare, barrier) = (&work, &prepare, &barrier);
-                s.spawn(move || {
+        let mut handles = Vec::new();
+        for i in 0..threads {
+            let range = (n * i / threads)..(n * (i + 1) / threads);
+            let (work, prepare, gate) = (&work, &prepare, &gate);
+            let started = std::thread::Builder::new()
+                .stack_size(crate::os::threads::STACK_BYTES)
+                .spawn_scoped(s, move || {
                     let mut own = prepare(&range);
-                    barrier.wait();
+                    if !gate.wait() {
+                        return None;
+                    }
                     let t0 = Instant::now();
                     let r = work(&mut own, range);
-                    (t0, Instant::now(), r)
-                })
-            })
-            .collect();
+                    Some((t0, Instant::now(), r))
+                });
+            match started {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Those started wait for the others: release them, then say why.
+                    gate.abort();
+                    let asked = format!("--threads {threads}");
+                    let (i, n) = (i as usize, threads as usize);
+                    let why = crate::os::threads::start_error(i, n, &asked, &e);
+                    return Err(Stop::Limit(why));
+                }
+            }
+        }
         handles
             .into_iter()
-            .map(|h| h.join().expect("a suite thread panicked"))
-            .collect::<Vec<_>>()
-    });
+            .map(|h| {
+                h.join()
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| Stop::Failed("a suite thread panicked".into()))
+            })
+            .collect::<Result<Vec<_>, Stop>>()
+    })?;
     let mut first = spans[0].0;
     let mut last = spans[0].1;
     for (t0, t1, r) in spans {

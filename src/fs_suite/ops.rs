@@ -20,6 +20,9 @@ const CHECK_EVERY: u64 = 1024;
 pub enum Stop {
     Interrupted,
     Failed(String),
+    /// The system would not start the suite's threads: every test would fail alike, so the
+    /// suite ends with this error.
+    Limit(String),
 }
 
 pub type Outcome = Result<(), Stop>;

@@ -1,3 +1,4 @@
 //! The operating system's plumbing that several layers share, each piece in one place.
 
 pub mod owned;
+pub mod threads;

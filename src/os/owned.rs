@@ -66,7 +66,10 @@ pub struct Folders(HashMap<PathBuf, Arc<File>>);
 
 impl Folders {
     fn of(&mut self, path: &Path) -> io::Result<Arc<File>> {
-        let dir = crate::facts::parent_dir(path).to_path_buf();
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
         if let Some(f) = self.0.get(&dir) {
             return Ok(f.clone());
         }

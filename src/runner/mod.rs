@@ -22,6 +22,7 @@ use crate::engine::uring::{UringEngine, UringOptions};
 use crate::engine::{null::NullEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
 use crate::fs_suite::ops::MetaOp;
+use crate::os::threads::Gate;
 use crate::result::*;
 use crate::spec::{Affinity, EngineKind, Flag, JobSpec, Stop};
 use crate::stats::cpu;
@@ -30,7 +31,7 @@ use offsets::OffsetGen;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use target::{Cleanup, OpenTarget};
 use worker::{
@@ -40,8 +41,10 @@ use worker::{
 /// Shared between the main thread and the workers.
 pub struct Control {
     pub clock: Clock,
-    pub ready: Barrier,
-    pub go: Barrier,
+    /// Workers and the control thread meet here once every worker is set up, and again to go;
+    /// called off when a worker cannot be started.
+    pub ready: Gate,
+    pub go: Gate,
     pub measure_start_ns: AtomicU64,
     pub measure_end_ns: AtomicU64,
     /// Workers stop issuing at this time; nothing after it counts.
@@ -272,8 +275,8 @@ pub fn run_full(
     }
     let ctl = Control {
         clock,
-        ready: Barrier::new(nthreads as usize + 1),
-        go: Barrier::new(nthreads as usize + 1),
+        ready: Gate::new(nthreads as usize + 1),
+        go: Gate::new(nthreads as usize + 1),
         measure_start_ns: AtomicU64::new(0),
         measure_end_ns: AtomicU64::new(u64::MAX),
         stop_ns: AtomicU64::new(u64::MAX),
@@ -413,8 +416,10 @@ pub fn run_full(
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
             let ctl = &ctl;
+            let index = plan.id;
             let h = std::thread::Builder::new()
                 .name(format!("iogauge-t{}-{}", plan.target, plan.thread))
+                .stack_size(crate::os::threads::STACK_BYTES)
                 .spawn_scoped(s, move || -> std::result::Result<WorkerOutcome, String> {
                     let setup = || -> std::result::Result<(AlignedBuf, rng::Rng), String> {
                         if let Some(cpu) = cpu {
@@ -427,7 +432,7 @@ pub fn run_full(
                             plan.block_size as usize,
                             &mut rng,
                             plan.compress_pct,
-                        );
+                        )?;
                         Ok((bufs, rng))
                     };
                     let give_up = |e: String| {
@@ -499,9 +504,22 @@ pub fn run_full(
                             Ok(worker::run(e, bufs, rng, plan, ctl, tx))
                         }
                     }
-                })
-                .map_err(|e| Error::runtime(format!("cannot start a worker thread: {e}")))?;
-            handles.push(h);
+                });
+            match h {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Those started wait for the others: release them, then say why.
+                    ctl.ready.abort();
+                    ctl.go.abort();
+                    let threads = nthreads as usize;
+                    let asked = job
+                        .dialect
+                        .assign(Flag::Threads, &job.threads_per_target.to_string());
+                    return Err(Error::runtime(crate::os::threads::start_error(
+                        index, threads, &asked, &e,
+                    )));
+                }
+            }
         }
         drop(tx);
         ctl.ready.wait();
@@ -763,7 +781,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let shown = t.path.display();
     let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
     let mut rng = rng::Rng::new(1, &[]);
-    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0);
+    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
     let fd = t.file.as_ref().map_or(-1, |f| f.as_raw_fd());
     let mut e = UringEngine::new(&[fd], 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(

@@ -324,6 +324,22 @@ pub struct WorkerOutcome {
     pub files: Vec<[(u64, u64); 2]>,
 }
 
+impl WorkerOutcome {
+    /// A worker that did nothing.
+    pub fn none() -> WorkerOutcome {
+        WorkerOutcome {
+            totals: Default::default(),
+            flushes: Default::default(),
+            errors: Vec::new(),
+            quota_done_ns: None,
+            waits: WaitStats::default(),
+            injected: None,
+            uring: None,
+            files: Vec::new(),
+        }
+    }
+}
+
 /// Counts and latencies of one direction within one interval, for the time series.
 pub struct IntervalDir {
     pub ios: u64,
@@ -395,22 +411,31 @@ pub struct AlignedBuf {
 }
 
 impl AlignedBuf {
-    pub fn new(slots: usize, slot_len: usize, rng: &mut Rng, compress_pct: u8) -> Self {
-        let layout = Layout::from_size_align(slots * slot_len, 4096).expect("buffer layout");
+    pub fn new(
+        slots: usize,
+        slot_len: usize,
+        rng: &mut Rng,
+        compress_pct: u8,
+    ) -> Result<Self, String> {
+        let bytes = slots.saturating_mul(slot_len);
+        let no_memory = || format!("cannot allocate {bytes} bytes of I/O buffers");
+        let layout = Layout::from_size_align(bytes, 4096).map_err(|_| no_memory())?;
         // SAFETY: the layout has a non-zero size (slots >= 1, slot_len >= 1).
         let ptr = unsafe { alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory allocating I/O buffers");
+        if ptr.is_null() {
+            return Err(no_memory());
+        }
         for i in 0..slots {
             // SAFETY: slot i lies inside the allocation just made.
             let slot = unsafe { std::slice::from_raw_parts_mut(ptr.add(i * slot_len), slot_len) };
             fill_buffer(slot, rng, compress_pct);
         }
-        AlignedBuf {
+        Ok(AlignedBuf {
             ptr,
             layout,
             slot_len,
             slots,
-        }
+        })
     }
     #[inline]
     pub fn slot(&self, i: u32) -> *mut u8 {
@@ -836,8 +861,10 @@ pub fn run<E: IoEngine>(
     let mut writes_since_flush = 0u32;
     let mut since_think = 0u32;
 
-    ctl.ready.wait();
-    ctl.go.wait();
+    if !ctl.ready.wait() || !ctl.go.wait() {
+        // Another worker could not be started: the run is called off before any I/O.
+        return WorkerOutcome::none();
+    }
     s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
     s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
     // No interval is open during warm-up; the first opens at m0.
