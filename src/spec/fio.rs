@@ -2,7 +2,7 @@
 //! the file and line it came from so that any later error can name them.
 //!
 //! This is the reading layer of the fio front end (issue 7): the INI structure (`[global]`
-//! sections that apply to the jobs below them, `;` and `#` comment lines, `include`), `${VAR}`
+//! sections that apply to the jobs below them, `;` and `#` comments, `include`), `${VAR}`
 //! from the environment and fio's reserved `$pagesize`, `$mb_memory` and `$ncpus`, and fio's
 //! number syntax (0x prefixes, size suffixes with fio's kb_base rules, time suffixes, ranges,
 //! arithmetic in parentheses). What the options mean, and the JobSpec they make, is the next
@@ -229,8 +229,8 @@ fn parse(
                 "{at}: line longer than fio's limit of {MAX_LINE} bytes"
             )));
         }
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        let line = strip_comment(raw).trim();
+        if line.is_empty() {
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
@@ -294,6 +294,14 @@ fn parse(
         }
     }
     Ok(())
+}
+
+/// A job-file line up to its comment. fio 3.33 cuts every line at its first `;` and then at
+/// its first `#`, wherever they stand (its strip_blank_end): `numjobs=4 ; four`, `rw=read;x`
+/// and `filename=a#b` are `numjobs=4`, `rw=read` and `filename=a`, so a value in a job file
+/// can hold neither. Command-line values keep them, as fio's do.
+fn strip_comment(line: &str) -> &str {
+    line.find([';', '#']).map_or(line, |i| &line[..i])
 }
 
 /// `${VAR}` from the environment, and fio's reserved `$pagesize`, `$mb_memory`, `$ncpus`.
@@ -655,6 +663,45 @@ time_based
             let e = read_str(text, "t.fio", Path::new("."), &vars()).unwrap_err();
             assert!(e.to_string().contains(want), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn comments_end_a_line_where_fio_ends_it() {
+        // Each value as fio 3.33 read it (its JSON "job options"), checked by running it.
+        let text = "\
+[global] # every job
+size=1m ; a megabyte
+[j] ; the job
+numjobs=4 ; four threads
+filename=g.dat\t; or use a disk
+rw=randread;x
+description=a#b;c
+time_based # no value
+";
+        let jobs = read_str(text, "t.fio", Path::new("."), &vars()).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].name, "j");
+        let kv: Vec<(String, Option<String>)> = jobs[0]
+            .options
+            .iter()
+            .map(|o| (o.key.clone(), o.value.clone()))
+            .collect();
+        let s = |k: &str, v: Option<&str>| (k.to_string(), v.map(String::from));
+        assert_eq!(
+            kv,
+            [
+                s("size", Some("1m")),
+                s("numjobs", Some("4")),
+                s("filename", Some("g.dat")),
+                s("rw", Some("randread")),
+                s("description", Some("a")),
+                s("time_based", None),
+            ]
+        );
+        // fio keeps them in command-line values.
+        let args = ["--name=j", "--description=a;b #c"].map(String::from);
+        let cl = read_args(&args, &vars()).unwrap();
+        assert_eq!(cl.jobs[0].options[0].value.as_deref(), Some("a;b #c"));
     }
 
     #[test]
