@@ -862,7 +862,17 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         }
         set.kb_base = kb;
     }
-    let name = set.text("name").unwrap_or(&fj.name).to_string();
+    // fio names a job by its section; name= renames it only when the section itself sets it
+    // (one in [global] names none of them), and the files it generates keep the section's
+    // name (fio 3.33: `[b]` with `name=B` reports B and lays out b.0.0).
+    let name = fj.options[fj.inherited..]
+        .iter()
+        .rev()
+        .find(|o| o.key == "name")
+        .and_then(|o| o.value.as_deref())
+        .filter(|v| !v.is_empty())
+        .unwrap_or(&fj.name)
+        .to_string();
 
     let engine = read_engine(&set, &mut notes)?;
     let file_op = engine.is_file_op();
@@ -1134,7 +1144,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 .flat_map(|j| (0..nfiles).map(move |f| (j, f)))
                 .enumerate()
                 .map(|(i, (j, f))| TargetSpec {
-                    path: dirs[i % dirs.len()].join(format_name(format, &name, j, f)),
+                    path: dirs[i % dirs.len()].join(format_name(format, &fj.name, j, f)),
                     create_size: may_create.then_some(file_size),
                     temporary: false,
                 })
@@ -1677,6 +1687,17 @@ group_reporting
             ("filename".to_string(), "/data/f".to_string())
         );
         assert_eq!(r.options.len(), 22);
+    }
+
+    #[test]
+    fn jobs_are_named_by_their_sections() {
+        // As fio 3.33 names them: name= in [global] renames no job, one in a section renames
+        // that job, whose generated files keep the section's name.
+        let p = plan_of("[global]\nname=G\nsize=1m\n[a]\n[b]\nname=B\n[c]\n").unwrap();
+        let names: Vec<&str> = p.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "B", "c"]);
+        assert_eq!(p.runs[1].job.targets[0].path, Path::new("./b.0.0"));
+        assert_eq!(p.global_options[0], ("name".into(), "G".into()));
     }
 
     #[test]
