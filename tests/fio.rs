@@ -200,6 +200,89 @@ fn command_lines_and_text_output() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// Values as the next argument, as fio's getopt_long takes them and as tools that call fio
+/// write them (cdmpy: `--output-format json`, `--ioengine posixaio`): for fio's job options
+/// and iogauge's own; bare flags (`--time_based`) leave the next argument alone.
+fn values_may_follow_as_the_next_argument() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let f = d.join("n.dat");
+    let out = d.join("out.json");
+    let o = fio_cmd(
+        d,
+        &[
+            "--name",
+            "seq",
+            "--filename",
+            p(&f),
+            "--size",
+            "4m",
+            "--bs",
+            "1m",
+            "--rw",
+            "write",
+            "--ioengine",
+            "posixaio",
+            "--iodepth",
+            "4",
+            "--direct",
+            "0",
+            "--group_reporting",
+            "--output-format",
+            "json",
+            "--output",
+            p(&out),
+            "--tag",
+            "cdm",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "the report went to --output");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(job["jobname"], "seq");
+    assert_eq!(job["write"]["io_bytes"], 4 << 20);
+    assert_eq!(job["job options"]["bs"], "1m");
+    assert_eq!(job["job options"]["ioengine"], "posixaio");
+    // --section NAME picks a job file's job; --time_based takes no value.
+    std::fs::write(
+        d.join("two.fio"),
+        format!(
+            "[a]\nfilename={0}\nsize=1m\n[b]\nfilename={0}\nsize=1m\nruntime=300ms\n",
+            p(&f)
+        ),
+    )
+    .unwrap();
+    let o = fio_cmd(
+        d,
+        &[
+            "--time_based",
+            "two.fio",
+            "--section",
+            "b",
+            "--output-format",
+            "json",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["b"]);
+    let ms = doc["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!(
+        (250..1000).contains(&ms),
+        "time_based for 300 ms ran {ms} ms"
+    );
+    Outcome::Pass(String::new())
+}
+
 fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     // The help first: fio's and DiskSpd's arguments are not clap's, so it is printed by hand.
     for (args, usage) in [
@@ -1409,6 +1492,10 @@ fn main() {
         (
             "command_lines_and_text_output",
             command_lines_and_text_output,
+        ),
+        (
+            "values_may_follow_as_the_next_argument",
+            values_may_follow_as_the_next_argument,
         ),
         (
             "bad_input_gets_one_line_naming_the_culprit",

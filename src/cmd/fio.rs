@@ -38,7 +38,9 @@ struct Own {
 }
 
 /// Take iogauge's options (and fio's program options) out of the argument list; what is left
-/// is job options and job files.
+/// is job options and job files. Values may follow as the next argument (`--output out.json`),
+/// as fio's getopt_long takes them, for these options as for fio's job options, whose values
+/// are passed on with them (so that `--description --keep` stays a job option's value).
 fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
     let mut own = Own {
         format: Format::Normal,
@@ -55,8 +57,16 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         help: false,
     };
     let mut rest = Vec::new();
-    for a in args {
-        let (key, value) = super::key_value(a);
+    let mut next = 0;
+    while let Some(a) = args.get(next) {
+        next += 1;
+        let (key, mut value) = super::key_value(a);
+        if value.is_none() && OWN_WITH_VALUES.contains(&key) {
+            value = args.get(next).filter(|v| !v.starts_with("--")).map(|v| {
+                next += 1;
+                v.as_str()
+            });
+        }
         let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-h" | "--help" => own.help = true,
@@ -82,11 +92,30 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             "--tag" => own.save.tags.push(need("TAG")?),
             // fio's progress line; iogauge prints none while a job runs.
             "--eta" | "--eta-newline" | "--eta-interval" => {}
-            _ => rest.push(a.clone()),
+            _ => {
+                rest.push(a.clone());
+                if let Some(job_key) = key.strip_prefix("--").filter(|_| value.is_none()) {
+                    let before = next;
+                    if fio::next_value(job_key, args, &mut next).is_some() {
+                        rest.push(args[before].clone());
+                    }
+                }
+            }
         }
     }
     Ok((own, rest))
 }
+
+/// iogauge's options, and fio's program options it accepts, that take a value.
+const OWN_WITH_VALUES: &[&str] = &[
+    "--output-format",
+    "--output",
+    "--section",
+    "--tag",
+    "--eta",
+    "--eta-newline",
+    "--eta-interval",
+];
 
 fn help() -> Result<u8, Error> {
     use clap::CommandFactory;

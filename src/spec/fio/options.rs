@@ -212,6 +212,37 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("file_service_type", &[], Kind::Mapped),
 ];
 
+/// fio's options that take no value on its command line: those its table types
+/// FIO_OPT_STR_SET ("empty or boolean value" in `fio --cmdhelp`), io_uring's and libaio's
+/// flags, and aliases. fio hands every other option to getopt_long as taking one, so
+/// `--bs 4k` is `--bs=4k` and `--time_based 4k` is not (fio 3.33, each checked by running it).
+pub const BARE_FLAGS: &[&str] = &[
+    "time_based",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "group_reporting",
+    "thread",
+    "exitall",
+    "exitall_on_error",
+    "norandommap",
+    "refill_buffers",
+    "zero_buffers",
+    "bs_unaligned",
+    "verify_only",
+    "hipri",
+    "sqthread_poll",
+    "fixedbufs",
+    "registerfiles",
+    "userspace_reap",
+];
+
+/// Whether `--key`, written without `=` on fio's command line, takes the next argument as its
+/// value: every option but fio's bare flags, `name` included, as fio's getopt_long table has it.
+pub fn takes_value(key: &str) -> bool {
+    !BARE_FLAGS.contains(&key)
+}
+
 /// The canonical name and kind of a fio option, if iogauge knows it.
 pub fn lookup(key: &str) -> Option<(&'static str, Kind)> {
     OPTIONS
