@@ -283,6 +283,109 @@ fn values_may_follow_as_the_next_argument() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// Whether `clat_ns`, then `lat_ns`, carry `percentile` and `bins`.
+type Shape = [(bool, bool); 2];
+
+/// The [`Shape`] of a job's read direction.
+fn percentile_shape(doc: &Value) -> Shape {
+    let read = &doc["jobs"][0]["read"];
+    ["clat_ns", "lat_ns"].map(|k| {
+        (
+            read[k]["percentile"].is_object(),
+            read[k]["bins"].is_object(),
+        )
+    })
+}
+
+/// clat_percentiles and lat_percentiles each give their own percentile list (and json+ bins),
+/// both where both are on, as fio 3.33 writes them; where fio is installed, its own output
+/// for the same job has the same shape.
+fn percentiles_and_bins_as_fio_writes_them() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("pc.dat");
+    let base = [
+        "--name=pc".to_string(),
+        format!("--filename={}", p(&f)),
+        "--size=256k".into(),
+        "--ioengine=psync".into(),
+    ];
+    // (options, json+, [(clat percentile, clat bins), (lat percentile, lat bins)]), as fio
+    // 3.33 wrote them.
+    let cases: [(&[&str], bool, Shape); 6] = [
+        (&[], false, [(true, false), (false, false)]),
+        (&[], true, [(true, true), (false, false)]),
+        (
+            &["--lat_percentiles=1"],
+            false,
+            [(true, false), (true, false)],
+        ),
+        (&["--lat_percentiles=1"], true, [(true, true), (true, true)]),
+        (
+            &["--lat_percentiles=1", "--clat_percentiles=0"],
+            true,
+            [(false, false), (true, true)],
+        ),
+        (
+            &["--clat_percentiles=0"],
+            true,
+            [(false, false), (false, false)],
+        ),
+    ];
+    let fio_here = sh("fio", &["--version"]).is_ok();
+    for (extra, plus, want) in cases {
+        let format = if plus {
+            "--output-format=json+"
+        } else {
+            "--output-format=json"
+        };
+        let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+        args.extend(extra);
+        args.push(format);
+        let mut ours = args.clone();
+        ours.push("--no-save");
+        let o = fio_cmd(dir.path(), &ours);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(percentile_shape(&doc), want, "{extra:?} {format}");
+        let read = &doc["jobs"][0]["read"];
+        if want[1].1 {
+            let n: u64 = read["lat_ns"]["bins"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                n,
+                read["lat_ns"]["N"].as_u64().unwrap(),
+                "lat bins count every I/O"
+            );
+        }
+        if fio_here {
+            let out = sh("fio", &args).map_err(|e| format!("fio {args:?}: {e}"));
+            let out = match out {
+                Ok(o) => o,
+                Err(e) => return Outcome::Fail(e),
+            };
+            let theirs: Value = serde_json::from_str(&out[out.find('{').unwrap_or(0)..]).unwrap();
+            assert_eq!(
+                percentile_shape(&theirs),
+                want,
+                "fio 3.33: {extra:?} {format}"
+            );
+            let _ = std::fs::remove_file(&f);
+        }
+    }
+    Outcome::Pass(
+        if fio_here {
+            "and fio agrees"
+        } else {
+            "fio not installed"
+        }
+        .into(),
+    )
+}
+
 fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     // The help first: fio's and DiskSpd's arguments are not clap's, so it is printed by hand.
     for (args, usage) in [
@@ -1496,6 +1599,10 @@ fn main() {
         (
             "values_may_follow_as_the_next_argument",
             values_may_follow_as_the_next_argument,
+        ),
+        (
+            "percentiles_and_bins_as_fio_writes_them",
+            percentiles_and_bins_as_fio_writes_them,
         ),
         (
             "bad_input_gets_one_line_naming_the_culprit",

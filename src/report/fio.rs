@@ -296,6 +296,7 @@ impl super::Exporter for FioJson {
             group_reporting: true,
             unified: false,
             percentiles: FIO_PERCENTILES.to_vec(),
+            clat_percentiles: true,
             lat_percentiles: false,
             invalidate: false,
             options,
@@ -703,8 +704,9 @@ fn direction(
             None
         }
     };
-    let bins = |h: &Option<LatencyHistogram>| {
-        h.as_ref().filter(|_| plus).map(|h| {
+    // json+ writes the bins of each histogram whose percentiles it writes, as fio 3.33 does.
+    let bins = |h: &Option<LatencyHistogram>, on: bool| {
+        h.as_ref().filter(|_| plus && on).map(|h| {
             h.recorded()
                 .into_iter()
                 .map(|(v, n)| (v.to_string(), Value::from(n)))
@@ -712,12 +714,13 @@ fn direction(
         })
     };
     let clat = Lat {
-        percentile: pcts(&clat_h, !run.lat_percentiles),
-        bins: bins(&clat_h),
+        percentile: pcts(&clat_h, run.clat_percentiles),
+        bins: bins(&clat_h, run.clat_percentiles),
         ..lat_of(clat_h.as_ref())
     };
     let lat = Lat {
         percentile: pcts(&lat_h, run.lat_percentiles),
+        bins: bins(&lat_h, run.lat_percentiles),
         ..lat_of(lat_h.as_ref())
     };
     let slat_parts: Vec<&LatencySummary> = parts

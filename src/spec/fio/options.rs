@@ -287,7 +287,11 @@ pub struct FioRun {
     pub unified: bool,
     /// Percentiles to report; empty when `clat_percentiles=0` and `lat_percentiles=0`.
     pub percentiles: Vec<f64>,
-    /// Percentiles of total latency (`lat_percentiles=1`) rather than completion latency.
+    /// Percentiles (and json+ bins) of completion latency: fio's `clat_percentiles`, on by
+    /// default.
+    pub clat_percentiles: bool,
+    /// Percentiles (and json+ bins) of total latency: fio's `lat_percentiles`. fio 3.33
+    /// reports both kinds where both are on.
     pub lat_percentiles: bool,
     /// fio's `invalidate`: drop the page cache of the job's files before it starts.
     pub invalidate: bool,
@@ -1420,10 +1424,10 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
 
-    let clat = set.flag("clat_percentiles")?.unwrap_or(true);
+    let clat_percentiles = set.flag("clat_percentiles")?.unwrap_or(true);
     let lat_percentiles = set.flag("lat_percentiles")?.unwrap_or(false);
     let percentiles = match set.text("percentile_list") {
-        _ if !clat && !lat_percentiles => Vec::new(),
+        _ if !clat_percentiles && !lat_percentiles => Vec::new(),
         None => FIO_PERCENTILES.to_vec(),
         Some(list) => list
             .split(':')
@@ -1488,6 +1492,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         group_reporting,
         unified,
         percentiles,
+        clat_percentiles,
         lat_percentiles,
         invalidate: set.flag("invalidate")?.unwrap_or(true),
         options,
