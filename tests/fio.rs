@@ -414,7 +414,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         format!("[a]\nrw=write\nfilename={}\n", p(&existing)),
     )
     .unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["typo.fio"],
             "typo.fio:4: option 'rww' is not supported by iogauge",
@@ -429,6 +429,15 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         (
             &["--name=a", "--size=1m", "--bs=3x"],
             "command-line argument 3: bs: '3x' has an unknown size suffix",
+        ),
+        (
+            &[
+                "--name=a",
+                "--size=1m",
+                "--ioengine=io_uring",
+                "--iodepth=40000",
+            ],
+            "command-line argument 4: iodepth: '40000' is more than ioengine=io_uring can queue",
         ),
         (
             &["--name=a", "--size=1m", "--output-format=xml"],

@@ -598,6 +598,15 @@ impl EngineKind {
         )
     }
 
+    /// The deepest queue the engine can set up per thread, where it has a limit of its own
+    /// (below validation's general one).
+    pub fn max_queue_depth(self) -> Option<u32> {
+        match self {
+            EngineKind::IoUring => Some(crate::engine::uring::MAX_DEPTH),
+            _ => None,
+        }
+    }
+
     /// Engines that run one I/O at a time per thread, inside the worker's wait.
     pub fn is_inline(self) -> bool {
         matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()
@@ -755,6 +764,16 @@ impl JobSpec {
             return bad(format!(
                 "--queue-depth {} is more than 65536",
                 self.queue_depth
+            ));
+        }
+        // The default engine is io_uring wherever it can be used.
+        let engine = self.engine.unwrap_or(EngineKind::IoUring);
+        if let Some(max) = engine.max_queue_depth().filter(|&m| self.queue_depth > m) {
+            return bad(format!(
+                "--queue-depth {} is more than the {} engine{} can queue: at most {max} I/Os per thread",
+                self.queue_depth,
+                engine.name(),
+                if self.engine.is_none() { " (the default)" } else { "" },
             ));
         }
         if self.submit_batch == 0 || self.submit_batch > self.queue_depth {

@@ -1006,6 +1006,23 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             format!("{queue_depth} must be at least 1 and at most 65536"),
         ));
     }
+    if let Some(max) = engine.max_queue_depth().filter(|&m| queue_depth > m as u64) {
+        // fio 3.33 takes it, then fails the job as it starts ("io_queue_init ... Invalid
+        // argument"); iogauge says why before anything runs.
+        let typed = set.text("ioengine").unwrap_or("psync");
+        let on = if typed == engine.name() {
+            String::new()
+        } else {
+            format!(" (iogauge runs it on {})", engine.name())
+        };
+        return Err(set.err(
+            "iodepth",
+            format!(
+                "'{}' is more than ioengine={typed} can queue{on}: at most {max} I/Os, the kernel's IORING_MAX_ENTRIES",
+                set.text("iodepth").unwrap_or_default()
+            ),
+        ));
+    }
     let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
     let clones = set.int("numjobs")?.unwrap_or(1);
     if clones == 0 || clones > 4096 {
@@ -1884,6 +1901,23 @@ group_reporting
         assert_eq!(m.block_size, 65536);
         let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
         assert!(!r.job.latency);
+    }
+
+    #[test]
+    fn iodepth_past_the_io_uring_ring_is_refused() {
+        let job = |engine: &str, depth: &str| {
+            format!("[j]\nfilename=/data/f\nsize=1m\nioengine={engine}\niodepth={depth}\n")
+        };
+        assert_eq!(one(&job("io_uring", "32768")).job.queue_depth, 32768);
+        assert_eq!(
+            err(&job("io_uring", "40000")),
+            "t.fio:5: iodepth: '40000' is more than ioengine=io_uring can queue: at most 32768 I/Os, the kernel's IORING_MAX_ENTRIES"
+        );
+        assert!(err(&job("libaio", "32769")).starts_with(
+            "t.fio:5: iodepth: '32769' is more than ioengine=libaio can queue (iogauge runs it on io_uring)"
+        ));
+        // Engines without a ring keep validation's own limit.
+        assert_eq!(one(&job("psync", "40000")).job.queue_depth, 40000);
     }
 
     #[test]
