@@ -200,6 +200,51 @@ fn command_lines_and_text_output() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// Jobs of one group that name the same file (fio's waitfor and flow examples): iogauge lays
+/// it out once before they start, at the largest size any of them gives (fio 3.33 leaves it
+/// at that size too), every job uses it, and it is removed afterwards unless --keep.
+fn jobs_of_a_group_share_a_file_laid_out_once() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let f = d.join("shared.dat");
+    std::fs::write(
+        d.join("shared.fio"),
+        format!(
+            "[global]\nfilename={}\nioengine=psync\nruntime=300ms\ntime_based\n\
+             [w]\nsize=16m\nrw=randwrite\n[r1]\nsize=16m\nrw=randread\n\
+             [r2]\nsize=32m\nrw=randread\nstartdelay=200ms\n",
+            p(&f)
+        ),
+    )
+    .unwrap();
+    for keep in [false, true] {
+        let mut args = vec!["shared.fio", "--output-format=json", "--no-save"];
+        if keep {
+            args.push("--keep");
+        }
+        let o = fio_cmd(d, &args);
+        assert!(o.status.success(), "keep {keep}: {}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let moved: Vec<(&str, u64)> = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let b = j["read"]["io_bytes"].as_u64().unwrap()
+                    + j["write"]["io_bytes"].as_u64().unwrap();
+                (j["jobname"].as_str().unwrap(), b)
+            })
+            .collect();
+        assert_eq!(moved.len(), 3, "{moved:?}");
+        assert!(moved.iter().all(|(_, b)| *b > 0), "{moved:?}");
+        match keep {
+            false => assert!(!f.exists(), "the shared file was left behind"),
+            true => assert_eq!(std::fs::metadata(&f).unwrap().len(), 32 << 20),
+        }
+    }
+    Outcome::Pass(String::new())
+}
+
 /// Values as the next argument, as fio's getopt_long takes them and as tools that call fio
 /// write them (cdmpy: `--output-format json`, `--ioengine posixaio`): for fio's job options
 /// and iogauge's own; bare flags (`--time_based`) leave the next argument alone.
@@ -1604,6 +1649,10 @@ fn main() {
         (
             "command_lines_and_text_output",
             command_lines_and_text_output,
+        ),
+        (
+            "jobs_of_a_group_share_a_file_laid_out_once",
+            jobs_of_a_group_share_a_file_laid_out_once,
         ),
         (
             "values_may_follow_as_the_next_argument",

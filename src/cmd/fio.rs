@@ -13,7 +13,7 @@ use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use iogauge::store::record::Record;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -376,6 +376,14 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         let members: Vec<usize> = (0..plan.runs.len())
             .filter(|&i| plan.runs[i].batch == batch)
             .collect();
+        let shared = lay_out_shared(plan, &members, interrupted);
+        out.cleanups.extend(shared.cleanups);
+        created.extend(shared.laid_out);
+        if let Some(e) = shared.error {
+            out.interrupted = matches!(e, Error::Interrupted(_));
+            out.error = Some(e);
+            break;
+        }
         for &i in &members {
             let run = &mut plan.runs[i];
             // A file an earlier job created is iogauge's to write.
@@ -533,16 +541,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                     if matches!(e, Error::Interrupted(_)) {
                         out.interrupted = true;
                     }
-                    let e = match e {
-                        Error::Usage(m) => {
-                            Error::Usage(format!("fio job '{}': {m}", plan.runs[i].name))
-                        }
-                        Error::Runtime(m) => {
-                            Error::Runtime(format!("fio job '{}': {m}", plan.runs[i].name))
-                        }
-                        other => other,
-                    };
-                    out.error.get_or_insert(e);
+                    out.error.get_or_insert(in_job(&plan.runs[i].name, e));
                 }
             }
         }
@@ -556,6 +555,83 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         }
     }
     out
+}
+
+/// What [`lay_out_shared`] did: the files it laid out (iogauge's own from then on), the
+/// cleanups that remove them, and the error that stopped it, if one did.
+struct Shared {
+    laid_out: Vec<PathBuf>,
+    cleanups: Vec<Cleanup>,
+    error: Option<Error>,
+}
+
+/// Lay out, once and before any of them starts, each missing file that several jobs of a
+/// batch name (as fio lays out every file before its jobs run), at the largest size any of
+/// them gives. Each job laying out its own would race the others for the name ("File
+/// exists", or a file not yet written). Kept where --keep or a create_only job says so.
+/// ioengine=filecreate jobs are left out: they need the name free.
+fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -> Shared {
+    use iogauge::spec::EngineKind;
+    struct Named {
+        size: Option<u64>,
+        jobs: usize,
+        first: usize,
+        keep: bool,
+    }
+    // By path, in the order the jobs name them (a job may name a million files: sets).
+    let mut order: Vec<&Path> = Vec::new();
+    let mut named: HashMap<&Path, Named> = HashMap::new();
+    for &i in members {
+        let run = &plan.runs[i];
+        if run.job.engine == Some(EngineKind::FileCreate) {
+            continue;
+        }
+        let mut mine = HashSet::new();
+        for t in run.job.targets.iter().filter(|t| mine.insert(&t.path)) {
+            let n = named.entry(&t.path).or_insert_with(|| {
+                order.push(&t.path);
+                Named {
+                    size: None,
+                    jobs: 0,
+                    first: i,
+                    keep: false,
+                }
+            });
+            n.size = n.size.max(t.create_size);
+            n.jobs += 1;
+            n.keep |= run.job.keep || run.create_only;
+        }
+    }
+    let mut done = Shared {
+        laid_out: Vec::new(),
+        cleanups: Vec::new(),
+        error: None,
+    };
+    for p in order {
+        let n = &named[p];
+        let Some(size) = n.size.filter(|_| n.jobs > 1 && !p.exists()) else {
+            continue;
+        };
+        let run = &plan.runs[n.first];
+        let mut cleanup = Cleanup::new(n.keep);
+        let r = runner::target::lay_out(p, size, run.job.seed, &mut cleanup, interrupted);
+        done.cleanups.push(cleanup);
+        if let Err(e) = r {
+            done.error = Some(in_job(&run.name, e));
+            break;
+        }
+        done.laid_out.push(p.to_path_buf());
+    }
+    done
+}
+
+/// An error of job `name`, saying so.
+fn in_job(name: &str, e: Error) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(format!("fio job '{name}': {m}")),
+        Error::Runtime(m) => Error::Runtime(format!("fio job '{name}': {m}")),
+        other => other,
+    }
 }
 
 /// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.
