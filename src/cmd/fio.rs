@@ -34,6 +34,10 @@ struct Own {
     allow_overwrite: bool,
     keep: bool,
     save: SaveOpts,
+    /// Say on stderr what runs and where it is saved. Off by default: fio writes nothing
+    /// there on a clean run, and tools that run fio (fio-plot's bench-fio) take anything
+    /// there as a failure.
+    verbose: bool,
     help: bool,
 }
 
@@ -54,6 +58,7 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             tags: Vec::new(),
             no_save: false,
         },
+        verbose: false,
         help: false,
     };
     let mut rest = Vec::new();
@@ -88,6 +93,7 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             "--ignore-unsupported" => own.ignore_unsupported = true,
             "--allow-overwrite" => own.allow_overwrite = true,
             "--keep" => own.keep = true,
+            "--verbose" => own.verbose = true,
             "--no-save" => own.save.no_save = true,
             "--tag" => own.save.tags.push(need("TAG")?),
             // fio's progress line; iogauge prints none while a job runs.
@@ -192,7 +198,7 @@ pub fn cmd_fio(
     preflight(&plan)?;
     let mut saver = super::saved::Saver::new(db, &own.save, true)?;
     let interrupted = interrupt_flag()?;
-    let outcome = run_plan(&mut plan, &command_line, &interrupted);
+    let outcome = run_plan(&mut plan, &command_line, &interrupted, own.verbose);
 
     let outcomes: Vec<iogauge::report::fio::Outcome> = plan
         .runs
@@ -237,8 +243,11 @@ pub fn cmd_fio(
                     }
                 }
             }
-            if let Some(id) = saver.save(&Record::Run(Box::new(r)))? {
-                eprintln!("iogauge: fio job '{}' saved as run {id}", run.name);
+            match saver.save(&Record::Run(Box::new(r)))? {
+                Some(id) if own.verbose => {
+                    eprintln!("iogauge: fio job '{}' saved as run {id}", run.name)
+                }
+                _ => {}
             }
         }
     }
@@ -356,7 +365,14 @@ impl PlanOutcome {
     }
 }
 
-fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBool) -> PlanOutcome {
+/// Run the plan's batches one after the other; `verbose`: say each group and each
+/// create_only job's layout on stderr.
+fn run_plan(
+    plan: &mut FioPlan,
+    command_line: &[String],
+    interrupted: &AtomicBool,
+    verbose: bool,
+) -> PlanOutcome {
     let mut out = PlanOutcome {
         results: plan.runs.iter().map(|_| None).collect(),
         cleanups: Vec::new(),
@@ -417,11 +433,13 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
             .iter()
             .map(|&i| plan.runs[i].name.as_str())
             .collect();
-        eprintln!(
-            "iogauge: fio group {}: {}",
-            plan.runs[members[0]].group,
-            names.join(", ")
-        );
+        if verbose {
+            eprintln!(
+                "iogauge: fio group {}: {}",
+                plan.runs[members[0]].group,
+                names.join(", ")
+            );
+        }
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
         let runs = &plan.runs;
@@ -502,10 +520,12 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
             match r {
                 // create_only: files laid out, nothing measured.
                 Ok(None) => {
-                    eprintln!(
-                        "iogauge: fio job '{}': files laid out (create_only)",
-                        plan.runs[i].name
-                    );
+                    if verbose {
+                        eprintln!(
+                            "iogauge: fio job '{}': files laid out (create_only)",
+                            plan.runs[i].name
+                        );
+                    }
                     let job = &plan.runs[i].job;
                     let ours = job.targets.iter().map(|t| &t.path);
                     created.extend(ours.filter(|p| laid_out.contains(*p)).cloned());
