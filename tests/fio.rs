@@ -521,6 +521,61 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// A job refused at run time (its target cannot be made) after --parse-only accepted it
+/// leaves none of its per-I/O logs behind: they are made once the run is set up. A log of
+/// that name already there is not iogauge's and stays as it was; where one log cannot be
+/// made, those made before it are removed.
+fn refused_jobs_leave_no_logs() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let logs = [
+        "--write_bw_log=l",
+        "--write_iops_log=l",
+        "--write_lat_log=l",
+    ];
+    let missing = format!("--filename={}", p(&d.join("no-such-folder/x")));
+    let mut args = vec!["--name=a", &missing, "--size=1m", "--no-save"];
+    args.extend(logs);
+    std::fs::write(d.join("l_bw.1.log"), "mine").unwrap();
+    let parsed = fio_cmd(d, &[&args[..], &["--parse-only"]].concat());
+    assert!(parsed.status.success(), "{}", stderr(&parsed));
+    let o = fio_cmd(d, &args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("no-such-folder") && e.lines().count() == 1,
+        "{e}"
+    );
+    let left = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(left(d), ["l_bw.1.log"], "left behind");
+    assert_eq!(
+        std::fs::read_to_string(d.join("l_bw.1.log")).unwrap(),
+        "mine"
+    );
+    // Clone 2's lat log cannot be made (a folder has its name): no log is left, nor data.
+    std::fs::remove_file(d.join("l_bw.1.log")).unwrap();
+    std::fs::create_dir(d.join("l_lat.2.log")).unwrap();
+    let mut args = vec!["--name=a", "--size=1m", "--numjobs=2", "--no-save"];
+    args.extend(logs);
+    let o = fio_cmd(d, &args);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("cannot create the log 'l_lat.2.log'"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(left(d), ["l_lat.2.log"], "left behind");
+    Outcome::Pass(String::new())
+}
+
 /// Best-of-N IOPS of a job run by fio and by iogauge, alternating, on the same file.
 /// IOPS of fio and of `iogauge fio` on the same job, `rounds` runs each, alternating: each
 /// side's runs, in order.
@@ -1677,6 +1732,7 @@ fn main() {
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
+        ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),
         (
             "flushes_are_the_system_calls_strace_counts",

@@ -466,14 +466,9 @@ fn run_plan(
                                 return (i, r, cleanup);
                             }
                             if run.logs.per_io && run.logs.any() {
-                                // A line per I/O, written as the records come.
-                                let mut logs = match IoLogs::create(run) {
-                                    Ok(l) => l,
-                                    Err(e) => {
-                                        let e = format!("fio job '{}': {e}", run.name);
-                                        return (i, Err(Error::runtime(e)), cleanup);
-                                    }
-                                };
+                                // A line per I/O, written as the records come, to files
+                                // made once the run is set up.
+                                let mut logs = IoLogs::new(run);
                                 let r = runner::run_full(
                                     &run.job,
                                     line,
