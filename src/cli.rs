@@ -392,7 +392,8 @@ pub struct FioArgs {
 }
 
 pub const FIO_HELP: &str = "\
-Arguments are fio's: job files (INI, with [global], include, ${VAR}) and --key=value options.
+Arguments are fio's: job files (INI, with [global], include, ${VAR}) and --key=value options
+(or --key value, as fio takes them; bare flags such as --time_based take no value).
 Options before the first --name apply to every job (also those of job files); options after a
 --name belong to that job. Jobs run as fio runs them: together, a stonewall job waiting for
 the ones before it; each job's numjobs clones get their own file unless filename= names one.
@@ -406,6 +407,8 @@ Besides the job options, iogauge fio takes:
   --allow-overwrite                  write to block devices and files iogauge did not create
   --keep                             keep the files iogauge created (removed by default)
   --tag=TAG, --no-save               as for iogauge run (each job is saved as a run)
+  --verbose                          say each group, and each job's saved run ID, on stderr
+                                     (a clean run writes nothing there otherwise, as fio)
   --eta=..., --eta-newline=...       accepted and ignored (iogauge shows no ETA line)
 
 An option iogauge does not support is an error naming it, its file and line, and whether

@@ -142,8 +142,9 @@ fn job_files_run_and_a_python_consumer_reads_the_json() -> Outcome {
         jobs[0]["write"]["clat_ns"]["bins"].is_object(),
         "json+ has bins"
     );
-    // Warnings and progress go to stderr only; the files iogauge created are gone.
-    assert!(err.contains("iogauge: fio group 4: two-clones"), "{err}");
+    // A clean run writes nothing on stderr, as fio (bench-fio takes anything there as a
+    // failure); the files iogauge created are gone.
+    assert!(err.is_empty(), "stderr of a clean run: {err}");
     assert!(!data.exists(), "data file left behind");
     for clone in ["two-clones.0.0", "two-clones.1.0"] {
         assert!(!dir.path().join(clone).exists(), "{clone} left behind");
@@ -190,14 +191,249 @@ fn command_lines_and_text_output() -> Outcome {
         out.contains("READ: bw=") && out.contains("io=8.0MiB"),
         "{out}"
     );
-    // Saved, one run per job.
+    // Saved, one run per job, without a word on stderr; --verbose says what ran and where
+    // it was saved.
+    assert!(o.stderr.is_empty(), "stderr of a clean run: {}", stderr(&o));
+    assert!(!f.exists());
+    let o = fio_cmd(dir.path(), &["--name=v", "--size=1m", "--verbose"]);
     let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
     assert!(
-        e.contains("fio job 'w' saved as run") && e.contains("fio job 'r' saved as run"),
+        e.contains("iogauge: fio group 0: v") && e.contains("fio job 'v' saved as run"),
         "{e}"
     );
-    assert!(!f.exists());
     Outcome::Pass(String::new())
+}
+
+/// Jobs of one group that name the same file (fio's waitfor and flow examples): iogauge lays
+/// it out once before they start, at the largest size any of them gives (fio 3.33 leaves it
+/// at that size too), every job uses it, and it is removed afterwards unless --keep.
+fn jobs_of_a_group_share_a_file_laid_out_once() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let f = d.join("shared.dat");
+    std::fs::write(
+        d.join("shared.fio"),
+        format!(
+            "[global]\nfilename={}\nioengine=psync\nruntime=300ms\ntime_based\n\
+             [w]\nsize=16m\nrw=randwrite\n[r1]\nsize=16m\nrw=randread\n\
+             [r2]\nsize=32m\nrw=randread\nstartdelay=200ms\n",
+            p(&f)
+        ),
+    )
+    .unwrap();
+    for keep in [false, true] {
+        let mut args = vec!["shared.fio", "--output-format=json", "--no-save"];
+        if keep {
+            args.push("--keep");
+        }
+        let o = fio_cmd(d, &args);
+        assert!(o.status.success(), "keep {keep}: {}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let moved: Vec<(&str, u64)> = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let b = j["read"]["io_bytes"].as_u64().unwrap()
+                    + j["write"]["io_bytes"].as_u64().unwrap();
+                (j["jobname"].as_str().unwrap(), b)
+            })
+            .collect();
+        assert_eq!(moved.len(), 3, "{moved:?}");
+        assert!(moved.iter().all(|(_, b)| *b > 0), "{moved:?}");
+        match keep {
+            false => assert!(!f.exists(), "the shared file was left behind"),
+            true => assert_eq!(std::fs::metadata(&f).unwrap().len(), 32 << 20),
+        }
+    }
+    Outcome::Pass(String::new())
+}
+
+/// Values as the next argument, as fio's getopt_long takes them and as tools that call fio
+/// write them (cdmpy: `--output-format json`, `--ioengine posixaio`): for fio's job options
+/// and iogauge's own; bare flags (`--time_based`) leave the next argument alone.
+fn values_may_follow_as_the_next_argument() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let f = d.join("n.dat");
+    let out = d.join("out.json");
+    let o = fio_cmd(
+        d,
+        &[
+            "--name",
+            "seq",
+            "--filename",
+            p(&f),
+            "--size",
+            "4m",
+            "--bs",
+            "1m",
+            "--rw",
+            "write",
+            "--ioengine",
+            "posixaio",
+            "--iodepth",
+            "4",
+            "--direct",
+            "0",
+            "--group_reporting",
+            "--output-format",
+            "json",
+            "--output",
+            p(&out),
+            "--tag",
+            "cdm",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "the report went to --output");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(job["jobname"], "seq");
+    assert_eq!(job["write"]["io_bytes"], 4 << 20);
+    assert_eq!(job["job options"]["bs"], "1m");
+    assert_eq!(job["job options"]["ioengine"], "posixaio");
+    // --section NAME picks a job file's job; --time_based takes no value.
+    std::fs::write(
+        d.join("two.fio"),
+        format!(
+            "[a]\nfilename={0}\nsize=1m\n[b]\nfilename={0}\nsize=1m\nruntime=300ms\n",
+            p(&f)
+        ),
+    )
+    .unwrap();
+    let o = fio_cmd(
+        d,
+        &[
+            "--time_based",
+            "two.fio",
+            "--section",
+            "b",
+            "--output-format",
+            "json",
+            "--no-save",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["b"]);
+    let ms = doc["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!(
+        (250..1000).contains(&ms),
+        "time_based for 300 ms ran {ms} ms"
+    );
+    Outcome::Pass(String::new())
+}
+
+/// Whether `clat_ns`, then `lat_ns`, carry `percentile` and `bins`.
+type Shape = [(bool, bool); 2];
+
+/// The [`Shape`] of a job's read direction.
+fn percentile_shape(doc: &Value) -> Shape {
+    let read = &doc["jobs"][0]["read"];
+    ["clat_ns", "lat_ns"].map(|k| {
+        (
+            read[k]["percentile"].is_object(),
+            read[k]["bins"].is_object(),
+        )
+    })
+}
+
+/// clat_percentiles and lat_percentiles each give their own percentile list (and json+ bins),
+/// both where both are on, as fio 3.33 writes them; where fio is installed, its own output
+/// for the same job has the same shape.
+fn percentiles_and_bins_as_fio_writes_them() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("pc.dat");
+    let base = [
+        "--name=pc".to_string(),
+        format!("--filename={}", p(&f)),
+        "--size=256k".into(),
+        "--ioengine=psync".into(),
+    ];
+    // (options, json+, [(clat percentile, clat bins), (lat percentile, lat bins)]), as fio
+    // 3.33 wrote them.
+    let cases: [(&[&str], bool, Shape); 6] = [
+        (&[], false, [(true, false), (false, false)]),
+        (&[], true, [(true, true), (false, false)]),
+        (
+            &["--lat_percentiles=1"],
+            false,
+            [(true, false), (true, false)],
+        ),
+        (&["--lat_percentiles=1"], true, [(true, true), (true, true)]),
+        (
+            &["--lat_percentiles=1", "--clat_percentiles=0"],
+            true,
+            [(false, false), (true, true)],
+        ),
+        (
+            &["--clat_percentiles=0"],
+            true,
+            [(false, false), (false, false)],
+        ),
+    ];
+    let fio_here = sh("fio", &["--version"]).is_ok();
+    for (extra, plus, want) in cases {
+        let format = if plus {
+            "--output-format=json+"
+        } else {
+            "--output-format=json"
+        };
+        let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+        args.extend(extra);
+        args.push(format);
+        let mut ours = args.clone();
+        ours.push("--no-save");
+        let o = fio_cmd(dir.path(), &ours);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(percentile_shape(&doc), want, "{extra:?} {format}");
+        let read = &doc["jobs"][0]["read"];
+        if want[1].1 {
+            let n: u64 = read["lat_ns"]["bins"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                n,
+                read["lat_ns"]["N"].as_u64().unwrap(),
+                "lat bins count every I/O"
+            );
+        }
+        if fio_here {
+            let out = sh("fio", &args).map_err(|e| format!("fio {args:?}: {e}"));
+            let out = match out {
+                Ok(o) => o,
+                Err(e) => return Outcome::Fail(e),
+            };
+            let theirs: Value = serde_json::from_str(&out[out.find('{').unwrap_or(0)..]).unwrap();
+            assert_eq!(
+                percentile_shape(&theirs),
+                want,
+                "fio 3.33: {extra:?} {format}"
+            );
+            let _ = std::fs::remove_file(&f);
+        }
+    }
+    Outcome::Pass(
+        if fio_here {
+            "and fio agrees"
+        } else {
+            "fio not installed"
+        }
+        .into(),
+    )
 }
 
 fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
@@ -228,7 +464,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         format!("[a]\nrw=write\nfilename={}\n", p(&existing)),
     )
     .unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["typo.fio"],
             "typo.fio:4: option 'rww' is not supported by iogauge",
@@ -243,6 +479,15 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         (
             &["--name=a", "--size=1m", "--bs=3x"],
             "command-line argument 3: bs: '3x' has an unknown size suffix",
+        ),
+        (
+            &[
+                "--name=a",
+                "--size=1m",
+                "--ioengine=io_uring",
+                "--iodepth=40000",
+            ],
+            "command-line argument 4: iodepth: '40000' is more than ioengine=io_uring can queue",
         ),
         (
             &["--name=a", "--size=1m", "--output-format=xml"],
@@ -273,6 +518,61 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     assert!(stderr(&o).contains("warning: planned.fio:4: option 'verify' is not supported yet"));
     let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON despite warnings");
     assert_eq!(doc["jobs"][0]["read"]["io_bytes"], 1 << 20);
+    Outcome::Pass(String::new())
+}
+
+/// A job refused at run time (its target cannot be made) after --parse-only accepted it
+/// leaves none of its per-I/O logs behind: they are made once the run is set up. A log of
+/// that name already there is not iogauge's and stays as it was; where one log cannot be
+/// made, those made before it are removed.
+fn refused_jobs_leave_no_logs() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    let logs = [
+        "--write_bw_log=l",
+        "--write_iops_log=l",
+        "--write_lat_log=l",
+    ];
+    let missing = format!("--filename={}", p(&d.join("no-such-folder/x")));
+    let mut args = vec!["--name=a", &missing, "--size=1m", "--no-save"];
+    args.extend(logs);
+    std::fs::write(d.join("l_bw.1.log"), "mine").unwrap();
+    let parsed = fio_cmd(d, &[&args[..], &["--parse-only"]].concat());
+    assert!(parsed.status.success(), "{}", stderr(&parsed));
+    let o = fio_cmd(d, &args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("no-such-folder") && e.lines().count() == 1,
+        "{e}"
+    );
+    let left = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(left(d), ["l_bw.1.log"], "left behind");
+    assert_eq!(
+        std::fs::read_to_string(d.join("l_bw.1.log")).unwrap(),
+        "mine"
+    );
+    // Clone 2's lat log cannot be made (a folder has its name): no log is left, nor data.
+    std::fs::remove_file(d.join("l_bw.1.log")).unwrap();
+    std::fs::create_dir(d.join("l_lat.2.log")).unwrap();
+    let mut args = vec!["--name=a", "--size=1m", "--numjobs=2", "--no-save"];
+    args.extend(logs);
+    let o = fio_cmd(d, &args);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("cannot create the log 'l_lat.2.log'"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(left(d), ["l_lat.2.log"], "left behind");
     Outcome::Pass(String::new())
 }
 
@@ -700,6 +1000,7 @@ fn create_only_and_startdelay() -> Outcome {
     );
     let took = t0.elapsed().as_secs_f64();
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "stderr of a clean run: {}", stderr(&o));
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         doc["jobs"].as_array().unwrap().len(),
@@ -1411,6 +1712,18 @@ fn main() {
             command_lines_and_text_output,
         ),
         (
+            "jobs_of_a_group_share_a_file_laid_out_once",
+            jobs_of_a_group_share_a_file_laid_out_once,
+        ),
+        (
+            "values_may_follow_as_the_next_argument",
+            values_may_follow_as_the_next_argument,
+        ),
+        (
+            "percentiles_and_bins_as_fio_writes_them",
+            percentiles_and_bins_as_fio_writes_them,
+        ),
+        (
             "bad_input_gets_one_line_naming_the_culprit",
             bad_input_gets_one_line_naming_the_culprit,
         ),
@@ -1419,6 +1732,7 @@ fn main() {
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
+        ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),
         (
             "flushes_are_the_system_calls_strace_counts",

@@ -13,7 +13,7 @@ use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use iogauge::store::record::Record;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -34,11 +34,17 @@ struct Own {
     allow_overwrite: bool,
     keep: bool,
     save: SaveOpts,
+    /// Say on stderr what runs and where it is saved. Off by default: fio writes nothing
+    /// there on a clean run, and tools that run fio (fio-plot's bench-fio) take anything
+    /// there as a failure.
+    verbose: bool,
     help: bool,
 }
 
 /// Take iogauge's options (and fio's program options) out of the argument list; what is left
-/// is job options and job files.
+/// is job options and job files. Values may follow as the next argument (`--output out.json`),
+/// as fio's getopt_long takes them, for these options as for fio's job options, whose values
+/// are passed on with them (so that `--description --keep` stays a job option's value).
 fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
     let mut own = Own {
         format: Format::Normal,
@@ -52,11 +58,20 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             tags: Vec::new(),
             no_save: false,
         },
+        verbose: false,
         help: false,
     };
     let mut rest = Vec::new();
-    for a in args {
-        let (key, value) = super::key_value(a);
+    let mut next = 0;
+    while let Some(a) = args.get(next) {
+        next += 1;
+        let (key, mut value) = super::key_value(a);
+        if value.is_none() && OWN_WITH_VALUES.contains(&key) {
+            value = args.get(next).filter(|v| !v.starts_with("--")).map(|v| {
+                next += 1;
+                v.as_str()
+            });
+        }
         let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-h" | "--help" => own.help = true,
@@ -78,15 +93,35 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             "--ignore-unsupported" => own.ignore_unsupported = true,
             "--allow-overwrite" => own.allow_overwrite = true,
             "--keep" => own.keep = true,
+            "--verbose" => own.verbose = true,
             "--no-save" => own.save.no_save = true,
             "--tag" => own.save.tags.push(need("TAG")?),
             // fio's progress line; iogauge prints none while a job runs.
             "--eta" | "--eta-newline" | "--eta-interval" => {}
-            _ => rest.push(a.clone()),
+            _ => {
+                rest.push(a.clone());
+                if let Some(job_key) = key.strip_prefix("--").filter(|_| value.is_none()) {
+                    let before = next;
+                    if fio::next_value(job_key, args, &mut next).is_some() {
+                        rest.push(args[before].clone());
+                    }
+                }
+            }
         }
     }
     Ok((own, rest))
 }
+
+/// iogauge's options, and fio's program options it accepts, that take a value.
+const OWN_WITH_VALUES: &[&str] = &[
+    "--output-format",
+    "--output",
+    "--section",
+    "--tag",
+    "--eta",
+    "--eta-newline",
+    "--eta-interval",
+];
 
 fn help() -> Result<u8, Error> {
     use clap::CommandFactory;
@@ -165,7 +200,7 @@ pub fn cmd_fio(
         iogauge::report::sink::Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
     let mut saver = super::saved::Saver::new(db, &own.save, true)?;
     let interrupted = interrupt_flag()?;
-    let outcome = run_plan(&mut plan, &command_line, &interrupted);
+    let outcome = run_plan(&mut plan, &command_line, &interrupted, own.verbose);
 
     let outcomes: Vec<iogauge::report::fio::Outcome> = plan
         .runs
@@ -210,8 +245,11 @@ pub fn cmd_fio(
                     }
                 }
             }
-            if let Some(id) = saver.save(&Record::Run(Box::new(r)))? {
-                eprintln!("iogauge: fio job '{}' saved as run {id}", run.name);
+            match saver.save(&Record::Run(Box::new(r)))? {
+                Some(id) if own.verbose => {
+                    eprintln!("iogauge: fio job '{}' saved as run {id}", run.name)
+                }
+                _ => {}
             }
         }
     }
@@ -329,7 +367,14 @@ impl PlanOutcome {
     }
 }
 
-fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBool) -> PlanOutcome {
+/// Run the plan's batches one after the other; `verbose`: say each group and each
+/// create_only job's layout on stderr.
+fn run_plan(
+    plan: &mut FioPlan,
+    command_line: &[String],
+    interrupted: &AtomicBool,
+    verbose: bool,
+) -> PlanOutcome {
     let mut out = PlanOutcome {
         results: plan.runs.iter().map(|_| None).collect(),
         cleanups: Vec::new(),
@@ -349,6 +394,14 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         let members: Vec<usize> = (0..plan.runs.len())
             .filter(|&i| plan.runs[i].batch == batch)
             .collect();
+        let shared = lay_out_shared(plan, &members, interrupted);
+        out.cleanups.extend(shared.cleanups);
+        created.extend(shared.laid_out);
+        if let Some(e) = shared.error {
+            out.interrupted = matches!(e, Error::Interrupted(_));
+            out.error = Some(e);
+            break;
+        }
         for &i in &members {
             let run = &mut plan.runs[i];
             // A file an earlier job created is iogauge's to write.
@@ -382,11 +435,13 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
             .iter()
             .map(|&i| plan.runs[i].name.as_str())
             .collect();
-        eprintln!(
-            "iogauge: fio group {}: {}",
-            plan.runs[members[0]].group,
-            names.join(", ")
-        );
+        if verbose {
+            eprintln!(
+                "iogauge: fio group {}: {}",
+                plan.runs[members[0]].group,
+                names.join(", ")
+            );
+        }
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
         let runs = &plan.runs;
@@ -413,14 +468,9 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                                 return (i, r, cleanup);
                             }
                             if run.logs.per_io && run.logs.any() {
-                                // A line per I/O, written as the records come.
-                                let mut logs = match IoLogs::create(run) {
-                                    Ok(l) => l,
-                                    Err(e) => {
-                                        let e = format!("fio job '{}': {e}", run.name);
-                                        return (i, Err(Error::runtime(e)), cleanup);
-                                    }
-                                };
+                                // A line per I/O, written as the records come, to files
+                                // made once the run is set up.
+                                let mut logs = IoLogs::new(run);
                                 let r = runner::run_full(
                                     &run.job,
                                     line,
@@ -467,10 +517,12 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
             match r {
                 // create_only: files laid out, nothing measured.
                 Ok(None) => {
-                    eprintln!(
-                        "iogauge: fio job '{}': files laid out (create_only)",
-                        plan.runs[i].name
-                    );
+                    if verbose {
+                        eprintln!(
+                            "iogauge: fio job '{}': files laid out (create_only)",
+                            plan.runs[i].name
+                        );
+                    }
                     let job = &plan.runs[i].job;
                     let ours = job.targets.iter().map(|t| &t.path);
                     created.extend(ours.filter(|p| laid_out.contains(*p)).cloned());
@@ -506,16 +558,7 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
                     if matches!(e, Error::Interrupted(_)) {
                         out.interrupted = true;
                     }
-                    let e = match e {
-                        Error::Usage(m) => {
-                            Error::Usage(format!("fio job '{}': {m}", plan.runs[i].name))
-                        }
-                        Error::Runtime(m) => {
-                            Error::Runtime(format!("fio job '{}': {m}", plan.runs[i].name))
-                        }
-                        other => other,
-                    };
-                    out.error.get_or_insert(e);
+                    out.error.get_or_insert(in_job(&plan.runs[i].name, e));
                 }
             }
         }
@@ -529,6 +572,83 @@ fn run_plan(plan: &mut FioPlan, command_line: &[String], interrupted: &AtomicBoo
         }
     }
     out
+}
+
+/// What [`lay_out_shared`] did: the files it laid out (iogauge's own from then on), the
+/// cleanups that remove them, and the error that stopped it, if one did.
+struct Shared {
+    laid_out: Vec<PathBuf>,
+    cleanups: Vec<Cleanup>,
+    error: Option<Error>,
+}
+
+/// Lay out, once and before any of them starts, each missing file that several jobs of a
+/// batch name (as fio lays out every file before its jobs run), at the largest size any of
+/// them gives. Each job laying out its own would race the others for the name ("File
+/// exists", or a file not yet written). Kept where --keep or a create_only job says so.
+/// ioengine=filecreate jobs are left out: they need the name free.
+fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -> Shared {
+    use iogauge::spec::EngineKind;
+    struct Named {
+        size: Option<u64>,
+        jobs: usize,
+        first: usize,
+        keep: bool,
+    }
+    // By path, in the order the jobs name them (a job may name a million files: sets).
+    let mut order: Vec<&Path> = Vec::new();
+    let mut named: HashMap<&Path, Named> = HashMap::new();
+    for &i in members {
+        let run = &plan.runs[i];
+        if run.job.engine == Some(EngineKind::FileCreate) {
+            continue;
+        }
+        let mut mine = HashSet::new();
+        for t in run.job.targets.iter().filter(|t| mine.insert(&t.path)) {
+            let n = named.entry(&t.path).or_insert_with(|| {
+                order.push(&t.path);
+                Named {
+                    size: None,
+                    jobs: 0,
+                    first: i,
+                    keep: false,
+                }
+            });
+            n.size = n.size.max(t.create_size);
+            n.jobs += 1;
+            n.keep |= run.job.keep || run.create_only;
+        }
+    }
+    let mut done = Shared {
+        laid_out: Vec::new(),
+        cleanups: Vec::new(),
+        error: None,
+    };
+    for p in order {
+        let n = &named[p];
+        let Some(size) = n.size.filter(|_| n.jobs > 1 && !p.exists()) else {
+            continue;
+        };
+        let run = &plan.runs[n.first];
+        let mut cleanup = Cleanup::new(n.keep);
+        let r = runner::target::lay_out(p, size, run.job.seed, &mut cleanup, interrupted);
+        done.cleanups.push(cleanup);
+        if let Err(e) = r {
+            done.error = Some(in_job(&run.name, e));
+            break;
+        }
+        done.laid_out.push(p.to_path_buf());
+    }
+    done
+}
+
+/// An error of job `name`, saying so.
+fn in_job(name: &str, e: Error) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(format!("fio job '{name}': {m}")),
+        Error::Runtime(m) => Error::Runtime(format!("fio job '{name}': {m}")),
+        other => other,
+    }
 }
 
 /// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.

@@ -14,6 +14,11 @@ use std::os::fd::RawFd;
 
 const IORING_ENTER_GETEVENTS: u32 = 1;
 
+/// The most I/Os a ring of this engine keeps in flight: the kernel refuses a ring of more than
+/// IORING_MAX_ENTRIES (32768) entries with EINVAL, and [`build`] rounds the queue depth up to
+/// a power of two, so 32768 is the deepest queue it can set up.
+pub const MAX_DEPTH: u32 = 32768;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UringOptions {
     pub sqpoll: bool,

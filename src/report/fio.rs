@@ -182,6 +182,8 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
 /// 3.33 writes them: latencies in ns, bw in bytes per ms of the I/O's completion latency, iops
 /// 1. fio leaves the _slat log empty for engines that run I/O inline; so does this.
 pub struct IoLogs {
+    /// Per clone: (kind, file name), made by `ready` once the run is set up.
+    names: Vec<Vec<(&'static str, String)>>,
     /// Per clone: (kind, writer).
     files: Vec<Vec<(&'static str, std::io::BufWriter<std::fs::File>)>>,
     slat: bool,
@@ -189,8 +191,9 @@ pub struct IoLogs {
 }
 
 impl IoLogs {
-    /// Create the files (empty, as fio does, even if no I/O is logged) for `run`'s clones.
-    pub fn create(run: &FioRun) -> Result<Self, String> {
+    /// The logs of `run`'s clones, to be made (empty, as fio makes them, even if no I/O is
+    /// logged) when the run is set up: a job refused before leaves none behind.
+    pub fn new(run: &FioRun) -> Self {
         let l = &run.logs;
         let mut kinds: Vec<(&'static str, &str)> = Vec::new();
         if let Some(p) = &l.bw {
@@ -203,22 +206,44 @@ impl IoLogs {
             kinds.extend([("lat", p.as_str()), ("clat", p), ("slat", p)]);
         }
         let clones = run.job.total_threads() as usize;
-        let mut files = Vec::new();
-        for clone in 0..clones {
-            let mut mine = Vec::new();
-            for &(kind, prefix) in &kinds {
-                let name = format!("{prefix}_{kind}.{}.log", clone + 1);
-                let f = std::fs::File::create(&name)
-                    .map_err(|e| format!("cannot create the log '{name}': {e}"))?;
-                mine.push((kind, std::io::BufWriter::new(f)));
-            }
-            files.push(mine);
-        }
-        Ok(IoLogs {
-            files,
+        let names = (1..=clones)
+            .map(|n| {
+                kinds
+                    .iter()
+                    .map(|&(kind, prefix)| (kind, format!("{prefix}_{kind}.{n}.log")))
+                    .collect()
+            })
+            .collect();
+        IoLogs {
+            names,
+            files: Vec::new(),
             slat: run.job.engine == Some(crate::spec::EngineKind::IoUring),
             error: None,
-        })
+        }
+    }
+
+    /// Make every file; where one cannot be made, remove those made before it.
+    fn create(&mut self) -> Result<(), String> {
+        let mut made = Vec::new();
+        for clone in &self.names {
+            let mut mine = Vec::new();
+            for (kind, name) in clone {
+                match open_log(name) {
+                    Ok((f, id)) => {
+                        made.extend(id.map(|id| (name, id)));
+                        mine.push((*kind, std::io::BufWriter::new(f)));
+                    }
+                    Err(e) => {
+                        for (name, id) in made {
+                            remove_if_ours(name, id);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            self.files.push(mine);
+        }
+        Ok(())
     }
 
     /// Flush the files: the first error met, if any.
@@ -234,7 +259,45 @@ impl IoLogs {
     }
 }
 
+/// Open log `name` for writing, as fio does (a log already there is overwritten), with the
+/// identity (device, inode) of a file that was not there before: iogauge's to remove.
+fn open_log(name: &str) -> Result<(std::fs::File, Option<(u64, u64)>), String> {
+    use std::os::unix::fs::MetadataExt;
+    let err = |e: std::io::Error| format!("cannot create the log '{name}': {e}");
+    let new = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(name);
+    match new {
+        Ok(f) => match f.metadata() {
+            Ok(m) => Ok((f, Some((m.dev(), m.ino())))),
+            Err(e) => {
+                let _ = std::fs::remove_file(name);
+                Err(err(e))
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Ok((std::fs::File::create(name).map_err(err)?, None))
+        }
+        Err(e) => Err(err(e)),
+    }
+}
+
+/// Remove `name` if it is still the file iogauge made there (same device and inode).
+fn remove_if_ours(name: &str, id: (u64, u64)) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(m) = std::fs::symlink_metadata(name) {
+        if (m.dev(), m.ino()) == id {
+            let _ = std::fs::remove_file(name);
+        }
+    }
+}
+
 impl crate::runner::Observer for IoLogs {
+    fn ready(&mut self) -> Result<(), String> {
+        self.create()
+    }
+
     fn wants_ios(&self) -> bool {
         true
     }
@@ -296,6 +359,7 @@ impl super::Exporter for FioJson {
             group_reporting: true,
             unified: false,
             percentiles: FIO_PERCENTILES.to_vec(),
+            clat_percentiles: true,
             lat_percentiles: false,
             invalidate: false,
             options,
@@ -703,8 +767,9 @@ fn direction(
             None
         }
     };
-    let bins = |h: &Option<LatencyHistogram>| {
-        h.as_ref().filter(|_| plus).map(|h| {
+    // json+ writes the bins of each histogram whose percentiles it writes, as fio 3.33 does.
+    let bins = |h: &Option<LatencyHistogram>, on: bool| {
+        h.as_ref().filter(|_| plus && on).map(|h| {
             h.recorded()
                 .into_iter()
                 .map(|(v, n)| (v.to_string(), Value::from(n)))
@@ -712,12 +777,13 @@ fn direction(
         })
     };
     let clat = Lat {
-        percentile: pcts(&clat_h, !run.lat_percentiles),
-        bins: bins(&clat_h),
+        percentile: pcts(&clat_h, run.clat_percentiles),
+        bins: bins(&clat_h, run.clat_percentiles),
         ..lat_of(clat_h.as_ref())
     };
     let lat = Lat {
         percentile: pcts(&lat_h, run.lat_percentiles),
+        bins: bins(&lat_h, run.lat_percentiles),
         ..lat_of(lat_h.as_ref())
     };
     let slat_parts: Vec<&LatencySummary> = parts

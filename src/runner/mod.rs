@@ -95,6 +95,13 @@ pub trait Observer {
     fn begin(&mut self, _label: &str, _index: usize, _count: usize) {}
     /// A few times a second while the run goes.
     fn update(&mut self, _live: &Live) {}
+    /// The targets are open and every worker is set up: the I/O starts next. Not called for a
+    /// run that fails before, so an observer that makes files (fio's per-I/O logs) makes them
+    /// here and a run refused at setup leaves none behind. An error stops the run before any
+    /// I/O, as a failed setup does.
+    fn ready(&mut self) -> std::result::Result<(), String> {
+        Ok(())
+    }
     /// The run has ended.
     fn end(&mut self) {}
     /// Whether to keep a record of every I/O (latency mode only) and hand it to `ios`.
@@ -409,6 +416,7 @@ pub fn run_full(
     let mut interrupted_at = None;
     let mut steady_at: Option<(u64, steady::Settled)> = None;
     let mut samples_seen = 0;
+    let mut observer_error = None;
     let outcomes = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
         for (files, (names, done), plan) in plans {
@@ -523,6 +531,12 @@ pub fn run_full(
         }
         drop(tx);
         ctl.ready.wait();
+        // A worker that failed its setup has said so before the barrier.
+        let set_up = ctl.failure.lock().is_ok_and(|f| f.is_none());
+        if let Err(e) = if set_up { observer.ready() } else { Ok(()) } {
+            ctl.fail(e.clone(), 0);
+            observer_error = Some(e);
+        }
         let start = ctl.clock.now_ns();
         let m0 = start + job.warmup_ns;
         let m1 = match job.stop {
@@ -637,6 +651,9 @@ pub fn run_full(
         }
     }
     let outcomes = outcomes?;
+    if let Some(e) = observer_error {
+        return Err(Error::runtime(e));
+    }
 
     let m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
     let m1 = ctl.measure_end_ns.load(Ordering::Relaxed);

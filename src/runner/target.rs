@@ -248,14 +248,7 @@ fn open_target(
                     job.dialect.assign(Flag::Create, "SIZE")
                 )));
             };
-            let dir = parent_dir(path);
-            if !dir.is_dir() {
-                return Err(Error::usage(format!(
-                    "cannot create '{shown}': folder '{}' does not exist",
-                    dir.display()
-                )));
-            }
-            create_file(path, want, job.seed, cleanup, interrupted)?;
+            lay_out(path, want, job.seed, cleanup, interrupted)?;
             created = true;
             (TargetKind::File, want)
         }
@@ -394,6 +387,27 @@ fn open_target(
         end,
         created,
     })
+}
+
+/// Lay out a new file `path` of `size` bytes as iogauge lays out the targets it creates
+/// ([`create_file`]), registered with `cleanup`: for a target, or for a file several jobs
+/// share, laid out once before they start.
+pub fn lay_out(
+    path: &Path,
+    size: u64,
+    seed: u64,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<()> {
+    let dir = parent_dir(path);
+    if !dir.is_dir() {
+        return Err(Error::usage(format!(
+            "cannot create '{}': folder '{}' does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    create_file(path, size, seed, cleanup, interrupted)
 }
 
 /// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).

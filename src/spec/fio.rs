@@ -2,7 +2,7 @@
 //! the file and line it came from so that any later error can name them.
 //!
 //! This is the reading layer of the fio front end (issue 7): the INI structure (`[global]`
-//! sections that apply to the jobs below them, `;` and `#` comment lines, `include`), `${VAR}`
+//! sections that apply to the jobs below them, `;` and `#` comments, `include`), `${VAR}`
 //! from the environment and fio's reserved `$pagesize`, `$mb_memory` and `$ncpus`, and fio's
 //! number syntax (0x prefixes, size suffixes with fio's kb_base rules, time suffixes, ranges,
 //! arithmetic in parentheses). What the options mean, and the JobSpec they make, is the next
@@ -33,7 +33,8 @@ impl std::fmt::Display for Location {
     }
 }
 
-/// fio's command line, read the way fio reads it: `--key=value` and `--flag` options, where
+/// fio's command line, read the way fio reads it: `--key=value`, `--key value` (see
+/// [`next_value`]) and `--flag` options, where
 /// each `--name=NAME` starts a new job and the options before the first one apply to every
 /// job (fio's global options; fio 3.33's JSON lists them as "global options"), and the options
 /// after a `--name` belong to that job only; any argument not starting with `--` is a job
@@ -44,11 +45,13 @@ pub fn read_args(args: &[String], vars: &Vars) -> Result<CommandLine> {
         ..State::default()
     };
     let mut files = Vec::new();
-    for (i, a) in args.iter().enumerate() {
+    let mut next = 0;
+    while let Some(a) = args.get(next) {
         let at = Location {
             file: COMMAND_LINE.to_string(),
-            line: i + 1,
+            line: next + 1,
         };
+        next += 1;
         let Some(opt) = a.strip_prefix("--") else {
             if a.starts_with('-') && a.len() > 1 {
                 return Err(Error::usage(format!(
@@ -59,12 +62,13 @@ pub fn read_args(args: &[String], vars: &Vars) -> Result<CommandLine> {
             continue;
         };
         let (key, value) = match opt.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(expand(v.trim(), vars, &at)?)),
-            None => (opt.trim(), None),
+            Some((k, v)) => (k.trim(), Some(v)),
+            None => (opt.trim(), next_value(opt.trim(), args, &mut next)),
         };
         if key.is_empty() {
             return Err(Error::usage(format!("{at}: '{a}' names no option")));
         }
+        let value = value.map(|v| expand(v.trim(), vars, &at)).transpose()?;
         if key == "name" {
             let name = value.clone().filter(|v| !v.is_empty()).ok_or_else(|| {
                 Error::usage(format!("{at}: --name needs a job name (--name=NAME)"))
@@ -93,6 +97,20 @@ pub fn read_args(args: &[String], vars: &Vars) -> Result<CommandLine> {
         files,
         globals: state.globals,
     })
+}
+
+/// The value of `--key` written without `=`: the argument after it (moving `next` past it),
+/// as fio's getopt_long gives it to every option but fio's bare flags
+/// ([`options::takes_value`]). Not an argument that is itself an option: fio would take
+/// `--direct --size=1m` as direct=--size=1m and refuse it, or name a log '--size=1m'; here
+/// `--direct` stays a bare flag. `next` indexes `args`.
+pub fn next_value<'a>(key: &str, args: &'a [String], next: &mut usize) -> Option<&'a str> {
+    let v = args.get(*next).filter(|v| !v.starts_with("--"))?;
+    if !options::takes_value(key) {
+        return None;
+    }
+    *next += 1;
+    Some(v)
 }
 
 /// A fio command line, read.
@@ -229,8 +247,8 @@ fn parse(
                 "{at}: line longer than fio's limit of {MAX_LINE} bytes"
             )));
         }
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        let line = strip_comment(raw).trim();
+        if line.is_empty() {
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
@@ -294,6 +312,14 @@ fn parse(
         }
     }
     Ok(())
+}
+
+/// A job-file line up to its comment. fio 3.33 cuts every line at its first `;` and then at
+/// its first `#`, wherever they stand (its strip_blank_end): `numjobs=4 ; four`, `rw=read;x`
+/// and `filename=a#b` are `numjobs=4`, `rw=read` and `filename=a`, so a value in a job file
+/// can hold neither. Command-line values keep them, as fio's do.
+fn strip_comment(line: &str) -> &str {
+    line.find([';', '#']).map_or(line, |i| &line[..i])
 }
 
 /// `${VAR}` from the environment, and fio's reserved `$pagesize`, `$mb_memory`, `$ncpus`.
@@ -658,6 +684,45 @@ time_based
     }
 
     #[test]
+    fn comments_end_a_line_where_fio_ends_it() {
+        // Each value as fio 3.33 read it (its JSON "job options"), checked by running it.
+        let text = "\
+[global] # every job
+size=1m ; a megabyte
+[j] ; the job
+numjobs=4 ; four threads
+filename=g.dat\t; or use a disk
+rw=randread;x
+description=a#b;c
+time_based # no value
+";
+        let jobs = read_str(text, "t.fio", Path::new("."), &vars()).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].name, "j");
+        let kv: Vec<(String, Option<String>)> = jobs[0]
+            .options
+            .iter()
+            .map(|o| (o.key.clone(), o.value.clone()))
+            .collect();
+        let s = |k: &str, v: Option<&str>| (k.to_string(), v.map(String::from));
+        assert_eq!(
+            kv,
+            [
+                s("size", Some("1m")),
+                s("numjobs", Some("4")),
+                s("filename", Some("g.dat")),
+                s("rw", Some("randread")),
+                s("description", Some("a")),
+                s("time_based", None),
+            ]
+        );
+        // fio keeps them in command-line values.
+        let args = ["--name=j", "--description=a;b #c"].map(String::from);
+        let cl = read_args(&args, &vars()).unwrap();
+        assert_eq!(cl.jobs[0].options[0].value.as_deref(), Some("a;b #c"));
+    }
+
+    #[test]
     fn reserved_variables_are_this_machines() {
         let v = Vars::here();
         assert!(v.pagesize >= 4096 && v.ncpus >= 1 && v.mb_memory > 0);
@@ -700,6 +765,56 @@ time_based
             let e = read_args(&a, &vars()).unwrap_err().to_string();
             assert!(e.contains(want), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn values_may_follow_as_the_next_argument() {
+        // As fio's getopt_long reads them (checked with fio 3.33): every option but the bare
+        // flags takes the next argument; a bare flag leaves it, here a job file.
+        let args: Vec<String> = [
+            "--bs",
+            "8k",
+            "--name",
+            "w",
+            "--time_based",
+            "more.fio",
+            "--runtime",
+            "2",
+            "--group_reporting",
+            "--direct",
+            "--size=1m",
+            "--rw",
+            "-x",
+        ]
+        .map(String::from)
+        .to_vec();
+        let CommandLine {
+            jobs,
+            files,
+            globals,
+        } = read_args(&args, &vars()).unwrap();
+        assert_eq!(files, ["more.fio"]);
+        assert_eq!(globals[0].value.as_deref(), Some("8k"));
+        assert_eq!(jobs[0].name, "w");
+        let kv: Vec<(&str, Option<&str>)> = jobs[0]
+            .options
+            .iter()
+            .map(|o| (o.key.as_str(), o.value.as_deref()))
+            .collect();
+        assert_eq!(
+            kv,
+            [
+                ("bs", Some("8k")),
+                ("time_based", None),
+                ("runtime", Some("2")),
+                ("group_reporting", None),
+                // An option is never taken as a value (fio would, then refuse it).
+                ("direct", None),
+                ("size", Some("1m")),
+                ("rw", Some("-x")),
+            ]
+        );
+        assert_eq!(jobs[0].options[2].at.to_string(), "command-line argument 7");
     }
 
     #[test]

@@ -600,6 +600,15 @@ impl EngineKind {
         )
     }
 
+    /// The deepest queue the engine can set up per thread, where it has a limit of its own
+    /// (below validation's general one).
+    pub fn max_queue_depth(self) -> Option<u32> {
+        match self {
+            EngineKind::IoUring => Some(crate::engine::uring::MAX_DEPTH),
+            _ => None,
+        }
+    }
+
     /// Engines that run one I/O at a time per thread, inside the worker's wait.
     pub fn is_inline(self) -> bool {
         matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()

@@ -911,6 +911,15 @@ mod tests {
             ("-t 0 f", "--threads"),
             ("-t x f", "--threads"),
             ("-o 0 f", "--queue-depth"),
+            // The io_uring ring's limit (IORING_MAX_ENTRIES), for the default engine too.
+            (
+                "-o 32769 f",
+                "--queue-depth 32769 is more than the io_uring engine (the default)",
+            ),
+            (
+                "-o 40000 --engine io_uring f",
+                "--queue-depth 40000 is more than the io_uring engine can queue: at most 32768",
+            ),
             ("-w 101 f", "--write-pct"),
             ("-d abc f", "--duration"),
             ("-d 0 f", "--duration"),

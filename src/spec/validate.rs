@@ -64,6 +64,21 @@ impl JobSpec {
                 self.queue_depth
             ));
         }
+        // The default engine is io_uring wherever it can be used.
+        let engine = self.engine.unwrap_or(EngineKind::IoUring);
+        if let Some(max) = engine.max_queue_depth().filter(|&m| self.queue_depth > m) {
+            return bad(format!(
+                "{} {} is more than the {} engine{} can queue: at most {max} I/Os per thread",
+                n(Flag::QueueDepth),
+                self.queue_depth,
+                engine.name(),
+                if self.engine.is_none() {
+                    " (the default)"
+                } else {
+                    ""
+                },
+            ));
+        }
         if self.submit_batch == 0 || self.submit_batch > self.queue_depth {
             return bad(format!(
                 "{} {} must be between 1 and the queue depth ({})",

@@ -212,6 +212,37 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("file_service_type", &[], Kind::Mapped),
 ];
 
+/// fio's options that take no value on its command line: those its table types
+/// FIO_OPT_STR_SET ("empty or boolean value" in `fio --cmdhelp`), io_uring's and libaio's
+/// flags, and aliases. fio hands every other option to getopt_long as taking one, so
+/// `--bs 4k` is `--bs=4k` and `--time_based 4k` is not (fio 3.33, each checked by running it).
+pub const BARE_FLAGS: &[&str] = &[
+    "time_based",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "group_reporting",
+    "thread",
+    "exitall",
+    "exitall_on_error",
+    "norandommap",
+    "refill_buffers",
+    "zero_buffers",
+    "bs_unaligned",
+    "verify_only",
+    "hipri",
+    "sqthread_poll",
+    "fixedbufs",
+    "registerfiles",
+    "userspace_reap",
+];
+
+/// Whether `--key`, written without `=` on fio's command line, takes the next argument as its
+/// value: every option but fio's bare flags, `name` included, as fio's getopt_long table has it.
+pub fn takes_value(key: &str) -> bool {
+    !BARE_FLAGS.contains(&key)
+}
+
 /// The canonical name and kind of a fio option, if iogauge knows it.
 pub fn lookup(key: &str) -> Option<(&'static str, Kind)> {
     OPTIONS
@@ -256,7 +287,11 @@ pub struct FioRun {
     pub unified: bool,
     /// Percentiles to report; empty when `clat_percentiles=0` and `lat_percentiles=0`.
     pub percentiles: Vec<f64>,
-    /// Percentiles of total latency (`lat_percentiles=1`) rather than completion latency.
+    /// Percentiles (and json+ bins) of completion latency: fio's `clat_percentiles`, on by
+    /// default.
+    pub clat_percentiles: bool,
+    /// Percentiles (and json+ bins) of total latency: fio's `lat_percentiles`. fio 3.33
+    /// reports both kinds where both are on.
     pub lat_percentiles: bool,
     /// fio's `invalidate`: drop the page cache of the job's files before it starts.
     pub invalidate: bool,
@@ -862,7 +897,17 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         }
         set.kb_base = kb;
     }
-    let name = set.text("name").unwrap_or(&fj.name).to_string();
+    // fio names a job by its section; name= renames it only when the section itself sets it
+    // (one in [global] names none of them), and the files it generates keep the section's
+    // name (fio 3.33: `[b]` with `name=B` reports B and lays out b.0.0).
+    let name = fj.options[fj.inherited..]
+        .iter()
+        .rev()
+        .find(|o| o.key == "name")
+        .and_then(|o| o.value.as_deref())
+        .filter(|v| !v.is_empty())
+        .unwrap_or(&fj.name)
+        .to_string();
 
     let engine = read_engine(&set, &mut notes)?;
     let file_op = engine.is_file_op();
@@ -959,6 +1004,23 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         return Err(set.err(
             "iodepth",
             format!("{queue_depth} must be at least 1 and at most 65536"),
+        ));
+    }
+    if let Some(max) = engine.max_queue_depth().filter(|&m| queue_depth > m as u64) {
+        // fio 3.33 takes it, then fails the job as it starts ("io_queue_init ... Invalid
+        // argument"); iogauge says why before anything runs.
+        let typed = set.text("ioengine").unwrap_or("psync");
+        let on = if typed == engine.name() {
+            String::new()
+        } else {
+            format!(" (iogauge runs it on {})", engine.name())
+        };
+        return Err(set.err(
+            "iodepth",
+            format!(
+                "'{}' is more than ioengine={typed} can queue{on}: at most {max} I/Os, the kernel's IORING_MAX_ENTRIES",
+                set.text("iodepth").unwrap_or_default()
+            ),
         ));
     }
     let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
@@ -1134,7 +1196,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 .flat_map(|j| (0..nfiles).map(move |f| (j, f)))
                 .enumerate()
                 .map(|(i, (j, f))| TargetSpec {
-                    path: dirs[i % dirs.len()].join(format_name(format, &name, j, f)),
+                    path: dirs[i % dirs.len()].join(format_name(format, &fj.name, j, f)),
                     create_size: may_create.then_some(file_size),
                     temporary: false,
                 })
@@ -1380,10 +1442,10 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{name}': {e}", fj.at)))?;
 
-    let clat = set.flag("clat_percentiles")?.unwrap_or(true);
+    let clat_percentiles = set.flag("clat_percentiles")?.unwrap_or(true);
     let lat_percentiles = set.flag("lat_percentiles")?.unwrap_or(false);
     let percentiles = match set.text("percentile_list") {
-        _ if !clat && !lat_percentiles => Vec::new(),
+        _ if !clat_percentiles && !lat_percentiles => Vec::new(),
         None => FIO_PERCENTILES.to_vec(),
         Some(list) => list
             .split(':')
@@ -1448,6 +1510,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         group_reporting,
         unified,
         percentiles,
+        clat_percentiles,
         lat_percentiles,
         invalidate: set.flag("invalidate")?.unwrap_or(true),
         options,
@@ -1751,6 +1814,17 @@ group_reporting
     }
 
     #[test]
+    fn jobs_are_named_by_their_sections() {
+        // As fio 3.33 names them: name= in [global] renames no job, one in a section renames
+        // that job, whose generated files keep the section's name.
+        let p = plan_of("[global]\nname=G\nsize=1m\n[a]\n[b]\nname=B\n[c]\n").unwrap();
+        let names: Vec<&str> = p.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "B", "c"]);
+        assert_eq!(p.runs[1].job.targets[0].path, Path::new("./b.0.0"));
+        assert_eq!(p.global_options[0], ("name".into(), "G".into()));
+    }
+
+    #[test]
     fn clones_get_their_own_files_unless_filename_names_one() {
         let r = one("[w]\nrw=write\nsize=8m\nnumjobs=3\ndirectory=/mnt/x\n");
         assert_eq!(r.layout, Clones::Targets);
@@ -1898,6 +1972,23 @@ group_reporting
         assert_eq!(m.block_size, 65536);
         let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
         assert!(!r.job.latency);
+    }
+
+    #[test]
+    fn iodepth_past_the_io_uring_ring_is_refused() {
+        let job = |engine: &str, depth: &str| {
+            format!("[j]\nfilename=/data/f\nsize=1m\nioengine={engine}\niodepth={depth}\n")
+        };
+        assert_eq!(one(&job("io_uring", "32768")).job.queue_depth, 32768);
+        assert_eq!(
+            err(&job("io_uring", "40000")),
+            "t.fio:5: iodepth: '40000' is more than ioengine=io_uring can queue: at most 32768 I/Os, the kernel's IORING_MAX_ENTRIES"
+        );
+        assert!(err(&job("libaio", "32769")).starts_with(
+            "t.fio:5: iodepth: '32769' is more than ioengine=libaio can queue (iogauge runs it on io_uring)"
+        ));
+        // Engines without a ring keep validation's own limit.
+        assert_eq!(one(&job("psync", "40000")).job.queue_depth, 40000);
     }
 
     #[test]
