@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{bin, harness, is_root, p, sh, stderr, work_dir, Outcome};
+use common::{bin, harness, is_root, p, saved_id, sh, stderr, work_dir, Outcome};
+use iogauge::stats::LatencyHistogram;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Output;
 
@@ -198,6 +200,169 @@ fn disk_numbers_read_but_never_write_without_consent() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// The saved JSON result of the run whose output is `o`.
+fn saved_result(o: &Output) -> Value {
+    let id = saved_id(o).to_string();
+    let e = bin()
+        .args(["results", "export", &id, "--output", "json"])
+        .output()
+        .expect("iogauge starts");
+    assert!(e.status.success(), "{}", stderr(&e));
+    serde_json::from_slice(&e.stdout).expect("valid JSON")
+}
+
+fn hist(d: &Value) -> Option<LatencyHistogram> {
+    d["latency_total_histogram"]
+        .as_str()
+        .map(|h| LatencyHistogram::from_base64(h).expect("a histogram"))
+}
+
+/// The inner text of each `<tag>` in `xml`, in order.
+fn elements<'a>(xml: &'a str, tag: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    xml.split(open.as_str())
+        .skip(1)
+        .filter_map(|rest| rest.split_once(close.as_str()).map(|(v, _)| v))
+        .collect()
+}
+
+/// A figure printed as 0 is one that DiskSpd's format rounds to 0 (`half` of its last digit).
+fn zero_only_if_tiny(printed: &str, ns: f64, half: f64, what: &str) -> Result<(), String> {
+    if printed.parse::<f64>() == Ok(0.0) && ns >= half {
+        return Err(format!("{what} reads {printed} for {ns} ns"));
+    }
+    Ok(())
+}
+
+/// DiskSpd times an I/O from issue to completion. With its default buffered mode the kernel
+/// completes a cached read inside the submission call, so iogauge's completion latency is
+/// about 0 and only total latency (queued to completed) is what DiskSpd would show: every
+/// latency figure of the XML (averages, deviations, percentile buckets, per thread) is the
+/// run's total latency, and none reads 0.000 where the I/O took half a microsecond or more.
+fn xml_latency_is_issue_to_completion() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("lat.dat");
+    let o = diskspd(&["-L", "-b4k", "-d1", "-W0", "-c16M", "-Rxml", p(&f)]);
+    let r = saved_result(&o);
+    let xml = String::from_utf8_lossy(&o.stdout).into_owned();
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    let all = &r["total"]["all"]["latency_total"];
+    let lat = xml.split("<Latency>").nth(1).expect("a <Latency> section");
+    let (lat, threads) = lat.split_once("</Latency>").expect("</Latency>");
+    let mut checked = 0;
+    for (tag, want) in [
+        (
+            "AverageReadMilliseconds",
+            &r["total"]["read"]["latency_total"]["mean_ns"],
+        ),
+        (
+            "ReadLatencyStdev",
+            &r["total"]["read"]["latency_total"]["stdev_ns"],
+        ),
+        ("AverageTotalMilliseconds", &all["mean_ns"]),
+        ("LatencyStdev", &all["stdev_ns"]),
+    ] {
+        let got = elements(lat, tag)[0];
+        let want = want.as_f64().unwrap();
+        if got != ms(want) {
+            return Outcome::Fail(format!("{tag} {got}, total latency {}", ms(want)));
+        }
+        if let Err(e) = zero_only_if_tiny(got, want, 500.0, tag) {
+            return Outcome::Fail(e);
+        }
+        checked += 1;
+    }
+    let (read, total) = (
+        hist(&r["total"]["read"]).unwrap(),
+        hist(&r["total"]["all"]).unwrap(),
+    );
+    for bucket in lat.split("<Bucket>").skip(1) {
+        let pct: f64 = elements(bucket, "Percentile")[0].parse().unwrap();
+        for (tag, h) in [("ReadMilliseconds", &read), ("TotalMilliseconds", &total)] {
+            let want = h.value_at_percentile(pct) as f64;
+            let got = elements(bucket, tag)[0];
+            if got != ms(want) {
+                return Outcome::Fail(format!("p{pct} {tag} {got}, total latency {}", ms(want)));
+            }
+            if let Err(e) = zero_only_if_tiny(got, want, 500.0, &format!("p{pct} {tag}")) {
+                return Outcome::Fail(e);
+            }
+            checked += 1;
+        }
+    }
+    let thread = &r["targets"][0]["threads"][0]["total"]["all"]["latency_total"];
+    let got = elements(threads, "AverageLatencyMilliseconds")[0];
+    if got != ms(thread["mean_ns"].as_f64().unwrap()) {
+        return Outcome::Fail(format!(
+            "thread 0: AverageLatencyMilliseconds {got}, {thread}"
+        ));
+    }
+    Outcome::Pass(format!(
+        "{checked} figures; p50 {} ms, completion latency alone {} ms",
+        ms(total.value_at_percentile(50.0) as f64),
+        ms(common::percentile(&r["total"]["all"]["latency"], 50.0))
+    ))
+}
+
+/// The text report of the same kind of run: the latency table (min to max, mean, deviation)
+/// and the I/O tables' averages are the run's total latency, in microseconds.
+fn text_latency_is_issue_to_completion() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("lat.dat");
+    let o = diskspd(&["-L", "-b4k", "-d1", "-W0", "-c16M", p(&f)]);
+    let r = saved_result(&o);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let us = |ns: f64| format!("{:.2}", ns / 1000.0);
+    let all = &r["total"]["all"]["latency_total"];
+    let n = |v: &Value| v.as_f64().unwrap();
+    let mut want: Vec<(&str, f64)> = vec![
+        ("min", n(&all["min_ns"])),
+        ("max", n(&all["max_ns"])),
+        ("mean", n(&all["mean_ns"])),
+        ("stdev", n(&all["stdev_ns"])),
+    ];
+    let labels: Vec<String> = iogauge::stats::PERCENTILES
+        .iter()
+        .map(|p| format!("{p}th"))
+        .collect();
+    for (label, p) in labels.iter().zip(iogauge::stats::PERCENTILES) {
+        want.push((label, common::percentile(all, p)));
+    }
+    let table = out
+        .split("\nLatency (us)\n")
+        .nth(1)
+        .expect("a latency table");
+    for (label, ns) in want {
+        let row = table
+            .lines()
+            .find(|l| l.split('|').next().map(str::trim) == Some(label))
+            .unwrap_or_else(|| panic!("no {label} row in\n{table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // Reads only: the Read and Total columns are the same I/Os.
+        for got in [cells[1], cells[3]] {
+            if got != us(ns) {
+                return Outcome::Fail(format!("{label}: {got} us, total latency {}", us(ns)));
+            }
+            if let Err(e) = zero_only_if_tiny(got, ns, 5.0, label) {
+                return Outcome::Fail(e);
+            }
+        }
+    }
+    let total_row = out
+        .split("\nTotal IO\n")
+        .nth(1)
+        .and_then(|t| t.lines().find(|l| l.trim_start().starts_with("total:")))
+        .expect("the Total IO table's total row");
+    let avg = total_row.split('|').map(str::trim).nth(6).unwrap();
+    if avg != us(n(&all["mean_ns"])) {
+        return Outcome::Fail(format!(
+            "AvgLat {avg} us, total latency {}",
+            us(n(&all["mean_ns"]))
+        ));
+    }
+    Outcome::Pass(String::new())
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -207,6 +372,14 @@ fn main() {
             xml_is_read_by_a_diskspd_consumer,
         ),
         ("diskspd_defaults_and_text", diskspd_defaults_and_text),
+        (
+            "xml_latency_is_issue_to_completion",
+            xml_latency_is_issue_to_completion,
+        ),
+        (
+            "text_latency_is_issue_to_completion",
+            text_latency_is_issue_to_completion,
+        ),
         ("refusals_name_diskspd_reason", refusals_name_diskspd_reason),
         (
             "disk_numbers_read_but_never_write_without_consent",

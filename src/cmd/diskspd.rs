@@ -4,6 +4,8 @@ use crate::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
+use iogauge::report::text::{applies_to_total, DiskspdText};
+use iogauge::report::Exporter;
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::diskspd::{self, Targets};
 use iogauge::store::record::Record;
@@ -72,11 +74,11 @@ pub fn cmd_diskspd(
     let text = if d.xml {
         iogauge::report::diskspd_xml::render(&result, d.iops_stats)
     } else {
-        iogauge::report::exporter(iogauge::cli::OutputFormat::Text).render(&result)
+        DiskspdText.render(&result)
     };
     write_output(&output_file, &text)?;
     if d.xml || output_file != "-" {
-        for w in &result.warnings {
+        for w in result.warnings.iter().filter(|w| applies_to_total(w)) {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
     }

@@ -7,6 +7,7 @@
 //! and average), Latency (averages, deviations and DiskSpd's percentile buckets, with -L),
 //! Iops (per-interval buckets and deviations, with -D), and Thread/Target with byte and I/O
 //! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
+//! Latency is DiskSpd's: from issue to completion (iogauge's total latency).
 
 use crate::result::{DirResult, RunResult};
 use crate::spec::{Pattern, Stop};
@@ -68,8 +69,11 @@ impl Xml {
     }
 }
 
+/// DiskSpd times an I/O from issue to completion: iogauge's total latency (queued to
+/// completed), not its completion latency, which leaves out the time in the submission call
+/// (all of it where the kernel completes the I/O inside that call, as buffered I/O does).
 fn hist(d: &DirResult) -> Option<LatencyHistogram> {
-    d.latency_histogram
+    d.latency_total_histogram
         .as_deref()
         .and_then(|h| LatencyHistogram::from_base64(h).ok())
 }
@@ -213,7 +217,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
             (&t.all, "AverageTotalMilliseconds", "LatencyStdev"),
         ];
         for (d, avg, dev) in pairs {
-            if let Some(l) = &d.latency {
+            if let Some(l) = &d.latency_total {
                 x.leaf(avg, ms(l.mean_ns));
                 x.leaf(dev, ms(l.stdev_ns));
             }
@@ -330,7 +334,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
                 (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
             ];
             for (d, avg, dev) in lat {
-                if let Some(l) = &d.latency {
+                if let Some(l) = &d.latency_total {
                     x.leaf(avg, ms(l.mean_ns));
                     x.leaf(dev, ms(l.stdev_ns));
                 }
