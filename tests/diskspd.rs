@@ -200,6 +200,69 @@ fn disk_numbers_read_but_never_write_without_consent() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// DiskSpd's -Rp prints the profile and runs nothing: no target is opened or created, not
+/// even one in a folder that does not exist.
+fn profile_only_runs_nothing() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("never.dat");
+    let missing = dir.path().join("no-such-folder/never.dat");
+    let common = [
+        "-c16M", "-b4K", "-t2", "-o8", "-r", "-w100", "-d1", "-W0", "-L", "--keep",
+    ];
+    for (rp, want) in [
+        ("-Rp", "Input parameters:"),
+        ("-Rptext", "\t\tperforming write test"),
+        ("-Rpxml", "<WriteRatio>100</WriteRatio>"),
+    ] {
+        let mut a = common.to_vec();
+        a.extend([rp, p(&f), p(&missing)]);
+        let o = diskspd(&a);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(o.status.success(), "{rp}: {}", stderr(&o));
+        assert!(out.contains(want), "{rp}: no {want:?} in\n{out}");
+        for ran in [
+            "Results:",
+            "<TimeSpan>\n  <TestTimeSeconds>",
+            "saved as run",
+        ] {
+            let both = format!("{out}{}", stderr(&o));
+            assert!(
+                !both.contains(ran),
+                "{rp} ran the workload: {ran:?} in\n{both}"
+            );
+        }
+        assert!(!f.exists(), "{rp} created its target");
+    }
+    // The XML profile is DiskSpd's <Profile>, element for element where iogauge knows them.
+    let g = dir.path().join("never2.dat");
+    let o = diskspd(&[
+        "-Rpxml",
+        "-c16M",
+        "-b8K",
+        "-F2",
+        "-O4",
+        "-r",
+        "-Sh",
+        p(&f),
+        p(&g),
+    ]);
+    let xml = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "<Profile>",
+        "<ThreadCount>2</ThreadCount>",
+        "<RequestCount>4</RequestCount>",
+        "<DisableOSCache>true</DisableOSCache>",
+        "<WriteThrough>true</WriteThrough>",
+        "<FileSize>16777216</FileSize>",
+        "<Random>8192</Random>",
+        "</Profile>",
+    ] {
+        assert!(xml.contains(want), "no {want} in\n{xml}");
+    }
+    assert!(xml.starts_with("<Profile>"), "{xml}");
+    Outcome::Pass(String::new())
+}
+
 /// The saved JSON result of the run whose output is `o`.
 fn saved_result(o: &Output) -> Value {
     let id = saved_id(o).to_string();
@@ -372,6 +435,7 @@ fn main() {
             xml_is_read_by_a_diskspd_consumer,
         ),
         ("diskspd_defaults_and_text", diskspd_defaults_and_text),
+        ("profile_only_runs_nothing", profile_only_runs_nothing),
         (
             "xml_latency_is_issue_to_completion",
             xml_latency_is_issue_to_completion,

@@ -7,7 +7,7 @@ use iogauge::progress::Progress;
 use iogauge::report::text::{applies_to_total, DiskspdText};
 use iogauge::report::Exporter;
 use iogauge::runner::{self, target::Cleanup, Observer};
-use iogauge::spec::diskspd::{self, Targets};
+use iogauge::spec::diskspd::{self, Diskspd, Targets};
 use iogauge::store::record::Record;
 use std::path::PathBuf;
 
@@ -48,13 +48,16 @@ pub fn cmd_diskspd(
             disks: &diskspd::disks_here,
         },
     )?;
+    for w in &d.warnings {
+        eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
+    }
+    if d.profile_only {
+        return print_profile(&d, &command_line, &output_file);
+    }
     d.job.allow_overwrite = allow_overwrite;
     d.job.keep = keep;
     for t in &mut d.job.targets {
         t.path = absolute(&t.path)?;
-    }
-    for w in &d.warnings {
-        eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
     }
     let mut saver = super::saved::Saver::new(db, &save, quiet)?;
     let interrupted = interrupt_flag()?;
@@ -72,7 +75,7 @@ pub fn cmd_diskspd(
     let mut result = result?;
     result.notes.extend(d.notes.iter().cloned());
     let text = if d.xml {
-        iogauge::report::diskspd_xml::render(&result, d.iops_stats)
+        iogauge::report::diskspd_xml::render(&result, &d)
     } else {
         DiskspdText.render(&result)
     };
@@ -85,6 +88,17 @@ pub fn cmd_diskspd(
     let (reason, message) = (result.stop_reason, result.stop_message.clone());
     saver.save(&Record::Run(Box::new(result)))?;
     Ok(crate::exit_for(reason, message.as_deref()))
+}
+
+/// DiskSpd's -Rp: the profile, in text or (-Rpxml) XML; no target is opened or created.
+fn print_profile(d: &Diskspd, command_line: &[String], output_file: &str) -> Result<u8, Error> {
+    let text = if d.xml {
+        iogauge::report::diskspd_xml::profile(d)
+    } else {
+        iogauge::report::diskspd_profile::text(d, &command_line.join(" "))
+    };
+    write_output(output_file, &text)?;
+    Ok(exit::OK)
 }
 
 fn help() -> Result<u8, Error> {

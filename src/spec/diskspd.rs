@@ -9,8 +9,8 @@
 //! option.
 
 use super::{
-    Affinity, BufferFill, CacheMode, Distribution, FileService, FileSets, JobSpec, Pattern, Stop,
-    TargetSpec, Think,
+    Affinity, BufferFill, CacheMode, Distribution, FileService, FileSets, FlushEvery, JobSpec,
+    Pattern, Stop, TargetSpec, Think,
 };
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -29,10 +29,58 @@ pub struct Diskspd {
     pub xml: bool,
     /// `-D`: the per-interval IOPS statistics DiskSpd reports.
     pub iops_stats: bool,
+    /// `-Rp`: print the profile (the job as DiskSpd shows it) and run nothing.
+    pub profile_only: bool,
+    /// What DiskSpd shows in its profile that the job does not hold.
+    pub shown: Shown,
     /// What runs differently from DiskSpd on Windows, one line each.
     pub notes: Vec<String>,
     /// DiskSpd's own warnings (it prints them and runs anyway).
     pub warnings: Vec<String>,
+}
+
+/// DiskSpd settings that change nothing here (Windows hints and APIs) or that the job holds
+/// in other terms, kept as given so that the profile (-Rp) shows them as DiskSpd would.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shown {
+    /// `-f<rst>`: the Windows access hints, as given.
+    pub hints: String,
+    /// `-I<1..3>`.
+    pub io_priority: Option<u8>,
+    /// `-l`.
+    pub large_pages: bool,
+    /// `-Z<size>`: DiskSpd's random write source buffer.
+    pub write_buffer: Option<u64>,
+    /// `-N<v|n|i>`: the flush after each write to a mapped target.
+    pub flush_mode: Option<MappedFlush>,
+    /// `-v`.
+    pub verbose: bool,
+    /// `-P<count>`: DiskSpd's progress dots.
+    pub progress: u32,
+    /// `-x`.
+    pub completion_routines: bool,
+}
+
+/// DiskSpd's `-N`: how a write to a memory-mapped target (-Sm) is flushed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MappedFlush {
+    /// `-Nv`: FlushViewOfFile.
+    ViewOfFile,
+    /// `-Nn`: RtlFlushNonVolatileMemory.
+    NonVolatile,
+    /// `-Ni`: RtlFlushNonVolatileMemory without waiting for the flush to drain.
+    NonVolatileNoDrain,
+}
+
+impl MappedFlush {
+    /// DiskSpd's name, as its XML profile writes it (`<FlushType>`).
+    pub fn xml_name(self) -> &'static str {
+        match self {
+            MappedFlush::ViewOfFile => "ViewOfFile",
+            MappedFlush::NonVolatile => "NonVolatileMemory",
+            MappedFlush::NonVolatileNoDrain => "NonVolatileMemoryNoDrain",
+        }
+    }
 }
 
 /// `#N` targets: the Nth disk. `disks` lists /dev paths in the order DiskSpd's numbers mean
@@ -160,6 +208,46 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
     Ok(Distribution::Zoned { absolute, zones })
 }
 
+/// `-N<v|n|i>`, in either case, as DiskSpd reads it.
+fn mapped_flush(a: &str, v: &str) -> Result<MappedFlush> {
+    match v.to_ascii_lowercase().as_str() {
+        "v" => Ok(MappedFlush::ViewOfFile),
+        "n" => Ok(MappedFlush::NonVolatile),
+        "i" => Ok(MappedFlush::NonVolatileNoDrain),
+        _ => Err(bad(format!(
+            "{a}: incorrectly provided option (-N takes v, n or i: how memory mapped writes are flushed)"
+        ))),
+    }
+}
+
+/// -N with -Sm: each write to the mapping is flushed before the next I/O. Linux has one call
+/// for DiskSpd's three: msync(MS_SYNC), which on a DAX file system also writes back the CPU
+/// caches that the non-volatile-memory flush (-Nn, -Ni) is for.
+fn mapped_flush_job(
+    mode: Option<MappedFlush>,
+    mmap: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<FlushEvery>> {
+    let Some(mode) = mode else {
+        return Ok(None);
+    };
+    if !mmap {
+        return Err(bad(
+            "memory mapped flush mode (-N) can only be specified with memory mapped IO (-Sm)",
+        ));
+    }
+    notes.push(match mode {
+        MappedFlush::ViewOfFile => "-Nv: each write to the mapping is followed by msync(MS_SYNC), Linux's FlushViewOfFile",
+        MappedFlush::NonVolatile => "-Nn: each write to the mapping is followed by msync(MS_SYNC): Linux has no call of its own for RtlFlushNonVolatileMemory (on a DAX file system msync writes back the CPU caches)",
+        MappedFlush::NonVolatileNoDrain => "-Ni: runs as -Nn: msync(MS_SYNC) after each write, which always waits for the flush to drain",
+    }.to_string());
+    notes.push("-N: the flushes are timed apart from the writes (Flushes), where DiskSpd counts each in its write's latency".into());
+    Ok(Some(FlushEvery {
+        writes: 1,
+        data_only: false,
+    }))
+}
+
 fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
     text.parse()
         .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
@@ -214,6 +302,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut buffers = BufferFill::default();
     let mut mmap = false;
     let mut thread_start: Option<u64> = None;
+    let mut profile_only = false;
+    let mut shown = Shown::default();
     for a in args {
         let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
             paths.push(a.clone());
@@ -263,6 +353,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
             }
             "c" => create = Some(size(v, block, "c")?),
+            "C" if v.is_empty() => cooldown = 0,
             "C" => cooldown = int(v, "C", "cooldown time")?,
             "d" => {
                 duration = int(v, "d", "measured duration time")?;
@@ -285,11 +376,18 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 max = Some(size(v, block, "f")?);
             }
             "f" if !v.is_empty() && v.chars().all(|c| "rst".contains(c)) => {
+                shown.hints.push_str(v);
                 notes.push(format!(
                     "{a}: Windows file access hints have no effect here"
                 ));
             }
-            "F" => total_threads = Some(int(v, "F", "thread count")?.max(1) as u32),
+            "F" => {
+                let n = int(v, "F", "thread count")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                total_threads = Some(n.min(u32::MAX as u64) as u32);
+            }
             "g" => {
                 let (n, iops) = match v.strip_suffix('i') {
                     Some(n) => (n, true),
@@ -334,10 +432,20 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     think_ms = Some(n);
                 }
             }
-            "I" => notes.push(format!("{a}: I/O priority hints have no effect here")),
-            "l" => notes.push(format!("{a}: large pages are not used for the buffers")),
+            "I" => {
+                // DiskSpd: 1 very low, 2 low, 3 normal; anything else is refused.
+                let p = v.parse().ok().filter(|p| (1..=3).contains(p));
+                shown.io_priority =
+                    Some(p.ok_or_else(|| bad(format!("{a}: incorrectly provided option")))?);
+                notes.push(format!("{a}: I/O priority hints have no effect here"));
+            }
+            "l" => {
+                shown.large_pages = true;
+                notes.push(format!("{a}: large pages are not used for the buffers"));
+            }
             "L" if v.is_empty() => latency = true,
             "n" if v.is_empty() => no_affinity = true,
+            "N" => shown.flush_mode = Some(mapped_flush(a, v)?),
             "o" => {
                 let n = int(v, "o", "outstanding I/O count")?;
                 if n == 0 {
@@ -353,7 +461,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 per_thread_qd = Some(n.min(u32::MAX as u64) as u32);
             }
             "p" => planned("-p (parallel I/Os from one offset)")?,
-            "P" => {}
+            // DiskSpd: a progress dot every N I/Os (65536 when N is missing or 0).
+            "P" => shown.progress = v.parse().ok().filter(|&n| n > 0).unwrap_or(65536),
             "r" => {
                 if let Some(pct) = v.strip_prefix('s') {
                     if pct.is_empty() {
@@ -400,16 +509,24 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 random_ratio.get_or_insert(100);
             }
             "R" => {
-                let f = v.strip_prefix('p').unwrap_or(v);
+                let f = match v.strip_prefix('p') {
+                    Some(f) => {
+                        profile_only = true;
+                        f
+                    }
+                    None => v,
+                };
                 match f {
                     "text" => xml = false,
                     "xml" => xml = true,
+                    // -Rp alone: the profile in the format given elsewhere, else text.
+                    "" if profile_only => {}
                     "" => {
                         return Err(bad(format!(
                             "{a}: unspecified results format -R: use [p]<text|xml>"
                         )))
                     }
-                    _ => return Err(bad(format!("{a}: invalid results format (-R): '{v}'"))),
+                    _ => return Err(bad(format!("{a}: invalid results format (-R): '{f}'"))),
                 }
             }
             "s" => {
@@ -506,7 +623,10 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 thread_start =
                     Some(t.ok_or_else(|| bad(format!("{a}: invalid offset passed to -T")))?);
             }
-            "v" => {}
+            "v" => match v {
+                "" | "s" => shown.verbose = true,
+                _ => return Err(bad(format!("{a}: invalid verbose mode (-v): '{v}'"))),
+            },
             "w" => {
                 if v.is_empty() {
                     return Err(bad(format!("{a}: no write ratio passed to -w")));
@@ -519,10 +639,15 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
                 write_pct = w as u8;
             }
+            // DiskSpd reads a bare -W (and -C) as 0 seconds.
+            "W" if v.is_empty() => warmup = 0,
             "W" => warmup = int(v, "W", "warmup time")?,
-            "x" if v.is_empty() => notes.push(
-                "-x: completion routines are a Windows mechanism; iogauge uses io_uring".into(),
-            ),
+            "x" if v.is_empty() => {
+                shown.completion_routines = true;
+                notes.push(
+                    "-x: completion routines are a Windows mechanism; iogauge uses io_uring".into(),
+                )
+            }
             "X" => return Err(bad(format!("{a}: XML profiles (-X) are not supported"))),
             "e" => return Err(bad(format!("{a}: ETW tracing (-e) exists only on Windows"))),
             "y" => {
@@ -560,9 +685,14 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                             "{a}: custom write buffer (-Z) is smaller than the block size. Write buffer size: {sz} block size: {block}"
                         )));
                     }
+                    shown.write_buffer = Some(sz);
                     notes.push(format!("{a}: iogauge's write buffers hold random data, one buffer per outstanding I/O"));
                 }
             },
+            // DiskSpd's experiment flags (-:1 lets its rate limiter sleep longer than 1 ms).
+            ":" => notes.push(format!(
+                "{a}: DiskSpd's experiment flags have no effect here"
+            )),
             _ => return Err(bad(format!("{a}: invalid option: '{opt}'"))),
         }
     }
@@ -713,6 +843,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             interlocked,
         },
     };
+    let flush = mapped_flush_job(shown.flush_mode, mmap, &mut notes)?;
     let job = JobSpec {
         targets,
         threads_per_target,
@@ -753,7 +884,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         block_mix: None,
         random_pct: random_ratio.filter(|&r| r < 100),
         random_every: None,
-        flush: None,
+        flush,
         end_fsync: false,
         think,
         buffers,
@@ -784,6 +915,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         job,
         xml,
         iops_stats,
+        profile_only,
+        shown,
         notes,
         warnings,
     })
@@ -1170,5 +1303,200 @@ mod tests {
         );
         let d = parse_line("-si t").unwrap();
         assert_eq!(d.warnings, ["single-threaded test, -si ignored"]);
+    }
+
+    /// -Rp, -Rptext, -Rpxml: the profile only; -Rp alone keeps the format given elsewhere.
+    #[test]
+    fn profile_only_forms() {
+        for (line, xml) in [
+            ("-Rp t", false),
+            ("-Rptext t", false),
+            ("-Rpxml t", true),
+            ("-Rxml -Rp t", true),
+        ] {
+            let d = parse_line(line).unwrap();
+            assert!(d.profile_only, "{line}");
+            assert_eq!(d.xml, xml, "{line}");
+        }
+        assert!(!parse_line("-Rxml t").unwrap().profile_only);
+        assert!(err("-Rpjson t").contains("-Rpjson: invalid results format (-R): 'json'"));
+    }
+
+    /// DiskSpd reads -W and -C with atoi: bare, they are 0 seconds.
+    #[test]
+    fn bare_warmup_and_cooldown_are_zero() {
+        let j = parse_line("-W t").unwrap().job;
+        assert_eq!(j.warmup_ns, 0);
+        let j = parse_line("-C t").unwrap().job;
+        assert_eq!(j.cooldown_ns, 0);
+    }
+
+    /// DiskSpd refuses -F0 (a thread count must be above 0) with its generic reason.
+    #[test]
+    fn no_threads_is_refused() {
+        assert!(err("-F0 t").contains("-F0: incorrectly provided option"));
+        assert!(err("-F0 a b").contains("-F0: incorrectly provided option"));
+    }
+
+    /// -Nv, -Nn, -Ni (either case) flush each write to a mapped target (-Sm); here that is
+    /// msync after every write, with notes saying so. Without -Sm DiskSpd refuses them.
+    #[test]
+    fn mapped_flush_modes() {
+        for line in [
+            "-Sm -Nv -w50 t",
+            "-Sm -Nn -w50 t",
+            "-Sm -Ni -w50 t",
+            "-Sm -NV -w50 t",
+        ] {
+            let d = parse_line(line).unwrap();
+            assert_eq!(
+                d.job.flush,
+                Some(crate::spec::FlushEvery {
+                    writes: 1,
+                    data_only: false
+                }),
+                "{line}"
+            );
+            assert!(d.notes.iter().any(|n| n.contains("msync")), "{line}");
+        }
+        assert!(err("-Nv t").contains(
+            "memory mapped flush mode (-N) can only be specified with memory mapped IO (-Sm)"
+        ));
+        assert!(err("-Sm -Nx t").contains("-Nx: incorrectly provided option"));
+        assert!(err("-Sm -N t").contains("-N: incorrectly provided option"));
+    }
+
+    /// `iogauge diskspd --help` says which options run, which run differently, which are
+    /// accepted without effect and which are refused: each named option does what it says.
+    #[test]
+    fn help_tells_what_runs_and_what_is_refused() {
+        let sample = |opt: &str| -> Option<&str> {
+            Some(match opt {
+                "-a" => "-a0",
+                "-ag" => "-ag",
+                "-b" => "-b4K",
+                "-B" => "-B4K",
+                "-c" => "-c1M",
+                "-C" => "-C1",
+                "-d" => "-d1",
+                "-D" => "-D100",
+                "-f<size>" => "-f1M",
+                "-F" => "-F2",
+                "-g" => "-g100",
+                "-h" => "-h",
+                "-i" => "-i2 -j1",
+                "-j" => "-j1",
+                "-L" => "-L",
+                "-n" => "-n",
+                "-o" => "-o4",
+                "-O" => "-F2 -O4",
+                "-r" => "-r",
+                "-rd" => "-r -rdpct90/10",
+                "-rs" => "-rs50",
+                "-R" => "-Rxml",
+                "-Rp" => "-Rp",
+                "-s" => "-s",
+                "-si" => "-t2 -si",
+                "-S" => "-S",
+                "-Sb" => "-Sb",
+                "-Sh" => "-Sh",
+                "-Sm" => "-Sm",
+                "-Su" => "-Su",
+                "-Sw" => "-Sw",
+                "-Sr" => "-Sr",
+                "-t" => "-t2",
+                "-T" => "-t2 -T1M",
+                "-w" => "-w50",
+                "-W" => "-W",
+                "-x" => "-x",
+                "-z" => "-z7",
+                "-Z" => "-Z",
+                "-Zr" => "-Zr",
+                "-Z<size>" => "-Z1M",
+                "-N<v|n|i>" => "-Sm -Nv",
+                "-f<rst>" => "-frst",
+                "-I" => "-I1",
+                "-l" => "-l",
+                "-P" => "-P10",
+                "-v" => "-v",
+                "-:<flags>" => "-:1",
+                "-p" => "-o2 -p",
+                "-Z<size>,<file>" => "-Z1M,src",
+                "-Sm with -Sw/-Sh/-h" => "-Sm -Sw",
+                "-X" => "-Xp.xml",
+                "-e" => "-eDISK_IO",
+                "-y" => "-ysgo",
+                "drive letters (C:)" => "C:",
+                "processor groups other than 0 (-ag1,...)" => "-a0,g1,0",
+                _ => return None,
+            })
+        };
+        let help = crate::cli::DISKSPD_HELP;
+        let section = |title: &str| -> String {
+            let start = help
+                .find(title)
+                .unwrap_or_else(|| panic!("no {title:?} in the help"));
+            let rest = &help[start + title.len()..];
+            // A section goes on over the indented lines after its first.
+            let mut lines = rest.lines();
+            let mut text = lines.next().unwrap_or("").to_string();
+            for l in lines.take_while(|l| l.starts_with("  ")) {
+                text.push(' ');
+                text.push_str(l);
+            }
+            text
+        };
+        // Options as the help writes them: -x, or -x<...>; a reason in parentheses follows.
+        let options = |text: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut depth = 0;
+            for w in text.split_whitespace() {
+                if depth == 0 && w.starts_with('-') {
+                    out.push(w.trim_end_matches([',', ':']).to_string());
+                }
+                depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
+            }
+            out
+        };
+        let mut named = 0;
+        for (title, runs) in [
+            ("Run as in DiskSpd:", true),
+            ("Run differently (the report's notes say how):", true),
+            ("Accepted, no effect on Linux:", true),
+        ] {
+            for opt in options(&section(title)) {
+                let s = sample(&opt).unwrap_or_else(|| panic!("no sample for {opt}"));
+                let line = format!("{s} t");
+                assert_eq!(parse_line(&line).is_ok(), runs, "{title} {opt}: {line}");
+                named += 1;
+            }
+        }
+        let refused = [
+            "-p",
+            "-Z<size>,<file>",
+            "-Sm with -Sw/-Sh/-h",
+            "-X",
+            "-e",
+            "-y",
+            "drive letters (C:)",
+            "processor groups other than 0 (-ag1,...)",
+        ];
+        let text = section("Refused, saying why:");
+        for what in refused {
+            assert!(
+                text.contains(what),
+                "the help does not refuse {what}: {text}"
+            );
+            let line = match sample(what).unwrap() {
+                "C:" => "C:".to_string(),
+                s => format!("{s} t"),
+            };
+            assert!(
+                parse_line(&line).is_err(),
+                "{what} is said to be refused: {line}"
+            );
+        }
+        assert!(named > 40, "{named} options named");
+        assert!(!help.contains("Planned:"), "{help}");
     }
 }
