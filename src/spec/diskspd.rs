@@ -94,12 +94,13 @@ fn bad(msg: impl Into<String>) -> Error {
 }
 
 /// DiskSpd's sizes: digits, then one of K, M, G, T (binary) or b (blocks), in either case.
-fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
+/// `a`: the option as typed, which errors name.
+fn size(text: &str, block: u64, a: &str) -> Result<u64> {
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text[digits.len()..];
     let n: u64 = digits.parse().map_err(|_| {
         bad(format!(
-            "-{flag}{text}: '{text}' is not a size (digits, then K, M, G, T or b for blocks)"
+            "{a}: '{text}' is not a size (digits, then K, M, G, T or b for blocks)"
         ))
     })?;
     let mult = match unit.to_ascii_uppercase().as_str() {
@@ -111,15 +112,12 @@ fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
         "B" => block,
         _ => {
             return Err(bad(format!(
-                "-{flag}{text}: invalid size '{unit}'. Valid: K - KiB, M - MiB, G - GiB, T - TiB, B - block"
+                "{a}: invalid size '{unit}'. Valid: K - KiB, M - MiB, G - GiB, T - TiB, B - block"
             )))
         }
     };
-    n.checked_mul(mult).ok_or_else(|| {
-        bad(format!(
-            "-{flag}{text}: overflow applying multiplier '{unit}'"
-        ))
-    })
+    n.checked_mul(mult)
+        .ok_or_else(|| bad(format!("{a}: overflow applying multiplier '{unit}'")))
 }
 
 /// `-rdpct90/10:0/10:5/20` or `-rdabs90/10G:5/20G`, with DiskSpd 2.2's reading and its checks:
@@ -152,7 +150,7 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
             )));
         }
         let span = if absolute {
-            let b = size(span, block, "rdabs")?;
+            let b = size(span, block, a)?;
             if b == 0 {
                 return Err(bad(format!("{a}: Invalid zero length target range")));
             }
@@ -248,9 +246,13 @@ fn mapped_flush_job(
     }))
 }
 
+/// DiskSpd's counts and times: a C `int` (atoi), so no more than 2147483647; what lies past
+/// it is no DiskSpd value (and seconds past it would overflow as nanoseconds).
 fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
     text.parse()
-        .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
+        .ok()
+        .filter(|&n: &u64| n <= i32::MAX as u64)
+        .ok_or_else(|| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
 }
 
 /// Parse `args` (after `iogauge diskspd`, iogauge's own `--` options removed).
@@ -261,7 +263,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut block = BLOCK;
     for a in args {
         if let Some(v) = a.strip_prefix("-b").filter(|v| !v.is_empty()) {
-            block = size(v, BLOCK, "b")?;
+            block = size(v, BLOCK, a)?;
             if block == 0 {
                 return Err(bad(format!("{a}: invalid block size passed to -b")));
             }
@@ -314,7 +316,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 "{a}: parameters must come before targets on the command line (as DiskSpd requires)"
             )));
         }
-        let (flag, v) = opt.split_at(1);
+        // One character, whatever its width: `-é` must not split inside it.
+        let (flag, v) = opt.split_at(opt.chars().next().map_or(0, char::len_utf8));
         let planned = |what: &str| -> Result<()> {
             Err(bad(format!("{a}: {what} is not supported yet (planned)")))
         };
@@ -344,15 +347,18 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     Some((b, l)) => (b, Some(l)),
                     None => (v, None),
                 };
-                base = size(b, block, "B")?;
+                base = size(b, block, a)?;
                 if let Some(l) = len {
                     if max.is_some() {
                         return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
                     }
-                    max = Some(base + size(l, block, "B")?);
+                    max =
+                        Some(base.checked_add(size(l, block, a)?).ok_or_else(|| {
+                            bad(format!("{a}: invalid target length passed to -B"))
+                        })?);
                 }
             }
-            "c" => create = Some(size(v, block, "c")?),
+            "c" => create = Some(size(v, block, a)?),
             "C" if v.is_empty() => cooldown = 0,
             "C" => cooldown = int(v, "C", "cooldown time")?,
             "d" => {
@@ -373,7 +379,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 if max.is_some() {
                     return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
                 }
-                max = Some(size(v, block, "f")?);
+                max = Some(size(v, block, a)?);
             }
             "f" if !v.is_empty() && v.chars().all(|c| "rst".contains(c)) => {
                 shown.hints.push_str(v);
@@ -500,7 +506,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 let align = if v.is_empty() {
                     block
                 } else {
-                    size(v, block, "r")?
+                    size(v, block, a)?
                 };
                 if align == 0 {
                     return Err(bad(format!("{a}: invalid alignment passed to -r")));
@@ -556,7 +562,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 sequential = Some(if rest.is_empty() {
                     block
                 } else {
-                    size(rest, block, "s")?
+                    size(rest, block, a)?
                 });
             }
             "S" => {
@@ -619,7 +625,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 threads = Some(n.min(u32::MAX as u64) as u32);
             }
             "T" => {
-                let t = size(v, block, "T").ok().filter(|&t| t > 0);
+                let t = size(v, block, a).ok().filter(|&t| t > 0);
                 thread_start =
                     Some(t.ok_or_else(|| bad(format!("{a}: invalid offset passed to -T")))?);
             }
@@ -661,11 +667,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                         .duration_since(std::time::UNIX_EPOCH)
                         .map_or(1, |d| d.as_nanos() as u64 & 0xffff_ffff)
                 } else {
-                    let s = int(v, "z", "random seed value")?;
-                    if s > u32::MAX as u64 {
-                        return Err(bad(format!("{a}: invalid random seed value '{v}' specified - must be a valid 32 bit integer")));
-                    }
-                    s
+                    // DiskSpd: strtoul, a 32-bit unsigned value.
+                    let s = v.parse::<u32>().map_err(|_| {
+                        bad(format!("{a}: invalid random seed value '{v}' specified - must be a valid 32 bit integer"))
+                    })?;
+                    s as u64
                 };
             }
             "Z" => match v {
@@ -679,7 +685,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     if file.is_some() {
                         planned("-Z<size>,<file> (write data from a file)")?;
                     }
-                    let sz = size(sz, block, "Z")?;
+                    let sz = size(sz, block, a)?;
                     if sz < block {
                         return Err(bad(format!(
                             "{a}: custom write buffer (-Z) is smaller than the block size. Write buffer size: {sz} block size: {block}"
@@ -1364,6 +1370,54 @@ mod tests {
         ));
         assert!(err("-Sm -Nx t").contains("-Nx: incorrectly provided option"));
         assert!(err("-Sm -N t").contains("-N: incorrectly provided option"));
+    }
+
+    /// No input makes the parser panic, and each refusal names the option as typed: values
+    /// past DiskSpd's 32-bit integers, sums past 64 bits, a multi-byte option letter, a size
+    /// in the second half of -B or in a -rdabs range.
+    #[test]
+    fn refusals_name_the_option_as_typed() {
+        for (line, want) in [
+            (
+                "-d99999999999999 t",
+                "-d99999999999999: invalid measured duration time (-d)",
+            ),
+            ("-W99999999999 t", "-W99999999999: invalid warmup time (-W)"),
+            (
+                "-C18446744073709551615 t",
+                "-C18446744073709551615: invalid cooldown time (-C)",
+            ),
+            (
+                "-D99999999999999 t",
+                "-D99999999999999: invalid interval (-D)",
+            ),
+            (
+                "-g99999999999999999 t",
+                "-g99999999999999999: invalid throughput (-g)",
+            ),
+            (
+                "-j99999999999999 t",
+                "-j99999999999999: invalid think time (-j)",
+            ),
+            ("-t3000000000 t", "-t3000000000: invalid thread count (-t)"),
+            (
+                "-B18446744073709551615:1 t",
+                "-B18446744073709551615:1: invalid target length passed to -B",
+            ),
+            ("-B1M:10Q t", "-B1M:10Q: invalid size 'Q'"),
+            ("-r -rdabs90/10Q t", "-rdabs90/10Q: invalid size 'Q'"),
+            (
+                "-z4294967296 t",
+                "-z4294967296: invalid random seed value '4294967296'",
+            ),
+            ("-\u{e9} t", "-\u{e9}: invalid option"),
+            ("-b\u{e9} t", "-b\u{e9}: '\u{e9}' is not a size"),
+        ] {
+            let e = err(line);
+            assert!(e.contains(want), "{line}: {e}");
+            assert!(!e.contains('\n'), "{line}: one line");
+        }
+        assert_eq!(parse_line("-z4294967295 t").unwrap().job.seed, 4294967295);
     }
 
     /// `iogauge diskspd --help` says which options run, which run differently, which are
