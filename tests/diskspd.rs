@@ -426,6 +426,132 @@ fn text_latency_is_issue_to_completion() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// How a documented DiskSpd command line must end under `iogauge diskspd`.
+enum Expect {
+    Runs,
+    /// Refused in one line that contains this (the option, and why).
+    Refused(&'static str),
+}
+
+/// Command lines from DiskSpd's documentation (its usage text in CmdLineParser.cpp, the wiki's
+/// "Command line and parameters" and "Customizing tests" pages, Microsoft Learn's DiskSpd
+/// guides and public runbooks), with sizes and times made small: -c to 16M, -d to 1 and -W to
+/// 0 unless the line sets them smaller (a -Wn or -Cn the line sets is kept at 1 at most).
+/// Each runs, or is refused in one line that names the option and says why. `T`, `T2`: the
+/// test's files.
+fn documented_command_lines() -> Outcome {
+    use Expect::*;
+    // DiskSpd's usage example pins two CPUs; a one-CPU machine has CPU 0 only.
+    let cpus = if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        "-a0,1"
+    } else {
+        "-a0"
+    };
+    let two_cpus = format!("-c16M -b4K -t2 -d1 -W0 {cpus} T T2");
+    let lines: Vec<(&str, Expect)> = vec![
+        // DiskSpd's usage text (diskspd -?).
+        ("-c16M -d1 -W0 T", Runs),
+        ("-b4K -t2 -r -o32 -d1 -W0 -Sh -c16M T", Runs),
+        (two_cpus.as_str(), Runs),
+        ("-c16M -b4K -ag0,0 -d1 -W0 T", Runs),
+        // The wiki and Microsoft Learn.
+        ("-c16M -d1 -r -w40 -t8 -o32 -b64K -Sh -L -W0 T", Runs),
+        ("-b8K -d1 -o4 -t8 -h -r -w25 -L -Z1G -c16M -W0 T", Runs),
+        ("-c16M -b4K -F4 -o32 -W0 -C1 -d1 -Rxml T", Runs),
+        ("-t2 -o32 -b4k -r4k -w0 -d1 -W0 -Sh -D -L -c16M T", Runs),
+        ("-c16M -w100 -b8K -F4 -r -o128 -W0 -d1 -Sh T", Runs),
+        ("-b4k -t1 -o32 -w30 -r -Suw -L -D -d1 -W0 -C1 -c16M T", Runs),
+        ("-c16M -b4K -F8 -T1b -s8b -d1 -W0 T", Runs),
+        ("-c16M -b4K -t4 -si -d1 -W0 T", Runs),
+        ("-c16M -b4K -r -rdpct90/10:0/10:5/20 -d1 -W0 T", Runs),
+        ("-c16M -b4K -r -rdabs90/1M:0/1M:5/2M -d1 -W0 T", Runs),
+        ("-c16M -b4K -rs30 -r -w30 -d1 -W0 T", Runs),
+        ("-c16M -b4K -i8 -j5 -d1 -W0 T", Runs),
+        ("-c16M -b4K -g1000i -d1 -W0 T", Runs),
+        ("-c16M -b4K -g4096 -d1 -W0 T", Runs),
+        ("-c16M -b4K -F2 -O8 -r -d1 -W0 T T2", Runs),
+        ("-c16M -b4K -Sm -w50 -d1 -W0 T", Runs),
+        ("-c16M -b4K -Sm -Nv -w50 -d1 -W0 T", Runs),
+        (
+            "-c16M -b4K -B1M:4M -f8M -d1 -W0 T",
+            Refused("can only be specified once"),
+        ),
+        ("-c16M -b4K -B1M -f8M -r -d1 -W0 T", Runs),
+        ("-c16M -b4K -Zr -w100 -d1 -W0 T", Runs),
+        ("-c16M -b4K -Z -w100 -d1 -W0 T", Runs),
+        ("-c16M -W -d1 -fr -I3 -l -v -P1000 -x -z42 T", Runs),
+        ("-c16M -d1 -W0 -Rptext T", Runs),
+        ("-c16M -d1 -W0 -Rpxml T", Runs),
+        // What cannot run here, refused with the option and the reason.
+        (
+            "-c16M -b4K -Z1M,T2 -w100 -d1 -W0 T",
+            Refused("-Z1M,T2: -Z<size>,<file>"),
+        ),
+        (
+            "-c16M -b4K -o4 -p -d1 -W0 T",
+            Refused("-p: -p (parallel I/Os"),
+        ),
+        (
+            "-Xprofile.xml T",
+            Refused("-Xprofile.xml: XML profiles (-X)"),
+        ),
+        (
+            "-c16M -ePROCESS -d1 -W0 T",
+            Refused("-ePROCESS: ETW tracing (-e) exists only on Windows"),
+        ),
+        (
+            "-c16M -ysstart -d1 -W0 T",
+            Refused("-ysstart: Windows event synchronization (-y)"),
+        ),
+        (
+            "-c16M -ag1,0 -d1 -W0 T",
+            Refused("-ag1,0: processor groups other than 0"),
+        ),
+        (
+            "-c16M -Sm -Sw -w50 -d1 -W0 T",
+            Refused("-Sm with writethrough"),
+        ),
+        (
+            "-c16M -F0 -d1 -W0 T",
+            Refused("-F0: incorrectly provided option"),
+        ),
+        (
+            "-c16M -d1 -W0 C:",
+            Refused("target 'C:': drive letters exist only on Windows"),
+        ),
+    ];
+    let dir = work_dir();
+    let (t, t2) = (dir.path().join("t.dat"), dir.path().join("t2.dat"));
+    let mut bad = Vec::new();
+    for (line, expect) in &lines {
+        let args: Vec<&str> = line
+            .split_whitespace()
+            .map(|w| match w {
+                "T" => p(&t),
+                "T2" => p(&t2),
+                w => w,
+            })
+            .chain(["--no-save"])
+            .collect();
+        let o = diskspd(&args);
+        let e = stderr(&o);
+        let errors: Vec<&str> = e.lines().filter(|l| l.contains("error")).collect();
+        let ok = match expect {
+            Runs => o.status.success(),
+            Refused(want) => {
+                o.status.code() == Some(2) && errors.len() == 1 && errors[0].contains(want)
+            }
+        };
+        if !ok {
+            bad.push(format!("{line}: exit {:?}: {}", o.status.code(), e.trim()));
+        }
+    }
+    if !bad.is_empty() {
+        return Outcome::Fail(bad.join("\n"));
+    }
+    Outcome::Pass(format!("{} command lines", lines.len()))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -444,6 +570,7 @@ fn main() {
             "text_latency_is_issue_to_completion",
             text_latency_is_issue_to_completion,
         ),
+        ("documented_command_lines", documented_command_lines),
         ("refusals_name_diskspd_reason", refusals_name_diskspd_reason),
         (
             "disk_numbers_read_but_never_write_without_consent",

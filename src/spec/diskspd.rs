@@ -206,6 +206,40 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
     Ok(Distribution::Zoned { absolute, zones })
 }
 
+/// `-a[g#,]#[,#...]`, as DiskSpd reads it: CPUs, each in the group named last by `g#` (0
+/// until one is named). `-a` and `-ag` alone list none (DiskSpd's default, round robin).
+/// Linux has one group: CPUs of group 0 are the CPUs, any other group is refused.
+fn affinity_cpus(a: &str, v: &str) -> Result<Vec<usize>> {
+    let list = match v {
+        "" | "g" => return Ok(Vec::new()),
+        _ => v,
+    };
+    // DiskSpd: a list ends with a CPU, not with a group.
+    if list.ends_with(',') || list.rsplit(',').next().is_some_and(|l| l.starts_with('g')) {
+        return Err(bad(format!("{a}: incomplete affinity specification")));
+    }
+    let syntax = |at: &str| bad(format!("{a}: syntax error parsing affinity at '{at}'"));
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        if let Some(group) = part.strip_prefix('g') {
+            match group.parse::<u64>() {
+                Ok(0) => continue,
+                Ok(_) => {
+                    return Err(bad(format!(
+                        "{a}: processor groups other than 0 do not exist on Linux"
+                    )))
+                }
+                Err(_) => return Err(syntax(part)),
+            }
+        }
+        if !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(syntax(part));
+        }
+        cpus.push(part.parse().map_err(|_| syntax(part))?);
+    }
+    Ok(cpus)
+}
+
 /// `-N<v|n|i>`, in either case, as DiskSpd reads it.
 fn mapped_flush(a: &str, v: &str) -> Result<MappedFlush> {
     match v.to_ascii_lowercase().as_str() {
@@ -292,7 +326,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut latency = false;
     let mut xml = false;
     let mut seed = 0u64;
-    let mut affinity: Option<Option<Vec<usize>>> = None;
+    // -a: the CPUs listed, over all -a options (a bare -a or -ag lists none).
+    let mut affinity: Vec<usize> = Vec::new();
     let mut no_affinity = false;
     let (mut os_cache, mut write_through): (Option<bool>, Option<bool>) = (None, None);
     let mut rate_iops = None;
@@ -322,25 +357,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             Err(bad(format!("{a}: {what} is not supported yet (planned)")))
         };
         match flag {
-            "a" => {
-                let list = v.strip_prefix('g').unwrap_or(v);
-                if list.is_empty() {
-                    affinity = Some(None);
-                } else {
-                    let mut cpus = Vec::new();
-                    for part in list.split(',') {
-                        if part.starts_with('g') {
-                            return Err(bad(format!(
-                                "{a}: processor groups other than 0 do not exist on Linux"
-                            )));
-                        }
-                        cpus.push(part.parse().map_err(|_| {
-                            bad(format!("{a}: syntax error parsing affinity at '{part}'"))
-                        })?);
-                    }
-                    affinity = Some(Some(cpus));
-                }
-            }
+            "a" => affinity.extend(affinity_cpus(a, v)?),
             "b" => {}
             "B" => {
                 let (b, len) = match v.split_once(':') {
@@ -559,11 +576,19 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     }
                     None => v,
                 };
-                sequential = Some(if rest.is_empty() {
+                let stride = if rest.is_empty() {
                     block
                 } else {
                     size(rest, block, a)?
-                });
+                };
+                // DiskSpd takes -s0 (every I/O at the same offset); iogauge's sequential
+                // pattern needs a step.
+                if stride == 0 {
+                    return Err(bad(format!(
+                        "{a}: a stride of 0 (every I/O at the base offset) cannot run here"
+                    )));
+                }
+                sequential = Some(stride);
             }
             "S" => {
                 let flags = if v.is_empty() { "u" } else { v };
@@ -708,7 +733,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         ));
     }
     // DiskSpd's validator.
-    if no_affinity && affinity.is_some() {
+    if no_affinity && !affinity.is_empty() {
         return Err(bad("-n and -a parameters cannot be used together"));
     }
     if total_threads.is_some() && threads.is_some() {
@@ -858,11 +883,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         latency,
         delay: None,
         delay_step: None,
-        affinity: match (no_affinity, affinity) {
+        affinity: match (no_affinity, affinity.is_empty()) {
             (true, _) => None,
-            (false, Some(Some(cpus))) => Some(Affinity::Cpus { cpus }),
+            (false, false) => Some(Affinity::Cpus { cpus: affinity }),
             // DiskSpd's default: threads spread round-robin over the CPUs.
-            (false, _) => Some(Affinity::Auto),
+            (false, true) => Some(Affinity::Auto),
         },
         sqpoll: false,
         hipri: false,
@@ -1372,6 +1397,37 @@ mod tests {
         assert!(err("-Sm -N t").contains("-N: incorrectly provided option"));
     }
 
+    /// -a as DiskSpd reads it: `-ag0,0,1,2` is group 0, CPUs 0 to 2 (as `-a0,1,2`); lists
+    /// add up over several -a; a bare -a is the default, so -n may go with it.
+    #[test]
+    fn affinity_as_diskspd_reads_it() {
+        let cpus = |line: &str| parse_line(line).unwrap().job.affinity;
+        let list = |cpus: &[usize]| {
+            Some(Affinity::Cpus {
+                cpus: cpus.to_vec(),
+            })
+        };
+        assert_eq!(cpus("-ag0,0,1,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-a0,1,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-ag0,0,1 -ag0,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-a3 -a t"), list(&[3]));
+        assert_eq!(cpus("-ag t"), Some(Affinity::Auto));
+        assert_eq!(cpus("-n -a t"), None);
+        for (line, want) in [
+            (
+                "-ag1,0 t",
+                "-ag1,0: processor groups other than 0 do not exist on Linux",
+            ),
+            ("-ag0,0,g1,1 t", "processor groups other than 0"),
+            ("-ag0 t", "-ag0: incomplete affinity specification"),
+            ("-a0, t", "-a0,: incomplete affinity specification"),
+            ("-a0,x t", "-a0,x: syntax error parsing affinity at 'x'"),
+            ("-n -a0 t", "-n and -a parameters cannot be used together"),
+        ] {
+            assert!(err(line).contains(want), "{line}: {}", err(line));
+        }
+    }
+
     /// No input makes the parser panic, and each refusal names the option as typed: values
     /// past DiskSpd's 32-bit integers, sums past 64 bits, a multi-byte option letter, a size
     /// in the second half of -B or in a -rdabs range.
@@ -1410,6 +1466,7 @@ mod tests {
                 "-z4294967296 t",
                 "-z4294967296: invalid random seed value '4294967296'",
             ),
+            ("-s0 t", "-s0: a stride of 0"),
             ("-\u{e9} t", "-\u{e9}: invalid option"),
             ("-b\u{e9} t", "-b\u{e9}: '\u{e9}' is not a size"),
         ] {
@@ -1481,7 +1538,7 @@ mod tests {
                 "-e" => "-eDISK_IO",
                 "-y" => "-ysgo",
                 "drive letters (C:)" => "C:",
-                "processor groups other than 0 (-ag1,...)" => "-a0,g1,0",
+                "processor groups other than 0 (-ag1,...)" => "-ag1,0",
                 _ => return None,
             })
         };
