@@ -788,7 +788,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         if interlocked && !multi {
             warnings.push("single-threaded test, -si ignored".into());
         }
-        if !interlocked && multi {
+        // -T gives each thread its own sequential stream: DiskSpd does not warn then.
+        if !interlocked && multi && thread_start.is_none() {
             warnings.push("target access pattern will not be sequential, consider -si".into());
         }
     }
@@ -843,7 +844,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 .into(),
         );
     }
-    if write_pct > 0 && buffers.is_default() {
+    // With -Z<size> DiskSpd's writes are random data too (its note says how iogauge differs).
+    if write_pct > 0 && buffers.is_default() && shown.write_buffer.is_none() {
         notes.push("DiskSpd fills write buffers with a repeating byte pattern; iogauge writes incompressible random data (-Z writes zeros, -Zr new random data per write)".into());
     }
     let think = match (think_ms, burst) {
@@ -1334,6 +1336,10 @@ mod tests {
         );
         let d = parse_line("-si t").unwrap();
         assert_eq!(d.warnings, ["single-threaded test, -si ignored"]);
+        assert!(parse_line("-t2 -T1M t").unwrap().warnings.is_empty());
+        // The note on DiskSpd's repeating write pattern does not apply to -Z<size>.
+        let notes = parse_line("-w100 -Z1M t").unwrap().notes;
+        assert!(!notes.iter().any(|n| n.contains("repeating")), "{notes:?}");
     }
 
     /// -Rp, -Rptext, -Rpxml: the profile only; -Rp alone keeps the format given elsewhere.
