@@ -429,10 +429,20 @@ targets (paths, or #N for the Nth disk in name order). DiskSpd's defaults apply:
 (-n: not pinned). Combinations DiskSpd refuses are refused with DiskSpd's reason (-r with -s,
 -si with -r, -F with -t, -n with -a...). Options start with - only (a / would be a path).
 
-Supported: -a -b -B -c -C -d -D -f -F (one target) -g -h -I -l -L -n -o -P -r -R -s -si -S[bhruw]
--t -v -w -W -x -z -Z<size> -Zr. Planned: -i -j -O -p -rs -rd -Sm -T -Z<size>,<file>.
--Rxml writes DiskSpd's XML (Results/System/Profile/TimeSpan with Thread/Target counts,
-CpuUtilization, Latency buckets with -L, Iops buckets with -D).
+Run as in DiskSpd: -a -ag -b -B -c -C -d -D -f<size> -F -g -h -i -j -L -n -o -O -r -rd -rs
+  -R -Rp -s -si -S -Sb -Sh -Sm -Su -Sw -t -T -w -W -z -Z -Zr
+Run differently (the report's notes say how): -Sr (as -Su, O_DIRECT), -x (io_uring),
+  -Z<size> (random data, a buffer per I/O), -N<v|n|i> (with -Sm: msync after each write)
+Accepted, no effect on Linux: -f<rst> (access hints) -I (priority) -l (large pages)
+  -P (progress dots) -v -:<flags> (experiment flags)
+Refused, saying why: -p and -Z<size>,<file> (planned), -Sm with -Sw/-Sh/-h (planned),
+  -X (XML profiles), -e (ETW, Windows only), -y (Windows events), drive letters (C:),
+  processor groups other than 0 (-ag1,...)
+
+-Rp prints the profile (the command line as DiskSpd understands it; -Rpxml as DiskSpd's
+<Profile> XML) and runs nothing. -Rxml writes DiskSpd's XML (Results/System/Profile/TimeSpan
+with Thread/Target counts, CpuUtilization, Latency buckets with -L, Iops buckets with -D).
+Latency (-L) is DiskSpd's: from issue to completion (iogauge's total latency).
 
 iogauge's own options: --allow-overwrite (write to devices and files iogauge did not create),
 --keep, --quiet, --no-save, --tag=TAG, --output-file=FILE.
@@ -440,6 +450,7 @@ iogauge's own options: --allow-overwrite (write to devices and files iogauge did
 Examples:
   iogauge diskspd -c1G -b4K -t2 -o32 -r -Sh -L -d30 test.dat
   iogauge diskspd -c8G -b8K -t4 -o8 -r -w30 -Suw -L -D -Rxml test.dat > result.xml
+  iogauge diskspd -Rpxml -c8G -b8K -t4 -o8 -r -w30 -Sh test.dat > profile.xml
 
 Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
 

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{bin, harness, is_root, p, sh, stderr, work_dir, Outcome};
+use common::{bin, harness, is_root, p, saved_id, sh, stderr, work_dir, Outcome};
+use iogauge::stats::LatencyHistogram;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Output;
 
@@ -198,6 +200,358 @@ fn disk_numbers_read_but_never_write_without_consent() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// DiskSpd's -Rp prints the profile and runs nothing: no target is opened or created, not
+/// even one in a folder that does not exist.
+fn profile_only_runs_nothing() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("never.dat");
+    let missing = dir.path().join("no-such-folder/never.dat");
+    let common = [
+        "-c16M", "-b4K", "-t2", "-o8", "-r", "-w100", "-d1", "-W0", "-L", "--keep",
+    ];
+    for (rp, want) in [
+        ("-Rp", "Input parameters:"),
+        ("-Rptext", "\t\tperforming write test"),
+        ("-Rpxml", "<WriteRatio>100</WriteRatio>"),
+    ] {
+        let mut a = common.to_vec();
+        a.extend([rp, p(&f), p(&missing)]);
+        let o = diskspd(&a);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(o.status.success(), "{rp}: {}", stderr(&o));
+        assert!(out.contains(want), "{rp}: no {want:?} in\n{out}");
+        for ran in [
+            "Results:",
+            "<TimeSpan>\n  <TestTimeSeconds>",
+            "saved as run",
+        ] {
+            let both = format!("{out}{}", stderr(&o));
+            assert!(
+                !both.contains(ran),
+                "{rp} ran the workload: {ran:?} in\n{both}"
+            );
+        }
+        assert!(!f.exists(), "{rp} created its target");
+    }
+    // The XML profile is DiskSpd's <Profile>, element for element where iogauge knows them.
+    let g = dir.path().join("never2.dat");
+    let o = diskspd(&[
+        "-Rpxml",
+        "-c16M",
+        "-b8K",
+        "-F2",
+        "-O4",
+        "-r",
+        "-Sh",
+        p(&f),
+        p(&g),
+    ]);
+    let xml = String::from_utf8_lossy(&o.stdout).into_owned();
+    for want in [
+        "<Profile>",
+        "<ThreadCount>2</ThreadCount>",
+        "<RequestCount>4</RequestCount>",
+        "<DisableOSCache>true</DisableOSCache>",
+        "<WriteThrough>true</WriteThrough>",
+        "<FileSize>16777216</FileSize>",
+        "<Random>8192</Random>",
+        "</Profile>",
+    ] {
+        assert!(xml.contains(want), "no {want} in\n{xml}");
+    }
+    assert!(xml.starts_with("<Profile>"), "{xml}");
+    Outcome::Pass(String::new())
+}
+
+/// The saved JSON result of the run whose output is `o`.
+fn saved_result(o: &Output) -> Value {
+    let id = saved_id(o).to_string();
+    let e = bin()
+        .args(["results", "export", &id, "--output", "json"])
+        .output()
+        .expect("iogauge starts");
+    assert!(e.status.success(), "{}", stderr(&e));
+    serde_json::from_slice(&e.stdout).expect("valid JSON")
+}
+
+fn hist(d: &Value) -> Option<LatencyHistogram> {
+    d["latency_total_histogram"]
+        .as_str()
+        .map(|h| LatencyHistogram::from_base64(h).expect("a histogram"))
+}
+
+/// The inner text of each `<tag>` in `xml`, in order.
+fn elements<'a>(xml: &'a str, tag: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    xml.split(open.as_str())
+        .skip(1)
+        .filter_map(|rest| rest.split_once(close.as_str()).map(|(v, _)| v))
+        .collect()
+}
+
+/// A figure printed as 0 is one that DiskSpd's format rounds to 0 (`half` of its last digit).
+fn zero_only_if_tiny(printed: &str, ns: f64, half: f64, what: &str) -> Result<(), String> {
+    if printed.parse::<f64>() == Ok(0.0) && ns >= half {
+        return Err(format!("{what} reads {printed} for {ns} ns"));
+    }
+    Ok(())
+}
+
+/// DiskSpd times an I/O from issue to completion. With its default buffered mode the kernel
+/// completes a cached read inside the submission call, so iogauge's completion latency is
+/// about 0 and only total latency (queued to completed) is what DiskSpd would show: every
+/// latency figure of the XML (averages, deviations, percentile buckets, per thread) is the
+/// run's total latency, and none reads 0.000 where the I/O took half a microsecond or more.
+fn xml_latency_is_issue_to_completion() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("lat.dat");
+    let o = diskspd(&["-L", "-b4k", "-d1", "-W0", "-c16M", "-Rxml", p(&f)]);
+    let r = saved_result(&o);
+    let xml = String::from_utf8_lossy(&o.stdout).into_owned();
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    let all = &r["total"]["all"]["latency_total"];
+    let lat = xml.split("<Latency>").nth(1).expect("a <Latency> section");
+    let (lat, threads) = lat.split_once("</Latency>").expect("</Latency>");
+    let mut checked = 0;
+    for (tag, want) in [
+        (
+            "AverageReadMilliseconds",
+            &r["total"]["read"]["latency_total"]["mean_ns"],
+        ),
+        (
+            "ReadLatencyStdev",
+            &r["total"]["read"]["latency_total"]["stdev_ns"],
+        ),
+        ("AverageTotalMilliseconds", &all["mean_ns"]),
+        ("LatencyStdev", &all["stdev_ns"]),
+    ] {
+        let got = elements(lat, tag)[0];
+        let want = want.as_f64().unwrap();
+        if got != ms(want) {
+            return Outcome::Fail(format!("{tag} {got}, total latency {}", ms(want)));
+        }
+        if let Err(e) = zero_only_if_tiny(got, want, 500.0, tag) {
+            return Outcome::Fail(e);
+        }
+        checked += 1;
+    }
+    let (read, total) = (
+        hist(&r["total"]["read"]).unwrap(),
+        hist(&r["total"]["all"]).unwrap(),
+    );
+    for bucket in lat.split("<Bucket>").skip(1) {
+        let pct: f64 = elements(bucket, "Percentile")[0].parse().unwrap();
+        for (tag, h) in [("ReadMilliseconds", &read), ("TotalMilliseconds", &total)] {
+            let want = h.value_at_percentile(pct) as f64;
+            let got = elements(bucket, tag)[0];
+            if got != ms(want) {
+                return Outcome::Fail(format!("p{pct} {tag} {got}, total latency {}", ms(want)));
+            }
+            if let Err(e) = zero_only_if_tiny(got, want, 500.0, &format!("p{pct} {tag}")) {
+                return Outcome::Fail(e);
+            }
+            checked += 1;
+        }
+    }
+    let thread = &r["targets"][0]["threads"][0]["total"]["all"]["latency_total"];
+    let got = elements(threads, "AverageLatencyMilliseconds")[0];
+    if got != ms(thread["mean_ns"].as_f64().unwrap()) {
+        return Outcome::Fail(format!(
+            "thread 0: AverageLatencyMilliseconds {got}, {thread}"
+        ));
+    }
+    Outcome::Pass(format!(
+        "{checked} figures; p50 {} ms, completion latency alone {} ms",
+        ms(total.value_at_percentile(50.0) as f64),
+        ms(common::percentile(&r["total"]["all"]["latency"], 50.0))
+    ))
+}
+
+/// The text report of the same kind of run: the latency table (min to max, mean, deviation)
+/// and the I/O tables' averages are the run's total latency, in microseconds.
+fn text_latency_is_issue_to_completion() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("lat.dat");
+    let o = diskspd(&["-L", "-b4k", "-d1", "-W0", "-c16M", p(&f)]);
+    let r = saved_result(&o);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let us = |ns: f64| format!("{:.2}", ns / 1000.0);
+    let all = &r["total"]["all"]["latency_total"];
+    let n = |v: &Value| v.as_f64().unwrap();
+    let mut want: Vec<(&str, f64)> = vec![
+        ("min", n(&all["min_ns"])),
+        ("max", n(&all["max_ns"])),
+        ("mean", n(&all["mean_ns"])),
+        ("stdev", n(&all["stdev_ns"])),
+    ];
+    let labels: Vec<String> = iogauge::stats::PERCENTILES
+        .iter()
+        .map(|p| format!("{p}th"))
+        .collect();
+    for (label, p) in labels.iter().zip(iogauge::stats::PERCENTILES) {
+        want.push((label, common::percentile(all, p)));
+    }
+    let table = out
+        .split("\nLatency (us)\n")
+        .nth(1)
+        .expect("a latency table");
+    for (label, ns) in want {
+        let row = table
+            .lines()
+            .find(|l| l.split('|').next().map(str::trim) == Some(label))
+            .unwrap_or_else(|| panic!("no {label} row in\n{table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // Reads only: the Read and Total columns are the same I/Os.
+        for got in [cells[1], cells[3]] {
+            if got != us(ns) {
+                return Outcome::Fail(format!("{label}: {got} us, total latency {}", us(ns)));
+            }
+            if let Err(e) = zero_only_if_tiny(got, ns, 5.0, label) {
+                return Outcome::Fail(e);
+            }
+        }
+    }
+    let total_row = out
+        .split("\nTotal IO\n")
+        .nth(1)
+        .and_then(|t| t.lines().find(|l| l.trim_start().starts_with("total:")))
+        .expect("the Total IO table's total row");
+    let avg = total_row.split('|').map(str::trim).nth(6).unwrap();
+    if avg != us(n(&all["mean_ns"])) {
+        return Outcome::Fail(format!(
+            "AvgLat {avg} us, total latency {}",
+            us(n(&all["mean_ns"]))
+        ));
+    }
+    Outcome::Pass(String::new())
+}
+
+/// How a documented DiskSpd command line must end under `iogauge diskspd`.
+enum Expect {
+    Runs,
+    /// Refused in one line that contains this (the option, and why).
+    Refused(&'static str),
+}
+
+/// Command lines from DiskSpd's documentation (its usage text in CmdLineParser.cpp, the wiki's
+/// "Command line and parameters" and "Customizing tests" pages, Microsoft Learn's DiskSpd
+/// guides and public runbooks), with sizes and times made small: -c to 16M, -d to 1 and -W to
+/// 0 unless the line sets them smaller (a -Wn or -Cn the line sets is kept at 1 at most).
+/// Each runs, or is refused in one line that names the option and says why. `T`, `T2`: the
+/// test's files.
+fn documented_command_lines() -> Outcome {
+    use Expect::*;
+    // DiskSpd's usage example pins two CPUs; a one-CPU machine has CPU 0 only.
+    let cpus = if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        "-a0,1"
+    } else {
+        "-a0"
+    };
+    let two_cpus = format!("-c16M -b4K -t2 -d1 -W0 {cpus} T T2");
+    let lines: Vec<(&str, Expect)> = vec![
+        // DiskSpd's usage text (diskspd -?).
+        ("-c16M -d1 -W0 T", Runs),
+        ("-b4K -t2 -r -o32 -d1 -W0 -Sh -c16M T", Runs),
+        (two_cpus.as_str(), Runs),
+        ("-c16M -b4K -ag0,0 -d1 -W0 T", Runs),
+        // The wiki and Microsoft Learn.
+        ("-c16M -d1 -r -w40 -t8 -o32 -b64K -Sh -L -W0 T", Runs),
+        ("-b8K -d1 -o4 -t8 -h -r -w25 -L -Z1G -c16M -W0 T", Runs),
+        ("-c16M -b4K -F4 -o32 -W0 -C1 -d1 -Rxml T", Runs),
+        ("-t2 -o32 -b4k -r4k -w0 -d1 -W0 -Sh -D -L -c16M T", Runs),
+        ("-c16M -w100 -b8K -F4 -r -o128 -W0 -d1 -Sh T", Runs),
+        ("-b4k -t1 -o32 -w30 -r -Suw -L -D -d1 -W0 -C1 -c16M T", Runs),
+        ("-c16M -b4K -F8 -T1b -s8b -d1 -W0 T", Runs),
+        ("-c16M -b4K -t4 -si -d1 -W0 T", Runs),
+        ("-c16M -b4K -r -rdpct90/10:0/10:5/20 -d1 -W0 T", Runs),
+        ("-c16M -b4K -r -rdabs90/1M:0/1M:5/2M -d1 -W0 T", Runs),
+        ("-c16M -b4K -rs30 -r -w30 -d1 -W0 T", Runs),
+        ("-c16M -b4K -i8 -j5 -d1 -W0 T", Runs),
+        ("-c16M -b4K -g1000i -d1 -W0 T", Runs),
+        ("-c16M -b4K -g4096 -d1 -W0 T", Runs),
+        ("-c16M -b4K -F2 -O8 -r -d1 -W0 T T2", Runs),
+        ("-c16M -b4K -Sm -w50 -d1 -W0 T", Runs),
+        ("-c16M -b4K -Sm -Nv -w50 -d1 -W0 T", Runs),
+        (
+            "-c16M -b4K -B1M:4M -f8M -d1 -W0 T",
+            Refused("can only be specified once"),
+        ),
+        ("-c16M -b4K -B1M -f8M -r -d1 -W0 T", Runs),
+        ("-c16M -b4K -Zr -w100 -d1 -W0 T", Runs),
+        ("-c16M -b4K -Z -w100 -d1 -W0 T", Runs),
+        ("-c16M -W -d1 -fr -I3 -l -v -P1000 -x -z42 T", Runs),
+        ("-c16M -d1 -W0 -Rptext T", Runs),
+        ("-c16M -d1 -W0 -Rpxml T", Runs),
+        // What cannot run here, refused with the option and the reason.
+        (
+            "-c16M -b4K -Z1M,T2 -w100 -d1 -W0 T",
+            Refused("-Z1M,T2: -Z<size>,<file>"),
+        ),
+        (
+            "-c16M -b4K -o4 -p -d1 -W0 T",
+            Refused("-p: -p (parallel I/Os"),
+        ),
+        (
+            "-Xprofile.xml T",
+            Refused("-Xprofile.xml: XML profiles (-X)"),
+        ),
+        (
+            "-c16M -ePROCESS -d1 -W0 T",
+            Refused("-ePROCESS: ETW tracing (-e) exists only on Windows"),
+        ),
+        (
+            "-c16M -ysstart -d1 -W0 T",
+            Refused("-ysstart: Windows event synchronization (-y)"),
+        ),
+        (
+            "-c16M -ag1,0 -d1 -W0 T",
+            Refused("-ag1,0: processor groups other than 0"),
+        ),
+        (
+            "-c16M -Sm -Sw -w50 -d1 -W0 T",
+            Refused("-Sm with writethrough"),
+        ),
+        (
+            "-c16M -F0 -d1 -W0 T",
+            Refused("-F0: incorrectly provided option"),
+        ),
+        (
+            "-c16M -d1 -W0 C:",
+            Refused("target 'C:': drive letters exist only on Windows"),
+        ),
+    ];
+    let dir = work_dir();
+    let (t, t2) = (dir.path().join("t.dat"), dir.path().join("t2.dat"));
+    let mut bad = Vec::new();
+    for (line, expect) in &lines {
+        let args: Vec<&str> = line
+            .split_whitespace()
+            .map(|w| match w {
+                "T" => p(&t),
+                "T2" => p(&t2),
+                w => w,
+            })
+            .chain(["--no-save"])
+            .collect();
+        let o = diskspd(&args);
+        let e = stderr(&o);
+        let errors: Vec<&str> = e.lines().filter(|l| l.contains("error")).collect();
+        let ok = match expect {
+            Runs => o.status.success(),
+            Refused(want) => {
+                o.status.code() == Some(2) && errors.len() == 1 && errors[0].contains(want)
+            }
+        };
+        if !ok {
+            bad.push(format!("{line}: exit {:?}: {}", o.status.code(), e.trim()));
+        }
+    }
+    if !bad.is_empty() {
+        return Outcome::Fail(bad.join("\n"));
+    }
+    Outcome::Pass(format!("{} command lines", lines.len()))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -207,6 +561,16 @@ fn main() {
             xml_is_read_by_a_diskspd_consumer,
         ),
         ("diskspd_defaults_and_text", diskspd_defaults_and_text),
+        ("profile_only_runs_nothing", profile_only_runs_nothing),
+        (
+            "xml_latency_is_issue_to_completion",
+            xml_latency_is_issue_to_completion,
+        ),
+        (
+            "text_latency_is_issue_to_completion",
+            text_latency_is_issue_to_completion,
+        ),
+        ("documented_command_lines", documented_command_lines),
         ("refusals_name_diskspd_reason", refusals_name_diskspd_reason),
         (
             "disk_numbers_read_but_never_write_without_consent",

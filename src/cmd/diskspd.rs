@@ -4,8 +4,10 @@ use crate::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
+use iogauge::report::text::{applies_to_total, DiskspdText};
+use iogauge::report::Exporter;
 use iogauge::runner::{self, target::Cleanup, Observer};
-use iogauge::spec::diskspd::{self, Targets};
+use iogauge::spec::diskspd::{self, Diskspd, Targets};
 use iogauge::store::record::Record;
 use std::path::PathBuf;
 
@@ -46,13 +48,16 @@ pub fn cmd_diskspd(
             disks: &diskspd::disks_here,
         },
     )?;
+    for w in &d.warnings {
+        eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
+    }
+    if d.profile_only {
+        return print_profile(&d, &command_line, &output_file);
+    }
     d.job.allow_overwrite = allow_overwrite;
     d.job.keep = keep;
     for t in &mut d.job.targets {
         t.path = absolute(&t.path)?;
-    }
-    for w in &d.warnings {
-        eprintln!("iogauge: WARNING: {w} (DiskSpd's warning)");
     }
     let mut sink = iogauge::report::sink::Sink::open(&output_file, "--output-file")?;
     let mut saver = super::saved::Saver::new(db, &save, quiet)?;
@@ -71,19 +76,30 @@ pub fn cmd_diskspd(
     let mut result = result?;
     result.notes.extend(d.notes.iter().cloned());
     let text = if d.xml {
-        iogauge::report::diskspd_xml::render(&result, d.iops_stats)
+        iogauge::report::diskspd_xml::render(&result, &d)
     } else {
-        iogauge::report::exporter(iogauge::cli::OutputFormat::Text).render(&result)
+        DiskspdText.render(&result)
     };
     sink.write(&text)?;
     if d.xml || !sink.is_stdout() {
-        for w in &result.warnings {
+        for w in result.warnings.iter().filter(|w| applies_to_total(w)) {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
     }
     let (reason, message) = (result.stop_reason, result.stop_message.clone());
     saver.save(&Record::Run(Box::new(result)))?;
     Ok(crate::exit_for(reason, message.as_deref()))
+}
+
+/// DiskSpd's -Rp: the profile, in text or (-Rpxml) XML; no target is opened or created.
+fn print_profile(d: &Diskspd, command_line: &[String], output_file: &str) -> Result<u8, Error> {
+    let text = if d.xml {
+        iogauge::report::diskspd_xml::profile(d)
+    } else {
+        iogauge::report::diskspd_profile::text(d, &command_line.join(" "))
+    };
+    write_output(output_file, &text)?;
+    Ok(exit::OK)
 }
 
 fn help() -> Result<u8, Error> {

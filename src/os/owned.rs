@@ -7,7 +7,10 @@
 //! name there, and its identity: device, inode and birth time (inode numbers are reused soon
 //! after a delete; together with the birth time they are not). It is removed only while all
 //! three still match, and a folder's contents are removed through descriptors, never by
-//! following a path or a link out of the tree.
+//! following a path or a link out of the tree. File systems stamp birth times with a coarse
+//! clock (a few milliseconds), so a file deleted and replaced within one tick of its creation
+//! could share all three: for the files it opened, iogauge keeps a descriptor (up to
+//! [`HELD_MAX`] of them), which keeps the inode from being reused at all.
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -16,6 +19,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Device, inode and birth time (0 where the file system keeps none).
@@ -104,12 +108,43 @@ fn file_name(p: &Path) -> io::Result<CString> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
 }
 
+/// Descriptors held on created files, in this process; past this many, identity rests on
+/// device, inode and birth time alone (a run of thousands of files must not run out of
+/// descriptors for this).
+pub const HELD_MAX: usize = 256;
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// A copy of `file`'s descriptor while fewer than [`HELD_MAX`] are held.
+fn hold(file: &File) -> Option<File> {
+    if HELD.fetch_add(1, Ordering::Relaxed) >= HELD_MAX {
+        HELD.fetch_sub(1, Ordering::Relaxed);
+        return None;
+    }
+    match file.try_clone() {
+        Ok(f) => Some(f),
+        Err(_) => {
+            HELD.fetch_sub(1, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
 /// One thing iogauge created.
 pub struct Owned {
     dir: Arc<File>,
     name: CString,
     id: Identity,
     path: PathBuf,
+    /// Keeps the inode alive, so that its number cannot be given to another file.
+    held: Option<File>,
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        if self.held.take().is_some() {
+            HELD.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// What [`Owned::remove`] found.
@@ -130,6 +165,7 @@ impl Owned {
             name: file_name(path)?,
             id: Identity::of_file(file)?,
             path: path.to_path_buf(),
+            held: hold(file),
         })
     }
 
@@ -144,6 +180,7 @@ impl Owned {
             name,
             id,
             path: path.to_path_buf(),
+            held: None,
         })
     }
 

@@ -7,9 +7,13 @@
 //! and average), Latency (averages, deviations and DiskSpd's percentile buckets, with -L),
 //! Iops (per-interval buckets and deviations, with -D), and Thread/Target with byte and I/O
 //! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
+//! Latency is DiskSpd's: from issue to completion (iogauge's total latency).
+//!
+//! [`profile`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
 
 use crate::result::{DirResult, RunResult};
-use crate::spec::{Pattern, Stop};
+use crate::spec::diskspd::Diskspd;
+use crate::spec::{CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
 use crate::stats::LatencyHistogram;
 use std::fmt::Write;
 
@@ -68,15 +72,19 @@ impl Xml {
     }
 }
 
+/// DiskSpd times an I/O from issue to completion: iogauge's total latency (queued to
+/// completed), not its completion latency, which leaves out the time in the submission call
+/// (all of it where the kernel completes the I/O inside that call, as buffered I/O does).
 fn hist(d: &DirResult) -> Option<LatencyHistogram> {
-    d.latency_histogram
+    d.latency_total_histogram
         .as_deref()
         .and_then(|h| LatencyHistogram::from_base64(h).ok())
 }
 
-/// The whole report. `iops_stats`: DiskSpd's -D (the Iops section).
-pub fn render(r: &RunResult, iops_stats: bool) -> String {
+/// The whole report of a run of `d`.
+pub fn render(r: &RunResult, d: &Diskspd) -> String {
     let j = &r.job;
+    let iops_stats = d.iops_stats;
     let mut x = Xml {
         o: String::new(),
         depth: 0,
@@ -93,81 +101,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
     x.leaf("ProcessorTopology", format!("{} CPUs", r.system.cpus));
     x.close("System");
 
-    x.open("Profile");
-    x.leaf("Progress", 0);
-    x.leaf("ResultFormat", "xml");
-    x.leaf("Verbose", "false");
-    x.open("TimeSpans");
-    x.open("TimeSpan");
-    x.leaf("CompletionRoutines", "false");
-    x.leaf("MeasureLatency", j.latency);
-    x.leaf("CalculateIopsStdDev", iops_stats);
-    let secs = |ns: u64| ns / 1_000_000_000;
-    if let Stop::Duration { ns } = j.stop {
-        x.leaf("Duration", secs(ns));
-    }
-    x.leaf("Warmup", secs(j.warmup_ns));
-    x.leaf("Cooldown", secs(j.cooldown_ns));
-    // -F: threads that work on every target, with -O I/Os each over all targets.
-    let (fixed_threads, per_thread, per_target) = match j.file_sets {
-        Some(f) if f.service == crate::spec::FileService::Slots => {
-            (j.threads_per_target, 0, r.queue_depth / f.files)
-        }
-        Some(_) => (j.threads_per_target, r.queue_depth, r.queue_depth),
-        None => (0, 0, r.queue_depth),
-    };
-    x.leaf("ThreadCount", fixed_threads);
-    x.leaf("RequestCount", per_thread);
-    x.leaf("IoBucketDuration", j.interval_ns / 1_000_000);
-    x.leaf("RandSeed", j.seed);
-    x.open("Targets");
-    for t in &j.targets {
-        x.open("Target");
-        x.leaf("Path", t.path.display());
-        x.leaf("BlockSize", j.block_size);
-        x.leaf("BaseFileOffset", j.base_offset);
-        x.leaf("SequentialScan", "false");
-        x.leaf("RandomAccess", "false");
-        x.leaf("TemporaryFile", "false");
-        x.leaf("UseLargePages", "false");
-        x.leaf("DisableOSCache", j.cache.is_direct());
-        x.leaf("WriteThrough", j.cache.is_dsync());
-        match &j.pattern {
-            Pattern::Random { align_bytes, .. } => x.leaf("Random", align_bytes),
-            Pattern::Sequential {
-                stride_bytes,
-                interlocked,
-            } => {
-                x.leaf("StrideSize", stride_bytes);
-                x.leaf("InterlockedSequential", interlocked);
-            }
-        }
-        x.leaf("ThreadStride", 0);
-        if let Some(m) = j.max_offset {
-            x.leaf("MaxFileSize", m);
-        }
-        x.leaf("RequestCount", per_target);
-        x.leaf("WriteRatio", j.write_pct);
-        if let Some(iops) = j.rate_iops {
-            x.leaf("ThroughputIOPS", iops);
-        }
-        if let Some(bw) = j.rate_bytes_per_sec {
-            x.leaf("Throughput", bw / 1000);
-        }
-        x.leaf(
-            "ThreadsPerFile",
-            if fixed_threads > 0 {
-                1
-            } else {
-                j.threads_per_target
-            },
-        );
-        x.close("Target");
-    }
-    x.close("Targets");
-    x.close("TimeSpan");
-    x.close("TimeSpans");
-    x.close("Profile");
+    write_profile(&mut x, d, r.queue_depth);
 
     x.open("TimeSpan");
     x.leaf(
@@ -213,7 +147,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
             (&t.all, "AverageTotalMilliseconds", "LatencyStdev"),
         ];
         for (d, avg, dev) in pairs {
-            if let Some(l) = &d.latency {
+            if let Some(l) = &d.latency_total {
                 x.leaf(avg, ms(l.mean_ns));
                 x.leaf(dev, ms(l.stdev_ns));
             }
@@ -330,7 +264,7 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
                 (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
             ];
             for (d, avg, dev) in lat {
-                if let Some(l) = &d.latency {
+                if let Some(l) = &d.latency_total {
                     x.leaf(avg, ms(l.mean_ns));
                     x.leaf(dev, ms(l.stdev_ns));
                 }
@@ -350,4 +284,179 @@ pub fn render(r: &RunResult, iops_stats: bool) -> String {
     x.close("TimeSpan");
     x.close("Results");
     x.o
+}
+
+/// DiskSpd's `-Rpxml`: the `<Profile>` element alone, as DiskSpd prints it without running.
+pub fn profile(d: &Diskspd) -> String {
+    let mut x = Xml {
+        o: String::new(),
+        depth: 0,
+    };
+    write_profile(&mut x, d, d.job.queue_depth);
+    x.o
+}
+
+/// How DiskSpd counts a job's threads and outstanding I/Os.
+pub struct Requests {
+    /// `-F`: threads that each work on every target (0: `-t` threads per target).
+    pub fixed_threads: u32,
+    /// `-O`: I/Os per thread over all its targets (0: `-o` per target).
+    pub per_thread: u32,
+    /// `-o`: I/Os per thread on each target.
+    pub per_target: u32,
+}
+
+/// `qd`: the job's outstanding I/Os per thread (-F over several targets holds -o on each).
+pub fn requests(j: &JobSpec, qd: u32) -> Requests {
+    let (fixed_threads, per_thread, per_target) = match j.file_sets {
+        Some(f) if f.service == FileService::Slots => (j.threads_per_target, 0, qd / f.files),
+        Some(_) => (j.threads_per_target, qd, qd),
+        None => (0, 0, qd),
+    };
+    Requests {
+        fixed_threads,
+        per_thread,
+        per_target,
+    }
+}
+
+/// DiskSpd's `<Profile>`, element for element in DiskSpd's order (Profile, TimeSpan and
+/// Target as DiskSpd writes them), so that DiskSpd's -X could read it back.
+fn write_profile(x: &mut Xml, d: &Diskspd, qd: u32) {
+    let j = &d.job;
+    let req = requests(j, qd);
+    x.open("Profile");
+    x.leaf("Progress", d.shown.progress);
+    x.leaf("ResultFormat", if d.xml { "xml" } else { "text" });
+    x.leaf("Verbose", d.shown.verbose);
+    x.open("TimeSpans");
+    x.open("TimeSpan");
+    x.leaf("CompletionRoutines", d.shown.completion_routines);
+    x.leaf("MeasureLatency", j.latency);
+    x.leaf("CalculateIopsStdDev", d.iops_stats);
+    x.leaf("DisableAffinity", j.affinity.is_none());
+    let secs = |ns: u64| ns / 1_000_000_000;
+    if let Stop::Duration { ns } = j.stop {
+        x.leaf("Duration", secs(ns));
+    }
+    x.leaf("Warmup", secs(j.warmup_ns));
+    x.leaf("Cooldown", secs(j.cooldown_ns));
+    x.leaf("ThreadCount", req.fixed_threads);
+    x.leaf("RequestCount", req.per_thread);
+    x.leaf("IoBucketDuration", j.interval_ns / 1_000_000);
+    x.leaf("RandSeed", j.seed);
+    if let Some(crate::spec::Affinity::Cpus { cpus }) = &j.affinity {
+        x.open("Affinity");
+        for c in cpus {
+            x.raw(&format!(
+                "<AffinityGroupAssignment Group=\"0\" Processor=\"{c}\"/>"
+            ));
+        }
+        x.close("Affinity");
+    }
+    x.open("Targets");
+    for t in &j.targets {
+        write_target(x, d, &t.path.display().to_string(), t.create_size, &req);
+    }
+    x.close("Targets");
+    x.close("TimeSpan");
+    x.close("TimeSpans");
+    x.close("Profile");
+}
+
+fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: &Requests) {
+    let (j, shown) = (&d.job, &d.shown);
+    x.open("Target");
+    x.leaf("Path", path);
+    x.leaf("BlockSize", j.block_size);
+    x.leaf("BaseFileOffset", j.base_offset);
+    x.leaf("SequentialScan", shown.hints.contains('s'));
+    x.leaf("RandomAccess", shown.hints.contains('r'));
+    x.leaf("TemporaryFile", shown.hints.contains('t'));
+    x.leaf("UseLargePages", shown.large_pages);
+    // DiskSpd writes the cache elements only where they differ from its default.
+    if j.cache.is_direct() {
+        x.leaf("DisableOSCache", true);
+    }
+    if j.cache.is_dsync() {
+        x.leaf("WriteThrough", true);
+    }
+    if j.engine == Some(EngineKind::Mmap) && j.cache == CacheMode::Buffered {
+        x.leaf("MemoryMappedIo", true);
+    }
+    if let Some(f) = shown.flush_mode {
+        x.leaf("FlushType", f.xml_name());
+    }
+    x.open("WriteBufferContent");
+    match shown.write_buffer {
+        Some(size) => {
+            x.leaf("Pattern", "random");
+            x.open("RandomDataSource");
+            x.leaf("SizeInBytes", size);
+            x.close("RandomDataSource");
+        }
+        None if j.buffers.compress_pct == 100 => x.leaf("Pattern", "zero"),
+        None => x.leaf("Pattern", "sequential"),
+    }
+    x.close("WriteBufferContent");
+    x.leaf("ParallelAsyncIO", false);
+    if let Some(t) = j.think {
+        x.leaf("BurstSize", t.every);
+        x.leaf("ThinkTime", t.ns / 1_000_000);
+    }
+    if let Some(size) = create {
+        x.leaf("FileSize", size);
+    }
+    write_pattern(x, j);
+    x.leaf("ThreadStride", j.thread_start);
+    x.leaf("MaxFileSize", j.max_offset.unwrap_or(0));
+    x.leaf("RequestCount", req.per_target);
+    x.leaf("WriteRatio", j.write_pct);
+    match (j.rate_iops, j.rate_bytes_per_sec) {
+        (Some(iops), _) => x.raw(&format!("<Throughput unit=\"IOPS\">{iops}</Throughput>")),
+        // DiskSpd's unit is bytes per millisecond.
+        (None, bw) => x.leaf("Throughput", bw.unwrap_or(0) / 1000),
+    }
+    x.leaf(
+        "ThreadsPerFile",
+        if req.fixed_threads > 0 {
+            1
+        } else {
+            j.threads_per_target
+        },
+    );
+    x.leaf("IOPriority", shown.io_priority.unwrap_or(3));
+    x.leaf("Weight", 1);
+    x.close("Target");
+}
+
+fn write_pattern(x: &mut Xml, j: &JobSpec) {
+    match &j.pattern {
+        Pattern::Random {
+            align_bytes,
+            distribution,
+        } => {
+            x.leaf("Random", align_bytes);
+            if let Some(pct) = j.random_pct {
+                x.leaf("RandomRatio", pct);
+            }
+            if let Distribution::Zoned { absolute, zones } = distribution {
+                let kind = if *absolute { "Absolute" } else { "Percent" };
+                x.open("Distribution");
+                x.open(kind);
+                for z in zones {
+                    x.raw(&format!("<Range IO=\"{}\">{}</Range>", z.io_pct, z.span));
+                }
+                x.close(kind);
+                x.close("Distribution");
+            }
+        }
+        Pattern::Sequential {
+            stride_bytes,
+            interlocked,
+        } => {
+            x.leaf("StrideSize", stride_bytes);
+            x.leaf("InterlockedSequential", interlocked);
+        }
+    }
 }

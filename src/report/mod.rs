@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod diskspd_profile;
 pub mod diskspd_xml;
 pub mod fio;
 pub mod fs;

@@ -10,7 +10,31 @@ use crate::spec::{Distribution, EngineKind, Pattern, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
 use std::fmt::Write;
 
+/// iogauge's text report: its latency tables show completion latency (submitted to completed).
 pub struct Text;
+
+/// The text report of `iogauge diskspd`: its latency tables show total latency (queued to
+/// completed), which is what DiskSpd measures, from issue to completion.
+pub struct DiskspdText;
+
+/// The latency the I/O and percentile tables show.
+#[derive(Clone, Copy, PartialEq)]
+enum Headline {
+    Completion,
+    Total,
+}
+
+impl Exporter for Text {
+    fn render(&self, r: &RunResult) -> String {
+        Headline::Completion.render(r)
+    }
+}
+
+impl Exporter for DiskspdText {
+    fn render(&self, r: &RunResult) -> String {
+        Headline::Total.render(r)
+    }
+}
 
 fn secs(ns: u64) -> String {
     format!("{:.2}s", ns as f64 / 1e9)
@@ -20,8 +44,16 @@ fn us(ns: f64) -> String {
     format!("{:.2}", ns / 1000.0)
 }
 
-impl Exporter for Text {
-    fn render(&self, r: &RunResult) -> String {
+impl Headline {
+    fn of(self, d: &DirResult) -> &Option<LatencySummary> {
+        match self {
+            Headline::Completion => &d.latency,
+            Headline::Total => &d.latency_total,
+        }
+    }
+
+    fn render(self, r: &RunResult) -> String {
+        let headline = self;
         let mut o = String::new();
         let j = &r.job;
         let _ = writeln!(o, "Command Line: {}", r.command_line.join(" "));
@@ -63,6 +95,12 @@ impl Exporter for Text {
             }
         };
         let _ = writeln!(o, "\tmode: {mode}");
+        if r.mode == Mode::Latency && headline == Headline::Total {
+            let _ = writeln!(
+                o,
+                "\tlatency: from issue to completion, as DiskSpd measures it (iogauge's total latency)"
+            );
+        }
         let c = &r.clock;
         let source = match c.source {
             ClockSource::Tsc => "invariant TSC, calibrated against CLOCK_MONOTONIC",
@@ -304,7 +342,7 @@ impl Exporter for Text {
             ("Read IO", |p: &DirPair| p.read.clone()),
             ("Write IO", |p: &DirPair| p.write.clone()),
         ] {
-            io_table(&mut o, r, title, pick);
+            io_table(&mut o, r, title, pick, headline);
         }
         if !r.errors.is_empty() {
             let _ = writeln!(o, "\nI/O errors:");
@@ -341,7 +379,7 @@ impl Exporter for Text {
         );
         match r.mode {
             Mode::Latency => {
-                percentile_table(&mut o, r);
+                percentile_table(&mut o, r, headline);
                 kinds_table(&mut o, r);
             }
             Mode::Iops => {
@@ -365,7 +403,7 @@ impl Exporter for Text {
                 super::table::sparkline(&series, 60)
             );
         }
-        for w in &r.warnings {
+        for w in r.warnings.iter().filter(|w| shown_with(w, headline)) {
             let _ = writeln!(o, "\nWarning ({}): {}\n  fix: {}", w.code, w.message, w.fix);
         }
         let _ = writeln!(
@@ -472,7 +510,23 @@ fn cpu_table(o: &mut String, r: &RunResult) {
     );
 }
 
-fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> DirResult) {
+/// Whether `w` applies to a report that shows total latency: the warning that completion
+/// latency leaves out the submission call does not.
+pub fn applies_to_total(w: &crate::warnings::Warning) -> bool {
+    w.code != "inline-completion"
+}
+
+fn shown_with(w: &crate::warnings::Warning, headline: Headline) -> bool {
+    headline == Headline::Completion || applies_to_total(w)
+}
+
+fn io_table(
+    o: &mut String,
+    r: &RunResult,
+    title: &str,
+    pick: fn(&DirPair) -> DirResult,
+    headline: Headline,
+) {
     let _ = writeln!(o, "\n{title}");
     let _ = writeln!(
         o,
@@ -480,8 +534,8 @@ fn io_table(o: &mut String, r: &RunResult, title: &str, pick: fn(&DirPair) -> Di
     );
     let _ = writeln!(o, "{}", "-".repeat(118));
     let row = |o: &mut String, label: &str, d: &DirResult, file: &str| {
-        let (avg, sd) = d
-            .latency
+        let (avg, sd) = headline
+            .of(d)
             .as_ref()
             .map(|l| (us(l.mean_ns), us(l.stdev_ns)))
             .unwrap_or(("N/A".into(), "N/A".into()));
@@ -543,7 +597,7 @@ fn kinds_table(o: &mut String, r: &RunResult) {
     }
 }
 
-fn percentile_table(o: &mut String, r: &RunResult) {
+fn percentile_table(o: &mut String, r: &RunResult, headline: Headline) {
     let _ = writeln!(o, "\nLatency (us)");
     let _ = writeln!(
         o,
@@ -554,9 +608,9 @@ fn percentile_table(o: &mut String, r: &RunResult) {
         l.as_ref().map(|l| us(f(l))).unwrap_or_else(|| "N/A".into())
     };
     let dirs = [
-        &r.total.read.latency,
-        &r.total.write.latency,
-        &r.total.all.latency,
+        headline.of(&r.total.read),
+        headline.of(&r.total.write),
+        headline.of(&r.total.all),
     ];
     let line = |o: &mut String, label: &str, f: &dyn Fn(&LatencySummary) -> f64| {
         let _ = writeln!(

@@ -9,8 +9,8 @@
 //! option.
 
 use super::{
-    Affinity, BufferFill, CacheMode, Distribution, FileService, FileSets, JobSpec, Pattern, Stop,
-    TargetSpec, Think,
+    Affinity, BufferFill, CacheMode, Distribution, FileService, FileSets, FlushEvery, JobSpec,
+    Pattern, Stop, TargetSpec, Think,
 };
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -29,10 +29,58 @@ pub struct Diskspd {
     pub xml: bool,
     /// `-D`: the per-interval IOPS statistics DiskSpd reports.
     pub iops_stats: bool,
+    /// `-Rp`: print the profile (the job as DiskSpd shows it) and run nothing.
+    pub profile_only: bool,
+    /// What DiskSpd shows in its profile that the job does not hold.
+    pub shown: Shown,
     /// What runs differently from DiskSpd on Windows, one line each.
     pub notes: Vec<String>,
     /// DiskSpd's own warnings (it prints them and runs anyway).
     pub warnings: Vec<String>,
+}
+
+/// DiskSpd settings that change nothing here (Windows hints and APIs) or that the job holds
+/// in other terms, kept as given so that the profile (-Rp) shows them as DiskSpd would.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shown {
+    /// `-f<rst>`: the Windows access hints, as given.
+    pub hints: String,
+    /// `-I<1..3>`.
+    pub io_priority: Option<u8>,
+    /// `-l`.
+    pub large_pages: bool,
+    /// `-Z<size>`: DiskSpd's random write source buffer.
+    pub write_buffer: Option<u64>,
+    /// `-N<v|n|i>`: the flush after each write to a mapped target.
+    pub flush_mode: Option<MappedFlush>,
+    /// `-v`.
+    pub verbose: bool,
+    /// `-P<count>`: DiskSpd's progress dots.
+    pub progress: u32,
+    /// `-x`.
+    pub completion_routines: bool,
+}
+
+/// DiskSpd's `-N`: how a write to a memory-mapped target (-Sm) is flushed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MappedFlush {
+    /// `-Nv`: FlushViewOfFile.
+    ViewOfFile,
+    /// `-Nn`: RtlFlushNonVolatileMemory.
+    NonVolatile,
+    /// `-Ni`: RtlFlushNonVolatileMemory without waiting for the flush to drain.
+    NonVolatileNoDrain,
+}
+
+impl MappedFlush {
+    /// DiskSpd's name, as its XML profile writes it (`<FlushType>`).
+    pub fn xml_name(self) -> &'static str {
+        match self {
+            MappedFlush::ViewOfFile => "ViewOfFile",
+            MappedFlush::NonVolatile => "NonVolatileMemory",
+            MappedFlush::NonVolatileNoDrain => "NonVolatileMemoryNoDrain",
+        }
+    }
 }
 
 /// `#N` targets: the Nth disk. `disks` lists /dev paths in the order DiskSpd's numbers mean
@@ -46,12 +94,13 @@ fn bad(msg: impl Into<String>) -> Error {
 }
 
 /// DiskSpd's sizes: digits, then one of K, M, G, T (binary) or b (blocks), in either case.
-fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
+/// `a`: the option as typed, which errors name.
+fn size(text: &str, block: u64, a: &str) -> Result<u64> {
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text[digits.len()..];
     let n: u64 = digits.parse().map_err(|_| {
         bad(format!(
-            "-{flag}{text}: '{text}' is not a size (digits, then K, M, G, T or b for blocks)"
+            "{a}: '{text}' is not a size (digits, then K, M, G, T or b for blocks)"
         ))
     })?;
     let mult = match unit.to_ascii_uppercase().as_str() {
@@ -63,15 +112,12 @@ fn size(text: &str, block: u64, flag: &str) -> Result<u64> {
         "B" => block,
         _ => {
             return Err(bad(format!(
-                "-{flag}{text}: invalid size '{unit}'. Valid: K - KiB, M - MiB, G - GiB, T - TiB, B - block"
+                "{a}: invalid size '{unit}'. Valid: K - KiB, M - MiB, G - GiB, T - TiB, B - block"
             )))
         }
     };
-    n.checked_mul(mult).ok_or_else(|| {
-        bad(format!(
-            "-{flag}{text}: overflow applying multiplier '{unit}'"
-        ))
-    })
+    n.checked_mul(mult)
+        .ok_or_else(|| bad(format!("{a}: overflow applying multiplier '{unit}'")))
 }
 
 /// `-rdpct90/10:0/10:5/20` or `-rdabs90/10G:5/20G`, with DiskSpd 2.2's reading and its checks:
@@ -104,7 +150,7 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
             )));
         }
         let span = if absolute {
-            let b = size(span, block, "rdabs")?;
+            let b = size(span, block, a)?;
             if b == 0 {
                 return Err(bad(format!("{a}: Invalid zero length target range")));
             }
@@ -160,9 +206,87 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
     Ok(Distribution::Zoned { absolute, zones })
 }
 
+/// `-a[g#,]#[,#...]`, as DiskSpd reads it: CPUs, each in the group named last by `g#` (0
+/// until one is named). `-a` and `-ag` alone list none (DiskSpd's default, round robin).
+/// Linux has one group: CPUs of group 0 are the CPUs, any other group is refused.
+fn affinity_cpus(a: &str, v: &str) -> Result<Vec<usize>> {
+    let list = match v {
+        "" | "g" => return Ok(Vec::new()),
+        _ => v,
+    };
+    // DiskSpd: a list ends with a CPU, not with a group.
+    if list.ends_with(',') || list.rsplit(',').next().is_some_and(|l| l.starts_with('g')) {
+        return Err(bad(format!("{a}: incomplete affinity specification")));
+    }
+    let syntax = |at: &str| bad(format!("{a}: syntax error parsing affinity at '{at}'"));
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        if let Some(group) = part.strip_prefix('g') {
+            match group.parse::<u64>() {
+                Ok(0) => continue,
+                Ok(_) => {
+                    return Err(bad(format!(
+                        "{a}: processor groups other than 0 do not exist on Linux"
+                    )))
+                }
+                Err(_) => return Err(syntax(part)),
+            }
+        }
+        if !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(syntax(part));
+        }
+        cpus.push(part.parse().map_err(|_| syntax(part))?);
+    }
+    Ok(cpus)
+}
+
+/// `-N<v|n|i>`, in either case, as DiskSpd reads it.
+fn mapped_flush(a: &str, v: &str) -> Result<MappedFlush> {
+    match v.to_ascii_lowercase().as_str() {
+        "v" => Ok(MappedFlush::ViewOfFile),
+        "n" => Ok(MappedFlush::NonVolatile),
+        "i" => Ok(MappedFlush::NonVolatileNoDrain),
+        _ => Err(bad(format!(
+            "{a}: incorrectly provided option (-N takes v, n or i: how memory mapped writes are flushed)"
+        ))),
+    }
+}
+
+/// -N with -Sm: each write to the mapping is flushed before the next I/O. Linux has one call
+/// for DiskSpd's three: msync(MS_SYNC), which on a DAX file system also writes back the CPU
+/// caches that the non-volatile-memory flush (-Nn, -Ni) is for.
+fn mapped_flush_job(
+    mode: Option<MappedFlush>,
+    mmap: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<FlushEvery>> {
+    let Some(mode) = mode else {
+        return Ok(None);
+    };
+    if !mmap {
+        return Err(bad(
+            "memory mapped flush mode (-N) can only be specified with memory mapped IO (-Sm)",
+        ));
+    }
+    notes.push(match mode {
+        MappedFlush::ViewOfFile => "-Nv: each write to the mapping is followed by msync(MS_SYNC), Linux's FlushViewOfFile",
+        MappedFlush::NonVolatile => "-Nn: each write to the mapping is followed by msync(MS_SYNC): Linux has no call of its own for RtlFlushNonVolatileMemory (on a DAX file system msync writes back the CPU caches)",
+        MappedFlush::NonVolatileNoDrain => "-Ni: runs as -Nn: msync(MS_SYNC) after each write, which always waits for the flush to drain",
+    }.to_string());
+    notes.push("-N: the flushes are timed apart from the writes (Flushes), where DiskSpd counts each in its write's latency".into());
+    Ok(Some(FlushEvery {
+        writes: 1,
+        data_only: false,
+    }))
+}
+
+/// DiskSpd's counts and times: a C `int` (atoi), so no more than 2147483647; what lies past
+/// it is no DiskSpd value (and seconds past it would overflow as nanoseconds).
 fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
     text.parse()
-        .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
+        .ok()
+        .filter(|&n: &u64| n <= i32::MAX as u64)
+        .ok_or_else(|| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
 }
 
 /// Parse `args` (after `iogauge diskspd`, iogauge's own `--` options removed).
@@ -173,7 +297,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut block = BLOCK;
     for a in args {
         if let Some(v) = a.strip_prefix("-b").filter(|v| !v.is_empty()) {
-            block = size(v, BLOCK, "b")?;
+            block = size(v, BLOCK, a)?;
             if block == 0 {
                 return Err(bad(format!("{a}: invalid block size passed to -b")));
             }
@@ -202,7 +326,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut latency = false;
     let mut xml = false;
     let mut seed = 0u64;
-    let mut affinity: Option<Option<Vec<usize>>> = None;
+    // -a: the CPUs listed, over all -a options (a bare -a or -ag lists none).
+    let mut affinity: Vec<usize> = Vec::new();
     let mut no_affinity = false;
     let (mut os_cache, mut write_through): (Option<bool>, Option<bool>) = (None, None);
     let mut rate_iops = None;
@@ -214,6 +339,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     let mut buffers = BufferFill::default();
     let mut mmap = false;
     let mut thread_start: Option<u64> = None;
+    let mut profile_only = false;
+    let mut shown = Shown::default();
     for a in args {
         let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
             paths.push(a.clone());
@@ -224,45 +351,32 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 "{a}: parameters must come before targets on the command line (as DiskSpd requires)"
             )));
         }
-        let (flag, v) = opt.split_at(1);
+        // One character, whatever its width: `-é` must not split inside it.
+        let (flag, v) = opt.split_at(opt.chars().next().map_or(0, char::len_utf8));
         let planned = |what: &str| -> Result<()> {
             Err(bad(format!("{a}: {what} is not supported yet (planned)")))
         };
         match flag {
-            "a" => {
-                let list = v.strip_prefix('g').unwrap_or(v);
-                if list.is_empty() {
-                    affinity = Some(None);
-                } else {
-                    let mut cpus = Vec::new();
-                    for part in list.split(',') {
-                        if part.starts_with('g') {
-                            return Err(bad(format!(
-                                "{a}: processor groups other than 0 do not exist on Linux"
-                            )));
-                        }
-                        cpus.push(part.parse().map_err(|_| {
-                            bad(format!("{a}: syntax error parsing affinity at '{part}'"))
-                        })?);
-                    }
-                    affinity = Some(Some(cpus));
-                }
-            }
+            "a" => affinity.extend(affinity_cpus(a, v)?),
             "b" => {}
             "B" => {
                 let (b, len) = match v.split_once(':') {
                     Some((b, l)) => (b, Some(l)),
                     None => (v, None),
                 };
-                base = size(b, block, "B")?;
+                base = size(b, block, a)?;
                 if let Some(l) = len {
                     if max.is_some() {
                         return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
                     }
-                    max = Some(base + size(l, block, "B")?);
+                    max =
+                        Some(base.checked_add(size(l, block, a)?).ok_or_else(|| {
+                            bad(format!("{a}: invalid target length passed to -B"))
+                        })?);
                 }
             }
-            "c" => create = Some(size(v, block, "c")?),
+            "c" => create = Some(size(v, block, a)?),
+            "C" if v.is_empty() => cooldown = 0,
             "C" => cooldown = int(v, "C", "cooldown time")?,
             "d" => {
                 duration = int(v, "d", "measured duration time")?;
@@ -282,14 +396,21 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 if max.is_some() {
                     return Err(bad(format!("{a}: maximum target offset (-Bbase:length or -fsize) can only be specified once")));
                 }
-                max = Some(size(v, block, "f")?);
+                max = Some(size(v, block, a)?);
             }
             "f" if !v.is_empty() && v.chars().all(|c| "rst".contains(c)) => {
+                shown.hints.push_str(v);
                 notes.push(format!(
                     "{a}: Windows file access hints have no effect here"
                 ));
             }
-            "F" => total_threads = Some(int(v, "F", "thread count")?.max(1) as u32),
+            "F" => {
+                let n = int(v, "F", "thread count")?;
+                if n == 0 {
+                    return Err(bad(format!("{a}: incorrectly provided option")));
+                }
+                total_threads = Some(n.min(u32::MAX as u64) as u32);
+            }
             "g" => {
                 let (n, iops) = match v.strip_suffix('i') {
                     Some(n) => (n, true),
@@ -334,10 +455,20 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     think_ms = Some(n);
                 }
             }
-            "I" => notes.push(format!("{a}: I/O priority hints have no effect here")),
-            "l" => notes.push(format!("{a}: large pages are not used for the buffers")),
+            "I" => {
+                // DiskSpd: 1 very low, 2 low, 3 normal; anything else is refused.
+                let p = v.parse().ok().filter(|p| (1..=3).contains(p));
+                shown.io_priority =
+                    Some(p.ok_or_else(|| bad(format!("{a}: incorrectly provided option")))?);
+                notes.push(format!("{a}: I/O priority hints have no effect here"));
+            }
+            "l" => {
+                shown.large_pages = true;
+                notes.push(format!("{a}: large pages are not used for the buffers"));
+            }
             "L" if v.is_empty() => latency = true,
             "n" if v.is_empty() => no_affinity = true,
+            "N" => shown.flush_mode = Some(mapped_flush(a, v)?),
             "o" => {
                 let n = int(v, "o", "outstanding I/O count")?;
                 if n == 0 {
@@ -353,7 +484,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 per_thread_qd = Some(n.min(u32::MAX as u64) as u32);
             }
             "p" => planned("-p (parallel I/Os from one offset)")?,
-            "P" => {}
+            // DiskSpd: a progress dot every N I/Os (65536 when N is missing or 0).
+            "P" => shown.progress = v.parse().ok().filter(|&n| n > 0).unwrap_or(65536),
             "r" => {
                 if let Some(pct) = v.strip_prefix('s') {
                     if pct.is_empty() {
@@ -391,7 +523,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 let align = if v.is_empty() {
                     block
                 } else {
-                    size(v, block, "r")?
+                    size(v, block, a)?
                 };
                 if align == 0 {
                     return Err(bad(format!("{a}: invalid alignment passed to -r")));
@@ -400,16 +532,24 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 random_ratio.get_or_insert(100);
             }
             "R" => {
-                let f = v.strip_prefix('p').unwrap_or(v);
+                let f = match v.strip_prefix('p') {
+                    Some(f) => {
+                        profile_only = true;
+                        f
+                    }
+                    None => v,
+                };
                 match f {
                     "text" => xml = false,
                     "xml" => xml = true,
+                    // -Rp alone: the profile in the format given elsewhere, else text.
+                    "" if profile_only => {}
                     "" => {
                         return Err(bad(format!(
                             "{a}: unspecified results format -R: use [p]<text|xml>"
                         )))
                     }
-                    _ => return Err(bad(format!("{a}: invalid results format (-R): '{v}'"))),
+                    _ => return Err(bad(format!("{a}: invalid results format (-R): '{f}'"))),
                 }
             }
             "s" => {
@@ -436,11 +576,19 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     }
                     None => v,
                 };
-                sequential = Some(if rest.is_empty() {
+                let stride = if rest.is_empty() {
                     block
                 } else {
-                    size(rest, block, "s")?
-                });
+                    size(rest, block, a)?
+                };
+                // DiskSpd takes -s0 (every I/O at the same offset); iogauge's sequential
+                // pattern needs a step.
+                if stride == 0 {
+                    return Err(bad(format!(
+                        "{a}: a stride of 0 (every I/O at the base offset) cannot run here"
+                    )));
+                }
+                sequential = Some(stride);
             }
             "S" => {
                 let flags = if v.is_empty() { "u" } else { v };
@@ -502,11 +650,14 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 threads = Some(n.min(u32::MAX as u64) as u32);
             }
             "T" => {
-                let t = size(v, block, "T").ok().filter(|&t| t > 0);
+                let t = size(v, block, a).ok().filter(|&t| t > 0);
                 thread_start =
                     Some(t.ok_or_else(|| bad(format!("{a}: invalid offset passed to -T")))?);
             }
-            "v" => {}
+            "v" => match v {
+                "" | "s" => shown.verbose = true,
+                _ => return Err(bad(format!("{a}: invalid verbose mode (-v): '{v}'"))),
+            },
             "w" => {
                 if v.is_empty() {
                     return Err(bad(format!("{a}: no write ratio passed to -w")));
@@ -519,10 +670,15 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 }
                 write_pct = w as u8;
             }
+            // DiskSpd reads a bare -W (and -C) as 0 seconds.
+            "W" if v.is_empty() => warmup = 0,
             "W" => warmup = int(v, "W", "warmup time")?,
-            "x" if v.is_empty() => notes.push(
-                "-x: completion routines are a Windows mechanism; iogauge uses io_uring".into(),
-            ),
+            "x" if v.is_empty() => {
+                shown.completion_routines = true;
+                notes.push(
+                    "-x: completion routines are a Windows mechanism; iogauge uses io_uring".into(),
+                )
+            }
             "X" => return Err(bad(format!("{a}: XML profiles (-X) are not supported"))),
             "e" => return Err(bad(format!("{a}: ETW tracing (-e) exists only on Windows"))),
             "y" => {
@@ -536,11 +692,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                         .duration_since(std::time::UNIX_EPOCH)
                         .map_or(1, |d| d.as_nanos() as u64 & 0xffff_ffff)
                 } else {
-                    let s = int(v, "z", "random seed value")?;
-                    if s > u32::MAX as u64 {
-                        return Err(bad(format!("{a}: invalid random seed value '{v}' specified - must be a valid 32 bit integer")));
-                    }
-                    s
+                    // DiskSpd: strtoul, a 32-bit unsigned value.
+                    let s = v.parse::<u32>().map_err(|_| {
+                        bad(format!("{a}: invalid random seed value '{v}' specified - must be a valid 32 bit integer"))
+                    })?;
+                    s as u64
                 };
             }
             "Z" => match v {
@@ -554,15 +710,20 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     if file.is_some() {
                         planned("-Z<size>,<file> (write data from a file)")?;
                     }
-                    let sz = size(sz, block, "Z")?;
+                    let sz = size(sz, block, a)?;
                     if sz < block {
                         return Err(bad(format!(
                             "{a}: custom write buffer (-Z) is smaller than the block size. Write buffer size: {sz} block size: {block}"
                         )));
                     }
+                    shown.write_buffer = Some(sz);
                     notes.push(format!("{a}: iogauge's write buffers hold random data, one buffer per outstanding I/O"));
                 }
             },
+            // DiskSpd's experiment flags (-:1 lets its rate limiter sleep longer than 1 ms).
+            ":" => notes.push(format!(
+                "{a}: DiskSpd's experiment flags have no effect here"
+            )),
             _ => return Err(bad(format!("{a}: invalid option: '{opt}'"))),
         }
     }
@@ -572,7 +733,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         ));
     }
     // DiskSpd's validator.
-    if no_affinity && affinity.is_some() {
+    if no_affinity && !affinity.is_empty() {
         return Err(bad("-n and -a parameters cannot be used together"));
     }
     if total_threads.is_some() && threads.is_some() {
@@ -627,7 +788,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         if interlocked && !multi {
             warnings.push("single-threaded test, -si ignored".into());
         }
-        if !interlocked && multi {
+        // -T gives each thread its own sequential stream: DiskSpd does not warn then.
+        if !interlocked && multi && thread_start.is_none() {
             warnings.push("target access pattern will not be sequential, consider -si".into());
         }
     }
@@ -682,7 +844,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 .into(),
         );
     }
-    if write_pct > 0 && buffers.is_default() {
+    // With -Z<size> DiskSpd's writes are random data too (its note says how iogauge differs).
+    if write_pct > 0 && buffers.is_default() && shown.write_buffer.is_none() {
         notes.push("DiskSpd fills write buffers with a repeating byte pattern; iogauge writes incompressible random data (-Z writes zeros, -Zr new random data per write)".into());
     }
     let think = match (think_ms, burst) {
@@ -713,6 +876,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
             interlocked,
         },
     };
+    let flush = mapped_flush_job(shown.flush_mode, mmap, &mut notes)?;
     let job = JobSpec {
         targets,
         threads_per_target,
@@ -721,11 +885,11 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         latency,
         delay: None,
         delay_step: None,
-        affinity: match (no_affinity, affinity) {
+        affinity: match (no_affinity, affinity.is_empty()) {
             (true, _) => None,
-            (false, Some(Some(cpus))) => Some(Affinity::Cpus { cpus }),
+            (false, false) => Some(Affinity::Cpus { cpus: affinity }),
             // DiskSpd's default: threads spread round-robin over the CPUs.
-            (false, _) => Some(Affinity::Auto),
+            (false, true) => Some(Affinity::Auto),
         },
         sqpoll: false,
         hipri: false,
@@ -753,7 +917,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         block_mix: None,
         random_pct: random_ratio.filter(|&r| r < 100),
         random_every: None,
-        flush: None,
+        flush,
         end_fsync: false,
         think,
         buffers,
@@ -785,6 +949,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         job,
         xml,
         iops_stats,
+        profile_only,
+        shown,
         notes,
         warnings,
     })
@@ -1219,5 +1385,284 @@ mod tests {
         );
         let d = parse_line("-si t").unwrap();
         assert_eq!(d.warnings, ["single-threaded test, -si ignored"]);
+        assert!(parse_line("-t2 -T1M t").unwrap().warnings.is_empty());
+        // The note on DiskSpd's repeating write pattern does not apply to -Z<size>.
+        let notes = parse_line("-w100 -Z1M t").unwrap().notes;
+        assert!(!notes.iter().any(|n| n.contains("repeating")), "{notes:?}");
+    }
+
+    /// -Rp, -Rptext, -Rpxml: the profile only; -Rp alone keeps the format given elsewhere.
+    #[test]
+    fn profile_only_forms() {
+        for (line, xml) in [
+            ("-Rp t", false),
+            ("-Rptext t", false),
+            ("-Rpxml t", true),
+            ("-Rxml -Rp t", true),
+        ] {
+            let d = parse_line(line).unwrap();
+            assert!(d.profile_only, "{line}");
+            assert_eq!(d.xml, xml, "{line}");
+        }
+        assert!(!parse_line("-Rxml t").unwrap().profile_only);
+        assert!(err("-Rpjson t").contains("-Rpjson: invalid results format (-R): 'json'"));
+    }
+
+    /// DiskSpd reads -W and -C with atoi: bare, they are 0 seconds.
+    #[test]
+    fn bare_warmup_and_cooldown_are_zero() {
+        let j = parse_line("-W t").unwrap().job;
+        assert_eq!(j.warmup_ns, 0);
+        let j = parse_line("-C t").unwrap().job;
+        assert_eq!(j.cooldown_ns, 0);
+    }
+
+    /// DiskSpd refuses -F0 (a thread count must be above 0) with its generic reason.
+    #[test]
+    fn no_threads_is_refused() {
+        assert!(err("-F0 t").contains("-F0: incorrectly provided option"));
+        assert!(err("-F0 a b").contains("-F0: incorrectly provided option"));
+    }
+
+    /// -Nv, -Nn, -Ni (either case) flush each write to a mapped target (-Sm); here that is
+    /// msync after every write, with notes saying so. Without -Sm DiskSpd refuses them.
+    #[test]
+    fn mapped_flush_modes() {
+        for line in [
+            "-Sm -Nv -w50 t",
+            "-Sm -Nn -w50 t",
+            "-Sm -Ni -w50 t",
+            "-Sm -NV -w50 t",
+        ] {
+            let d = parse_line(line).unwrap();
+            assert_eq!(
+                d.job.flush,
+                Some(crate::spec::FlushEvery {
+                    writes: 1,
+                    data_only: false
+                }),
+                "{line}"
+            );
+            assert!(d.notes.iter().any(|n| n.contains("msync")), "{line}");
+        }
+        assert!(err("-Nv t").contains(
+            "memory mapped flush mode (-N) can only be specified with memory mapped IO (-Sm)"
+        ));
+        assert!(err("-Sm -Nx t").contains("-Nx: incorrectly provided option"));
+        assert!(err("-Sm -N t").contains("-N: incorrectly provided option"));
+    }
+
+    /// -a as DiskSpd reads it: `-ag0,0,1,2` is group 0, CPUs 0 to 2 (as `-a0,1,2`); lists
+    /// add up over several -a; a bare -a is the default, so -n may go with it.
+    #[test]
+    fn affinity_as_diskspd_reads_it() {
+        let cpus = |line: &str| parse_line(line).unwrap().job.affinity;
+        let list = |cpus: &[usize]| {
+            Some(Affinity::Cpus {
+                cpus: cpus.to_vec(),
+            })
+        };
+        assert_eq!(cpus("-ag0,0,1,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-a0,1,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-ag0,0,1 -ag0,2 t"), list(&[0, 1, 2]));
+        assert_eq!(cpus("-a3 -a t"), list(&[3]));
+        assert_eq!(cpus("-ag t"), Some(Affinity::Auto));
+        assert_eq!(cpus("-n -a t"), None);
+        for (line, want) in [
+            (
+                "-ag1,0 t",
+                "-ag1,0: processor groups other than 0 do not exist on Linux",
+            ),
+            ("-ag0,0,g1,1 t", "processor groups other than 0"),
+            ("-ag0 t", "-ag0: incomplete affinity specification"),
+            ("-a0, t", "-a0,: incomplete affinity specification"),
+            ("-a0,x t", "-a0,x: syntax error parsing affinity at 'x'"),
+            ("-n -a0 t", "-n and -a parameters cannot be used together"),
+        ] {
+            assert!(err(line).contains(want), "{line}: {}", err(line));
+        }
+    }
+
+    /// No input makes the parser panic, and each refusal names the option as typed: values
+    /// past DiskSpd's 32-bit integers, sums past 64 bits, a multi-byte option letter, a size
+    /// in the second half of -B or in a -rdabs range.
+    #[test]
+    fn refusals_name_the_option_as_typed() {
+        for (line, want) in [
+            (
+                "-d99999999999999 t",
+                "-d99999999999999: invalid measured duration time (-d)",
+            ),
+            ("-W99999999999 t", "-W99999999999: invalid warmup time (-W)"),
+            (
+                "-C18446744073709551615 t",
+                "-C18446744073709551615: invalid cooldown time (-C)",
+            ),
+            (
+                "-D99999999999999 t",
+                "-D99999999999999: invalid interval (-D)",
+            ),
+            (
+                "-g99999999999999999 t",
+                "-g99999999999999999: invalid throughput (-g)",
+            ),
+            (
+                "-j99999999999999 t",
+                "-j99999999999999: invalid think time (-j)",
+            ),
+            ("-t3000000000 t", "-t3000000000: invalid thread count (-t)"),
+            (
+                "-B18446744073709551615:1 t",
+                "-B18446744073709551615:1: invalid target length passed to -B",
+            ),
+            ("-B1M:10Q t", "-B1M:10Q: invalid size 'Q'"),
+            ("-r -rdabs90/10Q t", "-rdabs90/10Q: invalid size 'Q'"),
+            (
+                "-z4294967296 t",
+                "-z4294967296: invalid random seed value '4294967296'",
+            ),
+            ("-s0 t", "-s0: a stride of 0"),
+            ("-\u{e9} t", "-\u{e9}: invalid option"),
+            ("-b\u{e9} t", "-b\u{e9}: '\u{e9}' is not a size"),
+        ] {
+            let e = err(line);
+            assert!(e.contains(want), "{line}: {e}");
+            assert!(!e.contains('\n'), "{line}: one line");
+        }
+        assert_eq!(parse_line("-z4294967295 t").unwrap().job.seed, 4294967295);
+    }
+
+    /// `iogauge diskspd --help` says which options run, which run differently, which are
+    /// accepted without effect and which are refused: each named option does what it says.
+    #[test]
+    fn help_tells_what_runs_and_what_is_refused() {
+        let sample = |opt: &str| -> Option<&str> {
+            Some(match opt {
+                "-a" => "-a0",
+                "-ag" => "-ag",
+                "-b" => "-b4K",
+                "-B" => "-B4K",
+                "-c" => "-c1M",
+                "-C" => "-C1",
+                "-d" => "-d1",
+                "-D" => "-D100",
+                "-f<size>" => "-f1M",
+                "-F" => "-F2",
+                "-g" => "-g100",
+                "-h" => "-h",
+                "-i" => "-i2 -j1",
+                "-j" => "-j1",
+                "-L" => "-L",
+                "-n" => "-n",
+                "-o" => "-o4",
+                "-O" => "-F2 -O4",
+                "-r" => "-r",
+                "-rd" => "-r -rdpct90/10",
+                "-rs" => "-rs50",
+                "-R" => "-Rxml",
+                "-Rp" => "-Rp",
+                "-s" => "-s",
+                "-si" => "-t2 -si",
+                "-S" => "-S",
+                "-Sb" => "-Sb",
+                "-Sh" => "-Sh",
+                "-Sm" => "-Sm",
+                "-Su" => "-Su",
+                "-Sw" => "-Sw",
+                "-Sr" => "-Sr",
+                "-t" => "-t2",
+                "-T" => "-t2 -T1M",
+                "-w" => "-w50",
+                "-W" => "-W",
+                "-x" => "-x",
+                "-z" => "-z7",
+                "-Z" => "-Z",
+                "-Zr" => "-Zr",
+                "-Z<size>" => "-Z1M",
+                "-N<v|n|i>" => "-Sm -Nv",
+                "-f<rst>" => "-frst",
+                "-I" => "-I1",
+                "-l" => "-l",
+                "-P" => "-P10",
+                "-v" => "-v",
+                "-:<flags>" => "-:1",
+                "-p" => "-o2 -p",
+                "-Z<size>,<file>" => "-Z1M,src",
+                "-Sm with -Sw/-Sh/-h" => "-Sm -Sw",
+                "-X" => "-Xp.xml",
+                "-e" => "-eDISK_IO",
+                "-y" => "-ysgo",
+                "drive letters (C:)" => "C:",
+                "processor groups other than 0 (-ag1,...)" => "-ag1,0",
+                _ => return None,
+            })
+        };
+        let help = crate::cli::DISKSPD_HELP;
+        let section = |title: &str| -> String {
+            let start = help
+                .find(title)
+                .unwrap_or_else(|| panic!("no {title:?} in the help"));
+            let rest = &help[start + title.len()..];
+            // A section goes on over the indented lines after its first.
+            let mut lines = rest.lines();
+            let mut text = lines.next().unwrap_or("").to_string();
+            for l in lines.take_while(|l| l.starts_with("  ")) {
+                text.push(' ');
+                text.push_str(l);
+            }
+            text
+        };
+        // Options as the help writes them: -x, or -x<...>; a reason in parentheses follows.
+        let options = |text: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut depth = 0;
+            for w in text.split_whitespace() {
+                if depth == 0 && w.starts_with('-') {
+                    out.push(w.trim_end_matches([',', ':']).to_string());
+                }
+                depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
+            }
+            out
+        };
+        let mut named = 0;
+        for (title, runs) in [
+            ("Run as in DiskSpd:", true),
+            ("Run differently (the report's notes say how):", true),
+            ("Accepted, no effect on Linux:", true),
+        ] {
+            for opt in options(&section(title)) {
+                let s = sample(&opt).unwrap_or_else(|| panic!("no sample for {opt}"));
+                let line = format!("{s} t");
+                assert_eq!(parse_line(&line).is_ok(), runs, "{title} {opt}: {line}");
+                named += 1;
+            }
+        }
+        let refused = [
+            "-p",
+            "-Z<size>,<file>",
+            "-Sm with -Sw/-Sh/-h",
+            "-X",
+            "-e",
+            "-y",
+            "drive letters (C:)",
+            "processor groups other than 0 (-ag1,...)",
+        ];
+        let text = section("Refused, saying why:");
+        for what in refused {
+            assert!(
+                text.contains(what),
+                "the help does not refuse {what}: {text}"
+            );
+            let line = match sample(what).unwrap() {
+                "C:" => "C:".to_string(),
+                s => format!("{s} t"),
+            };
+            assert!(
+                parse_line(&line).is_err(),
+                "{what} is said to be refused: {line}"
+            );
+        }
+        assert!(named > 40, "{named} options named");
+        assert!(!help.contains("Planned:"), "{help}");
     }
 }

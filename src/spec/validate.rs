@@ -10,6 +10,9 @@ use super::*;
 /// single values mean something is broken.
 const MAX_SECONDS: u64 = 366 * 24 * 3600;
 
+/// The most worker threads one job may have.
+pub const MAX_THREADS: u64 = 4096;
+
 fn bad(m: String) -> Result<()> {
     Err(Error::usage(m))
 }
@@ -53,6 +56,15 @@ impl JobSpec {
         }
         if self.threads_per_target == 0 {
             return bad(format!("{} must be at least 1", n(Flag::Threads)));
+        }
+        // fio's own limit on jobs (REAL_MAX_JOBS); each thread costs memory before any I/O.
+        if self.total_threads() > MAX_THREADS {
+            return bad(format!(
+                "{} {} makes {} threads in all: at most {MAX_THREADS}",
+                n(Flag::Threads),
+                self.threads_per_target,
+                self.total_threads()
+            ));
         }
         if self.queue_depth == 0 {
             return bad(format!("{} must be at least 1", n(Flag::QueueDepth)));
