@@ -328,7 +328,16 @@ impl Drop for PidsLimit {
 /// limit, and removes what was created: for runs, profiles, DiskSpd lines, fio jobs and the
 /// fs suite alike.
 fn a_thread_that_cannot_start_ends_the_run_cleanly() -> Checked {
-    let cases: [(&[&str], u32); 5] = [
+    // Sixteen jobs of one group: a thread each, before any worker.
+    let jobs = work_dir();
+    let job_file = jobs.path().join("many.fio");
+    let mut text = String::from("[global]\nfilename=t.dat\nsize=1m\nruntime=1s\ntime_based\n");
+    for j in 0..16 {
+        text.push_str(&format!("[j{j}]\n"));
+    }
+    std::fs::write(&job_file, text).unwrap();
+    let cases: [(&[&str], u32); 6] = [
+        (&["fio", p(&job_file)], 8),
         (
             &[
                 "run", "--engine", "null", "-t", "64", "-d", "0.5", "-c", "1M", "t.dat",
@@ -382,6 +391,35 @@ fn a_thread_that_cannot_start_ends_the_run_cleanly() -> Checked {
     Ok(())
 }
 
+/// Ctrl-C during a long wait (a 30 s injected delay, a 20 s think time all spun) ends the run
+/// within a second or two: exit 130, partial results, the file removed.
+fn long_waits_give_way_to_ctrl_c() -> Checked {
+    let lines = [
+        "-c 1M -d 60 -W 0 --cache buffered --engine delay --delay fixed:30s -o 4 --no-save",
+        "-c 1M -d 60 -W 0 --cache buffered --engine sync --think 20s --think-spin 20s --no-save",
+        "-c 1M -d 60 -W 30 --cache buffered --engine delay --delay fixed:30s --no-save",
+    ];
+    for line in lines {
+        let d = work_dir();
+        let f = d.path().join("t.dat");
+        let child = spawn_run(line, &[p(&f)]);
+        wait_for_file(&f, 1 << 20);
+        let t0 = Instant::now();
+        // SAFETY: kill with a valid pid and signal number.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = wait_within(child, 10).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let took = t0.elapsed();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(130), "{line}: {err}");
+        assert!(
+            took < Duration::from_secs(3),
+            "{line}: took {took:?} to stop"
+        );
+        assert!(!f.exists(), "{line}: the file is left");
+    }
+    Ok(())
+}
+
 fn main() {
     let tests: Vec<FaultTest> = vec![
         (
@@ -407,6 +445,10 @@ fn main() {
         (
             "a_thread_that_cannot_start_ends_the_run_cleanly",
             a_thread_that_cannot_start_ends_the_run_cleanly,
+        ),
+        (
+            "long_waits_give_way_to_ctrl_c",
+            long_waits_give_way_to_ctrl_c,
         ),
     ];
     let tests = tests

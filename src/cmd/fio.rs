@@ -445,67 +445,7 @@ fn run_plan(
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
         let runs = &plan.runs;
-        let done: Vec<(usize, Result<Option<RunResult>, Error>, Cleanup)> =
-            std::thread::scope(|s| {
-                let handles: Vec<_> = members
-                    .iter()
-                    .map(|&i| {
-                        let run = &runs[i];
-                        let line = command_line.to_vec();
-                        s.spawn(move || {
-                            // create_only keeps what it lays out: that is what the job is for.
-                            let mut cleanup = Cleanup::new(run.job.keep || run.create_only);
-                            if !wait(run.start_delay_ns, interrupted) {
-                                return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
-                            }
-                            if run.create_only {
-                                let r = runner::target::open_targets(
-                                    &run.job,
-                                    &mut cleanup,
-                                    interrupted,
-                                )
-                                .map(|_| None);
-                                return (i, r, cleanup);
-                            }
-                            if run.logs.per_io && run.logs.any() {
-                                // A line per I/O, written as the records come, to files
-                                // made once the run is set up.
-                                let mut logs = IoLogs::new(run);
-                                let r = runner::run_full(
-                                    &run.job,
-                                    line,
-                                    interrupted,
-                                    &mut cleanup,
-                                    &mut logs,
-                                    true,
-                                );
-                                let r = match (r, logs.finish()) {
-                                    (Ok(r), Ok(())) => Ok(Some(r)),
-                                    (Err(e), _) => Err(e),
-                                    (Ok(_), Err(e)) => {
-                                        Err(Error::runtime(format!("fio job '{}': {e}", run.name)))
-                                    }
-                                };
-                                return (i, r, cleanup);
-                            }
-                            let r = runner::run_full(
-                                &run.job,
-                                line,
-                                interrupted,
-                                &mut cleanup,
-                                &mut NoObserver,
-                                true,
-                            )
-                            .map(Some);
-                            (i, r, cleanup)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a fio job thread panicked"))
-                    .collect()
-            });
+        let (done, halted) = run_batch(runs, &members, command_line, interrupted);
         let after = SelfUsage::now();
         out.batch_cpu.push((
             after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
@@ -561,6 +501,12 @@ fn run_plan(
                     out.error.get_or_insert(in_job(&plan.runs[i].name, e));
                 }
             }
+        }
+        if let Some(e) = halted {
+            // The jobs that did start were stopped as by Ctrl-C: the cause is this.
+            out.interrupted = false;
+            out.error = Some(e);
+            break;
         }
         if out.interrupted {
             out.error
@@ -649,6 +595,90 @@ fn in_job(name: &str, e: Error) -> Error {
         Error::Runtime(m) => Error::Runtime(format!("fio job '{name}': {m}")),
         other => other,
     }
+}
+
+/// What one job's thread gives back: the job's index, its result (none for create_only), and
+/// the files it created.
+type JobDone = (usize, Result<Option<RunResult>, Error>, Cleanup);
+
+/// Run the jobs `members` of one batch together, each on a thread of its own. A thread the
+/// system will not start ends the batch: the jobs already going are stopped as by Ctrl-C,
+/// and the second value is the error that names the limit.
+fn run_batch(
+    runs: &[options::FioRun],
+    members: &[usize],
+    command_line: &[String],
+    interrupted: &AtomicBool,
+) -> (Vec<JobDone>, Option<Error>) {
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut refused = None;
+        for (k, &i) in members.iter().enumerate() {
+            let run = &runs[i];
+            let line = command_line.to_vec();
+            let started = std::thread::Builder::new()
+                .stack_size(iogauge::os::threads::JOB_STACK_BYTES)
+                .spawn_scoped(s, move || run_job(i, run, line, interrupted));
+            match started {
+                Ok(h) => handles.push((i, h)),
+                Err(e) => {
+                    interrupted.store(true, Ordering::Relaxed);
+                    let asked = format!("{} jobs", members.len());
+                    let why = iogauge::os::threads::start_error(k, members.len(), &asked, &e);
+                    refused = Some(Error::runtime(why));
+                    break;
+                }
+            }
+        }
+        let done = handles
+            .into_iter()
+            .map(|(i, h)| {
+                h.join().unwrap_or_else(|_| {
+                    let e = format!("fio job '{}': its thread panicked", runs[i].name);
+                    (i, Err(Error::runtime(e)), Cleanup::new(false))
+                })
+            })
+            .collect();
+        (done, refused)
+    })
+}
+
+/// One job, on its own thread: wait for its start delay, then lay out (create_only) or run.
+fn run_job(
+    i: usize,
+    run: &options::FioRun,
+    line: Vec<String>,
+    interrupted: &AtomicBool,
+) -> JobDone {
+    // create_only keeps what it lays out: that is what the job is for.
+    let mut cleanup = Cleanup::new(run.job.keep || run.create_only);
+    if !wait(run.start_delay_ns, interrupted) {
+        return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
+    }
+    if run.create_only {
+        let r = runner::target::open_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
+        return (i, r, cleanup);
+    }
+    if run.logs.per_io && run.logs.any() {
+        // A line per I/O, written as the records come, to files made once the run is set up.
+        let mut logs = IoLogs::new(run);
+        let r = runner::run_full(&run.job, line, interrupted, &mut cleanup, &mut logs, true);
+        let r = match (r, logs.finish()) {
+            (Ok(r), Ok(())) => Ok(Some(r)),
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(e)) => Err(Error::runtime(format!("fio job '{}': {e}", run.name))),
+        };
+        return (i, r, cleanup);
+    }
+    let r = runner::run_full(
+        &run.job,
+        line,
+        interrupted,
+        &mut cleanup,
+        &mut NoObserver,
+        true,
+    );
+    (i, r.map(Some), cleanup)
 }
 
 /// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.

@@ -14,6 +14,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;
 
+/// The longest a wait goes without returning to the worker.
+const MAX_WAIT_NS: u64 = 10_000_000;
+
 pub struct DelayEngine {
     clock: Clock,
     rng: Rng,
@@ -105,7 +108,11 @@ impl IoEngine for DelayEngine {
 
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
         let start = self.clock.now_ns();
-        let deadline = timeout_ns.map_or(u64::MAX, |t| start + t);
+        // Come back now and then even with nothing done, so the worker sees a stop (Ctrl-C)
+        // during a long delay; it then cancels what is left.
+        let deadline = timeout_ns
+            .map_or(u64::MAX, |t| start + t)
+            .min(start + MAX_WAIT_NS);
         let mut got = self.pop_due(start, out);
         while got < min {
             let Some(&Reverse((next, _, _))) = self.due.peek() else {
@@ -119,6 +126,10 @@ impl IoEngine for DelayEngine {
             got += self.pop_due(self.clock.now_ns(), out);
         }
         Ok(())
+    }
+
+    fn cancel(&mut self, out: &mut Vec<u32>) {
+        out.extend(self.due.drain().map(|Reverse((_, slot, _))| slot));
     }
 
     const INJECTS: bool = true;

@@ -79,6 +79,11 @@ pub trait IoEngine {
     /// has passed), and append every completion available, not just `min`, to `out`.
     fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
 
+    /// Give up the I/Os in flight where nothing real is in flight (the delay engine's are only
+    /// timers), appending their slots to `out`: a run that stops need not wait out a long
+    /// delay. Real I/O is never given up: the kernel owns its buffers until it completes.
+    fn cancel(&mut self, _out: &mut Vec<u32>) {}
+
     /// True where the engine injects known latencies (the delay engine).
     const INJECTS: bool = false;
 

@@ -63,9 +63,10 @@ impl Gate {
 /// The one-line error for thread `index` (from 0) of `count` that could not be started;
 /// `asked` is how the user asked for that many (`-t 64`, `numjobs=64`).
 pub fn start_error(index: usize, count: usize, asked: &str, e: &std::io::Error) -> String {
+    // glibc answers EAGAIN both for the thread limit and for a stack it cannot map.
     let why = match e.raw_os_error() {
         Some(libc::EAGAIN) => {
-            "the limit on processes and threads was reached (ulimit -u or RLIMIT_NPROC, or a cgroup's pids.max)"
+            "a limit was reached: on threads (ulimit -u or RLIMIT_NPROC, a cgroup's pids.max) or on memory for their stacks (ulimit -v, a memory cgroup)"
         }
         Some(libc::ENOMEM) => {
             "there is no memory for its stack (ulimit -v, or a memory cgroup)"
@@ -83,6 +84,9 @@ pub fn start_error(index: usize, count: usize, asked: &str, e: &std::io::Error) 
 /// Threads get a small stack: none of iogauge's keeps much on it, and thousands of them (a
 /// fio job file with thousands of jobs) must not need gigabytes of address space.
 pub const STACK_BYTES: usize = 512 << 10;
+
+/// A fio job's thread runs a whole run (set-up, control loop, result), deeper than a worker.
+pub const JOB_STACK_BYTES: usize = 2 << 20;
 
 #[cfg(test)]
 mod tests {

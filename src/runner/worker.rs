@@ -849,6 +849,7 @@ pub fn run<E: IoEngine>(
     let mut waits = WaitStats::default();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
     let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
+    let mut cancelled: Vec<u32> = Vec::with_capacity(qd);
     let batch = plan.submit_batch.max(1) as usize;
     let clock = &ctl.clock;
     let rate_limited = s.rate_limited;
@@ -933,6 +934,13 @@ pub fn run<E: IoEngine>(
 
     'run: loop {
         let issuing = now < ctl.stop_ns.load(Ordering::Relaxed) && s.quota_done_ns.is_none();
+        if !issuing && s.inflight > 0 {
+            // Nothing after the stop counts: I/Os that are only timers need not be waited for.
+            cancelled.clear();
+            engine.cancel(&mut cancelled);
+            s.inflight -= cancelled.len();
+            s.free.extend_from_slice(&cancelled);
+        }
         // A flush or a pause waits for the I/Os in flight: nothing new starts meanwhile.
         let paused = s.flush_due || s.flush_inflight || s.think_due || now < s.think_until;
         if issuing && !paused {
@@ -1035,7 +1043,11 @@ pub fn run<E: IoEngine>(
                     s.think_due = false;
                     let t = plan.think.expect("think_due is only set with --think");
                     if t.spin_ns > 0 {
-                        clock.spin_until(now + t.spin_ns);
+                        // Spin, but not past the stop (Ctrl-C).
+                        let until = now + t.spin_ns;
+                        while clock.now_ns() < until.min(ctl.stop_ns.load(Ordering::Relaxed)) {
+                            std::hint::spin_loop();
+                        }
                     }
                     s.think_until = now + t.ns;
                 }
