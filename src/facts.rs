@@ -345,12 +345,15 @@ pub(crate) fn fs_name(path: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Bytes free to an unprivileged writer on the file system holding `dir`.
+/// Bytes free for an unprivileged writer in the file system holding `dir`; `None` where that
+/// cannot be known.
 pub(crate) fn free_space(dir: &Path) -> Option<u64> {
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: statvfs writes into a zeroed struct we own; `c` is a valid C string.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+    // A file system that reports no size at all (ramfs: it grows into memory) has no
+    // capacity to run out of that statvfs could tell: unknown, not full.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 || st.f_blocks == 0 {
         return None;
     }
     Some(st.f_bavail as u64 * st.f_frsize as u64)

@@ -88,7 +88,9 @@ fn subcommand(args: &[String]) -> Option<&str> {
 /// Keep clap's first line and its list of possible values, if any.
 fn one_line(clap_error: &str) -> String {
     let mut lines = clap_error.lines().map(str::trim).filter(|l| !l.is_empty());
-    let mut msg = lines.next().unwrap_or("invalid arguments").to_string();
+    // clap begins with its own "error: "; ours is added where the error is printed.
+    let first = lines.next().unwrap_or("invalid arguments");
+    let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
     // "the following required arguments were not provided:" names them on the next lines.
     if msg.ends_with(':') {
         let named: Vec<&str> = lines
@@ -325,9 +327,42 @@ fn cmd_profiles() -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
+/// `--format FORM` where people type it: after the profile's name and options too.
+fn explain_format(e: &ExplainArgs) -> Result<(ExplainFormat, Vec<String>), Error> {
+    use clap::ValueEnum;
+    let mut format = e.format;
+    let mut what = Vec::new();
+    let mut args = e.what.iter();
+    while let Some(a) = args.next() {
+        let value = match a.strip_prefix("--format") {
+            Some("") => args
+                .next()
+                .cloned()
+                .ok_or_else(|| Error::usage("--format needs a value: run, fio, diskspd or all"))?,
+            Some(v) if v.starts_with('=') => v[1..].to_string(),
+            _ => {
+                what.push(a.clone());
+                continue;
+            }
+        };
+        format = ExplainFormat::from_str(&value, true).map_err(|_| {
+            Error::usage(format!(
+                "invalid value '{value}' for --format: run, fio, diskspd or all"
+            ))
+        })?;
+    }
+    if what.is_empty() {
+        return Err(Error::usage(
+            "explain needs a profile name, or run and its flags",
+        ));
+    }
+    Ok((format, what))
+}
+
 fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
     use iogauge::spec::export;
-    let what = &e.what;
+    let (format, what) = explain_format(e)?;
+    let what = &what;
     let passes = if what[0] == "run" {
         let mut argv = vec!["iogauge".to_string()];
         argv.extend(what.iter().cloned());
@@ -365,7 +400,7 @@ fn cmd_explain(e: &ExplainArgs) -> Result<u8, Error> {
         }
         passes
     };
-    let text = match e.format {
+    let text = match format {
         ExplainFormat::All => export::explain(&passes),
         ExplainFormat::Run => export::run_lines(&passes),
         ExplainFormat::Fio => export::fio_file(&passes),

@@ -420,6 +420,22 @@ fn long_waits_give_way_to_ctrl_c() -> Checked {
     Ok(())
 }
 
+/// ramfs reports no capacity at all: a file made there is not refused as if the file system
+/// were full.
+fn ramfs_is_not_full() -> Checked {
+    need_root()?;
+    let d = work_dir();
+    sh("mount", &["-t", "ramfs", "ramfs", p(d.path())])?;
+    let f = d.path().join("t.dat");
+    let o = run_l(
+        "-c 16M -d 0.2 -W 0 --cache buffered --engine sync --no-save",
+        &[p(&f)],
+    );
+    let _ = sh("umount", &[p(d.path())]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    Ok(())
+}
+
 fn main() {
     let tests: Vec<FaultTest> = vec![
         (
@@ -450,6 +466,7 @@ fn main() {
             "long_waits_give_way_to_ctrl_c",
             long_waits_give_way_to_ctrl_c,
         ),
+        ("ramfs_is_not_full", ramfs_is_not_full),
     ];
     let tests = tests
         .into_iter()

@@ -431,7 +431,8 @@ impl Store {
         }
         sql.push_str(" ORDER BY started_unix_ns DESC, id DESC");
         if let Some(l) = f.limit {
-            sql.push_str(&format!(" LIMIT {l}"));
+            // SQLite's LIMIT is a signed 64-bit number; more than that is all of them anyway.
+            sql.push_str(&format!(" LIMIT {}", l.min(i64::MAX as usize)));
         }
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut rows: Vec<Listed> = stmt
