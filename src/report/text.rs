@@ -185,7 +185,7 @@ impl Exporter for Text {
                         o,
                         "\t\t\t'{}': {} operations",
                         f.path,
-                        f.read.ios + f.write.ios
+                        f.read.ios.saturating_add(f.write.ios)
                     );
                 }
             } else {
@@ -244,7 +244,7 @@ impl Exporter for Text {
                             format_size(f.size_bytes),
                             f.read.ios,
                             f.write.ios,
-                            format_size(f.read.bytes + f.write.bytes)
+                            format_size(f.read.bytes.saturating_add(f.write.bytes))
                         );
                     }
                 }
