@@ -224,7 +224,8 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                 "{a}: parameters must come before targets on the command line (as DiskSpd requires)"
             )));
         }
-        let (flag, v) = opt.split_at(1);
+        // The first character, whatever its width in bytes ("-é" is an unknown option).
+        let (flag, v) = opt.split_at(opt.chars().next().map_or(0, char::len_utf8));
         let planned = |what: &str| -> Result<()> {
             Err(bad(format!("{a}: {what} is not supported yet (planned)")))
         };
@@ -1170,5 +1171,13 @@ mod tests {
         );
         let d = parse_line("-si t").unwrap();
         assert_eq!(d.warnings, ["single-threaded test, -si ignored"]);
+    }
+
+    /// Inputs the fuzz target (fuzz/fuzz_targets/diskspd.rs) found panicking, each now a
+    /// one-line error naming what was typed.
+    #[test]
+    fn fuzz_found_inputs_are_errors() {
+        let e = err("-\u{4da}b t");
+        assert_eq!(e, "-\u{4da}b: invalid option: '\u{4da}b'");
     }
 }
