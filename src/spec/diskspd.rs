@@ -160,6 +160,12 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
     Ok(Distribution::Zoned { absolute, zones })
 }
 
+/// `n` given to -`flag`, times `unit`: an error naming the flag where it does not fit in u64.
+fn scaled(n: u64, unit: u64, flag: &str) -> Result<u64> {
+    n.checked_mul(unit)
+        .ok_or_else(|| bad(format!("-{flag}{n}: the value is out of range")))
+}
+
 fn int(text: &str, flag: &str, what: &str) -> Result<u64> {
     text.parse()
         .map_err(|_| bad(format!("-{flag}{text}: invalid {what} (-{flag}): '{text}'")))
@@ -304,7 +310,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     rate_iops = Some(n);
                 } else {
                     // DiskSpd's unit is bytes per millisecond.
-                    rate_bw = Some(n * 1000);
+                    rate_bw = Some(scaled(n, 1000, "g")?);
                 }
             }
             "h" if v.is_empty() => {
@@ -688,7 +694,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     }
     let think = match (think_ms, burst) {
         (Some(ms), burst) => Some(Think {
-            ns: ms * 1_000_000,
+            ns: scaled(ms, 1_000_000, "j")?,
             spin_ns: 0,
             // Without -i every I/O is followed by the think time.
             every: burst.unwrap_or(1),
@@ -734,12 +740,12 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         block_size: block,
         pattern,
         write_pct,
-        warmup_ns: warmup * 1_000_000_000,
+        warmup_ns: scaled(warmup, 1_000_000_000, "W")?,
         stop: Stop::Duration {
-            ns: duration * 1_000_000_000,
+            ns: scaled(duration, 1_000_000_000, "d")?,
         },
         until_steady: None,
-        cooldown_ns: cooldown * 1_000_000_000,
+        cooldown_ns: scaled(cooldown, 1_000_000_000, "C")?,
         base_offset: base,
         max_offset: max,
         cache,
@@ -747,7 +753,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         rate_iops,
         rate_bytes_per_sec: rate_bw,
         seed,
-        interval_ns: interval_ms * 1_000_000,
+        interval_ns: scaled(interval_ms, 1_000_000, "D")?,
         allow_overwrite: false,
         keep: false,
         continue_on_error: false,
@@ -1179,5 +1185,33 @@ mod tests {
     fn fuzz_found_inputs_are_errors() {
         let e = err("-\u{4da}b t");
         assert_eq!(e, "-\u{4da}b: invalid option: '\u{4da}b'");
+        for (line, want) in [
+            (
+                "-d2166666666666666667 t",
+                "-d2166666666666666667: the value is out of range",
+            ),
+            (
+                "-W18446744074 t",
+                "-W18446744074: the value is out of range",
+            ),
+            (
+                "-C6666666666666666662 t",
+                "-C6666666666666666662: the value is out of range",
+            ),
+            (
+                "-D18446744073710 t",
+                "-D18446744073710: the value is out of range",
+            ),
+            (
+                "-j18446744073710 t",
+                "-j18446744073710: the value is out of range",
+            ),
+            (
+                "-g18446744073709552 t",
+                "-g18446744073709552: the value is out of range",
+            ),
+        ] {
+            assert_eq!(err(line), want);
+        }
     }
 }
