@@ -97,7 +97,7 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
                 100 - io_acc.min(100)
             ))
         })?;
-        if io_acc + io > 100 {
+        if io_acc.saturating_add(io) > 100 {
             return Err(bad(format!(
                 "{a}: invalid random distribution IO% {io}: can be at most {} - total must be <= 100%",
                 100 - io_acc
@@ -138,7 +138,8 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
             p
         };
         io_acc += io;
-        span_acc += span;
+        // Absolute spans are bytes: their sum is only compared, so saturating is exact enough.
+        span_acc = span_acc.saturating_add(span);
         zones.push(crate::spec::Zone {
             io_pct: io as u8,
             span,
@@ -1213,5 +1214,12 @@ mod tests {
         ] {
             assert_eq!(err(line), want);
         }
+        let e = err("-r -rdpct0/10:18446744073709551615/1 t");
+        assert!(
+            e.contains("IO% 18446744073709551615: can be at most 100"),
+            "{e}"
+        );
+        // Two absolute spans whose sum passes u64: read without a panic.
+        let _ = parse_line("-r -b4K -rdabs10/16777215T:10/16777215T t");
     }
 }
