@@ -73,7 +73,12 @@ pub fn parse_when(text: &str, flag: &str, now_ns: u64) -> Result<u64> {
             'w' => 7 * 86_400,
             _ => return Err(bad()),
         };
-        return Ok(now_ns.saturating_sub(n * per * 1_000_000_000));
+        let age_ns = n.checked_mul(per * 1_000_000_000).ok_or_else(|| {
+            Error::usage(format!(
+                "invalid value '{text}' for {flag}: an age that long is out of range"
+            ))
+        })?;
+        return Ok(now_ns.saturating_sub(age_ns));
     }
     let parts: Vec<&str> = t.split('-').collect();
     if parts.len() != 3 {
@@ -110,5 +115,15 @@ mod tests {
         let now = 10 * NS_PER_DAY;
         assert_eq!(parse_when("7d", "--since", now).unwrap(), 3 * NS_PER_DAY);
         assert_eq!(parse_when("24h", "--since", now).unwrap(), 9 * NS_PER_DAY);
+    }
+
+    /// Found by fuzz/fuzz_targets/numbers.rs: the age in ns overflowed.
+    #[test]
+    fn an_age_too_long_is_an_error() {
+        let e = parse_when("00500000d", "--since", 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'00500000d' for --since"), "{e}");
+        assert_eq!(parse_when("1d", "--since", 0).unwrap(), 0);
     }
 }

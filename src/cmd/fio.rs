@@ -181,6 +181,7 @@ pub fn cmd_fio(
             allow_overwrite: own.allow_overwrite,
             keep: own.keep,
             size_of: &size_of,
+            exists: &|p| p.exists(),
         },
     )?;
     for w in &plan.warnings {

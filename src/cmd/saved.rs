@@ -125,7 +125,7 @@ pub fn cmd_results(db: &Option<PathBuf>, args: &ResultsArgs) -> Result<u8> {
             for f in files {
                 let text = std::fs::read_to_string(f)
                     .map_err(|e| Error::usage(format!("cannot read '{}': {e}", f.display())))?;
-                records.push(Record::from_json(&text, &f.display().to_string())?);
+                records.push(Record::import(&text, &f.display().to_string())?);
             }
             let mut store = open(db)?;
             for (f, r) in files.iter().zip(&records) {
@@ -234,17 +234,7 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
     let text = match (a.output.unwrap_or(default), &record) {
         (OutputFormat::Json, r) => r.to_json(),
         (OutputFormat::Csv, Record::Run(r)) => iogauge::report::csv::Csv.render(r),
-        (OutputFormat::Csv, Record::Profile(p)) => {
-            // One table: the pass number in front of each time-series row.
-            let mut o = format!("pass,{}\n", iogauge::report::csv::HEADER);
-            for (i, pass) in p.passes.iter().enumerate() {
-                let body = iogauge::report::csv::Csv.render(&pass.result);
-                for line in body.lines().skip(1) {
-                    o.push_str(&format!("{},{line}\n", i + 1));
-                }
-            }
-            o
-        }
+        (OutputFormat::Csv, Record::Profile(p)) => iogauge::report::csv::profile(p),
         (OutputFormat::Csv, Record::Fs(f)) => iogauge::report::fs::csv(f),
         (OutputFormat::FioJson, Record::Run(r)) => iogauge::report::fio::FioJson.render(r),
         (OutputFormat::FioJson, _) => {

@@ -258,6 +258,9 @@ impl Params {
                 self.threads
             ));
         }
+        if self.page_size == 0 {
+            return bad("the page size must be more than 0".into());
+        }
         if self.file_size < self.page_size || self.file_size % self.page_size != 0 {
             return bad(format!(
                 "--file-size {} must be a whole number of pages ({} bytes)",
@@ -549,12 +552,12 @@ impl FsResult {
     pub fn failures(&self) -> Vec<String> {
         let mut out = Vec::new();
         for t in &self.tests {
-            for (i, c) in t.cells.iter().enumerate() {
+            for (c, fs) in t.cells.iter().zip(&self.filesystems) {
                 if c.status == Status::Failed {
                     out.push(format!(
                         "{} on {}: {}",
                         t.name,
-                        self.filesystems[i].label,
+                        fs.label,
                         c.reason.as_deref().unwrap_or("failed")
                     ));
                 }
@@ -569,10 +572,11 @@ fn summary_of(ops: u64, times: &[u64]) -> Option<Summary> {
     v.sort_unstable();
     let (min, max) = (*v.first()?, *v.last()?);
     let n = v.len();
+    // The mean of the middle two in u128: their sum may not fit in u64.
     let median = if n % 2 == 1 {
         v[n / 2]
     } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2
+        ((v[n / 2 - 1] as u128 + v[n / 2] as u128) / 2) as u64
     };
     Some(Summary {
         min_ns: min,

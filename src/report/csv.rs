@@ -1,6 +1,7 @@
 //! The CSV report: the time series, one row per interval, base units.
 
 use super::Exporter;
+use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use std::fmt::Write;
 
@@ -14,6 +15,8 @@ impl Exporter for Csv {
         out.push('\n');
         for s in &r.time_series.samples {
             let secs = s.duration_ns as f64 / 1e9;
+            // A rate over no time would print NaN or inf: none is written as 0.
+            let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
             let _ = write!(out, "{},{}", s.start_ns, s.duration_ns);
             for d in [&s.read, &s.write] {
                 // Latency cells are empty in IOPS mode.
@@ -23,8 +26,8 @@ impl Exporter for Csv {
                     ",{},{},{:.1},{:.1},{},{}",
                     d.ios,
                     d.bytes,
-                    d.ios as f64 / secs,
-                    d.bytes as f64 / secs,
+                    rate(d.ios),
+                    rate(d.bytes),
                     cell(d.latency_mean_ns),
                     cell(d.latency_p99_ns)
                 );
@@ -33,4 +36,16 @@ impl Exporter for Csv {
         }
         out
     }
+}
+
+/// A profile's passes in one table: the pass number in front of each time-series row.
+pub fn profile(p: &ProfileResult) -> String {
+    let mut o = format!("pass,{HEADER}\n");
+    for (i, pass) in p.passes.iter().enumerate() {
+        let body = Csv.render(&pass.result);
+        for line in body.lines().skip(1) {
+            let _ = writeln!(o, "{},{line}", i + 1);
+        }
+    }
+    o
 }

@@ -809,18 +809,18 @@ fn direction(
                         0 => s.read,
                         1 => s.write,
                         _ => crate::result::SampleDir {
-                            ios: s.read.ios + s.write.ios,
-                            bytes: s.read.bytes + s.write.bytes,
+                            ios: s.read.ios.saturating_add(s.write.ios),
+                            bytes: s.read.bytes.saturating_add(s.write.bytes),
                             ..Default::default()
                         },
                     };
-                    b += d.bytes;
-                    k += d.ios;
+                    b = b.saturating_add(d.bytes);
+                    k = k.saturating_add(d.ios);
                     dur = dur.max(s.duration_ns);
                 }
             }
             // A short last interval would read as a dip that did not happen.
-            if dur * 2 >= series[0].time_series.interval_ns {
+            if dur.saturating_mul(2) >= series[0].time_series.interval_ns {
                 bw_s.push(per_sec(b, dur) / 1024.0);
                 iops_s.push(per_sec(k, dur));
             }

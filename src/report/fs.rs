@@ -17,7 +17,9 @@ fn no_time(status: Status, partial: bool) -> &'static str {
 }
 
 fn cell_text(r: &FsResult, t: usize, f: usize, show: impl Fn(&Summary) -> String) -> String {
-    let c = &r.tests[t].cells[f];
+    let Some(c) = r.tests.get(t).and_then(|t| t.cells.get(f)) else {
+        return "-".into();
+    };
     match &c.summary {
         Some(s) => {
             let mut v = show(s);
@@ -37,7 +39,7 @@ fn ratio(v: Option<f64>) -> String {
 
 /// The three tables: fastest time and ratio, median and spread, operations per second.
 pub fn grids(r: &FsResult) -> [(String, Grid); 3] {
-    let reference = &r.filesystems[r.reference].label;
+    let reference = reference_label(r);
     let labels: Vec<String> = r.filesystems.iter().map(|f| f.label.clone()).collect();
     let head = |first: &[&str]| {
         let mut h: Vec<String> = first.iter().map(|s| s.to_string()).collect();
@@ -51,7 +53,8 @@ pub fn grids(r: &FsResult) -> [(String, Grid); 3] {
     median.right = (1..labels.len() + 1).collect();
     rate.right = median.right.clone();
     for (ti, t) in r.tests.iter().enumerate() {
-        let mut b = vec![t.name.clone(), t.cells[0].ops.to_string()];
+        let ops = t.cells.first().map_or("-".into(), |c| c.ops.to_string());
+        let mut b = vec![t.name.clone(), ops];
         let mut m = vec![t.name.clone()];
         let mut q = vec![t.name.clone()];
         for f in 0..labels.len() {
@@ -90,6 +93,13 @@ pub fn grids(r: &FsResult) -> [(String, Grid); 3] {
         ),
         ("Operations per second in the fastest repetition:".to_string(), rate),
     ]
+}
+
+/// The reference's name; "the reference" where the index names none (a result made by hand).
+pub fn reference_label(r: &FsResult) -> &str {
+    r.filesystems
+        .get(r.reference)
+        .map_or("the reference", |f| f.label.as_str())
 }
 
 fn heading(r: &FsResult) -> String {
@@ -183,8 +193,7 @@ pub fn csv(r: &FsResult) -> String {
         }
     };
     for t in &r.tests {
-        for (fi, c) in t.cells.iter().enumerate() {
-            let fs = &r.filesystems[fi];
+        for (c, fs) in t.cells.iter().zip(&r.filesystems) {
             let status = serde_json::to_value(c.status)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from))
@@ -241,7 +250,13 @@ pub struct FsCompareCell {
 }
 
 pub fn compare(results: &[(i64, &FsResult)]) -> FsComparison {
-    let (first_id, first) = results[0];
+    let Some(&(first_id, first)) = results.first() else {
+        return FsComparison {
+            columns: Vec::new(),
+            rows: Vec::new(),
+            reference_id: 0,
+        };
+    };
     let mut columns = Vec::new();
     let mut tests: Vec<String> = Vec::new();
     for (id, r) in results {
@@ -256,7 +271,7 @@ pub fn compare(results: &[(i64, &FsResult)]) -> FsComparison {
     }
     let cell_of = |r: &FsResult, test: &str, label: &str| {
         let f = r.filesystems.iter().position(|f| f.label == label)?;
-        let c = &r.tests.iter().find(|t| t.name == test)?.cells[f];
+        let c = r.tests.iter().find(|t| t.name == test)?.cells.get(f)?;
         c.summary.as_ref().map(|s| (s.min_ns, s.max_ns))
     };
     let rows = tests

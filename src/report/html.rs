@@ -67,7 +67,7 @@ impl<'a> Report<'a> {
             if let Some(s) = sections.first_mut() {
                 let mut labels: Vec<String> = loaded
                     .iter()
-                    .map(|l| l.record.passes()[0].label.clone())
+                    .filter_map(|l| l.record.passes().first().map(|p| p.label.clone()))
                     .collect();
                 labels.dedup();
                 s.label = labels.join(" vs ");
@@ -169,7 +169,7 @@ impl<'a> Report<'a> {
                     .filter_map(|st| {
                         let v = f(st)?;
                         let a = st.start_ns as f64 / 1e9;
-                        let b = (st.start_ns + st.duration_ns) as f64 / 1e9;
+                        let b = st.start_ns.saturating_add(st.duration_ns) as f64 / 1e9;
                         Some([(a, v), (b, v)])
                     })
                     .flatten()
@@ -181,12 +181,12 @@ impl<'a> Report<'a> {
             iops.push(line(
                 "",
                 false,
-                steps(&|st| Some(rate(st, st.read.ios + st.write.ios))),
+                steps(&|st| Some(rate(st, st.read.ios.saturating_add(st.write.ios)))),
             ));
             mbps.push(line(
                 "",
                 false,
-                steps(&|st| Some(rate(st, st.read.bytes + st.write.bytes) / 1e6)),
+                steps(&|st| Some(rate(st, st.read.bytes.saturating_add(st.write.bytes)) / 1e6)),
             ));
             // Latency per interval: the I/O-weighted mean of both directions, and the higher
             // of their p99s.
@@ -194,7 +194,7 @@ impl<'a> Report<'a> {
                 let (sum, n) = [&st.read, &st.write]
                     .iter()
                     .fold((0.0, 0u64), |(s, n), d| match d.latency_mean_ns {
-                        Some(m) => (s + m as f64 * d.ios as f64, n + d.ios),
+                        Some(m) => (s + m as f64 * d.ios as f64, n.saturating_add(d.ios)),
                         None => (s, n),
                     });
                 (n > 0).then(|| sum / n as f64)
@@ -298,7 +298,7 @@ impl<'a> Report<'a> {
 
     /// The suite's bar charts: one per group of tests, the times relative to the reference.
     fn fs_charts(&self, i: usize, r: &FsResult) -> Vec<Chart> {
-        let reference = &r.filesystems[r.reference].label;
+        let reference = crate::report::fs::reference_label(r);
         let mut out = Vec::new();
         for group in [Group::Metadata, Group::PageIo] {
             let tests: Vec<&crate::fs_suite::TestResult> =
@@ -318,7 +318,7 @@ impl<'a> Report<'a> {
                         .iter()
                         .enumerate()
                         .filter_map(|(g, t)| {
-                            let ratio = t.cells[f].summary.as_ref()?.ratio?;
+                            let ratio = t.cells.get(f)?.summary.as_ref()?.ratio?;
                             Some((g as f64, ratio))
                         })
                         .collect(),

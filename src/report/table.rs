@@ -40,7 +40,7 @@ pub fn throughput_series(r: &RunResult) -> Vec<f64> {
         .samples
         .iter()
         .filter(|s| s.duration_ns == iv)
-        .map(|s| (s.read.bytes + s.write.bytes) as f64 * 1e9 / iv as f64)
+        .map(|s| s.read.bytes.saturating_add(s.write.bytes) as f64 * 1e9 / iv as f64)
         .collect()
 }
 

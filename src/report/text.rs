@@ -223,7 +223,7 @@ impl Headline {
                         o,
                         "\t\t\t'{}': {} operations",
                         f.path,
-                        f.read.ios + f.write.ios
+                        f.read.ios.saturating_add(f.write.ios)
                     );
                 }
             } else {
@@ -282,7 +282,7 @@ impl Headline {
                             format_size(f.size_bytes),
                             f.read.ios,
                             f.write.ios,
-                            format_size(f.read.bytes + f.write.bytes)
+                            format_size(f.read.bytes.saturating_add(f.write.bytes))
                         );
                     }
                 }

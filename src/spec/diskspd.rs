@@ -143,7 +143,7 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
                 100 - io_acc.min(100)
             ))
         })?;
-        if io_acc + io > 100 {
+        if io_acc.saturating_add(io) > 100 {
             return Err(bad(format!(
                 "{a}: invalid random distribution IO% {io}: can be at most {} - total must be <= 100%",
                 100 - io_acc
@@ -184,7 +184,8 @@ fn random_zones(a: &str, spec: &str, block: u64) -> Result<Distribution> {
             p
         };
         io_acc += io;
-        span_acc += span;
+        // Absolute spans are bytes: their sum is only compared, so saturating is exact enough.
+        span_acc = span_acc.saturating_add(span);
         zones.push(crate::spec::Zone {
             io_pct: io as u8,
             span,
@@ -278,6 +279,12 @@ fn mapped_flush_job(
         writes: 1,
         data_only: false,
     }))
+}
+
+/// `n` given to -`flag`, times `unit`: an error naming the flag where it does not fit in u64.
+fn scaled(n: u64, unit: u64, flag: &str) -> Result<u64> {
+    n.checked_mul(unit)
+        .ok_or_else(|| bad(format!("-{flag}{n}: the value is out of range")))
 }
 
 /// DiskSpd's counts and times: a C `int` (atoi), so no more than 2147483647; what lies past
@@ -424,7 +431,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     rate_iops = Some(n);
                 } else {
                     // DiskSpd's unit is bytes per millisecond.
-                    rate_bw = Some(n * 1000);
+                    rate_bw = Some(scaled(n, 1000, "g")?);
                 }
             }
             "h" if v.is_empty() => {
@@ -850,7 +857,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
     }
     let think = match (think_ms, burst) {
         (Some(ms), burst) => Some(Think {
-            ns: ms * 1_000_000,
+            ns: scaled(ms, 1_000_000, "j")?,
             spin_ns: 0,
             // Without -i every I/O is followed by the think time.
             every: burst.unwrap_or(1),
@@ -897,12 +904,12 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         block_size: block,
         pattern,
         write_pct,
-        warmup_ns: warmup * 1_000_000_000,
+        warmup_ns: scaled(warmup, 1_000_000_000, "W")?,
         stop: Stop::Duration {
-            ns: duration * 1_000_000_000,
+            ns: scaled(duration, 1_000_000_000, "d")?,
         },
         until_steady: None,
-        cooldown_ns: cooldown * 1_000_000_000,
+        cooldown_ns: scaled(cooldown, 1_000_000_000, "C")?,
         base_offset: base,
         max_offset: max,
         cache,
@@ -910,7 +917,7 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
         rate_iops,
         rate_bytes_per_sec: rate_bw,
         seed,
-        interval_ns: interval_ms * 1_000_000,
+        interval_ns: scaled(interval_ms, 1_000_000, "D")?,
         allow_overwrite: false,
         keep: false,
         continue_on_error: false,
@@ -1664,5 +1671,51 @@ mod tests {
         }
         assert!(named > 40, "{named} options named");
         assert!(!help.contains("Planned:"), "{help}");
+    }
+
+    /// Inputs the fuzz target (fuzz/fuzz_targets/diskspd.rs) found panicking, each now a
+    /// one-line error naming what was typed.
+    #[test]
+    fn fuzz_found_inputs_are_errors() {
+        let e = err("-\u{4da}b t");
+        assert_eq!(e, "-\u{4da}b: invalid option: '\u{4da}b'");
+        for (line, want) in [
+            (
+                "-d2166666666666666667 t",
+                "-d2166666666666666667: the value is out of range",
+            ),
+            (
+                "-W18446744074 t",
+                "-W18446744074: the value is out of range",
+            ),
+            (
+                "-C6666666666666666662 t",
+                "-C6666666666666666662: the value is out of range",
+            ),
+            (
+                "-D18446744073710 t",
+                "-D18446744073710: the value is out of range",
+            ),
+            (
+                "-j18446744073710 t",
+                "-j18446744073710: the value is out of range",
+            ),
+            (
+                "-g18446744073709552 t",
+                "-g18446744073709552: the value is out of range",
+            ),
+        ] {
+            // Refused (DiskSpd's own int limit, or the scaling check), naming the option typed.
+            let typed = &want[..want.find(':').unwrap()];
+            let e = err(line);
+            assert!(e.starts_with(typed), "{line}: {e}");
+        }
+        let e = err("-r -rdpct0/10:18446744073709551615/1 t");
+        assert!(
+            e.contains("IO% 18446744073709551615: can be at most 100"),
+            "{e}"
+        );
+        // Two absolute spans whose sum passes u64: read without a panic.
+        let _ = parse_line("-r -b4K -rdabs10/16777215T:10/16777215T t");
     }
 }

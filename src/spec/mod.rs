@@ -249,7 +249,9 @@ impl BlockSizes {
                     .trim()
                     .parse()
                     .map_err(|_| format!("share '{p}' in '{item}' is not a whole percentage"))?;
-                given += pct;
+                given = given
+                    .checked_add(pct)
+                    .ok_or_else(|| format!("the shares in '{text}' add up to more than 100%"))?;
                 Some(pct)
             };
             if bytes == 0 {
@@ -781,5 +783,21 @@ impl JobSpec {
     /// The sets of targets threads work on: each target alone, or [`JobSpec::file_sets`].
     pub fn sets(&self) -> usize {
         self.targets.len() / self.files_per_set()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzz/fuzz_targets/numbers.rs: the shares' sum overflowed u32.
+    #[test]
+    fn shares_too_large_to_add_are_an_error() {
+        let text = "4k/4294967295:8k/5";
+        let e = BlockSizes::parse(text).unwrap_err();
+        assert_eq!(
+            e,
+            format!("the shares in '{text}' add up to more than 100%")
+        );
     }
 }

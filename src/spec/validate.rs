@@ -818,6 +818,7 @@ mod tests {
             allow_overwrite: false,
             keep: false,
             size_of: &|_| Some(1 << 30),
+            exists: &|_| false,
         };
         match options::plan(&jobs, &o) {
             Ok(_) => panic!("accepted: {text}"),

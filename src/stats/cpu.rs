@@ -19,7 +19,9 @@ pub struct CpuUsage {
 
 impl CpuUsage {
     pub fn total_ns(&self) -> u64 {
-        self.user_ns + self.kernel_ns + self.idle_ns
+        self.user_ns
+            .saturating_add(self.kernel_ns)
+            .saturating_add(self.idle_ns)
     }
     pub fn pct(&self, part: u64) -> f64 {
         if self.total_ns() == 0 {

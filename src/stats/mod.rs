@@ -75,6 +75,7 @@ impl LatencyHistogram {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(text.trim())
             .map_err(|e| format!("not base64: {e}"))?;
+        let bytes = v2::checked(&bytes)?;
         let h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
             .deserialize(&mut bytes.as_slice())
             .map_err(|e| format!("not an HdrHistogram: {e:?}"))?;
@@ -152,6 +153,82 @@ impl LatencyHistogram {
                 })
                 .collect(),
         })
+    }
+}
+
+/// HdrHistogram's V2 serial form, checked before the hdrhistogram crate reads it: the crate
+/// trusts the lengths it is given (a header can make it allocate 4 GiB) and negates a count
+/// that may be i64::MIN (a panic in a build with overflow checks). Histograms come from result
+/// files, which may be made by hand.
+mod v2 {
+    use std::io::Read;
+
+    const COOKIE: u32 = 0x1c84_9313;
+    const DEFLATED: u32 = 0x1c84_9314;
+    /// cookie, payload length, normalizing offset, digits, lowest, highest, ratio.
+    const HEADER: usize = 40;
+    /// Far more than any histogram of ours takes inflated (about 0.5 MB).
+    const MAX_BYTES: u64 = 64 << 20;
+
+    fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+        Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    }
+
+    /// `bytes` uncompressed, with a payload that is all there and has no count of i64::MIN.
+    pub fn checked(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let plain = match u32_at(bytes, 0) {
+            Some(DEFLATED) => inflate(bytes)?,
+            Some(COOKIE) => bytes.to_vec(),
+            _ => return Err("not an HdrHistogram: unknown cookie".into()),
+        };
+        let len = u32_at(&plain, 4).ok_or("not an HdrHistogram: truncated header")? as usize;
+        let payload = plain
+            .get(HEADER..)
+            .filter(|p| p.len() >= len)
+            .ok_or_else(|| format!("not an HdrHistogram: its payload of {len} bytes is cut"))?;
+        counts_fit(&payload[..len])?;
+        Ok(plain)
+    }
+
+    /// The deflated form's inner document, at most [`MAX_BYTES`].
+    fn inflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let len = u32_at(bytes, 4).ok_or("not an HdrHistogram: truncated header")? as usize;
+        let deflated = bytes
+            .get(8..8 + len)
+            .unwrap_or(&bytes[8.min(bytes.len())..]);
+        let mut plain = Vec::new();
+        flate2::read::ZlibDecoder::new(deflated)
+            .take(MAX_BYTES + 1)
+            .read_to_end(&mut plain)
+            .map_err(|e| format!("not an HdrHistogram: {e}"))?;
+        if plain.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "not an HdrHistogram: inflates past {MAX_BYTES} bytes"
+            ));
+        }
+        Ok(plain)
+    }
+
+    /// Each LEB128 number of the payload (the 9th byte whole), zig-zag encoded: u64::MAX
+    /// stands for i64::MIN, which the crate cannot negate.
+    fn counts_fit(payload: &[u8]) -> Result<(), String> {
+        let mut value = 0u64;
+        let mut n = 0;
+        for &b in payload {
+            value |= if n == 8 {
+                u64::from(b) << 56
+            } else {
+                u64::from(b & 0x7f) << (7 * n)
+            };
+            n += 1;
+            if n == 9 || b & 0x80 == 0 {
+                if value == u64::MAX {
+                    return Err("not an HdrHistogram: a count out of range".into());
+                }
+                (value, n) = (0, 0);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -276,6 +353,39 @@ mod tests {
         let curve = all.nines_curve(3.0, 30);
         assert_eq!(curve[0].1, all.value_at_percentile(0.0));
         assert!(curve.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+
+    /// Histogram documents made by hand: a length past the data, a count of i64::MIN, an
+    /// inflated size past the limit. Each is an error, not a panic or a 4 GiB allocation.
+    #[test]
+    fn crafted_histograms_are_errors() {
+        use base64::Engine;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let header = |len: u32| {
+            let mut h = 0x1c84_9313u32.to_be_bytes().to_vec();
+            h.extend(len.to_be_bytes());
+            h.extend(0u32.to_be_bytes());
+            h.extend(3u32.to_be_bytes());
+            h.extend(1u64.to_be_bytes());
+            h.extend(MAX_LATENCY_NS.to_be_bytes());
+            h.extend(1f64.to_be_bytes());
+            h
+        };
+        let mut huge = header(u32::MAX);
+        huge.extend([2, 2]);
+        let mut min_count = header(9);
+        min_count.extend([0xff; 9]);
+        for (doc, says) in [
+            (huge, "payload of 4294967295 bytes is cut"),
+            (min_count, "a count out of range"),
+            (vec![0x1c, 0x84], "unknown cookie"),
+        ] {
+            let e = LatencyHistogram::from_base64(&b64(&doc)).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+        let mut ok = header(2);
+        ok.extend([2, 0]);
+        assert_eq!(LatencyHistogram::from_base64(&b64(&ok)).unwrap().count(), 1);
     }
 
     #[test]

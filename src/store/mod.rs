@@ -12,6 +12,7 @@
 pub mod figures;
 pub mod record;
 mod schema;
+mod shape;
 
 use crate::error::{Error, Result};
 use figures::Figures;

@@ -259,6 +259,9 @@ pub struct MapOptions<'a> {
     pub keep: bool,
     /// The size of an existing file or block device, for jobs that move "the whole file".
     pub size_of: &'a dyn Fn(&Path) -> Option<u64>,
+    /// Whether a file or device is there: asked of the caller too, so that planning itself
+    /// never looks at the disk.
+    pub exists: &'a dyn Fn(&Path) -> bool,
 }
 
 /// How a job's `numjobs` clones were laid out in its JobSpec.
@@ -355,6 +358,13 @@ impl<'a> Set<'a> {
             Some(o) => Error::usage(format!("{}: {key}: {msg}", o.at)),
             None => Error::usage(format!("{key}: {msg}")),
         }
+    }
+    /// `v`, or an error naming `key` and its value: what it adds up to does not fit in 64 bits.
+    fn fits(&self, key: &str, v: Option<u64>) -> Result<u64> {
+        v.ok_or_else(|| {
+            let value = self.text(key).unwrap_or_default();
+            self.err(key, format!("'{value}' makes a size or time out of range"))
+        })
     }
     /// fio's bool: a bare flag, 1 or 0 (and true/false, yes/no, on/off).
     fn flag(&self, key: &str) -> Result<Option<bool>> {
@@ -490,6 +500,9 @@ fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option
                 BlockSizes::parse_with(text, &size)
             };
             *slot = parsed.map_err(|e| set.err(key, e))?;
+            if slot.smallest() == 0 {
+                return Err(set.err(key, format!("'{text}': a block size must be more than 0")));
+            }
         }
     }
     let [mut read, mut write] = dirs;
@@ -986,6 +999,9 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let align = set
         .one_size("blockalign", reads, writes)?
         .unwrap_or(smallest);
+    if align == 0 {
+        return Err(set.err("blockalign", "must be more than 0"));
+    }
     let pattern = if random {
         Pattern::Random {
             align_bytes: align,
@@ -994,7 +1010,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     } else {
         read_distribution(&set, false, &mut notes)?;
         Pattern::Sequential {
-            stride_bytes: block_size + skip,
+            stride_bytes: set.fits("rw", block_size.checked_add(skip))?,
             interlocked: false,
         }
     };
@@ -1119,11 +1135,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     };
     let offset = match (offset_pct, whole) {
         // As fio: aligned down to the smallest block size (or blockalign).
-        (Some(p), Some(w)) => w * p / 100 / align * align,
+        (Some(p), Some(w)) => set.fits("offset", w.checked_mul(p))? / 100 / align * align,
         _ => set.size("offset")?.unwrap_or(0),
     };
     let size = match (size_pct, whole) {
-        (Some(p), Some(w)) => Some((w * p / 100).min(w.saturating_sub(offset))),
+        (Some(p), Some(w)) => {
+            Some((set.fits("size", w.checked_mul(p))? / 100).min(w.saturating_sub(offset)))
+        }
         // Each file's part of size=, whole blocks (fio divides size= among the files).
         _ => set.size("size")?.map(|s| {
             if nfiles > 1 {
@@ -1155,10 +1173,18 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     let (targets, layout) = match &named {
         Some(names) => {
             // The last clone's region (offset_increment) is the furthest out.
-            let reach = increment * (clones as u64 - 1);
-            let create = filesize
-                .or(size.map(|s| offset + reach + s))
-                .filter(|_| may_create);
+            let reach = increment.checked_mul(clones as u64 - 1);
+            let end = |s: u64| reach.and_then(|r| offset.checked_add(r)?.checked_add(s));
+            let culprit = if increment > 0 {
+                "offset_increment"
+            } else {
+                "size"
+            };
+            let create = match size {
+                Some(s) if filesize.is_none() => Some(set.fits(culprit, end(s))?),
+                _ => filesize,
+            }
+            .filter(|_| may_create);
             let targets: Vec<TargetSpec> = names
                 .iter()
                 .map(|n| {
@@ -1210,9 +1236,11 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
     };
     // The region each clone works in: `size` from `offset`, else the whole file.
     let max_offset = match layout {
-        Clones::Threads => size.map(|s| offset + s),
+        Clones::Threads => size
+            .map(|s| set.fits("size", offset.checked_add(s)))
+            .transpose()?,
         Clones::Targets => match (size, filesize) {
-            (Some(s), Some(f)) if offset + s < f => Some(offset + s),
+            (Some(s), Some(f)) => offset.checked_add(s).filter(|&end| end < f),
             _ => None,
         },
     };
@@ -1249,7 +1277,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             notes.push(format!("ioengine={}: fio counts filesize/bs I/Os per file, one of them timed; iogauge counts the one operation per file", engine.name()));
         }
         Stop::TotalBytes {
-            bytes: targets.len() as u64 * block_size,
+            bytes: set.fits("bs", (targets.len() as u64).checked_mul(block_size))?,
             max_ns: runtime,
         }
     } else if time_based {
@@ -1264,7 +1292,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 (Some(end), _) => end,
                 (None, t) => t
                     .create_size
-                    .filter(|_| !t.path.exists())
+                    .filter(|_| !(o.exists)(&t.path))
                     .or_else(|| (o.size_of)(&t.path))
                     .ok_or_else(|| {
                         Error::usage(format!(
@@ -1369,7 +1397,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
                 format!("{ms}: iogauge averages over 10 ms at least"),
             ))
         }
-        Some(ms) => ms * 1_000_000,
+        Some(ms) => set.fits("log_avg_msec", ms.checked_mul(1_000_000))?,
         None => 1_000_000_000,
     };
     if asked && logs.per_io && !latency {
@@ -1486,11 +1514,13 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
             let noise = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos() as u64);
+            // hi - lo + 1 overflows only for the whole u64 range, where any noise fits.
+            let drawn = lo + noise % (hi - lo).saturating_add(1);
             notes.push(format!(
                 "startdelay={v}: {} ms drawn for this job",
-                (lo + noise % (hi - lo + 1)) / 1_000_000
+                drawn / 1_000_000
             ));
-            lo + noise % (hi - lo + 1)
+            drawn
         }
         _ => set.seconds("startdelay")?.unwrap_or(0),
     };
@@ -1671,6 +1701,7 @@ mod tests {
             allow_overwrite: false,
             keep: false,
             size_of: &|_| Some(1 << 30),
+            exists: &|p| p.exists(),
         }
     }
 
@@ -2614,5 +2645,54 @@ ramp_time=2
             checked >= 15 && skipped <= 3,
             "{checked} checked, {skipped} skipped"
         );
+    }
+
+    /// Jobs the fuzz target (fuzz/fuzz_targets/fio.rs) found panicking (bs=0M divided by
+    /// zero), and the overflows of the same arithmetic: each a one-line error naming the
+    /// option and its value.
+    #[test]
+    fn fuzz_found_jobs_are_errors() {
+        let f = "[j]\nfilename=/data/f\n";
+        for (text, want) in [
+            (
+                "[j]\nnrfiles=63\nsize=512m\nbs=0M\n",
+                "bs: '0M': a block size must be more than 0",
+            ),
+            (
+                &format!("{f}size=1m\nbssplit=0/50:4k/50\n"),
+                "must be more than 0",
+            ),
+            (
+                &format!("{f}size=1m\nrw=randread\nblockalign=0\n"),
+                "blockalign: must be more",
+            ),
+            (
+                &format!("{f}offset=15000p\nsize=15000p\n"),
+                "size: '15000p' makes a size",
+            ),
+            (
+                &format!("{f}size=1m\nnumjobs=4\noffset_increment=15000p\n"),
+                "offset_increment: '15000p' makes a size",
+            ),
+            (
+                &format!("{f}size=1m\nrw=read:15000p\nbs=15000p\n"),
+                "rw: 'read:15000p' makes",
+            ),
+            (
+                &format!("{f}size=1m\nwrite_bw_log=x\nlog_avg_msec=99999999999999\n"),
+                "log_avg_msec: '99999999999999' makes",
+            ),
+            (
+                &format!("{f}filesize=15000p\nsize=50%\n"),
+                "size: '50%' makes a size",
+            ),
+            (
+                "[j]\nioengine=filecreate\nnrfiles=4\nbs=15000p\nfilesize=15000p\n",
+                "bs: '15000p' makes a size",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.contains(want) && e.lines().count() == 1, "{text:?}: {e}");
+        }
     }
 }
