@@ -6,6 +6,7 @@
 #   xfsprogs     mkfs.xfs, btrfs-progs: mkfs.btrfs, bindfs: a FUSE passthrough; tests/fs.rs
 #                builds xfs and btrfs images and a FUSE mount to run `iogauge fs` on
 #   strace       counts the fsync/fdatasync calls a job makes (tests/fio.rs)
+#   fio-examples fio's own example job files: seeds for the fio fuzz target (scripts/fuzz.sh)
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -15,6 +16,7 @@ for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btr
     bindfs:bindfs strace:strace; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
+[ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 if ! command -v apt-get >/dev/null; then
