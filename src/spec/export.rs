@@ -137,6 +137,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
                 s => s.text(),
             };
             let _ = writeln!(o, "file_service_type={service}");
+            if let Some(n) = f.open_files {
+                let _ = writeln!(o, "openfiles={n}");
+            }
         }
         let (rw, mix) = fio_rw(job);
         let (rw, comment) = match &job.pattern {
@@ -475,6 +478,11 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
         }
         Some(f) => {
             a.push(format!("-F{}", job.threads_per_target));
+            if let Some(n) = f.lazy() {
+                caveats.push(format!(
+                    "DiskSpd keeps every target open: no --open-files {n}"
+                ));
+            }
             match f.service {
                 FileService::Slots => a.push(format!("-o{}", job.queue_depth / f.files)),
                 FileService::Random { every } => {
