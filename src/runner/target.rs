@@ -74,9 +74,15 @@ impl Cleanup {
         Ok(())
     }
 
-    /// Whether `file`, opened at `path`, is the file iogauge created there.
+    /// Whether `file`, opened at `path`, is the file iogauge created there last. Looked for
+    /// from the end: it was just created, and a job may lay out 20,000 files one by one.
     fn holds(&self, path: &Path, file: &File) -> bool {
-        self.owned.iter().any(|o| o.path() == path && o.is(file))
+        let path = path.as_os_str();
+        self.owned
+            .iter()
+            .rev()
+            .find(|o| o.path().as_os_str() == path)
+            .is_some_and(|o| o.is(file))
     }
 
     /// Remove `path` now, even where files are kept: a partial file is of no use.
