@@ -656,7 +656,7 @@ fn run_job(
         return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
     }
     if run.create_only {
-        let r = runner::target::open_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
+        let r = runner::target::check_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
         return (i, r, cleanup);
     }
     if run.logs.per_io && run.logs.any() {

@@ -6,6 +6,7 @@
 
 pub mod delay;
 pub mod files;
+pub mod lazy;
 pub mod mmap;
 pub mod null;
 pub mod sync;
@@ -94,6 +95,24 @@ pub trait IoEngine {
     /// What an I/O of this kind does, for error messages: "read", "write", "create"...
     fn verb(&self, op: Op) -> &'static str {
         op.verb()
+    }
+
+    /// What failed, for the message of an I/O in `slot` that completed with an error: its
+    /// [`IoEngine::verb`], or "open" where its file could not be opened ([`lazy::Lazy`]).
+    fn verb_of(&self, _slot: u32, op: Op) -> &'static str {
+        self.verb(op)
+    }
+
+    /// True where `queue` may open a file ([`lazy::Lazy`]): an engine that runs each I/O
+    /// inside `reap` then has its submission stamped after `queue`, so that the open does not
+    /// count in the I/O's completion latency.
+    const OPENS_FILES: bool = false;
+
+    /// Put descriptor `fd` at place `index` of the files the engine was made for, where no I/O
+    /// of the old one is in flight ([`lazy::Lazy`] opening a file in place of another).
+    /// Engines that take no descriptors refuse.
+    fn set_file(&mut self, _index: u32, _fd: RawFd) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
     }
 
     /// The latency injected for the I/O in `slot`, once it has completed (delay engine), so the

@@ -187,6 +187,16 @@ impl IoEngine for UringEngine {
         self.push(entry);
     }
 
+    /// A registered file's place is updated in the ring's table, which drops its hold on the
+    /// file that was there.
+    fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+        if self.features.registered_file {
+            self.ring.submitter().register_files_update(index, &[fd])?;
+        }
+        self.fds[index as usize] = fd;
+        Ok(())
+    }
+
     #[inline]
     fn submit(&mut self) -> io::Result<()> {
         if self.queued == 0 {

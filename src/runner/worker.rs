@@ -564,7 +564,7 @@ impl State<'_> {
             // counts no bytes; the quota still counts its nominal length.
             let bytes = if E::MOVES_DATA { len } else { 0 };
             if c.result != bytes as i32 {
-                self.fail(c, t, engine.verb(op));
+                self.fail(c, t, engine.verb_of(c.slot, op));
                 continue;
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
@@ -900,7 +900,11 @@ pub fn run<E: IoEngine>(
                     s.complete(&engine, &cqes, now);
                 }
             } else if latency {
-                // The I/O runs inside `reap`: it is submitted when it is queued.
+                // The I/O runs inside `reap`: it is submitted when it is queued, after its
+                // file was opened where the engine opens files.
+                if E::OPENS_FILES {
+                    now = clock.now_ns();
+                }
                 for &u in &unsubmitted {
                     s.submitted_at[u as usize] = now;
                 }
