@@ -7,6 +7,7 @@
 //! [m0, m1) count.
 
 pub mod collect;
+pub mod descriptors;
 pub mod offsets;
 pub mod rng;
 pub mod steady;
@@ -211,6 +212,7 @@ pub fn run_full(
     observer: &mut dyn Observer,
     thread_histograms: bool,
 ) -> Result<RunResult> {
+    descriptors::check(job)?;
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
     let mut service = job.file_sets.map(|f| f.service);
