@@ -10,6 +10,7 @@
 //! engine directly, so the per-I/O path of those runs has nothing of this.
 
 use super::{Cqe, IoEngine, Op, Sqe};
+use crate::os::owned::Identity;
 use std::collections::VecDeque;
 use std::ffi::CString;
 use std::io;
@@ -22,18 +23,12 @@ const NONE: u32 = u32::MAX;
 pub struct Files {
     /// Paths, as open(2) takes them.
     pub names: Vec<CString>,
-    /// Each file's device and inode when the run was set up: a file opened again must still be
-    /// that one, or a file put in its place would be written (or measured) instead.
-    pub ids: Vec<(u64, u64)>,
+    /// Each file's device, inode and birth time when the run was set up: a file opened again
+    /// must still be that one, or a file put in its place would be written (or measured)
+    /// instead. `None`: not known, not checked.
+    pub ids: Vec<Option<Identity>>,
     /// open(2) flags, as the targets were opened with: access mode, O_DIRECT, O_DSYNC.
     pub flags: i32,
-}
-
-/// The device and inode of open file `fd`, as [`Files::ids`] holds them.
-pub fn identity(fd: RawFd) -> Option<(u64, u64)> {
-    // SAFETY: fstat writes into a struct we own.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }
 
 /// One place of the engine inside: the file it holds, and its neighbours in the order of use.
@@ -190,7 +185,8 @@ impl<E: IoEngine> Lazy<E> {
                 .raw_os_error()
                 .unwrap_or(libc::EIO));
         }
-        if identity(fd) != Some(self.files.ids[file as usize]) {
+        let was = self.files.ids[file as usize];
+        if was.is_some() && Identity::of_fd(fd).ok() != was {
             // SAFETY: just opened above.
             unsafe { libc::close(fd) };
             return Err(libc::ESTALE);
@@ -324,5 +320,132 @@ impl<E> Drop for Lazy<E> {
                 unsafe { libc::close(p.fd) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// Completes its I/Os in the order they came, `min` at a time, and keeps the descriptors
+    /// it is given.
+    struct Fifo {
+        queued: VecDeque<Sqe>,
+        fds: Vec<RawFd>,
+    }
+
+    impl IoEngine for Fifo {
+        const ASYNC: bool = true;
+        fn queue(&mut self, sqe: Sqe) {
+            self.queued.push_back(sqe);
+        }
+        fn submit(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn peek(&mut self, _out: &mut Vec<Cqe>) {}
+        fn reap(&mut self, min: usize, _t: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+            for s in self.queued.drain(..min.min(self.queued.len())) {
+                out.push(Cqe {
+                    slot: s.slot,
+                    result: s.len as i32,
+                });
+            }
+            Ok(())
+        }
+        fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+            self.fds[index as usize] = fd;
+            Ok(())
+        }
+    }
+
+    fn sqe(slot: u32, file: u32) -> Sqe {
+        Sqe {
+            slot,
+            op: Op::Read,
+            file,
+            offset: 0,
+            len: 512,
+            buf: std::ptr::null_mut(),
+        }
+    }
+
+    /// Four files, at most two open, four I/O slots.
+    fn setup(dir: &std::path::Path) -> Lazy<Fifo> {
+        let paths: Vec<_> = (0..4).map(|i| dir.join(format!("f{i}"))).collect();
+        let ids = paths
+            .iter()
+            .map(|p| {
+                let f = std::fs::File::create(p).unwrap();
+                Identity::of_file(&f).ok()
+            })
+            .collect();
+        let names = paths
+            .iter()
+            .map(|p| CString::new(p.as_os_str().as_bytes()).unwrap())
+            .collect();
+        let files = Arc::new(Files {
+            names,
+            ids,
+            flags: libc::O_RDONLY,
+        });
+        let inner = Fifo {
+            queued: VecDeque::new(),
+            fds: vec![-1; 2],
+        };
+        Lazy::new(inner, files, 2, 4)
+    }
+
+    fn file_at(l: &Lazy<Fifo>, place: usize) -> u32 {
+        let id = Identity::of_fd(l.inner.fds[place]).ok();
+        l.files.ids.iter().position(|&x| x == id).unwrap() as u32
+    }
+
+    #[test]
+    fn an_io_waits_for_a_place_then_takes_the_least_recently_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut l = setup(dir.path());
+        let mut out = Vec::new();
+        l.queue(sqe(0, 0));
+        l.queue(sqe(1, 1));
+        let zero = l.inner.queued[0].file;
+        assert_eq!(file_at(&l, zero as usize), 0);
+        // Both places have an I/O in flight: the third waits.
+        l.queue(sqe(2, 2));
+        assert_eq!(l.inner.queued.len(), 2);
+        l.reap(1, None, &mut out).unwrap();
+        assert_eq!(out.iter().map(|c| c.slot).collect::<Vec<_>>(), [0]);
+        // File 0's place was freed: file 2 is opened there.
+        let last = *l.inner.queued.back().unwrap();
+        assert_eq!((last.slot, last.file), (2, zero));
+        assert_eq!(file_at(&l, zero as usize), 2);
+        // File 1 used again: file 2's place is now the least recently used.
+        l.queue(sqe(0, 1));
+        l.reap(3, None, &mut out).unwrap();
+        l.queue(sqe(1, 3));
+        assert_eq!(l.inner.queued.back().unwrap().file, zero);
+        assert_eq!(file_at(&l, zero as usize), 3);
+        assert_eq!(file_at(&l, 1 - zero as usize), 1);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_opened_or_was_replaced_fails_its_io_as_an_open_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut l = setup(dir.path());
+        let mut out = Vec::new();
+        std::fs::remove_file(dir.path().join("f0")).unwrap();
+        l.queue(sqe(0, 0));
+        // Another file in f1's place.
+        std::fs::File::create(dir.path().join("new")).unwrap();
+        std::fs::rename(dir.path().join("new"), dir.path().join("f1")).unwrap();
+        l.queue(sqe(1, 1));
+        l.reap(1, None, &mut out).unwrap();
+        let got: Vec<(u32, i32)> = out.iter().map(|c| (c.slot, c.result)).collect();
+        assert_eq!(got, [(0, -libc::ENOENT), (1, -libc::ESTALE)]);
+        assert_eq!(l.verb_of(0, Op::Read), "open");
+        // A slot used again for an I/O that opens its file is not an open error.
+        l.queue(sqe(0, 2));
+        assert_eq!(l.verb_of(0, Op::Read), "read");
+        assert!(l.inner.queued.len() == 1 && l.waiting.is_empty());
     }
 }

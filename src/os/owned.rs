@@ -39,7 +39,12 @@ impl Identity {
 
     /// The identity of an open file.
     pub fn of_file(file: &File) -> io::Result<Identity> {
-        statx(file.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+        Identity::of_fd(file.as_raw_fd())
+    }
+
+    /// The identity of open descriptor `fd`.
+    pub fn of_fd(fd: RawFd) -> io::Result<Identity> {
+        statx(fd, c"", libc::AT_EMPTY_PATH)
     }
 }
 

@@ -6,7 +6,7 @@
 use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
-use crate::os::owned::{Folders, Owned, Removal};
+use crate::os::owned::{Folders, Identity, Owned, Removal};
 use crate::spec::units::format_size;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::{Deserialize, Serialize};
@@ -35,9 +35,9 @@ pub struct OpenTarget {
     pub end: u64,
     pub created: bool,
     pub facts: crate::facts::TargetFacts,
-    /// Device and inode when it was opened, for a thread that opens it again (`--open-files`);
-    /// (0, 0) for a file-operation engine's target.
-    pub id: (u64, u64),
+    /// What it was when opened, for a thread that opens it again (`--open-files`); none for
+    /// a file-operation engine's target.
+    pub id: Option<Identity>,
 }
 
 /// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
@@ -176,7 +176,7 @@ pub fn reopen(job: &JobSpec, t: &OpenTarget) -> Result<File> {
         .custom_flags(cache_flags(job))
         .open(&t.path)
         .map_err(|e| Error::runtime(format!("cannot open target '{shown}' again: {e}")))?;
-    if crate::engine::lazy::identity(file.as_raw_fd()) != Some(t.id) {
+    if t.id.is_some() && Identity::of_file(&file).ok() != t.id {
         return Err(Error::runtime(format!(
             "'{shown}' was replaced by another file while iogauge ran; it was left alone"
         )));
@@ -292,7 +292,7 @@ fn name_target(
         start: 0,
         end: 0,
         created,
-        id: (0, 0),
+        id: None,
     })
 }
 
@@ -440,7 +440,7 @@ fn open_target(
     };
     Ok(OpenTarget {
         path: path.clone(),
-        id: crate::engine::lazy::identity(file.as_raw_fd()).unwrap_or((0, 0)),
+        id: Identity::of_file(&file).ok(),
         file: keep.then_some(file),
         facts,
         kind,
