@@ -564,7 +564,7 @@ impl State<'_> {
             // counts no bytes; the quota still counts its nominal length.
             let bytes = if E::MOVES_DATA { len } else { 0 };
             if c.result != bytes as i32 {
-                self.fail(c, t, engine.verb_of(c.slot, op));
+                self.failed_io(engine, c, t);
                 continue;
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
@@ -735,6 +735,14 @@ impl State<'_> {
         if self.end_flushed && self.quota_done_ns.is_some() {
             self.quota_done_ns = Some(t);
         }
+    }
+
+    /// An I/O that moved less than asked or failed; the engine names what failed.
+    #[cold]
+    #[inline(never)]
+    fn failed_io<E: IoEngine>(&mut self, engine: &E, c: &Cqe, t: u64) {
+        let what = engine.verb_of(c.slot, self.op[c.slot as usize]);
+        self.fail(c, t, what);
     }
 
     #[cold]
