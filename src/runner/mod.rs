@@ -277,6 +277,7 @@ pub fn run_full(
         sqpoll: job.sqpoll,
         hipri: job.hipri,
         register: job.register,
+        changing_files: job.open_files().is_some(),
     };
     if engine == EngineKind::IoUring && (job.sqpoll || job.hipri) {
         for t in &targets {
