@@ -67,6 +67,8 @@ pub struct Lazy<E> {
     waiting: VecDeque<Sqe>,
     /// Completions of I/Os whose file could not be opened, not yet handed out.
     failed: Vec<Cqe>,
+    /// Slots of waiting I/Os that went to the engine inside since [`IoEngine::started_late`].
+    late: Vec<u32>,
 }
 
 impl<E: IoEngine> Lazy<E> {
@@ -93,6 +95,7 @@ impl<E: IoEngine> Lazy<E> {
             open_failed: vec![false; depth as usize],
             waiting: VecDeque::with_capacity(depth as usize),
             failed: Vec::new(),
+            late: Vec::with_capacity(depth as usize),
         }
     }
 
@@ -238,7 +241,10 @@ impl<E: IoEngine> Lazy<E> {
                 break;
             }
             self.waiting.pop_front();
-            queued = true;
+            if !self.open_failed[sqe.slot as usize] {
+                self.late.push(sqe.slot);
+                queued = true;
+            }
         }
         if queued {
             self.inner.submit()?;
@@ -292,6 +298,10 @@ impl<E: IoEngine> IoEngine for Lazy<E> {
         }
         // Those still waiting never started.
         out.extend(self.waiting.drain(..).map(|s| s.slot));
+    }
+
+    fn started_late(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.late);
     }
 
     fn verb(&self, op: Op) -> &'static str {
@@ -418,6 +428,9 @@ mod tests {
         // File 0's place was freed: file 2 is opened there.
         let last = *l.inner.queued.back().unwrap();
         assert_eq!((last.slot, last.file), (2, zero));
+        let mut late = Vec::new();
+        l.started_late(&mut late);
+        assert_eq!(late, [2]);
         assert_eq!(file_at(&l, zero as usize), 2);
         // File 1 used again: file 2's place is now the least recently used.
         l.queue(sqe(0, 1));

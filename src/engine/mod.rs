@@ -108,6 +108,13 @@ pub trait IoEngine {
     /// count in the I/O's completion latency.
     const OPENS_FILES: bool = false;
 
+    /// Append the slots of I/Os that went to the device only during the last `peek` or
+    /// `reap`, having waited inside the engine since they were queued (an I/O of
+    /// [`lazy::Lazy`] waiting for a file to be closed): their submission is stamped then, so
+    /// that the wait counts in their submission latency, not in their completion latency.
+    /// Asked only of engines that open files ([`IoEngine::OPENS_FILES`]).
+    fn started_late(&mut self, _out: &mut Vec<u32>) {}
+
     /// Put descriptor `fd` at place `index` of the files the engine was made for, where no I/O
     /// of the old one is in flight ([`lazy::Lazy`] opening a file in place of another).
     /// Engines that take no descriptors refuse.

@@ -737,6 +737,20 @@ impl State<'_> {
         }
     }
 
+    /// I/Os that waited inside the engine for a file went to the device by `t`: their
+    /// completion latency starts there.
+    #[cold]
+    #[inline(never)]
+    fn started_late<E: IoEngine>(&mut self, engine: &mut E, late: &mut Vec<u32>, t: u64) {
+        late.clear();
+        engine.started_late(late);
+        if self.latency {
+            for &slot in late.iter() {
+                self.submitted_at[slot as usize] = t;
+            }
+        }
+    }
+
     /// An I/O that moved less than asked or failed; the engine names what failed.
     #[cold]
     #[inline(never)]
@@ -858,6 +872,7 @@ pub fn run<E: IoEngine>(
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
     let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
     let mut cancelled: Vec<u32> = Vec::with_capacity(qd);
+    let mut late: Vec<u32> = Vec::new();
     let batch = plan.submit_batch.max(1) as usize;
     let clock = &ctl.clock;
     let rate_limited = s.rate_limited;
@@ -906,6 +921,9 @@ pub fn run<E: IoEngine>(
                     }
                     waits.lookaside_completions += cqes.len() as u64;
                     s.complete(&engine, &cqes, now);
+                    if E::OPENS_FILES {
+                        s.started_late(&mut engine, &mut late, now);
+                    }
                 }
             } else if latency {
                 // The I/O runs inside `reap`: it is submitted when it is queued, after its
@@ -1123,6 +1141,9 @@ pub fn run<E: IoEngine>(
             waits.lookaside_completions += cqes.len() as u64;
         }
         s.complete(&engine, &cqes, now);
+        if E::OPENS_FILES {
+            s.started_late(&mut engine, &mut late, now);
+        }
     }
     s.flush_interval();
     s.send_trace();
