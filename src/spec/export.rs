@@ -258,11 +258,17 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
         }
         if engine == "io_uring" {
+            // fio registers no files where openfiles is below nrfiles: it refuses registerfiles.
+            let lazy = job.open_files().is_some();
             if job.register {
-                let _ = writeln!(o, "fixedbufs=1\nregisterfiles=1");
+                let files = if lazy { "" } else { "\nregisterfiles=1" };
+                let _ = writeln!(o, "fixedbufs=1{files}");
             }
             if job.sqpoll {
                 let _ = writeln!(o, "sqthread_poll=1");
+                if lazy {
+                    let _ = writeln!(o, "; fio's sqthread_poll registers the files, which it refuses with openfiles below nrfiles");
+                }
             }
             if job.hipri {
                 let _ = writeln!(o, "hipri=1");

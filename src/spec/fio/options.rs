@@ -141,7 +141,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     (
         "registerfiles",
         &[],
-        Kind::Noted("iogauge registers files with io_uring wherever the kernel allows"),
+        Kind::Noted("iogauge registers files with io_uring wherever the kernel allows, and not where openfiles is below nrfiles"),
     ),
     (
         "thread",
@@ -2531,6 +2531,19 @@ ramp_time=2
         ))
         .unwrap();
         assert_same!(one(file).job, native);
+        // Written back for fio: no registerfiles, which fio refuses with openfiles below nrfiles.
+        let uring = job_from_argv(&argv(
+            "iogauge run -r --file-set all --open-files 2 --engine io_uring --sqpoll -c 1M /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        let back = crate::spec::export::to_fio(&uring, "t", false);
+        assert!(
+            back.contains("openfiles=2\n")
+                && back.contains("fixedbufs=1\n")
+                && !back.contains("registerfiles")
+                && back.contains("; fio's sqthread_poll registers the files"),
+            "{back}"
+        );
         // fio's own filecreate example sets openfiles=1: a note, not a refusal.
         let r = one("[x]\nnrfiles=4\nioengine=filecreate\nfilesize=4k\nopenfiles=1\n");
         assert_eq!(r.job.open_files(), None);
