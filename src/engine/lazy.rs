@@ -2,9 +2,13 @@
 //! around any engine that takes descriptors. The engine inside sees `open` places, each holding
 //! one file at a time ([`IoEngine::set_file`]); an I/O to a file that is not open opens it in
 //! the place of the least recently used file with no I/O in flight, which is closed first. Where
-//! every open file has I/O in flight, the I/O waits here until one has none (fio's thread
-//! waits the same way, as its next file cannot be opened); where its file cannot be opened, it
-//! completes with the error, named an open error.
+//! every open file has I/O in flight, the I/O waits here until one has none; where its file
+//! cannot be opened, it completes with the error, named an open error.
+//!
+//! fio differs: it closes a file only once the file is done (its size read or written), and
+//! while `openfiles` are open it reaps and passes over the files that are not, so its I/O goes
+//! to the first `openfiles` files until they are done, then the next. Here the order of files
+//! is the job's own (`--file-service`), whatever is open, and a switch costs an open and a close.
 //!
 //! Only runs that limit open files come here: a thread that keeps every file open drives its
 //! engine directly, so the per-I/O path of those runs has nothing of this.
