@@ -805,6 +805,12 @@ pub struct RunArgs {
     #[arg(long = "file-service", value_name = "KIND", requires = "file_set")]
     pub file_service: Option<String>,
 
+    /// With --file-set, each thread keeps at most N of its set's files open: a file is opened
+    /// when an I/O goes to it, closing the least recently used one with no I/O in flight
+    /// (fio's openfiles). Without it, every file stays open for the whole run
+    #[arg(long = "open-files", value_name = "N", requires = "file_set")]
+    pub open_files: Option<String>,
+
     /// Thread k of each target works in the working set moved k x SIZE further into the
     /// target (fio's offset_increment)
     #[arg(long = "thread-offset", value_name = "SIZE")]

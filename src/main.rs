@@ -23,6 +23,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn main() -> ExitCode {
+    // A job of thousands of files needs more descriptors than the usual soft limit of 1024.
+    iogauge::os::limits::raise_nofile();
     let raw: Vec<String> = std::env::args().collect();
     // fio's and DiskSpd's own front ends read their arguments themselves.
     let args = if matches!(subcommand(&raw), Some("fio" | "diskspd")) {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bin, harness, p, sh, stderr, work_dir, Outcome};
+use common::{bin, db_cmd, harness, p, sh, stderr, u, with_nofile, work_dir, Outcome};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
@@ -1699,6 +1699,191 @@ fn rates_for_reads_and_writes_apart() -> Outcome {
     Outcome::Pass(said.join("; "))
 }
 
+/// A job of `files` files of 64 KiB, 4k random reads in turn (roundrobin), `ios` in all.
+fn many_files(dir: &Path, files: u32, open: Option<u32>, ios: u32) -> String {
+    let open = open.map_or(String::new(), |n| format!("openfiles={n}\n"));
+    format!(
+        "[m]\ndirectory={}\nnrfiles={files}\n{open}filesize=64k\nbs=4k\nrw=randread\nfile_service_type=roundrobin\nnumber_ios={ios}\nioengine=psync\n",
+        p(dir)
+    )
+}
+
+/// `iogauge fio` on `job` under RLIMIT_NOFILE `soft`:`hard`, saved to `db`.
+fn fio_limited(dir: &Path, job: &str, soft: u64, hard: u64, db: &Path) -> Output {
+    std::fs::write(dir.join("m.fio"), job).unwrap();
+    let mut cmd = bin();
+    cmd.current_dir(dir).env("IOGAUGE_DB", db).args([
+        "fio",
+        "--verbose",
+        "--output-format=json",
+        "m.fio",
+    ]);
+    with_nofile(&mut cmd, soft, hard).output().unwrap()
+}
+
+/// Reads per file of the run `o` saved, from its native result.
+fn reads_per_file(o: &Output, db: &Path) -> Result<Vec<u64>, String> {
+    if !o.status.success() {
+        return Err(stderr(o));
+    }
+    let e = stderr(o);
+    let id = e
+        .lines()
+        .find_map(|l| l.split(" saved as run ").nth(1))
+        .ok_or_else(|| format!("no saved run in {e:?}"))?;
+    let shown = db_cmd(db, &["results", "show", id.trim(), "--output", "json"]);
+    let doc: Value = serde_json::from_slice(&shown.stdout).map_err(|e| e.to_string())?;
+    Ok(doc["targets"][0]["files"]
+        .as_array()
+        .map(|fs| fs.iter().map(|f| u(&f["read"]["ios"])).collect())
+        .unwrap_or_default())
+}
+
+/// More files than the descriptor limit allows at once: openfiles runs them (every file
+/// read), without it the job is refused before a file is laid out, and a low soft limit under
+/// a high hard one is raised.
+fn openfiles_under_a_descriptor_limit() -> Outcome {
+    let dir = work_dir();
+    let db = dir.path().join("r.db");
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let o = fio_limited(
+        dir.path(),
+        &many_files(&files, 300, Some(16), 600),
+        256,
+        256,
+        &db,
+    );
+    match reads_per_file(&o, &db) {
+        Ok(r) if r.len() == 300 && r.iter().all(|&n| n == 2) => {}
+        other => {
+            return Outcome::Fail(format!(
+                "nrfiles=300 openfiles=16 under 256 descriptors: {other:?}"
+            ))
+        }
+    }
+    let started = std::time::Instant::now();
+    let o = fio_limited(
+        dir.path(),
+        &many_files(&files, 300, None, 600),
+        256,
+        256,
+        &db,
+    );
+    let e = stderr(&o);
+    let want = "job 'm': nrfiles=300 without openfiles keeps all 300 files open at once";
+    let left = std::fs::read_dir(&files).unwrap().count();
+    if o.status.code() != Some(2)
+        || !e.contains(want)
+        || !e.contains("set openfiles=")
+        || e.lines().count() != 1
+        || left != 0
+    {
+        return Outcome::Fail(format!(
+            "without openfiles: exit {:?}, {left} files left, {e:?}",
+            o.status.code()
+        ));
+    }
+    let refused_in = started.elapsed();
+    let o = fio_limited(
+        dir.path(),
+        &many_files(&files, 300, None, 600),
+        256,
+        4096,
+        &db,
+    );
+    match reads_per_file(&o, &db) {
+        Ok(r) if r.len() == 300 && r.iter().all(|&n| n == 2) => {}
+        other => return Outcome::Fail(format!("soft 256, hard 4096, no openfiles: {other:?}")),
+    }
+    Outcome::Pass(format!("300 files read twice each under 256 descriptors; refused in {refused_in:.0?} without openfiles"))
+}
+
+/// Reads per file in fio's iolog (write_iolog): `FILE read OFFSET LEN` lines, by file name.
+fn fio_reads_per_file(log: &Path, files: u32) -> Vec<u64> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let mut n = vec![0u64; files as usize];
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.len() == 5 && w[2] == "read" {
+            let i = w[1]
+                .rsplit('.')
+                .next()
+                .and_then(|i| i.parse::<usize>().ok());
+            if let Some(c) = i.and_then(|i| n.get_mut(i)) {
+                *c += 1;
+            }
+        }
+    }
+    n
+}
+
+/// nrfiles=64, openfiles=8, roundrobin, number_ios fixed: I/Os per file beside fio's. Where
+/// the I/Os cover every file's 16 blocks once, both read each file 16 times; with fewer, fio
+/// finishes 8 files at a time (it closes a file when it is done) where iogauge keeps turning
+/// over all 64, opening and closing as it goes.
+fn openfiles_counts_beside_fio() -> Outcome {
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Skip("fio is not installed".into());
+    }
+    let dir = work_dir();
+    let db = dir.path().join("r.db");
+    let mut said = Vec::new();
+    for ios in [1024, 256] {
+        let (ours, theirs) = (
+            dir.path().join(format!("o{ios}")),
+            dir.path().join(format!("t{ios}")),
+        );
+        std::fs::create_dir(&ours).unwrap();
+        std::fs::create_dir(&theirs).unwrap();
+        let o = fio_limited(
+            dir.path(),
+            &many_files(&ours, 64, Some(8), ios),
+            1024,
+            1024,
+            &db,
+        );
+        let mine = match reads_per_file(&o, &db) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Fail(e),
+        };
+        let log = dir.path().join(format!("fio{ios}.log"));
+        let job = format!(
+            "{}write_iolog={}\n",
+            many_files(&theirs, 64, Some(8), ios),
+            p(&log)
+        );
+        std::fs::write(dir.path().join("f.fio"), job).unwrap();
+        if let Err(e) = sh("fio", &["--output=/dev/null", p(&dir.path().join("f.fio"))]) {
+            return Outcome::Skip(format!("fio did not run the job: {e}"));
+        }
+        let fio = fio_reads_per_file(&log, 64);
+        let brief = |v: &[u64]| {
+            let touched = v.iter().filter(|&&n| n > 0).count();
+            format!(
+                "{touched} files, {}..{} each",
+                v.iter().filter(|&&n| n > 0).min().unwrap_or(&0),
+                v.iter().max().unwrap_or(&0)
+            )
+        };
+        let even = ios / 64;
+        if mine != vec![even as u64; 64] {
+            return Outcome::Fail(format!("number_ios={ios}: iogauge read {mine:?}"));
+        }
+        if ios == 1024 && fio != mine {
+            return Outcome::Fail(format!(
+                "number_ios=1024: fio read {fio:?}, iogauge {mine:?}"
+            ));
+        }
+        said.push(format!(
+            "number_ios={ios}: fio {}, iogauge {}",
+            brief(&fio),
+            brief(&mine)
+        ));
+    }
+    Outcome::Pass(said.join("; "))
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -1743,6 +1928,11 @@ fn main() {
             block_mixes_think_time_and_compressible_data,
         ),
         ("several_files_per_job", several_files_per_job),
+        (
+            "openfiles_under_a_descriptor_limit",
+            openfiles_under_a_descriptor_limit,
+        ),
+        ("openfiles_counts_beside_fio", openfiles_counts_beside_fio),
         ("file_operation_engines", file_operation_engines),
         (
             "rates_for_reads_and_writes_apart",

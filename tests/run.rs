@@ -607,3 +607,77 @@ fn rate_bw_paces_by_bytes_with_fixed_and_mixed_sizes() {
         );
     }
 }
+
+/// `iogauge run ARGS FILES` under RLIMIT_NOFILE `soft`:`hard`.
+fn run_limited(
+    args: &str,
+    files: &[std::path::PathBuf],
+    soft: u64,
+    hard: u64,
+) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.arg("run").args(args.split_whitespace()).args(files);
+    with_nofile(&mut cmd, soft, hard).output().unwrap()
+}
+
+/// --open-files: 40 files under 64 descriptors, two io_uring threads at queue depth 8 each
+/// keeping 4 open, read 20 times each; without it the run is refused before a file is made.
+#[test]
+fn open_files_runs_more_files_than_the_descriptor_limit() {
+    let d = work_dir();
+    let files: Vec<_> = (0..40).map(|i| d.path().join(format!("f{i}"))).collect();
+    let set = "--file-set all -c 64k -b 4k -r -W 0 --total 3200k -t 2 -o 8 --engine io_uring --no-save --output json";
+    let o = run_limited(&format!("{set} --open-files 4"), &files, 64, 64);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let reads: Vec<u64> = r["targets"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| u(&f["read"]["ios"]))
+        .collect();
+    assert_eq!(reads, vec![20; 40]);
+    assert_eq!(r["job"]["file_sets"]["open_files"], 4);
+    assert!(files.iter().all(|f| !f.exists()), "the files are removed");
+
+    let started = std::time::Instant::now();
+    let o = run_limited(set, &files, 64, 64);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("--file-set 40 without --open-files keeps all 40 files open at once")
+            && e.contains("set --open-files 7 or less"),
+        "{e}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(files.iter().all(|f| !f.exists()), "nothing was laid out");
+}
+
+/// A file that cannot be opened again midway (--open-files) ends the run with an open error
+/// naming that file.
+#[test]
+fn open_files_names_a_file_that_cannot_be_opened_again() {
+    let d = work_dir();
+    let files: Vec<_> = (0..4).map(|i| d.path().join(format!("g{i}"))).collect();
+    for f in &files {
+        std::fs::write(f, vec![7u8; 64 << 10]).unwrap();
+    }
+    let gone = files[3].clone();
+    let remover = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        std::fs::remove_file(gone).unwrap();
+    });
+    let o = run_limited(
+        "--file-set all --open-files 2 -b 4k -r -W 0 -d 10 --engine sync --no-save",
+        &files,
+        1024,
+        1024,
+    );
+    remover.join().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(&format!("open error on '{}': ENOENT", p(&files[3]))),
+        "{e}"
+    );
+}

@@ -334,6 +334,27 @@ fn preflight(plan: &FioPlan) -> Result<(), Error> {
             }
         }
     }
+    check_descriptors(plan)
+}
+
+/// Refuse a job, or jobs that run together, that would need more descriptors than iogauge may
+/// hold, before any file is laid out. A create_only job holds none of its files open.
+fn check_descriptors(plan: &FioPlan) -> Result<(), Error> {
+    let running = || plan.runs.iter().filter(|r| !r.create_only);
+    for run in running() {
+        runner::descriptors::check(&run.job)
+            .map_err(|e| Error::usage(format!("{}: job '{}': {e}", run.at, run.name)))?;
+    }
+    let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
+    for batch in 0..batches {
+        let (names, jobs): (Vec<&str>, Vec<_>) = running()
+            .filter(|r| r.batch == batch)
+            .map(|r| (r.name.as_str(), &r.job))
+            .unzip();
+        if jobs.len() > 1 {
+            runner::descriptors::check_together(&names, &jobs)?;
+        }
+    }
     Ok(())
 }
 
@@ -657,7 +678,7 @@ fn run_job(
         return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
     }
     if run.create_only {
-        let r = runner::target::open_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
+        let r = runner::target::check_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
         return (i, r, cleanup);
     }
     if run.logs.per_io && run.logs.any() {

@@ -85,6 +85,11 @@ impl DelayEngine {
 impl IoEngine for DelayEngine {
     const ASYNC: bool = true;
 
+    /// No I/O goes to the file: any descriptor will do.
+    fn set_file(&mut self, _index: u32, _fd: std::os::fd::RawFd) -> io::Result<()> {
+        Ok(())
+    }
+
     fn queue(&mut self, sqe: Sqe) {
         let now = self.clock.now_ns();
         let d = self.sample(now);

@@ -6,6 +6,7 @@
 
 pub mod delay;
 pub mod files;
+pub mod lazy;
 pub mod mmap;
 pub mod null;
 pub mod sync;
@@ -94,6 +95,31 @@ pub trait IoEngine {
     /// What an I/O of this kind does, for error messages: "read", "write", "create"...
     fn verb(&self, op: Op) -> &'static str {
         op.verb()
+    }
+
+    /// What failed, for the message of an I/O in `slot` that completed with an error: its
+    /// [`IoEngine::verb`], or "open" where its file could not be opened ([`lazy::Lazy`]).
+    fn verb_of(&self, _slot: u32, op: Op) -> &'static str {
+        self.verb(op)
+    }
+
+    /// True where `queue` may open a file ([`lazy::Lazy`]): an engine that runs each I/O
+    /// inside `reap` then has its submission stamped after `queue`, so that the open does not
+    /// count in the I/O's completion latency.
+    const OPENS_FILES: bool = false;
+
+    /// Append the slots of I/Os that went to the device only during the last `peek` or
+    /// `reap`, having waited inside the engine since they were queued (an I/O of
+    /// [`lazy::Lazy`] waiting for a file to be closed): their submission is stamped then, so
+    /// that the wait counts in their submission latency, not in their completion latency.
+    /// Asked only of engines that open files ([`IoEngine::OPENS_FILES`]).
+    fn started_late(&mut self, _out: &mut Vec<u32>) {}
+
+    /// Put descriptor `fd` at place `index` of the files the engine was made for, where no I/O
+    /// of the old one is in flight ([`lazy::Lazy`] opening a file in place of another).
+    /// Engines that take no descriptors refuse.
+    fn set_file(&mut self, _index: u32, _fd: RawFd) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
     }
 
     /// The latency injected for the I/O in `slot`, once it has completed (delay engine), so the

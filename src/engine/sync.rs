@@ -18,6 +18,11 @@ pub trait RunOne {
     fn verb(&self, op: Op) -> &'static str {
         op.verb()
     }
+
+    /// See [`IoEngine::set_file`].
+    fn set_file(&mut self, _index: u32, _fd: RawFd) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
 }
 
 /// One I/O at a time per thread, done inside `reap`.
@@ -41,6 +46,10 @@ impl<R: RunOne> IoEngine for Inline<R> {
 
     fn verb(&self, op: Op) -> &'static str {
         self.runner.verb(op)
+    }
+
+    fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+        self.runner.set_file(index, fd)
     }
 
     fn submit(&mut self) -> io::Result<()> {
@@ -82,6 +91,11 @@ impl RunOne for Pread {
     #[inline]
     fn run(&mut self, sqe: &Sqe) -> i32 {
         rw_once(self.0[sqe.file as usize], sqe)
+    }
+
+    fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+        self.0[index as usize] = fd;
+        Ok(())
     }
 }
 

@@ -10,7 +10,7 @@
 //! following a path or a link out of the tree. File systems stamp birth times with a coarse
 //! clock (a few milliseconds), so a file deleted and replaced within one tick of its creation
 //! could share all three: for the files it opened, iogauge keeps a descriptor (up to
-//! [`HELD_MAX`] of them), which keeps the inode from being reused at all.
+//! [`held_max`] of them), which keeps the inode from being reused at all.
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -39,7 +39,12 @@ impl Identity {
 
     /// The identity of an open file.
     pub fn of_file(file: &File) -> io::Result<Identity> {
-        statx(file.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+        Identity::of_fd(file.as_raw_fd())
+    }
+
+    /// The identity of open descriptor `fd`.
+    pub fn of_fd(fd: RawFd) -> io::Result<Identity> {
+        statx(fd, c"", libc::AT_EMPTY_PATH)
     }
 }
 
@@ -108,15 +113,25 @@ fn file_name(p: &Path) -> io::Result<CString> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
 }
 
-/// Descriptors held on created files, in this process; past this many, identity rests on
-/// device, inode and birth time alone (a run of thousands of files must not run out of
-/// descriptors for this).
+/// Descriptors held on created files, in this process, at most; past this many, identity
+/// rests on device, inode and birth time alone (a run of thousands of files must not run out
+/// of descriptors for this).
 pub const HELD_MAX: usize = 256;
 static HELD: AtomicUsize = AtomicUsize::new(0);
 
-/// A copy of `file`'s descriptor while fewer than [`HELD_MAX`] are held.
+/// How many descriptors [`hold`] keeps: [`HELD_MAX`], or a quarter of the descriptors this
+/// process may hold where that is less, so that the rest go to the files a job keeps open.
+pub fn held_max() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        let soft = super::limits::nofile().0;
+        HELD_MAX.min(usize::try_from(soft / 4).unwrap_or(HELD_MAX))
+    })
+}
+
+/// A copy of `file`'s descriptor while fewer than [`held_max`] are held.
 fn hold(file: &File) -> Option<File> {
-    if HELD.fetch_add(1, Ordering::Relaxed) >= HELD_MAX {
+    if HELD.fetch_add(1, Ordering::Relaxed) >= held_max() {
         HELD.fetch_sub(1, Ordering::Relaxed);
         return None;
     }

@@ -267,9 +267,13 @@ impl Headline {
                     );
                 } else {
                     let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
+                    let open = match j.open_files() {
+                        Some(n) => format!(", at most {n} open at once"),
+                        None => String::new(),
+                    };
                     let _ = writeln!(
                         o,
-                        "\t\tfiles: each thread works over all {} (file service: {service})",
+                        "\t\tfiles: each thread works over all {} (file service: {service}{open})",
                         t.files.len()
                     );
                     for f in &t.files {

@@ -7,6 +7,7 @@
 //! [m0, m1) count.
 
 pub mod collect;
+pub mod descriptors;
 pub mod offsets;
 pub mod rng;
 pub mod steady;
@@ -16,6 +17,7 @@ pub mod worker;
 use crate::clock::Clock;
 use crate::engine::delay::DelayEngine;
 use crate::engine::files::{FileOpEngine, FileOps};
+use crate::engine::lazy::{Files, Lazy};
 use crate::engine::mmap::{Mapping, MmapEngine};
 use crate::engine::sync::{Pread, SyncEngine};
 use crate::engine::uring::{UringEngine, UringOptions};
@@ -210,6 +212,7 @@ pub fn run_full(
     observer: &mut dyn Observer,
     thread_histograms: bool,
 ) -> Result<RunResult> {
+    descriptors::check(job)?;
     let mut notes = Vec::new();
     let (engine, qd) = resolve_engine(job, &mut notes)?;
     let mut service = job.file_sets.map(|f| f.service);
@@ -274,6 +277,7 @@ pub fn run_full(
         sqpoll: job.sqpoll,
         hipri: job.hipri,
         register: job.register,
+        changing_files: job.open_files().is_some(),
     };
     if engine == EngineKind::IoUring && (job.sqpoll || job.hipri) {
         for t in &targets {
@@ -326,11 +330,19 @@ pub fn run_full(
             Some(_) => (0, job.block_size),
             None => (t.start, t.end),
         };
+        // With --open-files, each thread opens the set's files itself, into `open` places.
+        let lazy = match job.open_files() {
+            Some(open) => Some((lazy_files(job, set)?, open)),
+            None => None,
+        };
         for th in 0..job.threads_per_target {
-            let files: Vec<(std::os::fd::RawFd, u64)> = set
-                .iter()
-                .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
-                .collect();
+            let files: Vec<(std::os::fd::RawFd, u64)> = match &lazy {
+                Some((_, open)) => vec![(-1, 0); *open as usize],
+                None => set
+                    .iter()
+                    .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
+                    .collect(),
+            };
             let offsets = set
                 .iter()
                 .zip(&shared)
@@ -377,7 +389,7 @@ pub fn run_full(
                 None => &[][..],
             };
             plans.push((
-                files,
+                (files, lazy.clone()),
                 (names, done),
                 WorkerPlan {
                     id: plans.len(),
@@ -419,7 +431,7 @@ pub fn run_full(
     let mut observer_error = None;
     let outcomes = std::thread::scope(|s| -> Result<Vec<WorkerOutcome>> {
         let mut handles = Vec::new();
-        for (files, (names, done), plan) in plans {
+        for ((files, lazy), (names, done), plan) in plans {
             let fds: Vec<std::os::fd::RawFd> = files.iter().map(|f| f.0).collect();
             let tx = tx.clone();
             let cpu = cpu_for(job.affinity.as_ref(), plan.id);
@@ -460,15 +472,16 @@ pub fn run_full(
                             match UringEngine::new(&fds, qd, uring_opts, &bufs.slots()) {
                                 Ok(e) => {
                                     let features = e.features();
-                                    let mut out = worker::run(e, bufs, rng, plan, ctl, tx);
+                                    let mut out = drive(e, lazy, bufs, rng, plan, ctl, tx);
                                     out.uring = Some(features);
                                     Ok(out)
                                 }
                                 Err(e) => give_up(format!("cannot set up io_uring: {e}")),
                             }
                         }
-                        EngineKind::Sync => Ok(worker::run(
+                        EngineKind::Sync => Ok(drive(
                             SyncEngine::new(Pread(fds)),
+                            lazy,
                             bufs,
                             rng,
                             plan,
@@ -493,7 +506,7 @@ pub fn run_full(
                             }
                         }
                         EngineKind::Null => {
-                            Ok(worker::run(NullEngine::default(), bufs, rng, plan, ctl, tx))
+                            Ok(drive(NullEngine::default(), lazy, bufs, rng, plan, ctl, tx))
                         }
                         EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => {
                             let op = file_op.expect("a file-operation engine");
@@ -509,7 +522,7 @@ pub fn run_full(
                                 job.seed,
                                 plan.id as u64,
                             );
-                            Ok(worker::run(e, bufs, rng, plan, ctl, tx))
+                            Ok(drive(e, lazy, bufs, rng, plan, ctl, tx))
                         }
                     }
                 });
@@ -763,6 +776,46 @@ fn live_view(ctl: &Control, job: &JobSpec, start: u64, m0: u64, m1: u64, now: u6
     }
 }
 
+/// The files of `set` as each of its threads opens them (`--open-files`).
+fn lazy_files(job: &JobSpec, set: &[OpenTarget]) -> Result<Arc<Files>> {
+    let names = set
+        .iter()
+        .map(|t| {
+            std::ffi::CString::new(t.path.as_os_str().as_encoded_bytes()).map_err(|_| {
+                Error::usage(format!(
+                    "target '{}' has a NUL byte in its name",
+                    t.path.display()
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(Arc::new(Files {
+        names,
+        ids: set.iter().map(|t| t.id).collect(),
+        flags: target::open_flags(job),
+    }))
+}
+
+/// Run a worker on engine `e`, through [`Lazy`] where its thread keeps at most `open` files
+/// open; a thread that keeps every file open drives its engine directly.
+fn drive<E: IoEngine>(
+    e: E,
+    lazy: Option<(Arc<Files>, u32)>,
+    bufs: AlignedBuf,
+    rng: rng::Rng,
+    plan: WorkerPlan,
+    ctl: &Control,
+    tx: std::sync::mpsc::SyncSender<Msg>,
+) -> WorkerOutcome {
+    match lazy {
+        Some((files, open)) => {
+            let e = Lazy::new(e, files, open, plan.queue_depth);
+            worker::run(e, bufs, rng, plan, ctl, tx)
+        }
+        None => worker::run(e, bufs, rng, plan, ctl, tx),
+    }
+}
+
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
     // SAFETY: sched_getaffinity fills a cpu_set_t we own; CPU_ISSET reads it.
@@ -799,7 +852,16 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
     let mut rng = rng::Rng::new(1, &[]);
     let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
-    let fd = t.file.as_ref().map_or(-1, |f| f.as_raw_fd());
+    // A target checked and closed (--open-files) is opened again for the test.
+    let again = match &t.file {
+        Some(_) => None,
+        None => Some(target::reopen(job, t)?),
+    };
+    let fd = t
+        .file
+        .as_ref()
+        .or(again.as_ref())
+        .map_or(-1, |f| f.as_raw_fd());
     let mut e = UringEngine::new(&[fd], 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(
             "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"

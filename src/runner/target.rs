@@ -6,7 +6,7 @@
 use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
-use crate::os::owned::{Folders, Owned, Removal};
+use crate::os::owned::{Folders, Identity, Owned, Removal};
 use crate::spec::units::format_size;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,9 @@ pub struct OpenTarget {
     pub end: u64,
     pub created: bool,
     pub facts: crate::facts::TargetFacts,
+    /// What it was when opened, for a thread that opens it again (`--open-files`); none for
+    /// a file-operation engine's target.
+    pub id: Option<Identity>,
 }
 
 /// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
@@ -74,9 +77,15 @@ impl Cleanup {
         Ok(())
     }
 
-    /// Whether `file`, opened at `path`, is the file iogauge created there.
+    /// Whether `file`, opened at `path`, is the file iogauge created there last. Looked for
+    /// from the end: it was just created, and a job may lay out 20,000 files one by one.
     fn holds(&self, path: &Path, file: &File) -> bool {
-        self.owned.iter().any(|o| o.path() == path && o.is(file))
+        let path = path.as_os_str();
+        self.owned
+            .iter()
+            .rev()
+            .find(|o| o.path().as_os_str() == path)
+            .is_some_and(|o| o.is(file))
     }
 
     /// Remove `path` now, even where files are kept: a partial file is of no use.
@@ -119,9 +128,65 @@ impl Drop for Cleanup {
     }
 }
 
-/// Open (creating where asked) every target of the job.
+/// Open (creating where asked) every target of the job. Where its threads open their files
+/// as I/Os go to them (`--open-files`), each target is checked and closed again: a job may
+/// have more files than the process may hold open.
 pub fn open_targets(
     job: &JobSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<Vec<OpenTarget>> {
+    let keep = job.open_files().is_none();
+    open_each(job, keep, cleanup, interrupted)
+}
+
+/// Lay out and check every target of the job, holding none open (fio's create_only).
+pub fn check_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicBool) -> Result<()> {
+    open_each(job, false, cleanup, interrupted).map(drop)
+}
+
+/// The flags of open(2) for the job's targets: read and write where it writes, and its cache
+/// mode (O_DIRECT, O_DSYNC).
+pub fn open_flags(job: &JobSpec) -> i32 {
+    let access = if job.write_pct > 0 {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    };
+    access | cache_flags(job)
+}
+
+fn cache_flags(job: &JobSpec) -> i32 {
+    let mut flags = 0;
+    if job.cache.is_direct() {
+        flags |= libc::O_DIRECT;
+    }
+    if job.cache.is_dsync() {
+        flags |= libc::O_DSYNC;
+    }
+    flags
+}
+
+/// Open target `t` again, as [`open_targets`] opened it; it must still be the same file.
+pub fn reopen(job: &JobSpec, t: &OpenTarget) -> Result<File> {
+    let shown = t.path.display();
+    let file = OpenOptions::new()
+        .read(true)
+        .write(job.write_pct > 0)
+        .custom_flags(cache_flags(job))
+        .open(&t.path)
+        .map_err(|e| Error::runtime(format!("cannot open target '{shown}' again: {e}")))?;
+    if t.id.is_some() && Identity::of_file(&file).ok() != t.id {
+        return Err(Error::runtime(format!(
+            "'{shown}' was replaced by another file while iogauge ran; it was left alone"
+        )));
+    }
+    Ok(file)
+}
+
+fn open_each(
+    job: &JobSpec,
+    keep: bool,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<Vec<OpenTarget>> {
@@ -138,7 +203,7 @@ pub fn open_targets(
         None => job
             .targets
             .iter()
-            .map(|t| open_target(job, t, cleanup, interrupted))
+            .map(|t| open_target(job, t, keep, cleanup, interrupted))
             .collect(),
     }
 }
@@ -227,12 +292,15 @@ fn name_target(
         start: 0,
         end: 0,
         created,
+        id: None,
     })
 }
 
+/// Open target `t`, creating it where asked, and check it; `keep`: keep it open for the run.
 fn open_target(
     job: &JobSpec,
     t: &TargetSpec,
+    keep: bool,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<OpenTarget> {
@@ -294,17 +362,10 @@ fn open_target(
         }
     };
 
-    let mut flags = 0;
-    if job.cache.is_direct() {
-        flags |= libc::O_DIRECT;
-    }
-    if job.cache.is_dsync() {
-        flags |= libc::O_DSYNC;
-    }
     let file = OpenOptions::new()
         .read(true)
         .write(writes)
-        .custom_flags(flags)
+        .custom_flags(cache_flags(job))
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::EINVAL) && job.cache.is_direct() {
@@ -379,7 +440,8 @@ fn open_target(
     };
     Ok(OpenTarget {
         path: path.clone(),
-        file: Some(file),
+        id: Identity::of_file(&file).ok(),
+        file: keep.then_some(file),
         facts,
         kind,
         size,

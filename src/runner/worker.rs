@@ -564,7 +564,7 @@ impl State<'_> {
             // counts no bytes; the quota still counts its nominal length.
             let bytes = if E::MOVES_DATA { len } else { 0 };
             if c.result != bytes as i32 {
-                self.fail(c, t, engine.verb(op));
+                self.failed_io(engine, c, t);
                 continue;
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
@@ -737,6 +737,28 @@ impl State<'_> {
         }
     }
 
+    /// I/Os that waited inside the engine for a file went to the device by `t`: their
+    /// completion latency starts there.
+    #[cold]
+    #[inline(never)]
+    fn started_late<E: IoEngine>(&mut self, engine: &mut E, late: &mut Vec<u32>, t: u64) {
+        late.clear();
+        engine.started_late(late);
+        if self.latency {
+            for &slot in late.iter() {
+                self.submitted_at[slot as usize] = t;
+            }
+        }
+    }
+
+    /// An I/O that moved less than asked or failed; the engine names what failed.
+    #[cold]
+    #[inline(never)]
+    fn failed_io<E: IoEngine>(&mut self, engine: &E, c: &Cqe, t: u64) {
+        let what = engine.verb_of(c.slot, self.op[c.slot as usize]);
+        self.fail(c, t, what);
+    }
+
     #[cold]
     fn fail(&mut self, c: &Cqe, t: u64, what: &str) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
@@ -850,6 +872,7 @@ pub fn run<E: IoEngine>(
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
     let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
     let mut cancelled: Vec<u32> = Vec::with_capacity(qd);
+    let mut late: Vec<u32> = Vec::new();
     let batch = plan.submit_batch.max(1) as usize;
     let clock = &ctl.clock;
     let rate_limited = s.rate_limited;
@@ -898,9 +921,16 @@ pub fn run<E: IoEngine>(
                     }
                     waits.lookaside_completions += cqes.len() as u64;
                     s.complete(&engine, &cqes, now);
+                    if E::OPENS_FILES {
+                        s.started_late(&mut engine, &mut late, now);
+                    }
                 }
             } else if latency {
-                // The I/O runs inside `reap`: it is submitted when it is queued.
+                // The I/O runs inside `reap`: it is submitted when it is queued, after its
+                // file was opened where the engine opens files.
+                if E::OPENS_FILES {
+                    now = clock.now_ns();
+                }
                 for &u in &unsubmitted {
                     s.submitted_at[u as usize] = now;
                 }
@@ -1111,6 +1141,9 @@ pub fn run<E: IoEngine>(
             waits.lookaside_completions += cqes.len() as u64;
         }
         s.complete(&engine, &cqes, now);
+        if E::OPENS_FILES {
+            s.started_late(&mut engine, &mut late, now);
+        }
     }
     s.flush_interval();
     s.send_trace();

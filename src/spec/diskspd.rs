@@ -781,7 +781,14 @@ pub fn parse(args: &[String], targets_of: &Targets) -> Result<Diskspd> {
                     FileService::Slots
                 }
             };
-            (f, (n > 1).then_some(FileSets { files: n, service }))
+            (
+                f,
+                (n > 1).then_some(FileSets {
+                    files: n,
+                    service,
+                    open_files: None,
+                }),
+            )
         }
         None => {
             if per_thread_qd.is_some() {
@@ -1016,7 +1023,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         FileSet => "-F",
         SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | Interval | ThreadOffset
         | Engine | Delay | DelayStep | Sqpoll | Hipri | RateIops | RateMin | RateMinIops
-        | RateMinWindow | Fsync | Fdatasync | EndFsync | ThinkSpin | FileService
+        | RateMinWindow | Fsync | Fdatasync | EndFsync | ThinkSpin | FileService | OpenFiles
         | AllowOverwrite => return None,
     })
 }
@@ -1287,7 +1294,8 @@ mod tests {
             j.file_sets,
             Some(FileSets {
                 files: 2,
-                service: FileService::Slots
+                service: FileService::Slots,
+                open_files: None,
             })
         );
         assert_eq!(j.total_threads(), 3);

@@ -137,6 +137,9 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
                 s => s.text(),
             };
             let _ = writeln!(o, "file_service_type={service}");
+            if let Some(n) = f.open_files {
+                let _ = writeln!(o, "openfiles={n}");
+            }
         }
         let (rw, mix) = fio_rw(job);
         let (rw, comment) = match &job.pattern {
@@ -255,11 +258,17 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
         }
         if engine == "io_uring" {
+            // fio registers no files where openfiles is below nrfiles: it refuses registerfiles.
+            let lazy = job.open_files().is_some();
             if job.register {
-                let _ = writeln!(o, "fixedbufs=1\nregisterfiles=1");
+                let files = if lazy { "" } else { "\nregisterfiles=1" };
+                let _ = writeln!(o, "fixedbufs=1{files}");
             }
             if job.sqpoll {
                 let _ = writeln!(o, "sqthread_poll=1");
+                if lazy {
+                    let _ = writeln!(o, "; fio's sqthread_poll registers the files, which it refuses with openfiles below nrfiles");
+                }
             }
             if job.hipri {
                 let _ = writeln!(o, "hipri=1");
@@ -475,6 +484,11 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
         }
         Some(f) => {
             a.push(format!("-F{}", job.threads_per_target));
+            if let Some(n) = f.lazy() {
+                caveats.push(format!(
+                    "DiskSpd keeps every target open: no --open-files {n}"
+                ));
+            }
             match f.service {
                 FileService::Slots => a.push(format!("-o{}", job.queue_depth / f.files)),
                 FileService::Random { every } => {

@@ -120,6 +120,7 @@ pub enum Flag {
     RefillBuffers,
     FileSet,
     FileService,
+    OpenFiles,
     AllowOverwrite,
 }
 
@@ -174,6 +175,7 @@ impl Flag {
             RefillBuffers => "--refill-buffers",
             FileSet => "--file-set",
             FileService => "--file-service",
+            OpenFiles => "--open-files",
             AllowOverwrite => "--allow-overwrite",
         }
     }

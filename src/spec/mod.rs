@@ -377,6 +377,19 @@ pub struct Floor {
 pub struct FileSets {
     pub files: u32,
     pub service: FileService,
+    /// Each thread keeps at most this many of its set's files open, opening one when an I/O
+    /// goes to it and closing the least recently used with no I/O in flight (fio's
+    /// openfiles). `None`: every file open for the whole run, shared by the set's threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_files: Option<u32>,
+}
+
+impl FileSets {
+    /// The limit on open files where it is below the set's files: where it is not, each file
+    /// stays open, as fio takes an openfiles above nrfiles.
+    pub fn lazy(&self) -> Option<u32> {
+        self.open_files.filter(|&n| n < self.files)
+    }
 }
 
 /// Which file of its set a thread's next I/O goes to.
@@ -778,6 +791,12 @@ impl JobSpec {
     /// How many targets each thread works over: 1 unless [`JobSpec::file_sets`].
     pub fn files_per_set(&self) -> usize {
         self.file_sets.map_or(1, |f| f.files as usize)
+    }
+
+    /// The most files a thread keeps open at once, where its set's files are opened as I/Os
+    /// go to them ([`FileSets::lazy`]); `None`: every file open for the whole run.
+    pub fn open_files(&self) -> Option<u32> {
+        self.file_sets.and_then(|f| f.lazy())
     }
 
     /// The sets of targets threads work on: each target alone, or [`JobSpec::file_sets`].

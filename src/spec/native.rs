@@ -576,6 +576,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
                     })
                     .transpose()?
                     .unwrap_or(FileService::RoundRobin { every: 1 }),
+                open_files: args
+                    .open_files
+                    .as_deref()
+                    .map(|n| number("--open-files", n, "a number of files"))
+                    .transpose()?,
             }),
         },
         dialect: Dialect::Iogauge,

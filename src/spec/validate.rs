@@ -618,7 +618,39 @@ impl JobSpec {
                 f.files
             ));
         }
-        Ok(())
+        self.validate_open_files(f)
+    }
+
+    /// A limit on the files a thread keeps open applies where files are opened for I/O and
+    /// may be closed between I/Os.
+    fn validate_open_files(&self, f: FileSets) -> Result<()> {
+        if f.open_files == Some(0) {
+            return bad(format!(
+                "{} 0: a thread needs at least one file open",
+                self.name(Flag::OpenFiles)
+            ));
+        }
+        let Some(open) = f.lazy() else {
+            return Ok(());
+        };
+        let limit = self.dialect.assign(Flag::OpenFiles, &open.to_string());
+        let why = match self.engine {
+            Some(EngineKind::Mmap) => "maps each file for the whole run",
+            Some(e) if e.is_file_op() => "holds no file open",
+            _ if f.service == FileService::Slots => {
+                return bad(format!(
+                    "{limit}: {} keeps I/Os in flight on all {} files at once",
+                    self.dialect.assign(Flag::FileService, "slots"),
+                    f.files
+                ))
+            }
+            _ => return Ok(()),
+        };
+        let engine = self.engine.map_or("", |e| e.name());
+        bad(format!(
+            "{limit}: {} {why}; use the sync or io_uring engine",
+            self.dialect.assign(Flag::Engine, engine)
+        ))
     }
 
     /// The file-operation engines (filecreate, filestat, filedelete) do one operation on each

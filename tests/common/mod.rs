@@ -197,3 +197,21 @@ pub fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
     }
     Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
+
+/// `cmd` started with RLIMIT_NOFILE set to `soft`:`hard`, as `prlimit --nofile` would.
+pub fn with_nofile(cmd: &mut Command, soft: u64, hard: u64) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
+    unsafe {
+        cmd.pre_exec(move || {
+            let l = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}

@@ -141,7 +141,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     (
         "registerfiles",
         &[],
-        Kind::Noted("iogauge registers files with io_uring wherever the kernel allows"),
+        Kind::Noted("iogauge registers files with io_uring wherever the kernel allows, and not where openfiles is below nrfiles"),
     ),
     (
         "thread",
@@ -188,7 +188,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("description", &[], Kind::Noted("shown nowhere")),
     ("unit_base", &[], Kind::Noted("iogauge reports bytes and bits as fio's JSON does")),
     ("per_job_logs", &[], Kind::Noted("iogauge writes per-I/O logs per clone and averaged logs per job, whatever it says")),
-    ("openfiles", &[], Kind::Noted("iogauge keeps every file of a job open while it runs (none, for filecreate, filestat and filedelete)")),
+    ("openfiles", &[], Kind::Mapped),
     ("stat_type", &[], Kind::Mapped),
     ("stats", &[], Kind::Noted("iogauge always keeps statistics")),
     ("create_serialize", &[], Kind::Noted("iogauge creates files one after another")),
@@ -864,6 +864,22 @@ fn read_file_service(set: &Set) -> Result<FileService> {
         })
 }
 
+/// openfiles: 0, or a count above nrfiles, is nrfiles (as fio takes them). The file-operation
+/// engines hold no file open, whatever it says: fio's own filecreate example sets it.
+fn read_open_files(set: &Set, engine: EngineKind, notes: &mut Vec<String>) -> Result<Option<u32>> {
+    let Some(n) = set.int("openfiles")? else {
+        return Ok(None);
+    };
+    if engine.is_file_op() {
+        notes.push(format!(
+            "openfiles: ioengine={} holds no file open; it has no effect",
+            engine.name()
+        ));
+        return Ok(None);
+    }
+    Ok((n > 0).then(|| u32::try_from(n).unwrap_or(u32::MAX)))
+}
+
 /// One fio job into a run. `batch`/`group` are filled in by [`plan`].
 fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<FioRun> {
     let mut values: HashMap<&'static str, &FioOption> = HashMap::new();
@@ -1463,6 +1479,7 @@ fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<Fi
         file_sets: (nfiles > 1).then_some(FileSets {
             files: nfiles as u32,
             service: read_file_service(&set)?,
+            open_files: read_open_files(&set, engine, &mut notes)?,
         }),
         min_rate: read_min_rate(&set, reads, writes)?,
         dialect: crate::spec::Dialect::Fio,
@@ -1659,6 +1676,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         RefillBuffers => "refill_buffers",
         FileSet => "nrfiles",
         FileService => "file_service_type",
+        OpenFiles => "openfiles",
         Interlocked | Cooldown | UntilSteady | ThreadStart | Latency | Delay | DelayStep
         | AllowOverwrite => return None,
     })
@@ -2287,7 +2305,8 @@ ramp_time=2
             j.file_sets,
             Some(FileSets {
                 files: 100,
-                service: FileService::RoundRobin { every: 1 }
+                service: FileService::RoundRobin { every: 1 },
+                open_files: None,
             })
         );
         assert_eq!(
@@ -2475,7 +2494,8 @@ ramp_time=2
             r.job.file_sets,
             Some(FileSets {
                 files: 3,
-                service: FileService::RoundRobin { every: 1 }
+                service: FileService::RoundRobin { every: 1 },
+                open_files: None,
             })
         );
         assert_eq!((r.job.threads_per_target, r.layout), (1, Clones::Targets));
@@ -2523,6 +2543,61 @@ ramp_time=2
         assert!(err("[x]\nnrfiles=0\nsize=1m\n").contains("nrfiles: 0 is not between 1 and 65536"));
         assert!(err("[x]\nnrfiles=4\nsize=3k\n")
             .contains("size: leaves less than a block for each file"));
+    }
+
+    /// openfiles: a thread's files opened as I/Os go to them, at most so many at once; 0 or
+    /// a count from nrfiles up keeps every file open (as fio takes them).
+    #[test]
+    fn openfiles_limits_the_files_a_thread_keeps_open() {
+        let job = |extra: &str| one(&format!("[x]\nnrfiles=64\nsize=4m\nrw=randread\n{extra}")).job;
+        assert_eq!(job("openfiles=8\n").open_files(), Some(8));
+        for all in ["", "openfiles=0\n", "openfiles=64\n", "openfiles=100\n"] {
+            assert_eq!(job(all).open_files(), None, "{all}");
+        }
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let file = "[t]\nfilename=/d/a:/d/b:/d/c\nsize=3g\nruntime=5\ntime_based\nrw=randread\nopenfiles=2\n";
+        let native = job_from_argv(&argv(
+            "iogauge run -r --file-set all --open-files 2 -b 4k --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        assert_same!(one(file).job, native);
+        // Written back for fio: no registerfiles, which fio refuses with openfiles below nrfiles.
+        let uring = job_from_argv(&argv(
+            "iogauge run -r --file-set all --open-files 2 --engine io_uring --sqpoll -c 1M /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        let back = crate::spec::export::to_fio(&uring, "t", false);
+        assert!(
+            back.contains("openfiles=2\n")
+                && back.contains("fixedbufs=1\n")
+                && !back.contains("registerfiles")
+                && back.contains("; fio's sqthread_poll registers the files"),
+            "{back}"
+        );
+        // fio's own filecreate example sets openfiles=1: a note, not a refusal.
+        let r = one("[x]\nnrfiles=4\nioengine=filecreate\nfilesize=4k\nopenfiles=1\n");
+        assert_eq!(r.job.open_files(), None);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("openfiles: ioengine=filecreate holds no file open")));
+        assert!(err("[x]\nnrfiles=4\nsize=4m\nioengine=mmap\nopenfiles=2\n").contains(
+            "openfiles=2: ioengine=mmap maps each file for the whole run; use the sync or io_uring engine"
+        ));
+        let native = |line: &str| job_from_argv(&argv(line)).unwrap_err().to_string();
+        assert_eq!(
+            native("iogauge run --file-set all --open-files 0 -c 1M /d/a /d/b"),
+            "--open-files 0: a thread needs at least one file open"
+        );
+        assert_eq!(
+            native("iogauge run --file-set all --file-service slots -o 2 --open-files 1 -c 1M /d/a /d/b"),
+            "--open-files 1: --file-service slots keeps I/Os in flight on all 2 files at once"
+        );
+        assert_eq!(
+            native("iogauge run --file-set all --open-files 1 --engine mmap --cache buffered -c 1M /d/a /d/b"),
+            "--open-files 1: --engine mmap maps each file for the whole run; use the sync or io_uring engine"
+        );
     }
 
     /// size=N% and offset=N% are shares of the file (here every existing file is 1 GiB).
