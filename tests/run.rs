@@ -143,7 +143,7 @@ fn sync_engine_with_a_queue_depth_says_it_runs_at_one() {
         r["notes"][0]
             .as_str()
             .unwrap()
-            .contains("queue depth 8 runs as 1"),
+            .contains("--queue-depth 8 runs as 1"),
         "{}",
         r["notes"]
     );
@@ -587,7 +587,9 @@ fn mmap_engine_writes_through_the_mapping() {
     // Direct I/O cannot go through a mapping.
     let o = run_l("--engine mmap --cache direct -d 1", &[p(&f)]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--engine mmap reads and writes through the page cache"));
+    assert!(stderr(&o).contains(
+        "the mmap engine reads and writes through the page cache: --cache direct cannot apply"
+    ));
 }
 
 /// --rate-bw paces by bytes: with fixed and with mixed block sizes the rate is what was asked.

@@ -69,8 +69,13 @@ impl Sink {
                 ..
             } => {
                 *written = true;
-                file.set_len(0)
-                    .and_then(|_| file.rewind())
+                // Only a regular file has old content to drop (/dev/null and pipes refuse it).
+                let regular = file.metadata().is_ok_and(|m| m.is_file());
+                let emptied = match regular {
+                    true => file.set_len(0).and_then(|_| file.rewind()),
+                    false => Ok(()),
+                };
+                emptied
                     .and_then(|_| file.write_all(text.as_bytes()))
                     .map_err(|e| {
                         Error::runtime(format!("cannot write the report to '{shown}': {e}"))
