@@ -30,8 +30,10 @@ pub struct LatencyError {
     /// Allowed: 1% or 2 us at p50, 3% or 5 us at p99.
     pub tolerance_ns: u64,
     pub within_tolerance: bool,
-    /// Runs made: a run out of tolerance while the hypervisor stole CPU time is repeated
-    /// (up to 3 in all), since a stolen CPU delays when a completion is seen.
+    /// Runs made: a run out of tolerance is repeated (up to 3 in all). A completion is seen
+    /// late whenever something else takes the worker's CPU (the hypervisor, or any other task
+    /// on a machine with few cores), which one run can suffer by chance; an error of the
+    /// instrument shows in every run.
     pub attempts: u32,
     /// CPU time stolen by the hypervisor during the run reported.
     pub steal_ns: u64,
@@ -122,8 +124,7 @@ pub fn run(dir: &Path, seconds: f64, interrupted: &AtomicBool) -> Result<SelfTes
                         }
                     })
                     .collect();
-                // Repeat only a run that was both out of tolerance and disturbed by steal.
-                if rows.iter().all(|e| e.within_tolerance) || steal == 0 || attempts == 3 {
+                if rows.iter().all(|e| e.within_tolerance) || attempts == 3 {
                     latency_error.extend(rows);
                     break;
                 }
@@ -194,7 +195,10 @@ impl SelfTest {
             );
         }
         if self.latency_error.iter().any(|e| e.attempts > 1) {
-            let _ = writeln!(o, "\n  Runs > 1: a run out of tolerance while the hypervisor stole CPU time was repeated.");
+            let _ = writeln!(
+                o,
+                "\n  Runs > 1: a run out of tolerance was repeated; the last run is reported."
+            );
         }
         let _ = writeln!(
             o,
@@ -202,7 +206,7 @@ impl SelfTest {
             if self.passed() {
                 "Latencies reported on this machine are within 1% (or 2 us) at p50 and 3% (or 5 us) at p99 of the truth."
             } else {
-                "Some latencies were off by more than the tolerance (runs disturbed by stolen CPU time are repeated up to 3 times): latency figures from this machine need care."
+                "Some latencies were off by more than the tolerance in 3 runs: latency figures from this machine need care."
             }
         );
         o

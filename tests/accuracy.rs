@@ -3,11 +3,13 @@
 //! iogauge's reported completion latency must match it at queue depths 1, 16 and 128 (p50
 //! within 1% or 2 us, p99 within 3% or 5 us).
 //!
-//! On a virtual machine the hypervisor can take the CPU away for milliseconds ("steal"), and a
+//! On a virtual machine the hypervisor can take the CPU away for milliseconds ("steal"), and on
+//! a machine with two cores any other task can take the worker's for tens of microseconds; a
 //! completion is then seen late: the report is right about what it saw, but accuracy cannot be
-//! judged. So a case out of tolerance while CPU time was stolen is repeated (3 runs at most);
-//! if every run was disturbed, the case is reported SKIPPED with the stolen time. Out of
-//! tolerance with no steal is a failure. Own harness, so that skips are counted as skips.
+//! judged from that run. So a case out of tolerance is repeated (3 runs at most): an error of
+//! the instrument shows in every run, a disturbance by chance does not. A case out of
+//! tolerance in all 3 runs fails if any of them was undisturbed, and is reported SKIPPED with
+//! the stolen time if every one was disturbed. Own harness, so that skips are counted as skips.
 
 mod common;
 use common::*;
@@ -51,7 +53,7 @@ fn watch<T>(min_cpu_share: f64, work: impl FnOnce() -> T) -> (T, Option<String>)
 
 /// One distribution at one queue depth, up to 3 runs.
 fn case(file: &Path, dist: &str, qd: u32) -> Outcome {
-    let mut last = String::new();
+    let (mut last, mut failed) = (String::new(), None);
     for attempt in 1..=3 {
         let line =
             format!("-c 1M -L -W 0.2 -d 2 --cache buffered --engine delay --delay {dist} -o {qd}");
@@ -83,12 +85,20 @@ fn case(file: &Path, dist: &str, qd: u32) -> Outcome {
         if bad.is_empty() {
             return Outcome::Pass(lines.join("; "));
         }
-        let Some(why) = disturbed else {
-            return Outcome::Fail(format!("{} (run {attempt}, undisturbed)", bad.join("; ")));
-        };
-        last = format!("{} (run {attempt}: {why})", bad.join("; "));
+        match disturbed {
+            None => failed = Some(format!("{} (run {attempt}, undisturbed)", bad.join("; "))),
+            Some(why) => last = format!("{} (run {attempt}: {why})", bad.join("; ")),
+        }
     }
-    Outcome::Skip(format!("every run disturbed: {last}"))
+    verdict(failed, last)
+}
+
+/// After 3 runs out of tolerance: a failure if one of them was undisturbed.
+fn verdict(failed: Option<String>, last_disturbed: String) -> Outcome {
+    match failed {
+        Some(msg) => Outcome::Fail(format!("out of tolerance in 3 runs: {msg}")),
+        None => Outcome::Skip(format!("every run disturbed: {last_disturbed}")),
+    }
 }
 
 /// `iogauge selftest`: the clock, the overhead per I/O, and the same comparison; every row out
@@ -145,8 +155,8 @@ fn selftest(dir: &Path) -> Outcome {
             o.status.code()
         ));
     }
-    // A row out of tolerance is a failure unless its run saw stolen CPU or the whole self-test
-    // was kept from the CPU.
+    // A row is out of tolerance only after 3 runs; it is a failure unless its last run saw
+    // stolen CPU or the whole self-test was kept from the CPU.
     if let Some(e) = off.iter().find(|e| u(&e["steal_ns"]) == 0) {
         if disturbed.is_none() {
             return Outcome::Fail(format!("out of tolerance on an undisturbed machine: {e}"));
@@ -167,7 +177,7 @@ fn selftest(dir: &Path) -> Outcome {
 /// At a rate the target can keep, an I/O starts on schedule, so its scheduled latency is its
 /// service time: p50 within 100 us of completion latency. A worker woken late would show here.
 fn scheduled_latency_at_a_sustainable_rate(file: &Path) -> Outcome {
-    let mut last = String::new();
+    let (mut last, mut failed) = (String::new(), None);
     for attempt in 1..=3 {
         // The worker sleeps between I/Os here, so its CPU share says nothing: only steal counts.
         let (r, disturbed) = watch(0.0, || {
@@ -189,12 +199,12 @@ fn scheduled_latency_at_a_sustainable_rate(file: &Path) -> Outcome {
         if (sched - done).abs() < 100_000.0 {
             return Outcome::Pass(msg);
         }
-        let Some(why) = disturbed else {
-            return Outcome::Fail(format!("{msg} (run {attempt}, undisturbed)"));
-        };
-        last = format!("{msg} (run {attempt}: {why})");
+        match disturbed {
+            None => failed = Some(format!("{msg} (run {attempt}, undisturbed)")),
+            Some(why) => last = format!("{msg} (run {attempt}: {why})"),
+        }
     }
-    Outcome::Skip(format!("every run disturbed: {last}"))
+    verdict(failed, last)
 }
 
 fn main() {
