@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(classify(&zeros), Content::Zeros);
         let text: Vec<u8> = b"hello world ".iter().cycle().take(4096).copied().collect();
         assert_eq!(classify(&[text.clone(), text.clone()]), Content::Repeating);
-        let mut rng = crate::runner::rng::Rng::new(1, &[]);
+        let mut rng = crate::rng::Rng::new(1, &[]);
         let mut a = vec![0u8; 4096];
         rng.fill(&mut a);
         let mut b = vec![0u8; 4096];

@@ -17,6 +17,7 @@ pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod result;
+pub mod rng;
 pub mod runner;
 pub mod selftest;
 pub mod spec;

@@ -31,7 +31,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         repeat: a.repeat,
         tests: tests.iter().map(|t| t.name().to_string()).collect(),
         drop_caches: !a.no_drop_caches,
-        page_size: fs_suite::page_size(),
+        page_size: iogauge::os::page_size(),
     };
     params.validate()?;
     let targets = fs_suite::targets(&a.dirs)?;

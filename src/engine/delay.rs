@@ -8,7 +8,7 @@
 
 use super::{Cqe, IoEngine, Sqe};
 use crate::clock::Clock;
-use crate::runner::rng::Rng;
+use crate::rng::Rng;
 use crate::spec::{DelayDist, DelayStep};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

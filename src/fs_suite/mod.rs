@@ -271,17 +271,6 @@ impl Params {
     }
 }
 
-/// The page size of this machine: the unit of the page I/O tests.
-pub fn page_size() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as u64
-    } else {
-        4096
-    }
-}
-
 /// A file system to test: a folder on it, and the name it has in the report.
 #[derive(Debug, Clone)]
 pub struct Target {

@@ -3,3 +3,14 @@
 pub mod limits;
 pub mod owned;
 pub mod threads;
+
+/// The page size of this machine: the unit of mappings, page I/O tests and fio's `pagesize`.
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}

@@ -9,7 +9,6 @@
 pub mod collect;
 pub mod descriptors;
 pub mod offsets;
-pub mod rng;
 pub mod steady;
 pub mod target;
 pub mod worker;
@@ -441,12 +440,14 @@ pub fn run_full(
                 .name(format!("iogauge-t{}-{}", plan.target, plan.thread))
                 .stack_size(crate::os::threads::STACK_BYTES)
                 .spawn_scoped(s, move || -> std::result::Result<WorkerOutcome, String> {
-                    let setup = || -> std::result::Result<(AlignedBuf, rng::Rng), String> {
+                    let setup = || -> std::result::Result<(AlignedBuf, crate::rng::Rng), String> {
                         if let Some(cpu) = cpu {
                             worker::pin_to_cpu(cpu)?;
                         }
-                        let mut rng =
-                            rng::Rng::new(plan.seed, &[plan.target as u64, plan.thread as u64]);
+                        let mut rng = crate::rng::Rng::new(
+                            plan.seed,
+                            &[plan.target as u64, plan.thread as u64],
+                        );
                         let bufs = AlignedBuf::new(
                             plan.queue_depth as usize,
                             plan.block_size as usize,
@@ -802,7 +803,7 @@ fn drive<E: IoEngine>(
     e: E,
     lazy: Option<(Arc<Files>, u32)>,
     bufs: AlignedBuf,
-    rng: rng::Rng,
+    rng: crate::rng::Rng,
     plan: WorkerPlan,
     ctl: &Control,
     tx: std::sync::mpsc::SyncSender<Msg>,
@@ -850,7 +851,7 @@ fn cpu_for(affinity: Option<&Affinity>, id: usize) -> Option<usize> {
 fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
     let shown = t.path.display();
     let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
-    let mut rng = rng::Rng::new(1, &[]);
+    let mut rng = crate::rng::Rng::new(1, &[]);
     let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
     // A target checked and closed (--open-files) is opened again for the test.
     let again = match &t.file {

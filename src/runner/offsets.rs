@@ -3,7 +3,7 @@
 //! Every offset is in `[base, end - block]` and is `base` plus a multiple of the alignment
 //! (random) or stride (sequential), so direct I/O stays aligned when the inputs are.
 
-use super::rng::Rng;
+use crate::rng::Rng;
 use crate::spec::{Distribution, FileService, Pattern};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

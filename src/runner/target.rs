@@ -3,10 +3,10 @@
 //! The rule this module enforces: iogauge never writes to a block device, or to an existing
 //! file it did not create, unless `--allow-overwrite` was given. Reading is always allowed.
 
-use super::rng::Rng;
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content};
 use crate::os::owned::{Folders, Identity, Owned, Removal};
+use crate::rng::Rng;
 use crate::spec::units::format_size;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use serde::{Deserialize, Serialize};

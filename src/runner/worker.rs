@@ -10,10 +10,10 @@
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
 use super::offsets::{FilePick, OffsetGen};
-use super::rng::Rng;
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
+use crate::rng::Rng;
 use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use serde::{Deserialize, Serialize};

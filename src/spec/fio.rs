@@ -167,7 +167,7 @@ impl Vars<'_> {
     /// This machine's values and the process environment.
     pub fn here() -> Vars<'static> {
         Vars {
-            pagesize: crate::fs_suite::page_size(),
+            pagesize: crate::os::page_size(),
             mb_memory: crate::facts::memory_bytes().unwrap_or(0) >> 20,
             ncpus: std::thread::available_parallelism()
                 .map(|n| n.get() as u64)

@@ -297,7 +297,7 @@ impl LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::rng::Rng;
+    use crate::rng::Rng;
 
     #[test]
     fn merging_is_exact() {
