@@ -9,6 +9,14 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
+/// What a target is: the kernel path it takes differs (page cache, file system, block layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SystemFacts {
     pub hostname: String,

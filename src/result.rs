@@ -4,9 +4,7 @@
 
 use crate::clock::ClockInfo;
 use crate::engine::uring::UringFeatures;
-use crate::facts::{SystemFacts, TargetFacts};
-use crate::runner::target::TargetKind;
-use crate::runner::worker::WaitStats;
+use crate::facts::{SystemFacts, TargetFacts, TargetKind};
 use crate::spec::{EngineKind, JobSpec};
 use crate::stats::cpu::CpuUsage;
 use crate::stats::LatencySummary;
@@ -51,7 +49,7 @@ pub struct RunResult {
     /// Things the user should know about how the job ran (engine fallback, queue depth...).
     pub notes: Vec<String>,
     /// What looks wrong with the run, each with its fix ([`crate::warnings`]).
-    pub warnings: Vec<crate::warnings::Warning>,
+    pub warnings: Vec<Warning>,
     pub job: JobSpec,
     pub mode: Mode,
     /// The engine and queue depth that actually ran.
@@ -245,4 +243,36 @@ fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// How completions were found: by waiting, or by looking aside after a submission.
+#[derive(Default, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct WaitStats {
+    /// Calls that waited for a completion.
+    pub waits: u64,
+    /// Completions those waits returned.
+    pub waited_completions: u64,
+    /// Completions found by looking aside after a submission, without waiting.
+    pub lookaside_completions: u64,
+    /// Look-asides that found nothing.
+    pub empty_peeks: u64,
+}
+
+impl WaitStats {
+    pub fn add(&mut self, o: &WaitStats) {
+        self.waits += o.waits;
+        self.waited_completions += o.waited_completions;
+        self.lookaside_completions += o.lookaside_completions;
+        self.empty_peeks += o.empty_peeks;
+    }
+}
+
+/// Something that looks wrong with a run, and how to fix it (judged by [`crate::warnings`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Stable name, for scripts: page-cache, zero-content, repeating-content, short-run,
+    /// cpu-saturated, queue-too-deep, inline-completion, throughput-varied.
+    pub code: String,
+    pub message: String,
+    pub fix: String,
 }

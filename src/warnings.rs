@@ -4,18 +4,10 @@
 
 use crate::facts::Content;
 use crate::result::RunResult;
+// TEMP until report/text.rs names result::Warning (renovation in progress).
+pub use crate::result::Warning;
 use crate::spec::units::format_size_human;
 use crate::spec::{CacheMode, Flag};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Warning {
-    /// Stable name, for scripts: page-cache, zero-content, repeating-content, short-run,
-    /// cpu-saturated, queue-too-deep, inline-completion, throughput-varied.
-    pub code: String,
-    pub message: String,
-    pub fix: String,
-}
 
 /// Runs shorter than this miss caches filling, background flushes and thermal or credit limits.
 pub const MIN_RUN_NS: u64 = 5_000_000_000;
@@ -72,7 +64,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         }
         let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
         let device_queue =
-            j.cache.is_direct() || t.kind == crate::runner::target::TargetKind::BlockDevice;
+            j.cache.is_direct() || t.kind == crate::facts::TargetKind::BlockDevice;
         if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
             if in_flight > limit {
                 w.push(Warning {

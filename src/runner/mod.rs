@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use target::{Cleanup, OpenTarget};
 use worker::{
-    AlignedBuf, DirTotals, HistPool, LatHists, SizePick, WaitStats, WorkerOutcome, WorkerPlan,
+    AlignedBuf, DirTotals, HistPool, LatHists, SizePick, WorkerOutcome, WorkerPlan,
 };
 
 /// Shared between the main thread and the workers.

@@ -4,25 +4,17 @@
 //! file it did not create, unless `--allow-overwrite` was given. Reading is always allowed.
 
 use crate::error::{Error, Result};
-use crate::facts::{free_space, fs_name, parent_dir, Content};
+use crate::facts::{free_space, fs_name, parent_dir, Content, TargetKind};
 use crate::os::owned::{Folders, Identity, Owned, Removal};
 use crate::rng::Rng;
 use crate::spec::units::format_size;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
-use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-}
 
 pub struct OpenTarget {
     pub path: PathBuf,

@@ -14,9 +14,9 @@ use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
 use crate::rng::Rng;
+use crate::result::WaitStats;
 use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
-use serde::{Deserialize, Serialize};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
@@ -285,28 +285,6 @@ pub struct DirTotals {
     pub ios: u64,
     pub bytes: u64,
     pub lat: Option<Box<LatHists>>,
-}
-
-/// How completions were found: by waiting, or by looking aside after a submission.
-#[derive(Default, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct WaitStats {
-    /// Calls that waited for a completion.
-    pub waits: u64,
-    /// Completions those waits returned.
-    pub waited_completions: u64,
-    /// Completions found by looking aside after a submission, without waiting.
-    pub lookaside_completions: u64,
-    /// Look-asides that found nothing.
-    pub empty_peeks: u64,
-}
-
-impl WaitStats {
-    pub fn add(&mut self, o: &WaitStats) {
-        self.waits += o.waits;
-        self.waited_completions += o.waited_completions;
-        self.lookaside_completions += o.lookaside_completions;
-        self.empty_peeks += o.empty_peeks;
-    }
 }
 
 pub struct WorkerOutcome {
