@@ -63,8 +63,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             });
         }
         let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
-        let device_queue =
-            j.cache.is_direct() || t.kind == crate::facts::TargetKind::BlockDevice;
+        let device_queue = j.cache.is_direct() || t.kind == crate::facts::TargetKind::BlockDevice;
         if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
             if in_flight > limit {
                 w.push(Warning {

@@ -660,8 +660,11 @@ fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
         .open(&path);
     let (file, refused) = match direct {
         Ok(f) => {
-            let mut buf = ops::AlignedBuf::new(page as usize, 1);
-            let b = buf.bytes();
+            let mut buf = ops::incompressible(page as usize, 1).map_err(|e| match e {
+                Stop::Failed(m) | Stop::Limit(m) => Error::runtime(m),
+                Stop::Interrupted => Error::Interrupted("interrupted".into()),
+            })?;
+            let b = buf.bytes_mut();
             // SAFETY: pwrite/pread within buf on an open descriptor.
             let ok = unsafe {
                 libc::pwrite(f.as_raw_fd(), b.as_ptr().cast(), b.len(), 0) == b.len() as isize
@@ -935,15 +938,16 @@ fn measure(
                 Test::Fsync => (PageOp::WriteFsync, 1),
                 _ => (PageOp::Write, p.iterations),
             };
-            let new_buf = |r: &Range<u64>| ops::AlignedBuf::new(page as usize, r.start + 11);
+            let new_buf = |r: &Range<u64>| ops::incompressible(page as usize, r.start + 11);
             timed_with(threads, pages, new_buf, |buf, r| {
-                ops::page_loop(fd, op, buf.bytes(), r, passes, stop)
+                let buf = buf.as_mut().map_err(|e| e.clone())?;
+                ops::page_loop(fd, op, buf.bytes_mut(), r, passes, stop)
             })
         }
         Test::MmapWrite | Test::MmapRead => {
             let write = test == Test::MmapWrite;
             let f = data.as_ref().expect("page tests have a data file");
-            let map = ops::Mapping::new(f, p.file_size as usize, write)
+            let map = ops::Mapping::new(f.as_raw_fd(), p.file_size, write)
                 .map_err(|e| fail("cannot map the data file", e))?;
             timed(threads, pages, |r| {
                 ops::mmap_loop(&map, write, page as usize, r, p.iterations, stop).map(drop)
@@ -962,7 +966,7 @@ fn data_file(folder: &Path, p: &Params, stop: &AtomicBool) -> Result<File, Stop>
         .create_new(true)
         .open(&path)
         .map_err(fail)?;
-    let mut buf = ops::AlignedBuf::new(1 << 20, 3);
+    let mut buf = ops::incompressible(1 << 20, 3)?;
     let mut left = p.file_size;
     let mut w = &f;
     while left > 0 {
@@ -970,7 +974,7 @@ fn data_file(folder: &Path, p: &Params, stop: &AtomicBool) -> Result<File, Stop>
             return Err(Stop::Interrupted);
         }
         let n = left.min(1 << 20) as usize;
-        w.write_all(&buf.bytes()[..n]).map_err(fail)?;
+        w.write_all(&buf.bytes_mut()[..n]).map_err(fail)?;
         left -= n as u64;
     }
     f.sync_all().map_err(fail)?;

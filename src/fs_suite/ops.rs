@@ -5,10 +5,11 @@
 //! after a whole loop, so iogauge's own cost per operation is a few nanoseconds of name
 //! formatting next to microseconds of system call (bench/fs_syscalls.rs measures the ratio).
 
+pub use crate::os::memory::{AlignedBuf, Mapping};
 use std::ffi::CStr;
 use std::io;
 use std::ops::Range;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Ctrl-C is looked at once per this many operations: often enough to stop within
@@ -16,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const CHECK_EVERY: u64 = 1024;
 
 /// Why a loop stopped before its end.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Stop {
     Interrupted,
     Failed(String),
@@ -330,51 +331,6 @@ pub fn page_loop(
     Ok(())
 }
 
-/// A file mapped into memory (MAP_SHARED), unmapped on drop.
-pub struct Mapping {
-    ptr: *mut u8,
-    len: usize,
-}
-
-// The mapping is plain shared memory; threads touch disjoint pages of it.
-unsafe impl Send for Mapping {}
-unsafe impl Sync for Mapping {}
-
-impl Mapping {
-    pub fn new(fd: &impl AsRawFd, len: usize, write: bool) -> io::Result<Mapping> {
-        let prot = if write {
-            libc::PROT_READ | libc::PROT_WRITE
-        } else {
-            libc::PROT_READ
-        };
-        // SAFETY: a fresh shared mapping of an open file; released in Drop.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                prot,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Mapping {
-            ptr: ptr.cast(),
-            len,
-        })
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly what mmap returned.
-        unsafe { libc::munmap(self.ptr.cast(), self.len) };
-    }
-}
-
 /// Touch every page in `pages` of the mapping, `passes` times: read every word of the page
 /// (the sum is kept so the reads cannot be optimised away) or write the whole page.
 pub fn mmap_loop(
@@ -392,11 +348,11 @@ pub fn mmap_loop(
             check(i, 0, stop)?;
             i += 1;
             let off = p as usize * page;
-            assert!(off + page <= map.len);
+            assert!(off + page <= map.len());
             // SAFETY: the page lies inside the mapping (asserted); the file is at least as
             // long as the mapping (fixtures make it so), so no SIGBUS.
             unsafe {
-                let at = map.ptr.add(off);
+                let at = map.ptr().add(off);
                 if write {
                     std::ptr::write_bytes(at, (pass as u8) ^ 0x5a, page);
                 } else {
@@ -409,49 +365,25 @@ pub fn mmap_loop(
     Ok(std::hint::black_box(sum))
 }
 
-/// A buffer aligned for O_DIRECT, filled with bytes that do not compress.
-pub struct AlignedBuf {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
-}
-
-unsafe impl Send for AlignedBuf {}
-
-impl AlignedBuf {
-    pub fn new(len: usize, seed: u64) -> AlignedBuf {
-        let layout = std::alloc::Layout::from_size_align(len.max(1), 4096).expect("layout");
-        // SAFETY: non-zero size; freed in Drop with the same layout.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        assert!(!ptr.is_null(), "out of memory");
-        let mut b = AlignedBuf { ptr, layout };
-        let mut x = seed | 1;
-        for chunk in b.bytes().chunks_mut(8) {
-            // xorshift64: fast, and its output does not compress.
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let bytes = x.to_ne_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
-        }
-        b
+/// `len` bytes aligned for O_DIRECT, filled with bytes that do not compress (xorshift64 from
+/// `seed`: fast, and its output does not compress).
+pub fn incompressible(len: usize, seed: u64) -> Result<AlignedBuf, Stop> {
+    let mut b = AlignedBuf::new(1, len).map_err(Stop::Failed)?;
+    let mut x = seed | 1;
+    for chunk in b.bytes_mut().chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let bytes = x.to_ne_bytes();
+        chunk.copy_from_slice(&bytes[..chunk.len()]);
     }
-
-    pub fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: ptr owns layout.size() initialised-on-creation bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated in new with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
-    }
+    Ok(b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
 
     #[test]
     fn names_are_prefix_and_decimal() {
@@ -509,12 +441,20 @@ mod tests {
         let file = std::fs::File::create_new(&path).unwrap();
         file.set_len(8 * 4096).unwrap();
         let go = AtomicBool::new(false);
-        let mut buf = AlignedBuf::new(4096, 7);
-        let written = buf.bytes().to_vec();
-        page_loop(file.as_raw_fd(), PageOp::Write, buf.bytes(), 0..8, 2, &go).unwrap();
+        let mut buf = incompressible(4096, 7).unwrap();
+        let written = buf.bytes_mut().to_vec();
+        page_loop(
+            file.as_raw_fd(),
+            PageOp::Write,
+            buf.bytes_mut(),
+            0..8,
+            2,
+            &go,
+        )
+        .unwrap();
         let on_disk = std::fs::read(&path).unwrap();
         assert!(on_disk.chunks(4096).all(|c| c == written.as_slice()));
-        let map = Mapping::new(&file, 8 * 4096, true).unwrap();
+        let map = Mapping::new(file.as_raw_fd(), 8 * 4096, true).unwrap();
         mmap_loop(&map, true, 4096, 0..8, 1, &go).unwrap();
         let expect: u64 = (0..8 * 4096 / 8)
             .map(|_| 0x5a5a5a5a5a5a5a5au64)

@@ -1,6 +1,7 @@
 //! The operating system's plumbing that several layers share, each piece in one place.
 
 pub mod limits;
+pub mod memory;
 pub mod owned;
 pub mod threads;
 

@@ -35,9 +35,7 @@ use std::sync::mpsc::{sync_channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use target::{Cleanup, OpenTarget};
-use worker::{
-    AlignedBuf, DirTotals, HistPool, LatHists, SizePick, WorkerOutcome, WorkerPlan,
-};
+use worker::{AlignedBuf, DirTotals, HistPool, LatHists, SizePick, WorkerOutcome, WorkerPlan};
 
 /// Shared between the main thread and the workers.
 pub struct Control {
@@ -448,7 +446,7 @@ pub fn run_full(
                             plan.seed,
                             &[plan.target as u64, plan.thread as u64],
                         );
-                        let bufs = AlignedBuf::new(
+                        let bufs = worker::buffers(
                             plan.queue_depth as usize,
                             plan.block_size as usize,
                             &mut rng,
@@ -494,7 +492,8 @@ pub fn run_full(
                             let maps: std::io::Result<Vec<Mapping>> = files
                                 .iter()
                                 .map(|&(fd, size)| {
-                                    Mapping::new(fd, size, job.write_pct > 0, random)
+                                    Mapping::new(fd, size, job.write_pct > 0)
+                                        .map(|m| m.advise(random))
                                 })
                                 .collect();
                             match maps {
@@ -852,7 +851,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     let shown = t.path.display();
     let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
     let mut rng = crate::rng::Rng::new(1, &[]);
-    let buf = AlignedBuf::new(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
+    let buf = worker::buffers(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
     // A target checked and closed (--open-files) is opened again for the test.
     let again = match &t.file {
         Some(_) => None,

@@ -13,11 +13,11 @@ use super::offsets::{FilePick, OffsetGen};
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
-use crate::rng::Rng;
+pub use crate::os::memory::AlignedBuf;
 use crate::result::WaitStats;
+use crate::rng::Rng;
 use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
 use std::sync::Mutex;
@@ -381,58 +381,17 @@ impl Interval {
 
 /// Buffers for every slot, aligned for O_DIRECT and filled with random bytes so that writes
 /// are incompressible and differ from slot to slot.
-pub struct AlignedBuf {
-    ptr: *mut u8,
-    layout: Layout,
-    slot_len: usize,
+pub fn buffers(
     slots: usize,
-}
-
-impl AlignedBuf {
-    pub fn new(
-        slots: usize,
-        slot_len: usize,
-        rng: &mut Rng,
-        compress_pct: u8,
-    ) -> Result<Self, String> {
-        let bytes = slots.saturating_mul(slot_len);
-        let no_memory = || format!("cannot allocate {bytes} bytes of I/O buffers");
-        let layout = Layout::from_size_align(bytes, 4096).map_err(|_| no_memory())?;
-        // SAFETY: the layout has a non-zero size (slots >= 1, slot_len >= 1).
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(no_memory());
-        }
-        for i in 0..slots {
-            // SAFETY: slot i lies inside the allocation just made.
-            let slot = unsafe { std::slice::from_raw_parts_mut(ptr.add(i * slot_len), slot_len) };
-            fill_buffer(slot, rng, compress_pct);
-        }
-        Ok(AlignedBuf {
-            ptr,
-            layout,
-            slot_len,
-            slots,
-        })
+    slot_len: usize,
+    rng: &mut Rng,
+    compress_pct: u8,
+) -> Result<AlignedBuf, String> {
+    let mut b = AlignedBuf::new(slots, slot_len)?;
+    for i in 0..slots as u32 {
+        fill_buffer(b.slot_mut(i), rng, compress_pct);
     }
-    #[inline]
-    pub fn slot(&self, i: u32) -> *mut u8 {
-        // SAFETY: i < slots, so the offset stays inside the allocation.
-        unsafe { self.ptr.add(i as usize * self.slot_len) }
-    }
-    /// (address, length) of every slot, for registering with an engine.
-    pub fn slots(&self) -> Vec<(*mut u8, usize)> {
-        (0..self.slots as u32)
-            .map(|i| (self.slot(i), self.slot_len))
-            .collect()
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`.
-        unsafe { dealloc(self.ptr, self.layout) }
-    }
+    Ok(b)
 }
 
 /// The worker's state between completions; `complete` is the per-I/O accounting.
