@@ -14,6 +14,7 @@ pub mod ops;
 
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
+use crate::os::cache;
 use crate::os::owned::{Folders, Owned};
 use crate::os::threads::Gate;
 use ops::{MetaOp, Outcome, PageOp, Stop};
@@ -387,16 +388,10 @@ impl CacheDrop {
     }
 }
 
-const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
-
 fn choose_cache_drop(wanted: bool) -> CacheDrop {
     if !wanted {
         CacheDrop::None
-    } else if std::fs::OpenOptions::new()
-        .write(true)
-        .open(DROP_CACHES)
-        .is_ok()
-    {
+    } else if cache::can_drop_all() {
         CacheDrop::DropCaches
     } else {
         CacheDrop::Fadvise
@@ -405,27 +400,15 @@ fn choose_cache_drop(wanted: bool) -> CacheDrop {
 
 fn drop_caches(mode: CacheDrop, data: Option<&File>) -> std::io::Result<()> {
     match mode {
-        CacheDrop::DropCaches => {
-            // Dirty pages are not dropped: write them first.
-            // SAFETY: sync has no preconditions.
-            unsafe { libc::sync() };
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(DROP_CACHES)?
-                .write_all(b"3")
-        }
-        CacheDrop::Fadvise => {
-            if let Some(f) = data {
+        CacheDrop::DropCaches => cache::drop_all(),
+        CacheDrop::Fadvise => match data {
+            Some(f) => {
+                // Dirty pages are not dropped: write them first.
                 f.sync_all()?;
-                // SAFETY: fadvise on an open descriptor.
-                let r =
-                    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-                if r != 0 {
-                    return Err(std::io::Error::from_raw_os_error(r));
-                }
+                cache::drop_file(f)
             }
-            Ok(())
-        }
+            None => Ok(()),
+        },
         CacheDrop::None => Ok(()),
     }
 }

@@ -1,5 +1,6 @@
 //! The operating system's plumbing that several layers share, each piece in one place.
 
+pub mod cache;
 pub mod limits;
 pub mod memory;
 pub mod owned;
