@@ -44,6 +44,28 @@ impl SystemFacts {
             memory_bytes: memory_bytes(),
         }
     }
+
+    /// "2 x AMD EPYC 7B13", the same in every report, with the same word for what is unknown.
+    pub fn cpu_line(&self) -> String {
+        let model = self.cpu_model.as_deref().unwrap_or("unknown CPU model");
+        format!("{} x {model}", self.cpus)
+    }
+
+    pub fn memory_line(&self) -> String {
+        self.memory_bytes
+            .map_or("unknown".into(), crate::units::format_size_human)
+    }
+
+    /// The machine in one line: "host | Linux 6.18.0 | 2 x model | 24 GiB memory".
+    pub fn host_line(&self) -> String {
+        format!(
+            "{} | Linux {} | {} | {} memory",
+            self.hostname,
+            self.kernel,
+            self.cpu_line(),
+            self.memory_line()
+        )
+    }
 }
 
 /// MemTotal from /proc/meminfo.

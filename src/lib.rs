@@ -23,4 +23,5 @@ pub mod selftest;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod units;
 pub mod warnings;

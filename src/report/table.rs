@@ -109,15 +109,7 @@ pub fn profile_text(p: &ProfileResult) -> String {
     );
     if let Some(r) = first {
         let s = &r.system;
-        let _ = writeln!(
-            o,
-            "{} | Linux {} | {} x {} | {} memory",
-            s.hostname,
-            s.kernel,
-            s.cpus,
-            s.cpu_model.as_deref().unwrap_or("unknown CPU"),
-            s.memory_bytes.map_or("?".into(), format_size_human)
-        );
+        let _ = writeln!(o, "{}", s.host_line());
     }
     let label_w = p
         .passes

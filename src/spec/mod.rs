@@ -10,7 +10,8 @@ pub mod export;
 pub mod fio;
 pub mod flag;
 pub mod native;
-pub mod units;
+// TEMP: old path of crate::units while the front ends are renovated.
+pub use crate::units;
 mod validate;
 
 use crate::error::{Error, Result};

@@ -1,4 +1,5 @@
-//! Parsing of sizes ("4k", "1MiB") and durations ("250us", "1.5ms") given on the command line.
+//! Sizes ("4k", "1MiB") and durations ("250us", "1.5ms"): parsed from what users type, and
+//! formatted for reports. A leaf: every layer may use it, it uses none.
 //!
 //! Sizes use binary units throughout, as DiskSpd and fio do for block sizes:
 //! `4k`, `4K`, `4KiB` and `4KB` all mean 4096 bytes. A trailing `b` alone means bytes.
