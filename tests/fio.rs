@@ -1128,6 +1128,28 @@ fn flushes_are_the_system_calls_strace_counts() -> Outcome {
     Outcome::Pass(said.join("; "))
 }
 
+/// Read IOPS of one second of `thinktime=2ms` on the null engine.
+fn think_iops(dir: &std::path::Path) -> Result<f64, String> {
+    let o = fio_cmd(
+        dir,
+        &[
+            "--name=think",
+            "--ioengine=null",
+            "--size=1m",
+            "--thinktime=2ms",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+            "--no-save",
+        ],
+    );
+    if !o.status.success() {
+        return Err(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).map_err(|e| e.to_string())?;
+    Ok(doc["jobs"][0]["read"]["iops"].as_f64().unwrap_or(0.0))
+}
+
 /// bssplit, thinktime and buffer_compress_percentage do what they say, end to end.
 fn block_mixes_think_time_and_compressible_data() -> Outcome {
     let dir = work_dir();
@@ -1155,28 +1177,23 @@ fn block_mixes_think_time_and_compressible_data() -> Outcome {
     if (mean / 34816.0 - 1.0).abs() > 0.03 {
         return Outcome::Fail(format!("bssplit 4k/50:64k/50: {mean:.0} bytes per I/O"));
     }
-    // thinktime=2ms after every I/O on the null engine: just under 500 I/Os a second.
-    let o = fio_cmd(
-        dir.path(),
-        &[
-            "--name=think",
-            "--ioengine=null",
-            "--size=1m",
-            "--thinktime=2ms",
-            "--runtime=1",
-            "--time_based",
-            "--output-format=json",
-            "--no-save",
-        ],
-    );
-    if !o.status.success() {
-        return Outcome::Fail(stderr(&o));
+    // thinktime=2ms after every I/O on the null engine: just under 500 I/Os a second. A busy
+    // machine wakes a sleeper late, so a run out of range is tried again (3 runs at most): a
+    // think time that is wrong is wrong every time.
+    let in_range = |iops: f64| (300.0..=500.5).contains(&iops);
+    let mut iops = 0.0;
+    for _ in 0..3 {
+        iops = match think_iops(dir.path()) {
+            Ok(v) => v,
+            Err(e) => return Outcome::Fail(e),
+        };
+        if in_range(iops) {
+            break;
+        }
     }
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let iops = doc["jobs"][0]["read"]["iops"].as_f64().unwrap();
-    if !(300.0..=500.5).contains(&iops) {
+    if !in_range(iops) {
         return Outcome::Fail(format!(
-            "thinktime=2ms gave {iops:.0} IOPS, expected just under 500"
+            "thinktime=2ms gave {iops:.0} IOPS in 3 runs, expected just under 500"
         ));
     }
     // buffer_compress_percentage=50: the second half of every 512 bytes is zeros.
