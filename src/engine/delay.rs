@@ -6,10 +6,10 @@
 //! delay to the latency, and on the virtual machines measured here that delay sometimes passed
 //! a millisecond. The engine is a check of the instrument, so it spends one CPU per thread.
 
+use super::kind::{DelayDist, DelayStep};
 use super::{Cqe, IoEngine, Sqe};
 use crate::clock::Clock;
 use crate::rng::Rng;
-use crate::spec::{DelayDist, DelayStep};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io;

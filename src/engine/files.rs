@@ -10,7 +10,7 @@
 
 use super::sync::{Inline, RunOne};
 use super::{syscall_result, Op, Sqe};
-use crate::fs_suite::ops::MetaOp;
+use crate::os::meta::MetaOp;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
 

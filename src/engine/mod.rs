@@ -6,6 +6,7 @@
 
 pub mod delay;
 pub mod files;
+pub mod kind;
 pub mod lazy;
 pub mod mmap;
 pub mod null;

@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod limits;
 pub mod memory;
+pub mod meta;
 pub mod owned;
 pub mod threads;
 

@@ -22,7 +22,7 @@ use crate::engine::sync::{Pread, SyncEngine};
 use crate::engine::uring::{UringEngine, UringOptions};
 use crate::engine::{null::NullEngine, IoEngine};
 use crate::error::{errno_name, Error, Result};
-use crate::fs_suite::ops::MetaOp;
+use crate::os::meta::MetaOp;
 use crate::os::threads::Gate;
 use crate::result::*;
 use crate::spec::{Affinity, EngineKind, Flag, JobSpec, Stop};

@@ -1,0 +1,109 @@
+//! Which engines exist, what each can do, and the settings that belong to one engine alone
+//! (the delay engine's distributions). A job names an engine with these; the front ends, the
+//! runner and the reports read them from here.
+
+use crate::os::meta::MetaOp;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    Sync,
+    IoUring,
+    Null,
+    /// Completes each I/O after a latency drawn from a known distribution (tests, selftest).
+    Delay,
+    /// The target mapped into memory, each I/O a copy (fio's mmap, DiskSpd's -Sm).
+    Mmap,
+    /// Each I/O creates one file of the set: open(O_CREAT|O_EXCL) and close, as the fs suite's
+    /// file_create (fio's filecreate). Once per file; no data moves.
+    #[serde(rename = "filecreate")]
+    FileCreate,
+    /// Each I/O is a stat() of one file, as the fs suite's file_stat (fio's filestat).
+    #[serde(rename = "filestat")]
+    FileStat,
+    /// Each I/O deletes one file, as the fs suite's file_delete (fio's filedelete).
+    #[serde(rename = "filedelete")]
+    FileDelete,
+}
+
+/// The latency the delay engine injects.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DelayDist {
+    Fixed {
+        ns: u64,
+    },
+    Uniform {
+        min_ns: u64,
+        max_ns: u64,
+    },
+    /// exp(N(ln median, sigma^2)).
+    Lognormal {
+        median_ns: u64,
+        sigma: f64,
+    },
+}
+
+/// A change of the delay engine's distribution during the run: a device that slows down
+/// (a burst that ends), for testing what sees phases.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DelayStep {
+    /// From the start of the run, warm-up included.
+    pub after_ns: u64,
+    pub dist: DelayDist,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+            EngineKind::Delay => "delay",
+            EngineKind::Mmap => "mmap",
+            EngineKind::FileCreate => "filecreate",
+            EngineKind::FileStat => "filestat",
+            EngineKind::FileDelete => "filedelete",
+        }
+    }
+
+    /// An engine whose I/Os are operations on file names (filecreate, filestat, filedelete),
+    /// one per file: no data moves, and no descriptor is held on the file.
+    pub fn is_file_op(self) -> bool {
+        matches!(
+            self,
+            EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete
+        )
+    }
+
+    /// The deepest queue the engine can set up per thread, where it has a limit of its own
+    /// (below validation's general one).
+    pub fn max_queue_depth(self) -> Option<u32> {
+        match self {
+            EngineKind::IoUring => Some(super::uring::MAX_DEPTH),
+            _ => None,
+        }
+    }
+
+    /// Engines that run one I/O at a time per thread, inside the worker's wait.
+    pub fn is_inline(self) -> bool {
+        matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()
+    }
+
+    /// The metadata call each I/O of a file-operation engine makes.
+    pub fn file_op(self) -> Option<MetaOp> {
+        match self {
+            EngineKind::FileCreate => Some(MetaOp::Create),
+            EngineKind::FileStat => Some(MetaOp::Stat),
+            EngineKind::FileDelete => Some(MetaOp::Delete),
+            _ => None,
+        }
+    }
+
+    /// Engines whose I/Os run after submission returns: they have a submission latency of
+    /// their own.
+    pub fn is_async(self) -> bool {
+        matches!(self, EngineKind::IoUring | EngineKind::Delay)
+    }
+}
