@@ -4,6 +4,7 @@
 //!
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
+pub mod build;
 pub mod delay;
 pub mod files;
 pub mod kind;
@@ -13,6 +14,7 @@ pub mod null;
 pub mod sync;
 pub mod uring;
 
+pub use kind::EngineKind;
 use std::io;
 use std::os::fd::RawFd;
 

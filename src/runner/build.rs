@@ -1,0 +1,301 @@
+//! The last stage of a run: what the workers counted, turned into a [`RunResult`]: totals
+//! per thread, target and run (histograms merged exactly), errors by errno, the time series.
+
+use super::finish::Finished;
+use super::measure::{cpu_for, Measured};
+use super::plan::RunPlan;
+use super::prepare::{set_name, Prepared};
+use super::worker::{DirTotals, LatHists};
+use crate::error::errno_name;
+use crate::result::*;
+use crate::spec::JobSpec;
+
+/// Turn what the run counted into its result; warnings are judged on it afterwards.
+pub fn build(
+    job: &JobSpec,
+    plan: RunPlan,
+    prepared: &Prepared,
+    measured: Measured,
+    finished: Finished,
+    command_line: Vec<String>,
+    thread_histograms: bool,
+) -> RunResult {
+    build_result(BuildInput {
+        job,
+        clock: prepared.clock_info.clone(),
+        command_line,
+        started_unix_ns: measured.started_unix_ns,
+        stop_reason: finished.stop_reason,
+        stop_message: finished.stop_message,
+        notes: plan.notes,
+        engine: plan.engine.kind,
+        qd: plan.queue_depth,
+        measured_ns: finished.measured_ns,
+        cpu: measured.cpu,
+        targets: &prepared.targets,
+        collector: measured.collector,
+        outcomes: finished.outcomes,
+        thread_histograms,
+    })
+}
+
+struct BuildInput<'a> {
+    job: &'a JobSpec,
+    clock: crate::clock::ClockInfo,
+    command_line: Vec<String>,
+    started_unix_ns: u64,
+    stop_reason: StopReason,
+    stop_message: Option<String>,
+    notes: Vec<String>,
+    engine: crate::engine::EngineKind,
+    qd: u32,
+    measured_ns: u64,
+    cpu: Vec<crate::stats::cpu::CpuUsage>,
+    targets: &'a [super::target::OpenTarget],
+    collector: super::collect::Collector,
+    outcomes: Vec<super::worker::WorkerOutcome>,
+    thread_histograms: bool,
+}
+
+/// `histograms`: serialize the latency histograms too. Done for targets and the run, not for
+/// each thread: those merge exactly into their target's, and sixteen threads' worth would
+/// make a saved result ten times larger for nothing a report uses.
+fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool, histograms: bool) -> DirResult {
+    let secs = measured_ns as f64 / 1e9;
+    let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+    let lat = t.lat.as_deref();
+    DirResult {
+        ios: t.ios,
+        bytes: t.bytes,
+        iops: rate(t.ios),
+        bytes_per_sec: rate(t.bytes),
+        latency: lat.and_then(|l| l.completion.summary()),
+        latency_submission: lat
+            .filter(|_| async_engine)
+            .and_then(|l| l.submission.summary()),
+        latency_total: lat.and_then(|l| l.total.summary()),
+        latency_scheduled: lat.and_then(|l| l.scheduled.summary()),
+        latency_histogram: lat
+            .filter(|l| histograms && l.completion.count() > 0)
+            .map(|l| l.completion.to_base64()),
+        latency_total_histogram: lat
+            .filter(|l| histograms && l.total.count() > 0)
+            .map(|l| l.total.to_base64()),
+    }
+}
+
+fn add_totals(into: &mut DirTotals, p: &DirTotals) {
+    into.ios += p.ios;
+    into.bytes += p.bytes;
+    if let Some(l) = &p.lat {
+        into.lat
+            .get_or_insert_with(|| Box::new(LatHists::default()))
+            .merge(l);
+    }
+}
+
+/// Sum of directions/threads, merging histograms exactly.
+fn pair(
+    parts: &[&[DirTotals; 2]],
+    measured_ns: u64,
+    async_engine: bool,
+    histograms: bool,
+) -> DirPair {
+    let mut dirs: [DirTotals; 2] = Default::default();
+    for p in parts {
+        for d in 0..2 {
+            add_totals(&mut dirs[d], &p[d]);
+        }
+    }
+    let mut all = dirs[0].clone();
+    add_totals(&mut all, &dirs[1]);
+    DirPair {
+        read: dir_result(&dirs[0], measured_ns, async_engine, histograms),
+        write: dir_result(&dirs[1], measured_ns, async_engine, histograms),
+        all: dir_result(&all, measured_ns, async_engine, histograms),
+    }
+}
+
+fn error_counts(errs: &[(i32, u64)]) -> Vec<ErrorCount> {
+    let mut v: Vec<ErrorCount> = errs
+        .iter()
+        .map(|&(e, n)| ErrorCount {
+            errno: e,
+            name: errno_name(e),
+            count: n,
+        })
+        .collect();
+    v.sort_by_key(|e| e.errno);
+    v
+}
+
+fn build_result(b: BuildInput) -> RunResult {
+    let job = b.job;
+    let async_engine = b.engine.is_async();
+    let mut waits = WaitStats::default();
+    let mut injected: Option<crate::stats::LatencyHistogram> = None;
+    for o in &b.outcomes {
+        waits.add(&o.waits);
+        if let Some(h) = &o.injected {
+            injected.get_or_insert_with(Default::default).merge(h);
+        }
+    }
+    let flushes = (job.flush.is_some() || job.end_fsync).then(|| {
+        let mut lat = crate::stats::LatencyHistogram::new();
+        let mut count = 0;
+        let mut end = None;
+        for o in &b.outcomes {
+            count += o.flushes.count;
+            lat.merge(&o.flushes.lat);
+            end = end.max(o.flushes.end_ns);
+        }
+        FlushResult {
+            count,
+            latency: lat.summary(),
+            end_fsync_max_ns: end,
+        }
+    });
+    let tpt = job.threads_per_target as usize;
+    let mut all_errors: Vec<(i32, u64)> = Vec::new();
+    let mut targets = Vec::new();
+    for (ti, set) in b.targets.chunks(job.files_per_set()).enumerate() {
+        let t = &set[0];
+        let ids = ti * tpt..(ti + 1) * tpt;
+        let threads = ids
+            .clone()
+            .map(|w| {
+                for &(e, n) in &b.outcomes[w].errors {
+                    match all_errors.iter_mut().find(|x| x.0 == e) {
+                        Some(x) => x.1 += n,
+                        None => all_errors.push((e, n)),
+                    }
+                }
+                ThreadResult {
+                    thread: (w - ti * tpt) as u32,
+                    cpu: cpu_for(job.affinity.as_ref(), w),
+                    total: pair(
+                        &[&b.outcomes[w].totals],
+                        b.measured_ns,
+                        async_engine,
+                        b.thread_histograms,
+                    ),
+                    errors: error_counts(&b.outcomes[w].errors),
+                    waits: b.outcomes[w].waits,
+                    files: b.outcomes[w]
+                        .files
+                        .iter()
+                        .map(|f| FileCounts {
+                            read: IoCount {
+                                ios: f[0].0,
+                                bytes: f[0].1,
+                            },
+                            write: IoCount {
+                                ios: f[1].0,
+                                bytes: f[1].1,
+                            },
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let files: Vec<FileShare> = if set.len() > 1 {
+            set.iter()
+                .enumerate()
+                .map(|(fi, f)| {
+                    let mut dirs = [IoCount::default(); 2];
+                    for o in &b.outcomes[ids.clone()] {
+                        for (d, c) in dirs.iter_mut().enumerate() {
+                            if let Some(share) = o.files.get(fi) {
+                                c.ios += share[d].0;
+                                c.bytes += share[d].1;
+                            }
+                        }
+                    }
+                    FileShare {
+                        path: f.path.display().to_string(),
+                        size_bytes: f.size,
+                        working_set_start: f.start,
+                        working_set_end: f.end,
+                        created: f.created,
+                        read: dirs[0],
+                        write: dirs[1],
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
+        targets.push(TargetResult {
+            path: set_name(set),
+            kind: t.kind,
+            size_bytes: set.iter().map(|f| f.size).sum(),
+            working_set_start: t.start,
+            working_set_end: t.end,
+            created: set.iter().all(|f| f.created),
+            facts: t.facts.clone(),
+            threads,
+            total: pair(&parts, b.measured_ns, async_engine, true),
+            files,
+        });
+    }
+    let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
+    let total = pair(&parts, b.measured_ns, async_engine, true);
+
+    let interval = job.interval_ns;
+    let mut samples = Vec::new();
+    for (i, s) in b.collector.samples.iter().enumerate() {
+        let start_ns = i as u64 * interval;
+        if start_ns >= b.measured_ns {
+            break;
+        }
+        let dir = |d: usize| SampleDir {
+            ios: s.ios[d],
+            bytes: s.bytes[d],
+            latency_mean_ns: (job.latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
+            latency_p99_ns: (job.latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
+        };
+        samples.push(Sample {
+            start_ns,
+            duration_ns: interval.min(b.measured_ns - start_ns),
+            read: dir(0),
+            write: dir(1),
+        });
+    }
+    RunResult {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: b.command_line,
+        started_unix_ns: b.started_unix_ns,
+        partial: b.stop_reason != StopReason::Completed,
+        stop_reason: b.stop_reason,
+        stop_message: b.stop_message,
+        notes: b.notes,
+        warnings: Vec::new(),
+        job: job.clone(),
+        mode: if job.latency {
+            Mode::Latency
+        } else {
+            Mode::Iops
+        },
+        engine: b.engine,
+        queue_depth: b.qd,
+        io_uring: b.outcomes.iter().find_map(|o| o.uring),
+        clock: b.clock,
+        waits,
+        injected_latency: injected.and_then(|h| h.summary()),
+        system: crate::facts::SystemFacts::collect(),
+        measured_ns: b.measured_ns,
+        cpu: b.cpu,
+        targets,
+        total,
+        errors: error_counts(&all_errors),
+        time_series: TimeSeries {
+            interval_ns: interval,
+            samples,
+        },
+        iogauge_usage: SelfUsage::now(),
+        flushes,
+    }
+}

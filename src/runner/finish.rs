@@ -1,0 +1,154 @@
+//! The stage after the I/O: workers joined, the files a file-create engine really made handed
+//! to clean-up, and the run's end decided: why it stopped (completed, a signal, an error, a
+//! settled burst) and how long the measured window really was. A verify pass goes after this.
+
+use super::measure::{Measured, Worker};
+use super::prepare::Prepared;
+use super::target::Cleanup;
+use super::worker::WorkerOutcome;
+use super::Control;
+use crate::engine::EngineKind;
+use crate::error::{Error, Result};
+use crate::result::StopReason;
+use crate::spec::{Flag, JobSpec, Stop};
+use std::sync::atomic::Ordering;
+
+/// How the run ended.
+pub struct Finished {
+    pub outcomes: Vec<WorkerOutcome>,
+    pub stop_reason: StopReason,
+    pub stop_message: Option<String>,
+    pub measured_ns: u64,
+}
+
+/// Wait for every worker; the first setup error (or a panic) ends the run with an error.
+pub fn join(workers: Vec<Worker>) -> Result<Vec<WorkerOutcome>> {
+    let mut outcomes = Vec::new();
+    let mut setup_error = None;
+    for h in workers {
+        match h.join() {
+            Ok(Ok(o)) => outcomes.push(o),
+            Ok(Err(e)) => {
+                setup_error.get_or_insert(e);
+                outcomes.push(WorkerOutcome::none());
+            }
+            Err(_) => return Err(Error::runtime("a worker thread panicked")),
+        }
+    }
+    match setup_error {
+        Some(e) => Err(Error::runtime(e)),
+        None => Ok(outcomes),
+    }
+}
+
+/// Only the creates that happened made iogauge's files: a name taken meanwhile is not.
+pub fn adopt_created(
+    kind: EngineKind,
+    p: &mut Prepared,
+    cleanup: &mut Cleanup,
+    notes: &mut Vec<String>,
+) {
+    if kind != EngineKind::FileCreate {
+        return;
+    }
+    for (t, made) in p.targets.iter_mut().zip(&p.done) {
+        t.created = made.load(Ordering::Relaxed);
+    }
+    for t in p.targets.iter().filter(|t| t.created) {
+        if let Err(e) = cleanup.created_named(&t.path) {
+            notes.push(format!("{e}; it is left in place"));
+        }
+    }
+}
+
+/// Why the run stopped and how long its measured window was, with a note where a rule
+/// (--until-steady, a time limit on --total) decided the end.
+pub fn finish(
+    job: &JobSpec,
+    ctl: &Control,
+    m: &Measured,
+    outcomes: Vec<WorkerOutcome>,
+    notes: &mut Vec<String>,
+) -> Finished {
+    let m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
+    let m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
+    let failure = ctl.failure.lock().ok().and_then(|f| f.clone());
+    let (stop_reason, stop_message, cut_at) = if let Some((msg, at)) = failure {
+        (StopReason::IoError, Some(msg), Some(at))
+    } else if let Some(at) = m.interrupted_at {
+        (
+            StopReason::Interrupted,
+            Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
+            Some(at),
+        )
+    } else if let Some((at, _)) = m.steady_at {
+        (StopReason::Completed, None, Some(at))
+    } else {
+        (StopReason::Completed, None, None)
+    };
+    steady_note(job, m, m0, m1, notes);
+    let planned_end = if m1 == u64::MAX {
+        bytes_end(job, &outcomes, m0, cut_at.is_none(), notes)
+    } else {
+        m1
+    };
+    let measured_end = cut_at.map_or(planned_end, |c| c.min(planned_end));
+    Finished {
+        outcomes,
+        stop_reason,
+        stop_message,
+        measured_ns: measured_end.saturating_sub(m0),
+    }
+}
+
+/// What `--until-steady` decided.
+fn steady_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<String>) {
+    let Some(rule) = job.until_steady else {
+        return;
+    };
+    let secs = |ns: u64| ns as f64 / 1e9;
+    notes.push(match m.steady_at {
+        Some((at, s)) => format!(
+            "stopped after {:.1}s of {:.1}s: throughput over the last {:.1}s held within {}% of the {:.1}s before, {:.0}% below its peak interval",
+            secs(at.saturating_sub(m0)),
+            secs(m1.saturating_sub(m0)),
+            secs(rule.window_ns),
+            rule.tolerance_pct,
+            secs(rule.window_ns),
+            100.0 * (1.0 - s.last / s.peak)
+        ),
+        None => format!(
+            "throughput did not fall {}% below its peak and settle within the {:.1}s maximum: the burst may last longer (raise {})",
+            rule.drop_pct,
+            secs(m1.saturating_sub(m0)),
+            job.name(Flag::Duration)
+        ),
+    });
+}
+
+/// The end of a run by bytes: when the last worker finished its share, or the time limit
+/// where some worker did not.
+fn bytes_end(
+    job: &JobSpec,
+    outcomes: &[WorkerOutcome],
+    m0: u64,
+    uncut: bool,
+    notes: &mut Vec<String>,
+) -> u64 {
+    let done = outcomes.iter().filter_map(|o| o.quota_done_ns).max();
+    match job.stop {
+        Stop::TotalBytes {
+            max_ns: Some(limit),
+            ..
+        } if outcomes.iter().any(|o| o.quota_done_ns.is_none()) => {
+            if uncut {
+                notes.push(format!(
+                    "the duration limit of {:.1}s ended the run before every thread had done its bytes",
+                    limit as f64 / 1e9
+                ));
+            }
+            m0 + limit
+        }
+        _ => done.unwrap_or(m0),
+    }
+}

@@ -1,0 +1,350 @@
+//! The stages that run the I/O: `start` spawns one worker thread per target thread, each of
+//! which makes its engine and waits at the ready gate; `measure` releases them together,
+//! keeps the warm-up / measured / cool-down windows, collects intervals, watches for Ctrl-C
+//! and a settled burst, and tells observers how it goes. Both run inside one thread scope, so
+//! a caller can put its own step between them (see [`super::Observer::ready`]).
+
+use super::collect::Collector;
+use super::plan::RunPlan;
+use super::prepare::WorkerSetup;
+use super::worker::{self, WorkerOutcome};
+use super::{steady, Control, Live, LiveCounters, LivePhase, Msg, Observer};
+use crate::engine::build::{self, Drive, ThreadIo};
+use crate::error::{Error, Result};
+use crate::spec::{Affinity, Flag, JobSpec, Stop};
+use crate::stats::cpu;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::Duration;
+
+/// How often observers are updated.
+const OBSERVE_EVERY_NS: u64 = 200_000_000;
+
+pub type Worker<'scope> = ScopedJoinHandle<'scope, std::result::Result<WorkerOutcome, String>>;
+
+/// What the control thread saw while the workers ran.
+pub struct Measured {
+    pub collector: Collector,
+    pub started_unix_ns: u64,
+    pub cpu: Vec<cpu::CpuUsage>,
+    pub interrupted_at: Option<u64>,
+    pub steady_at: Option<(u64, steady::Settled)>,
+    /// An observer that could not get ready (it stops the run before any I/O).
+    pub observer_error: Option<String>,
+}
+
+/// Spawn the workers; each sets up its buffers and engine and waits at `ctl.ready`. A thread
+/// the system will not start calls the run off: those started are released, and the error
+/// names the limit.
+pub fn start<'scope, 'env>(
+    s: &'scope Scope<'scope, 'env>,
+    job: &'env JobSpec,
+    plan: &'env RunPlan,
+    ctl: &'env Control,
+    setups: Vec<WorkerSetup<'env>>,
+    tx: &SyncSender<Msg>,
+) -> Result<Vec<Worker<'scope>>> {
+    let mut handles = Vec::new();
+    for w in setups {
+        let index = w.plan.id;
+        let cpu = cpu_for(job.affinity.as_ref(), index);
+        let tx = tx.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("iogauge-t{}-{}", w.plan.target, w.plan.thread))
+            .stack_size(crate::os::threads::STACK_BYTES)
+            .spawn_scoped(s, move || run_worker(plan, ctl, w, cpu, tx));
+        match h {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // Those started wait for the others: release them, then say why.
+                ctl.ready.abort();
+                ctl.go.abort();
+                let asked = job
+                    .dialect
+                    .assign(Flag::Threads, &job.threads_per_target.to_string());
+                return Err(Error::runtime(crate::os::threads::start_error(
+                    index,
+                    plan.threads as usize,
+                    &asked,
+                    &e,
+                )));
+            }
+        }
+    }
+    Ok(handles)
+}
+
+/// The worker loop of one thread, on the engine the plan names.
+struct Loop<'a> {
+    bufs: worker::AlignedBuf,
+    rng: crate::rng::Rng,
+    plan: worker::WorkerPlan,
+    ctl: &'a Control,
+    tx: SyncSender<Msg>,
+}
+
+impl Drive for Loop<'_> {
+    type Out = WorkerOutcome;
+    fn drive<E: crate::engine::IoEngine>(self, e: E) -> WorkerOutcome {
+        worker::run(e, self.bufs, self.rng, self.plan, self.ctl, self.tx)
+    }
+}
+
+fn run_worker(
+    plan: &RunPlan,
+    ctl: &Control,
+    w: WorkerSetup,
+    cpu: Option<usize>,
+    tx: SyncSender<Msg>,
+) -> std::result::Result<WorkerOutcome, String> {
+    let id = w.plan.id;
+    let give_up = |e: String, tx: SyncSender<Msg>| {
+        // Still pass both barriers so the others are not left waiting.
+        ctl.fail(e.clone(), 0);
+        ctl.ready.wait();
+        ctl.go.wait();
+        let _ = tx.send(Msg::Done(id));
+        Err(e)
+    };
+    let setup = || -> std::result::Result<_, String> {
+        if let Some(cpu) = cpu {
+            worker::pin_to_cpu(cpu)?;
+        }
+        let p = &w.plan;
+        let mut rng = crate::rng::Rng::new(p.seed, &[p.target as u64, p.thread as u64]);
+        let bufs = worker::buffers(
+            p.queue_depth as usize,
+            p.block_size as usize,
+            &mut rng,
+            p.compress_pct,
+        )?;
+        Ok((bufs, rng))
+    };
+    let (bufs, rng) = match setup() {
+        Ok(x) => x,
+        Err(e) => return give_up(e, tx),
+    };
+    let io = ThreadIo {
+        files: w.files,
+        lazy: w.lazy,
+        queue_depth: plan.queue_depth,
+        buffers: bufs.slots(),
+        names: w.names,
+        done: w.done,
+        clock: ctl.clock,
+        worker: id as u64,
+    };
+    let worker_loop = Loop {
+        bufs,
+        rng,
+        plan: w.plan,
+        ctl,
+        tx: tx.clone(),
+    };
+    match build::build(&plan.engine, io, worker_loop) {
+        Ok((mut out, features)) => {
+            out.uring = features;
+            Ok(out)
+        }
+        Err(e) => give_up(e, tx),
+    }
+}
+
+/// Release the workers together and run the control loop until every worker is done.
+pub fn measure(
+    job: &JobSpec,
+    ctl: &Control,
+    rx: Receiver<Msg>,
+    workers: usize,
+    interrupted: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> Measured {
+    ctl.ready.wait();
+    // A worker that failed its setup has said so before the barrier.
+    let set_up = ctl.failure.lock().is_ok_and(|f| f.is_none());
+    let mut observer_error = None;
+    if let Err(e) = if set_up { observer.ready() } else { Ok(()) } {
+        ctl.fail(e.clone(), 0);
+        observer_error = Some(e);
+    }
+    let (start, m0, m1) = set_windows(job, ctl);
+    let started_unix_ns = unix_now_ns() + job.warmup_ns;
+    ctl.go.wait();
+    let mut l = Watch {
+        collector: Collector::new(workers),
+        cpu_start: None,
+        cpu_end: None,
+        interrupted_at: None,
+        steady_at: None,
+        samples_seen: 0,
+    };
+    let mut next_observe = 0;
+    while !l.collector.all_done() {
+        let now = ctl.clock.now_ns();
+        if now >= next_observe {
+            next_observe = now + OBSERVE_EVERY_NS;
+            observer.update(&live_view(ctl, job, start, m0, m1, now));
+        }
+        if !l.tick(ctl, job, &rx, interrupted, observer, m0, m1) {
+            break;
+        }
+    }
+    let end_sample = cpu::sample();
+    let cpu_start = l.cpu_start.unwrap_or_else(|| end_sample.clone());
+    let cpu_end = l.cpu_end.unwrap_or(end_sample);
+    Measured {
+        collector: l.collector,
+        started_unix_ns,
+        cpu: cpu::usage(&cpu_start, &cpu_end),
+        interrupted_at: l.interrupted_at,
+        steady_at: l.steady_at,
+        observer_error,
+    }
+}
+
+/// Start the clock of the run: warm-up from now, then the measured window, then cool-down.
+/// Returns (start, m0, m1) on the run clock.
+fn set_windows(job: &JobSpec, ctl: &Control) -> (u64, u64, u64) {
+    let start = ctl.clock.now_ns();
+    let m0 = start + job.warmup_ns;
+    let m1 = match job.stop {
+        Stop::Duration { ns } => m0 + ns,
+        Stop::TotalBytes { .. } => u64::MAX,
+    };
+    // A run by bytes with a time limit: the workers stop at the limit as at a signal, but the
+    // run counts as completed.
+    if let Stop::TotalBytes {
+        max_ns: Some(limit),
+        ..
+    } = job.stop
+    {
+        ctl.stop_ns
+            .fetch_min(m0.saturating_add(limit), Ordering::Relaxed);
+    }
+    ctl.measure_start_ns.store(m0, Ordering::Relaxed);
+    ctl.measure_end_ns.store(m1, Ordering::Relaxed);
+    let planned_stop = m1.saturating_add(job.cooldown_ns);
+    ctl.stop_ns.fetch_min(planned_stop, Ordering::Relaxed);
+    (start, m0, m1)
+}
+
+/// The control loop's state between messages.
+struct Watch {
+    collector: Collector,
+    cpu_start: Option<cpu::CpuTicks>,
+    cpu_end: Option<cpu::CpuTicks>,
+    interrupted_at: Option<u64>,
+    steady_at: Option<(u64, steady::Settled)>,
+    samples_seen: usize,
+}
+
+impl Watch {
+    /// One turn: CPU samples at the window edges, Ctrl-C, one message, the steady rule.
+    /// False once every worker has hung up.
+    #[allow(clippy::too_many_arguments)]
+    fn tick(
+        &mut self,
+        ctl: &Control,
+        job: &JobSpec,
+        rx: &Receiver<Msg>,
+        interrupted: &AtomicBool,
+        observer: &mut dyn Observer,
+        m0: u64,
+        m1: u64,
+    ) -> bool {
+        let now = ctl.clock.now_ns();
+        if self.cpu_start.is_none() && now >= m0 {
+            self.cpu_start = Some(cpu::sample());
+        }
+        if self.cpu_end.is_none() && now >= m1.min(ctl.stop_ns.load(Ordering::Relaxed)) {
+            self.cpu_end = Some(cpu::sample());
+        }
+        if self.interrupted_at.is_none() && interrupted.load(Ordering::Relaxed) {
+            self.interrupted_at = Some(now);
+            ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
+        }
+        // Wake for the next window edge, and often enough to see Ctrl-C.
+        let next_edge = [m0, m1]
+            .into_iter()
+            .filter(|&e| e > now)
+            .min()
+            .unwrap_or(u64::MAX);
+        let wait = (next_edge - now).min(50_000_000);
+        match rx.recv_timeout(Duration::from_nanos(wait.max(100_000))) {
+            Ok(Msg::Interval(m)) => self.collector.add(*m, &ctl.hist_pool),
+            Ok(Msg::Ios(w, records)) => observer.ios(w, &records),
+            Ok(Msg::Done(w)) => self.collector.worker_done(w),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return false,
+        }
+        self.check_steady(ctl, job);
+        true
+    }
+
+    /// `--until-steady`: stop once throughput has fallen from its peak and settled.
+    fn check_steady(&mut self, ctl: &Control, job: &JobSpec) {
+        let (Some(rule), None) = (job.until_steady, self.steady_at) else {
+            return;
+        };
+        if self.collector.samples.len() <= self.samples_seen {
+            return;
+        }
+        self.samples_seen = self.collector.samples.len();
+        let bytes: Vec<u64> = self
+            .collector
+            .samples
+            .iter()
+            .map(|r| r.bytes[0] + r.bytes[1])
+            .collect();
+        let n = (rule.window_ns / job.interval_ns) as usize;
+        if let Some(s) = steady::settled(&bytes, n, &rule) {
+            let now = ctl.clock.now_ns();
+            self.steady_at = Some((now, s));
+            ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
+        }
+    }
+}
+
+fn live_view(ctl: &Control, job: &JobSpec, start: u64, m0: u64, m1: u64, now: u64) -> Live {
+    let stop = ctl.stop_ns.load(Ordering::Relaxed);
+    let end = m1.min(stop);
+    let (phase, elapsed_ns, planned_ns) = if now < m0 {
+        (LivePhase::Warmup, now - start, Some(m0 - start))
+    } else if now < end {
+        let planned = (m1 != u64::MAX).then(|| m1 - m0);
+        (LivePhase::Measuring, now - m0, planned)
+    } else {
+        (LivePhase::Cooldown, now - end, Some(job.cooldown_ns))
+    };
+    let sum = |f: fn(&LiveCounters) -> &AtomicU64| {
+        ctl.live.iter().map(|l| f(l).load(Ordering::Relaxed)).sum()
+    };
+    Live {
+        phase,
+        elapsed_ns,
+        planned_ns,
+        ios: sum(|l| &l.ios),
+        bytes: sum(|l| &l.bytes),
+        lat_sum_ns: sum(|l| &l.lat_sum_ns),
+    }
+}
+
+/// The CPU worker `id` is pinned to, if any.
+pub fn cpu_for(affinity: Option<&Affinity>, id: usize) -> Option<usize> {
+    match affinity? {
+        Affinity::Auto => Some(
+            id % std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+        ),
+        Affinity::Cpus { cpus } => Some(cpus[id % cpus.len()]),
+    }
+}
+
+fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,275 @@
+//! The second stage of a run: everything before the first I/O. Targets opened or created
+//! (and recorded for clean-up), io_uring options tried on them, the clock calibrated, and each
+//! worker's plan made: offsets, sizes, pacing and files. Nothing here is timed; a distributed
+//! run waits at a barrier after this stage, so that every rank's files exist before any starts.
+
+use super::offsets::{self, OffsetGen};
+use super::plan::RunPlan;
+use super::target::{self, Cleanup, OpenTarget};
+use super::worker::{self, Pacer, SizePick, WorkerPlan};
+use crate::clock::{Clock, ClockInfo};
+use crate::engine::lazy::Files;
+use crate::engine::uring::{UringEngine, UringOptions};
+use crate::engine::{EngineKind, Op, Sqe};
+use crate::error::{Error, Result};
+use crate::spec::{Flag, JobSpec};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A run ready to start.
+pub struct Prepared {
+    pub targets: Vec<OpenTarget>,
+    pub clock: Clock,
+    pub clock_info: ClockInfo,
+    /// Which files a file-operation engine's I/O succeeded on: a create that did not happen
+    /// leaves the name to whoever holds it. Empty for other engines.
+    pub done: Vec<AtomicBool>,
+}
+
+/// What one worker thread is given: its plan, and what its engine works on.
+pub struct WorkerSetup<'a> {
+    pub plan: WorkerPlan,
+    /// (descriptor, size) of each file; -1 where the thread opens its files itself.
+    pub files: Vec<(RawFd, u64)>,
+    pub lazy: Option<(Arc<Files>, u32)>,
+    /// A file-operation engine's names, and its share of [`Prepared::done`].
+    pub names: Vec<CString>,
+    pub done: &'a [AtomicBool],
+}
+
+/// Open (or create) the targets and try the io_uring options on them.
+pub fn prepare(
+    job: &JobSpec,
+    plan: &RunPlan,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<Prepared> {
+    let targets = target::open_targets(job, cleanup, interrupted)?;
+    if interrupted.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted(
+            "interrupted before the run started".into(),
+        ));
+    }
+    let (clock, clock_info) = Clock::calibrated();
+    if plan.engine.kind == EngineKind::IoUring && (job.sqpoll || job.hipri) {
+        for t in &targets {
+            probe_uring_options(t, job, plan.engine.uring)?;
+        }
+    }
+    let done = match plan.engine.kind.file_op() {
+        Some(_) => targets.iter().map(|_| AtomicBool::new(false)).collect(),
+        None => Vec::new(),
+    };
+    Ok(Prepared {
+        targets,
+        clock,
+        clock_info,
+        done,
+    })
+}
+
+/// One setup per worker: threads by target (or set of files), as the result numbers them.
+pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec<WorkerSetup<'a>>> {
+    let mut setups = Vec::new();
+    let per_set = job.files_per_set();
+    let file_op = plan.engine.kind.is_file_op();
+    for (si, set) in p.targets.chunks(per_set).enumerate() {
+        // Interlocked I/O: the threads of a file share its counter.
+        let shared: Vec<Arc<AtomicU64>> = set.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+        // With --open-files, each thread opens the set's files itself, into `open` places.
+        let lazy = match job.open_files() {
+            Some(open) => Some((Arc::new(lazy_files(job, set)?), open)),
+            None => None,
+        };
+        let names = if file_op { c_names(set)? } else { Vec::new() };
+        let done = if file_op {
+            &p.done[si * per_set..(si + 1) * per_set]
+        } else {
+            &[][..]
+        };
+        for th in 0..job.threads_per_target {
+            let files = match &lazy {
+                Some((_, open)) => vec![(-1, 0); *open as usize],
+                None => set
+                    .iter()
+                    .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
+                    .collect(),
+            };
+            let plan = worker_plan(job, plan, set, &shared, setups.len(), si, th);
+            setups.push(WorkerSetup {
+                plan,
+                files,
+                lazy: lazy.clone(),
+                names: names.clone(),
+                done,
+            });
+        }
+    }
+    Ok(setups)
+}
+
+/// Thread `th` of set `si`: where its I/Os go, how long they are, when they may start.
+fn worker_plan(
+    job: &JobSpec,
+    plan: &RunPlan,
+    set: &[OpenTarget],
+    shared: &[Arc<AtomicU64>],
+    id: usize,
+    si: usize,
+    th: u32,
+) -> WorkerPlan {
+    // A file operation is one "block" per file: its offset means nothing, and each file gets
+    // one before the next (validation allows round robin or sequential only).
+    let file_op = plan.engine.kind.is_file_op();
+    let region = |t: &OpenTarget| match file_op {
+        true => (0, job.block_size),
+        false => (t.start, t.end),
+    };
+    let offsets = set
+        .iter()
+        .zip(shared)
+        .map(|(t, shared)| {
+            let (start, end) = region(t);
+            OffsetGen::new(
+                &job.pattern,
+                start + th as u64 * job.thread_offset,
+                end + th as u64 * job.thread_offset,
+                job.block_size,
+                shared,
+                offsets::Walk {
+                    random_pct: job.random_pct,
+                    random_every: job.random_every,
+                    mixed: job.block_mix.is_some(),
+                    start: th as u64 * job.thread_start,
+                },
+            )
+        })
+        .collect();
+    let pick = plan.service.map(|f| {
+        let sizes = set.iter().map(region).map(|(s, e)| e - s).collect();
+        offsets::FilePick::new(f, sizes)
+    });
+    let (read_sizes, write_sizes) = job.sizes();
+    let qd = plan.queue_depth;
+    WorkerPlan {
+        id,
+        target: si,
+        thread: th,
+        queue_depth: qd,
+        submit_batch: job.submit_batch.min(qd),
+        latency: job.latency,
+        trace: plan.trace,
+        block_size: job.block_size as u32,
+        sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
+        write_pct: job.write_pct as u64,
+        seed: job.seed,
+        offsets,
+        pick,
+        // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows
+        // each I/O's length (validation allows one of the two).
+        pacer: Pacer::new(job.rate_both(), job.rate_dirs, job.write_pct),
+        flush: job.flush,
+        end_fsync: job.end_fsync,
+        think: job.think,
+        refill: job.buffers.refill,
+        min_rate: job.min_rate,
+        compress_pct: job.buffers.compress_pct,
+        quota_bytes: plan.quota_bytes,
+        continue_on_error: job.continue_on_error,
+        path: set_name(set),
+        paths: set.iter().map(|t| t.path.display().to_string()).collect(),
+    }
+}
+
+/// The names of a set's files as the system calls take them.
+fn c_names(set: &[OpenTarget]) -> Result<Vec<CString>> {
+    set.iter()
+        .map(|t| {
+            CString::new(t.path.as_os_str().as_encoded_bytes()).map_err(|_| {
+                Error::usage(format!(
+                    "target '{}' has a NUL byte in its name",
+                    t.path.display()
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The files of `set` as each of its threads opens them (`--open-files`).
+fn lazy_files(job: &JobSpec, set: &[OpenTarget]) -> Result<Files> {
+    Ok(Files {
+        names: c_names(set)?,
+        ids: set.iter().map(|t| t.id).collect(),
+        flags: target::open_flags(job),
+    })
+}
+
+/// A set of files as one target's name: their paths joined with ':', as fio lists them.
+pub fn set_name(set: &[OpenTarget]) -> String {
+    set.iter()
+        .map(|t| t.path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Check --sqpoll and --hipri on the target before the run: one read (never a write) through
+/// a ring set up as the run's will be, so that a refusal is a clear error, not a failed run.
+fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
+    let shown = t.path.display();
+    let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
+    let mut rng = crate::rng::Rng::new(1, &[]);
+    let buf = worker::buffers(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
+    // A target checked and closed (--open-files) is opened again for the test.
+    let again = match &t.file {
+        Some(_) => None,
+        None => Some(target::reopen(job, t)?),
+    };
+    let fd = t
+        .file
+        .as_ref()
+        .or(again.as_ref())
+        .map_or(-1, |f| f.as_raw_fd());
+    let mut e = UringEngine::new(&[fd], 1, opts, &buf.slots()).map_err(|e| {
+        Error::usage(format!(
+            "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
+        ))
+    })?;
+    use crate::engine::IoEngine;
+    e.queue(Sqe {
+        slot: 0,
+        op: Op::Read,
+        file: 0,
+        offset: t.start,
+        len: job.block_size as u32,
+        buf: buf.slot(0),
+    });
+    let mut out = Vec::new();
+    e.reap(1, Some(1_000_000_000), &mut out).map_err(|err| {
+        Error::usage(format!(
+            "{flag}: io_uring failed on '{shown}' ({err}); drop {flag}"
+        ))
+    })?;
+    match out.first() {
+        Some(c) if c.result == job.block_size as i32 => Ok(()),
+        Some(c) if job.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
+            "{flag}: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop {flag}"
+        ))),
+        Some(c) => Err(Error::usage(format!(
+            "{flag}: a test read of '{shown}' failed ({}); drop {flag}",
+            std::io::Error::from_raw_os_error(-c.result.min(-1))
+        ))),
+        None => {
+            // The read may still be in the kernel's hands: never free its buffer.
+            drop(e);
+            std::mem::forget(buf);
+            let why = if job.hipri {
+                "its device has no poll queues (for NVMe see nvme.poll_queues)"
+            } else {
+                "the submission thread did not pick it up"
+            };
+            Err(Error::usage(format!("{flag}: a test read of '{shown}' did not complete within 1 s: {why}; drop {flag}")))
+        }
+    }
+}
