@@ -394,6 +394,63 @@ pub fn buffers(
     Ok(b)
 }
 
+/// What each I/O slot holds: its operation, length and file, and when it was queued,
+/// submitted and scheduled (rate limits). A slot is free while no I/O uses its buffer.
+struct Slots {
+    free: Vec<u32>,
+    op: Vec<Op>,
+    len: Vec<u32>,
+    /// The file of each slot's I/O.
+    file: Vec<u32>,
+    queued_at: Vec<u64>,
+    submitted_at: Vec<u64>,
+    scheduled_at: Vec<u64>,
+    inflight: usize,
+}
+
+impl Slots {
+    fn new(qd: usize, block_size: u32) -> Slots {
+        Slots {
+            free: (0..qd as u32).rev().collect(),
+            op: vec![Op::Read; qd],
+            len: vec![block_size; qd],
+            file: vec![0; qd],
+            queued_at: vec![0; qd],
+            submitted_at: vec![0; qd],
+            scheduled_at: vec![0; qd],
+            inflight: 0,
+        }
+    }
+}
+
+/// Flushes: one due every `--fsync` writes, and at the end one per file written.
+#[derive(Default)]
+struct Flushing {
+    flushes: FlushTotals,
+    /// A flush is due once the I/Os in flight have completed (--fsync).
+    flush_due: bool,
+    flush_inflight: bool,
+    flush_queued_at: u64,
+    /// The file a flush due is for: that of the write that made it due (as fio does).
+    flush_file: u32,
+    /// The files the thread has written: --end-fsync flushes each.
+    wrote: Vec<bool>,
+    /// The end flushes have begun; the next file to look at for one.
+    end_flushed: bool,
+    end_next: usize,
+}
+
+/// Pauses and floors of the pace: think time, and the --rate-min window being judged.
+struct Pause {
+    /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
+    think_due: bool,
+    think_until: u64,
+    min_rate: Option<crate::spec::MinRate>,
+    /// Where the current --rate-min window began: its time, and the (bytes, I/Os) of reads
+    /// and of writes counted by then.
+    rate_window: (u64, [(u64, u64); 2]),
+}
+
 /// The worker's state between completions; `complete` is the per-I/O accounting.
 struct State<'a> {
     ctl: &'a Control,
@@ -402,20 +459,14 @@ struct State<'a> {
     latency: bool,
     m0: u64,
     m1: u64,
-    free: Vec<u32>,
-    op: Vec<Op>,
-    len: Vec<u32>,
-    /// The file of each slot's I/O.
-    file: Vec<u32>,
+    slots: Slots,
+    flush: Flushing,
+    pause: Pause,
     /// The records not yet handed over (per-I/O logs only).
     trace: Option<Vec<IoRecord>>,
     /// Per file [read, write] (I/Os, bytes), where the thread has more than one.
     per_file: Vec<[(u64, u64); 2]>,
     paths: Vec<String>,
-    queued_at: Vec<u64>,
-    submitted_at: Vec<u64>,
-    scheduled_at: Vec<u64>,
-    inflight: usize,
     totals: [DirTotals; 2],
     /// Delay engine, latency mode: what was injected for the I/Os counted.
     injected: LatencyHistogram,
@@ -432,25 +483,6 @@ struct State<'a> {
     continue_on_error: bool,
     rate_limited: bool,
     path: String,
-    flushes: FlushTotals,
-    /// A flush is due once the I/Os in flight have completed (--fsync).
-    flush_due: bool,
-    flush_inflight: bool,
-    flush_queued_at: u64,
-    /// The file a flush due is for: that of the write that made it due (as fio does).
-    flush_file: u32,
-    /// The files the thread has written: --end-fsync flushes each.
-    wrote: Vec<bool>,
-    /// The end flushes have begun; the next file to look at for one.
-    end_flushed: bool,
-    end_next: usize,
-    /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
-    think_due: bool,
-    think_until: u64,
-    min_rate: Option<crate::spec::MinRate>,
-    /// Where the current --rate-min window began: its time, and the (bytes, I/Os) of reads
-    /// and of writes counted by then.
-    rate_window: (u64, [(u64, u64); 2]),
 }
 
 impl State<'_> {
@@ -489,14 +521,14 @@ impl State<'_> {
         let counting = t >= self.m0 && t < self.m1 && t < self.ctl.stop_ns.load(Ordering::Relaxed);
         for c in cqes {
             let slot = c.slot as usize;
-            self.free.push(c.slot);
-            self.inflight -= 1;
-            let op = self.op[slot];
+            self.slots.free.push(c.slot);
+            self.slots.inflight -= 1;
+            let op = self.slots.op[slot];
             if op.is_flush() {
                 self.flushed(c, t);
                 continue;
             }
-            let len = self.len[slot];
+            let len = self.slots.len[slot];
             // An I/O that moves no data (an operation on a file's name) completes with 0 and
             // counts no bytes; the quota still counts its nominal length.
             let bytes = if E::MOVES_DATA { len } else { 0 };
@@ -513,7 +545,7 @@ impl State<'_> {
             };
             let dir = (op == Op::Write) as usize;
             if self.per_file.len() > 1 {
-                let f = &mut self.per_file[self.file[slot] as usize][dir];
+                let f = &mut self.per_file[self.slots.file[slot] as usize][dir];
                 f.0 += 1;
                 f.1 += bytes as u64;
             }
@@ -525,14 +557,14 @@ impl State<'_> {
             d.ios += 1;
             d.bytes += bytes as u64;
             if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
-                let completion = t - self.submitted_at[slot];
+                let completion = t - self.slots.submitted_at[slot];
                 lat.completion.record(completion);
                 lat.submission
-                    .record(self.submitted_at[slot] - self.queued_at[slot]);
-                lat.total.record(t - self.queued_at[slot]);
+                    .record(self.slots.submitted_at[slot] - self.slots.queued_at[slot]);
+                lat.total.record(t - self.slots.queued_at[slot]);
                 if self.rate_limited {
                     lat.scheduled
-                        .record(t.saturating_sub(self.scheduled_at[slot]));
+                        .record(t.saturating_sub(self.slots.scheduled_at[slot]));
                 }
                 d.lat_sum_ns += completion;
                 self.lat_sum_ns += completion;
@@ -545,7 +577,7 @@ impl State<'_> {
                         at: t - self.m0,
                         write: dir == 1,
                         len: bytes,
-                        submission: self.submitted_at[slot] - self.queued_at[slot],
+                        submission: self.slots.submitted_at[slot] - self.slots.queued_at[slot],
                         completion,
                     });
                     if trace.len() >= TRACE_BATCH {
@@ -554,7 +586,7 @@ impl State<'_> {
                 }
             }
         }
-        if let Some(m) = self.min_rate {
+        if let Some(m) = self.pause.min_rate {
             if counting {
                 self.check_min_rate(m, t);
             }
@@ -589,9 +621,9 @@ impl State<'_> {
             (self.totals[0].bytes, self.totals[0].ios),
             (self.totals[1].bytes, self.totals[1].ios),
         ];
-        let (start, before) = self.rate_window;
+        let (start, before) = self.pause.rate_window;
         if start == 0 {
-            self.rate_window = (t.max(self.m0), now);
+            self.pause.rate_window = (t.max(self.m0), now);
             return;
         }
         let span = t - start;
@@ -649,27 +681,30 @@ impl State<'_> {
                 break;
             }
         }
-        self.rate_window = (t, now);
+        self.pause.rate_window = (t, now);
     }
 
     /// A flush completed.
     #[cold]
     fn flushed(&mut self, c: &Cqe, t: u64) {
-        self.flush_inflight = false;
+        self.flush.flush_inflight = false;
         if c.result < 0 {
-            self.fail(c, t, self.op[c.slot as usize].verb());
+            self.fail(c, t, self.slots.op[c.slot as usize].verb());
             return;
         }
-        if self.end_flushed {
+        if self.flush.end_flushed {
             // One flush per file written: the end flush takes them all.
-            let took = t - self.flush_queued_at;
-            self.flushes.end_ns = Some(self.flushes.end_ns.unwrap_or(0) + took);
-        } else if self.flush_queued_at >= self.m0 {
-            self.flushes.count += 1;
-            self.flushes.lat.record(t - self.flush_queued_at);
+            let took = t - self.flush.flush_queued_at;
+            self.flush.flushes.end_ns = Some(self.flush.flushes.end_ns.unwrap_or(0) + took);
+        } else if self.flush.flush_queued_at >= self.m0 {
+            self.flush.flushes.count += 1;
+            self.flush
+                .flushes
+                .lat
+                .record(t - self.flush.flush_queued_at);
         }
         // The end flush of a run by bytes belongs to its time, as fio's end_fsync does.
-        if self.end_flushed && self.quota_done_ns.is_some() {
+        if self.flush.end_flushed && self.quota_done_ns.is_some() {
             self.quota_done_ns = Some(t);
         }
     }
@@ -683,7 +718,7 @@ impl State<'_> {
         engine.started_late(late);
         if self.latency {
             for &slot in late.iter() {
-                self.submitted_at[slot as usize] = t;
+                self.slots.submitted_at[slot as usize] = t;
             }
         }
     }
@@ -692,7 +727,7 @@ impl State<'_> {
     #[cold]
     #[inline(never)]
     fn failed_io<E: IoEngine>(&mut self, engine: &E, c: &Cqe, t: u64) {
-        let what = engine.verb_of(c.slot, self.op[c.slot as usize]);
+        let what = engine.verb_of(c.slot, self.slots.op[c.slot as usize]);
         self.fail(c, t, what);
     }
 
@@ -713,12 +748,12 @@ impl State<'_> {
             } else {
                 format!(
                     "short {what}: {} of {} bytes",
-                    c.result, self.len[c.slot as usize]
+                    c.result, self.slots.len[c.slot as usize]
                 )
             };
             let path = self
                 .paths
-                .get(self.file[c.slot as usize] as usize)
+                .get(self.slots.file[c.slot as usize] as usize)
                 .unwrap_or(&self.path);
             self.ctl.fail(format!("{what} error on '{path}': {why}"), t);
         }
@@ -741,10 +776,13 @@ pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// One worker thread's loop: issue up to the queue depth, wait for completions, account
+/// for them, until the stop time (or its quota, or an error); then flush what `--end-fsync`
+/// asks and hand over the totals.
 pub fn run<E: IoEngine>(
-    mut engine: E,
+    engine: E,
     bufs: AlignedBuf,
-    mut rng: Rng,
+    rng: Rng,
     mut plan: WorkerPlan,
     ctl: &Control,
     tx: Sender<Msg>,
@@ -752,24 +790,27 @@ pub fn run<E: IoEngine>(
     let qd = plan.queue_depth as usize;
     let latency = plan.latency;
     let new_lat = || latency.then(|| Box::new(LatHists::default()));
-    let mut s = State {
+    let s = State {
         ctl,
         tx,
         id: plan.id,
         latency,
         m0: 0,
         m1: 0,
-        free: (0..qd as u32).rev().collect(),
-        op: vec![Op::Read; qd],
-        len: vec![plan.block_size; qd],
-        file: vec![0; qd],
+        slots: Slots::new(qd, plan.block_size),
+        flush: Flushing {
+            wrote: vec![false; plan.offsets.len()],
+            ..Default::default()
+        },
+        pause: Pause {
+            think_due: false,
+            think_until: 0,
+            min_rate: plan.min_rate,
+            rate_window: (0, [(0, 0); 2]),
+        },
         trace: (plan.trace && latency).then(|| Vec::with_capacity(TRACE_BATCH)),
         per_file: vec![Default::default(); plan.offsets.len()],
         paths: std::mem::take(&mut plan.paths),
-        queued_at: vec![0; qd],
-        submitted_at: vec![0; qd],
-        scheduled_at: vec![0; qd],
-        inflight: 0,
         totals: [
             DirTotals {
                 lat: new_lat(),
@@ -792,264 +833,364 @@ pub fn run<E: IoEngine>(
         continue_on_error: plan.continue_on_error,
         rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
-        flushes: FlushTotals::default(),
-        flush_due: false,
-        flush_inflight: false,
-        flush_queued_at: 0,
-        flush_file: 0,
-        wrote: vec![false; plan.offsets.len()],
-        end_flushed: false,
-        end_next: 0,
-        think_due: false,
-        think_until: 0,
-        min_rate: plan.min_rate,
-        rate_window: (0, [(0, 0); 2]),
     };
-    let mut waits = WaitStats::default();
-    let mut cqes: Vec<Cqe> = Vec::with_capacity(qd);
-    let mut unsubmitted: Vec<u32> = Vec::with_capacity(qd);
-    let mut cancelled: Vec<u32> = Vec::with_capacity(qd);
-    let mut late: Vec<u32> = Vec::new();
-    let batch = plan.submit_batch.max(1) as usize;
-    let clock = &ctl.clock;
-    let rate_limited = s.rate_limited;
-    let flush_op = match plan.flush {
-        Some(FlushEvery {
-            data_only: true, ..
-        }) => Op::Fdatasync,
-        _ => Op::Fsync,
+    let mut w = Worker {
+        flush_op: match plan.flush {
+            Some(FlushEvery {
+                data_only: true, ..
+            }) => Op::Fdatasync,
+            _ => Op::Fsync,
+        },
+        batch: plan.submit_batch.max(1) as usize,
+        engine,
+        bufs,
+        rng,
+        plan,
+        s,
+        waits: WaitStats::default(),
+        cqes: Vec::with_capacity(qd),
+        unsubmitted: Vec::with_capacity(qd),
+        cancelled: Vec::with_capacity(qd),
+        late: Vec::new(),
+        now: 0,
+        writes_since_flush: 0,
+        since_think: 0,
     };
-    let mut writes_since_flush = 0u32;
-    let mut since_think = 0u32;
-
     if !ctl.ready.wait() || !ctl.go.wait() {
         // Another worker could not be started: the run is called off before any I/O.
         return WorkerOutcome::none();
     }
-    s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
-    s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
+    w.s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
+    w.s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
     // No interval is open during warm-up; the first opens at m0.
-    s.next_boundary = s.m0;
-    let mut now = clock.now_ns();
-    plan.pacer.start(now);
+    w.s.next_boundary = w.s.m0;
+    w.now = ctl.clock.now_ns();
+    w.plan.pacer.start(w.now);
+    w.run_loop();
+    w.finish()
+}
 
-    // Hand the queued I/Os to the engine; in latency mode stamp them, then look aside.
-    macro_rules! submit_pending {
-        ($run:lifetime) => {
-            if let Err(e) = engine.submit() {
-                ctl.fail(format!("I/O engine failed on '{}': {e}", s.path), now);
-                break $run;
+/// A worker and everything its loop touches: the engine and the buffers it owns (buffers),
+/// the plan's generators and pacer (pacing), and the state of the slots and counts
+/// (accounting), with scratch vectors kept between turns so the loop allocates nothing.
+struct Worker<'a, E: IoEngine> {
+    engine: E,
+    bufs: AlignedBuf,
+    rng: Rng,
+    plan: WorkerPlan,
+    s: State<'a>,
+    waits: WaitStats,
+    cqes: Vec<Cqe>,
+    /// Queued but not yet handed to the engine.
+    unsubmitted: Vec<u32>,
+    cancelled: Vec<u32>,
+    late: Vec<u32>,
+    now: u64,
+    batch: usize,
+    flush_op: Op,
+    writes_since_flush: u32,
+    since_think: u32,
+}
+
+/// What to do after the I/Os in flight have all completed.
+enum Idle {
+    /// The run is over: nothing in flight and nothing more to flush.
+    Done,
+    /// A flush was queued: reap it.
+    Reap,
+    /// A pause or a rate limit was waited out: issue again.
+    Issue,
+}
+
+impl<E: IoEngine> Worker<'_, E> {
+    fn run_loop(&mut self) {
+        loop {
+            let stop = self.s.ctl.stop_ns.load(Ordering::Relaxed);
+            let issuing = self.now < stop && self.s.quota_done_ns.is_none();
+            if !issuing && self.s.slots.inflight > 0 {
+                // Nothing after the stop counts: I/Os that are only timers need not be waited
+                // for.
+                self.cancelled.clear();
+                self.engine.cancel(&mut self.cancelled);
+                self.s.slots.inflight -= self.cancelled.len();
+                self.s.slots.free.extend_from_slice(&self.cancelled);
             }
-            if E::ASYNC {
-                if latency {
-                    now = clock.now_ns();
-                    for &u in &unsubmitted {
-                        s.submitted_at[u as usize] = now;
-                    }
-                }
-                // Look aside: completions that arrived while these were issued.
-                cqes.clear();
-                engine.peek(&mut cqes);
-                if cqes.is_empty() {
-                    waits.empty_peeks += 1;
-                } else {
-                    if latency {
-                        now = clock.now_ns();
-                    }
-                    waits.lookaside_completions += cqes.len() as u64;
-                    s.complete(&engine, &cqes, now);
-                    if E::OPENS_FILES {
-                        s.started_late(&mut engine, &mut late, now);
-                    }
-                }
-            } else if latency {
-                // The I/O runs inside `reap`: it is submitted when it is queued, after its
-                // file was opened where the engine opens files.
-                if E::OPENS_FILES {
-                    now = clock.now_ns();
-                }
-                for &u in &unsubmitted {
-                    s.submitted_at[u as usize] = now;
-                }
+            // A flush or a pause waits for the I/Os in flight: nothing new starts meanwhile.
+            let p = &self.s;
+            let paused = p.flush.flush_due
+                || p.flush.flush_inflight
+                || p.pause.think_due
+                || self.now < p.pause.think_until;
+            if issuing && !paused && !self.issue_pass() {
+                break;
             }
-            unsubmitted.clear();
-        };
-    }
-
-    // Queue a flush; called with nothing in flight, so every slot is free. It starts at the
-    // next `submit` or `reap`.
-    macro_rules! queue_flush {
-        ($op:expr, $file:expr) => {
-            let slot = s.free.pop().expect("no I/O in flight: every slot is free");
-            now = clock.now_ns();
-            s.op[slot as usize] = $op;
-            s.file[slot as usize] = $file;
-            s.flush_queued_at = now;
-            s.flush_inflight = true;
-            s.flush_due = false;
-            s.inflight += 1;
-            engine.queue(Sqe {
-                slot,
-                op: $op,
-                file: $file,
-                offset: 0,
-                len: 0,
-                buf: bufs.slot(slot),
-            });
-        };
-    }
-
-    'run: loop {
-        let issuing = now < ctl.stop_ns.load(Ordering::Relaxed) && s.quota_done_ns.is_none();
-        if !issuing && s.inflight > 0 {
-            // Nothing after the stop counts: I/Os that are only timers need not be waited for.
-            cancelled.clear();
-            engine.cancel(&mut cancelled);
-            s.inflight -= cancelled.len();
-            s.free.extend_from_slice(&cancelled);
-        }
-        // A flush or a pause waits for the I/Os in flight: nothing new starts meanwhile.
-        let paused = s.flush_due || s.flush_inflight || s.think_due || now < s.think_until;
-        if issuing && !paused {
-            // At most one queue's worth per pass, so that the stop time is looked at often even
-            // when completions come back as fast as I/Os go out.
-            for _ in 0..qd {
-                let Some(slot) = s.free.pop() else { break };
-                let mut write = plan.write_pct > 0 && rng.below(100) < plan.write_pct;
-                if rate_limited {
-                    match plan.pacer.admit(write, now) {
-                        Ok((w, scheduled)) => {
-                            write = w;
-                            s.scheduled_at[slot as usize] = scheduled;
-                        }
-                        Err(_) => {
-                            s.free.push(slot);
-                            break;
-                        }
-                    }
-                }
-                let len = plan.sizes[write as usize].pick(&mut rng);
-                if rate_limited {
-                    plan.pacer.charge(write, len);
-                }
-                let file = match plan.pick.as_mut() {
-                    Some(p) => p.next(&mut rng, slot, len as u64),
-                    None => 0,
-                };
-                let offset = plan.offsets[file as usize].next(&mut rng, len as u64);
-                let buf = bufs.slot(slot);
-                let op = if write {
-                    s.wrote[file as usize] = true;
-                    if plan.refill {
-                        // SAFETY: the slot is free: no I/O uses its buffer until queued below.
-                        let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
-                        fill_buffer(b, &mut rng, plan.compress_pct);
-                    }
-                    if let Some(f) = plan.flush {
-                        writes_since_flush += 1;
-                        if writes_since_flush >= f.writes {
-                            writes_since_flush = 0;
-                            s.flush_due = true;
-                            s.flush_file = file;
-                        }
-                    }
-                    Op::Write
-                } else {
-                    Op::Read
-                };
-                engine.queue(Sqe {
-                    slot,
-                    op,
-                    file,
-                    offset,
-                    len,
-                    buf,
-                });
-                s.op[slot as usize] = op;
-                s.len[slot as usize] = len;
-                s.file[slot as usize] = file;
-                s.queued_at[slot as usize] = now;
-                s.inflight += 1;
-                unsubmitted.push(slot);
-                if let Some(t) = plan.think {
-                    since_think += 1;
-                    if since_think >= t.every {
-                        since_think = 0;
-                        s.think_due = true;
-                    }
-                }
-                if unsubmitted.len() >= batch {
-                    submit_pending!('run);
-                }
-                if s.flush_due || s.think_due {
-                    break;
+            if self.s.slots.inflight == 0 {
+                match self.idle(issuing) {
+                    Idle::Done => break,
+                    Idle::Issue => continue,
+                    Idle::Reap => {}
                 }
             }
-            if !unsubmitted.is_empty() {
-                submit_pending!('run);
+            if !self.reap(issuing && !paused) {
+                break;
             }
         }
-        if s.inflight == 0 {
-            if !issuing {
-                // --end-fsync: each file written, one at a time.
-                let next = s.wrote[s.end_next..].iter().position(|&w| w);
-                match next {
-                    Some(i) if plan.end_fsync => {
-                        let f = s.end_next + i;
-                        s.end_next = f + 1;
-                        s.end_flushed = true;
-                        queue_flush!(Op::Fsync, f as u32);
-                    }
-                    _ => break,
+    }
+
+    /// Queue up to one queue's worth of I/Os (so that the stop time is looked at often even
+    /// when completions come back as fast as I/Os go out). False if the engine failed.
+    #[inline]
+    fn issue_pass(&mut self) -> bool {
+        for _ in 0..self.plan.queue_depth {
+            let Some(slot) = self.s.slots.free.pop() else {
+                break;
+            };
+            let Some(stop_pass) = self.issue(slot) else {
+                break;
+            };
+            if self.unsubmitted.len() >= self.batch && !self.submit_pending() {
+                return false;
+            }
+            if stop_pass {
+                break;
+            }
+        }
+        self.unsubmitted.is_empty() || self.submit_pending()
+    }
+
+    /// Queue one I/O in `slot`. None where the rate limit says not yet (the slot is given
+    /// back); Some(true) where a flush or a pause is now due and the pass should end.
+    #[inline]
+    fn issue(&mut self, slot: u32) -> Option<bool> {
+        let now = self.now;
+        let plan = &mut self.plan;
+        let s = &mut self.s;
+        let mut write = plan.write_pct > 0 && self.rng.below(100) < plan.write_pct;
+        if s.rate_limited {
+            match plan.pacer.admit(write, now) {
+                Ok((w, scheduled)) => {
+                    write = w;
+                    s.slots.scheduled_at[slot as usize] = scheduled;
                 }
-            } else if s.flush_due {
-                let f = s.flush_file;
-                queue_flush!(flush_op, f);
+                Err(_) => {
+                    s.slots.free.push(slot);
+                    return None;
+                }
+            }
+        }
+        let len = plan.sizes[write as usize].pick(&mut self.rng);
+        if s.rate_limited {
+            plan.pacer.charge(write, len);
+        }
+        let file = match plan.pick.as_mut() {
+            Some(p) => p.next(&mut self.rng, slot, len as u64),
+            None => 0,
+        };
+        let offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
+        let buf = self.bufs.slot(slot);
+        let op = if write {
+            s.flush.wrote[file as usize] = true;
+            if plan.refill {
+                // SAFETY: the slot is free: no I/O uses its buffer until queued below.
+                let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
+                fill_buffer(b, &mut self.rng, plan.compress_pct);
+            }
+            if let Some(f) = plan.flush {
+                self.writes_since_flush += 1;
+                if self.writes_since_flush >= f.writes {
+                    self.writes_since_flush = 0;
+                    s.flush.flush_due = true;
+                    s.flush.flush_file = file;
+                }
+            }
+            Op::Write
+        } else {
+            Op::Read
+        };
+        self.engine.queue(Sqe {
+            slot,
+            op,
+            file,
+            offset,
+            len,
+            buf,
+        });
+        let i = slot as usize;
+        s.slots.op[i] = op;
+        s.slots.len[i] = len;
+        s.slots.file[i] = file;
+        s.slots.queued_at[i] = now;
+        s.slots.inflight += 1;
+        self.unsubmitted.push(slot);
+        if let Some(t) = plan.think {
+            self.since_think += 1;
+            if self.since_think >= t.every {
+                self.since_think = 0;
+                s.pause.think_due = true;
+            }
+        }
+        Some(s.flush.flush_due || s.pause.think_due)
+    }
+
+    /// Hand the queued I/Os to the engine; in latency mode stamp them, then look aside.
+    /// False if the engine failed.
+    #[inline]
+    fn submit_pending(&mut self) -> bool {
+        let clock = &self.s.ctl.clock;
+        if let Err(e) = self.engine.submit() {
+            let msg = format!("I/O engine failed on '{}': {e}", self.s.path);
+            self.s.ctl.fail(msg, self.now);
+            return false;
+        }
+        let latency = self.s.latency;
+        if E::ASYNC {
+            if latency {
+                self.now = clock.now_ns();
+                for &u in &self.unsubmitted {
+                    self.s.slots.submitted_at[u as usize] = self.now;
+                }
+            }
+            // Look aside: completions that arrived while these were issued.
+            self.cqes.clear();
+            self.engine.peek(&mut self.cqes);
+            if self.cqes.is_empty() {
+                self.waits.empty_peeks += 1;
             } else {
-                if s.think_due {
-                    s.think_due = false;
-                    let t = plan.think.expect("think_due is only set with --think");
-                    if t.spin_ns > 0 {
-                        // Spin, but not past the stop (Ctrl-C).
-                        let until = now + t.spin_ns;
-                        while clock.now_ns() < until.min(ctl.stop_ns.load(Ordering::Relaxed)) {
-                            std::hint::spin_loop();
-                        }
-                    }
-                    s.think_until = now + t.ns;
+                if latency {
+                    self.now = clock.now_ns();
                 }
-                // Rate-limited or pausing with nothing in flight: wait for the next start.
-                // Sleep until shortly before it (briefly enough to notice a stop), then spin: a
-                // sleep alone wakes late on virtual machines, and the I/O would start behind
-                // its own schedule.
-                const SPIN_NS: u64 = 200_000;
-                let wake = s.think_until.max(if rate_limited {
-                    plan.pacer.next_start(now)
-                } else {
-                    0
-                });
-                let wait = wake.saturating_sub(now);
-                if wait > SPIN_NS {
-                    std::thread::sleep(std::time::Duration::from_nanos(
-                        (wait - SPIN_NS).min(10_000_000),
-                    ));
-                } else if wait > 0 {
-                    clock.spin_until(wake);
+                self.waits.lookaside_completions += self.cqes.len() as u64;
+                self.s.complete(&self.engine, &self.cqes, self.now);
+                if E::OPENS_FILES {
+                    self.s
+                        .started_late(&mut self.engine, &mut self.late, self.now);
                 }
-                now = clock.now_ns();
-                continue;
+            }
+        } else if latency {
+            // The I/O runs inside `reap`: it is submitted when it is queued, after its file was
+            // opened where the engine opens files.
+            if E::OPENS_FILES {
+                self.now = clock.now_ns();
+            }
+            for &u in &self.unsubmitted {
+                self.s.slots.submitted_at[u as usize] = self.now;
             }
         }
-        let can_issue = issuing && !paused && !s.free.is_empty();
+        self.unsubmitted.clear();
+        true
+    }
+
+    /// Nothing in flight: flush at the end (--end-fsync) or when due (--fsync), or wait out a
+    /// pause or the rate limit.
+    fn idle(&mut self, issuing: bool) -> Idle {
+        if !issuing {
+            // --end-fsync: each file written, one at a time.
+            let f = &mut self.s.flush;
+            let next = f.wrote[f.end_next..].iter().position(|&w| w);
+            return match next {
+                Some(i) if self.plan.end_fsync => {
+                    let file = f.end_next + i;
+                    f.end_next = file + 1;
+                    f.end_flushed = true;
+                    self.queue_flush(Op::Fsync, file as u32);
+                    Idle::Reap
+                }
+                _ => Idle::Done,
+            };
+        }
+        if self.s.flush.flush_due {
+            let (op, file) = (self.flush_op, self.s.flush.flush_file);
+            self.queue_flush(op, file);
+            return Idle::Reap;
+        }
+        self.wait_for_next_start();
+        Idle::Issue
+    }
+
+    /// Queue a flush; called with nothing in flight, so every slot is free. It starts at the
+    /// next `submit` or `reap`.
+    fn queue_flush(&mut self, op: Op, file: u32) {
+        let slot = self
+            .s
+            .slots
+            .free
+            .pop()
+            .expect("no I/O in flight: every slot is free");
+        self.now = self.s.ctl.clock.now_ns();
+        let s = &mut self.s;
+        s.slots.op[slot as usize] = op;
+        s.slots.file[slot as usize] = file;
+        s.flush.flush_queued_at = self.now;
+        s.flush.flush_inflight = true;
+        s.flush.flush_due = false;
+        s.slots.inflight += 1;
+        self.engine.queue(Sqe {
+            slot,
+            op,
+            file,
+            offset: 0,
+            len: 0,
+            buf: self.bufs.slot(slot),
+        });
+    }
+
+    /// Rate-limited or pausing with nothing in flight: wait for the next start. Sleep until
+    /// shortly before it (briefly enough to notice a stop), then spin: a sleep alone wakes
+    /// late on virtual machines, and the I/O would start behind its own schedule.
+    fn wait_for_next_start(&mut self) {
+        const SPIN_NS: u64 = 200_000;
+        let (ctl, now) = (self.s.ctl, self.now);
+        let clock = &ctl.clock;
+        if self.s.pause.think_due {
+            self.s.pause.think_due = false;
+            let t = self.plan.think.expect("think_due is only set with --think");
+            if t.spin_ns > 0 {
+                // Spin, but not past the stop (Ctrl-C).
+                let until = now + t.spin_ns;
+                while clock.now_ns() < until.min(ctl.stop_ns.load(Ordering::Relaxed)) {
+                    std::hint::spin_loop();
+                }
+            }
+            self.s.pause.think_until = now + t.ns;
+        }
+        let wake = self.s.pause.think_until.max(if self.s.rate_limited {
+            self.plan.pacer.next_start(now)
+        } else {
+            0
+        });
+        let wait = wake.saturating_sub(now);
+        if wait > SPIN_NS {
+            std::thread::sleep(std::time::Duration::from_nanos(
+                (wait - SPIN_NS).min(10_000_000),
+            ));
+        } else if wait > 0 {
+            clock.spin_until(wake);
+        }
+        self.now = clock.now_ns();
+    }
+
+    /// Wait for completions (or, with free slots and no limit, collect those already there)
+    /// and account for them. False if the engine failed.
+    #[inline]
+    fn reap(&mut self, may_issue: bool) -> bool {
+        let now = self.now;
+        let can_issue = may_issue && !self.s.slots.free.is_empty();
+        let rate_limited = self.s.rate_limited;
         let timeout = match rate_limited {
-            true if can_issue => Some(plan.pacer.next_start(now).saturating_sub(now).max(1_000)),
+            true if can_issue => Some(
+                self.plan
+                    .pacer
+                    .next_start(now)
+                    .saturating_sub(now)
+                    .max(1_000),
+            ),
             _ => None,
         };
         // --rate-min: wake by the end of the current window even if nothing completes, so a
         // thread whose I/Os stall is judged then, not whenever one comes back.
-        let timeout = match (timeout, s.min_rate) {
-            (None, Some(m)) if now >= s.m0 => {
-                let ends = match s.rate_window.0 {
+        let timeout = match (timeout, self.s.pause.min_rate) {
+            (None, Some(m)) if now >= self.s.m0 => {
+                let ends = match self.s.pause.rate_window.0 {
                     0 => now + m.window_ns,
                     start => start + m.window_ns,
                 };
@@ -1057,56 +1198,72 @@ pub fn run<E: IoEngine>(
             }
             (t, _) => t,
         };
-        // Free slots and no rate limit: the issue pass above ran out of budget, not of work.
-        // Collect what has completed without blocking and go back to issuing, rather than
-        // leave those slots idle while waiting.
-        let min = if can_issue && !rate_limited && !s.flush_inflight {
+        // Free slots and no rate limit: the issue pass ran out of budget, not of work. Collect
+        // what has completed without blocking and go back to issuing, rather than leave those
+        // slots idle while waiting.
+        let min = if can_issue && !rate_limited && !self.s.flush.flush_inflight {
             0
         } else {
             1
         };
-        cqes.clear();
-        if let Err(e) = engine.reap(min, timeout, &mut cqes) {
-            ctl.fail(format!("I/O engine failed on '{}': {e}", s.path), now);
-            break;
+        self.cqes.clear();
+        if let Err(e) = self.engine.reap(min, timeout, &mut self.cqes) {
+            let msg = format!("I/O engine failed on '{}': {e}", self.s.path);
+            self.s.ctl.fail(msg, now);
+            return false;
         }
-        now = clock.now_ns();
+        self.now = self.s.ctl.clock.now_ns();
         if min > 0 {
-            waits.waits += 1;
-            waits.waited_completions += cqes.len() as u64;
+            self.waits.waits += 1;
+            self.waits.waited_completions += self.cqes.len() as u64;
         } else {
-            waits.lookaside_completions += cqes.len() as u64;
+            self.waits.lookaside_completions += self.cqes.len() as u64;
         }
-        s.complete(&engine, &cqes, now);
+        self.s.complete(&self.engine, &self.cqes, self.now);
         if E::OPENS_FILES {
-            s.started_late(&mut engine, &mut late, now);
+            self.s
+                .started_late(&mut self.engine, &mut self.late, self.now);
         }
+        true
     }
-    s.flush_interval();
-    s.send_trace();
-    let _ = s.tx.send(Msg::Done(plan.id));
-    let injected = (E::INJECTS && latency).then(|| std::mem::take(&mut s.injected));
-    let inflight = s.inflight;
-    // The engine goes first: the kernel must be done with the buffers before they are freed.
-    drop(engine);
-    if inflight > 0 {
-        // Only after an engine failure: the kernel may still write into these buffers, so
-        // they are leaked rather than freed (a few KiB, once, on a run that is ending).
-        std::mem::forget(bufs);
-    }
-    WorkerOutcome {
-        totals: s.totals,
-        flushes: std::mem::take(&mut s.flushes),
-        errors: s.errors,
-        quota_done_ns: s.quota_done_ns,
-        waits,
-        injected,
-        uring: None,
-        files: if s.per_file.len() > 1 {
-            s.per_file
-        } else {
-            Vec::new()
-        },
+
+    /// Hand over the last interval and records, and the totals.
+    fn finish(self) -> WorkerOutcome {
+        let Worker {
+            engine,
+            bufs,
+            mut s,
+            waits,
+            plan,
+            ..
+        } = self;
+        s.flush_interval();
+        s.send_trace();
+        let _ = s.tx.send(Msg::Done(plan.id));
+        let injected = (E::INJECTS && s.latency).then(|| std::mem::take(&mut s.injected));
+        let inflight = s.slots.inflight;
+        // The engine goes first: the kernel must be done with the buffers before they are
+        // freed.
+        drop(engine);
+        if inflight > 0 {
+            // Only after an engine failure: the kernel may still write into these buffers, so
+            // they are leaked rather than freed (a few KiB, once, on a run that is ending).
+            std::mem::forget(bufs);
+        }
+        WorkerOutcome {
+            totals: s.totals,
+            flushes: std::mem::take(&mut s.flush.flushes),
+            errors: s.errors,
+            quota_done_ns: s.quota_done_ns,
+            waits,
+            injected,
+            uring: None,
+            files: if s.per_file.len() > 1 {
+                s.per_file
+            } else {
+                Vec::new()
+            },
+        }
     }
 }
 
