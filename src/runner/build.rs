@@ -5,7 +5,8 @@ use super::finish::Finished;
 use super::measure::{cpu_for, Measured};
 use super::plan::RunPlan;
 use super::prepare::{set_name, Prepared};
-use super::worker::{DirTotals, LatHists};
+use super::target::OpenTarget;
+use super::worker::{DirTotals, LatHists, WorkerOutcome};
 use crate::error::errno_name;
 use crate::result::*;
 use crate::spec::JobSpec;
@@ -51,9 +52,9 @@ struct BuildInput<'a> {
     qd: u32,
     measured_ns: u64,
     cpu: Vec<crate::stats::cpu::CpuUsage>,
-    targets: &'a [super::target::OpenTarget],
+    targets: &'a [OpenTarget],
     collector: super::collect::Collector,
-    outcomes: Vec<super::worker::WorkerOutcome>,
+    outcomes: Vec<WorkerOutcome>,
     thread_histograms: bool,
 }
 
@@ -134,13 +135,65 @@ fn build_result(b: BuildInput) -> RunResult {
     let async_engine = b.engine.is_async();
     let mut waits = WaitStats::default();
     let mut injected: Option<crate::stats::LatencyHistogram> = None;
+    let mut all_errors: Vec<(i32, u64)> = Vec::new();
     for o in &b.outcomes {
         waits.add(&o.waits);
         if let Some(h) = &o.injected {
             injected.get_or_insert_with(Default::default).merge(h);
         }
+        for &(e, n) in &o.errors {
+            match all_errors.iter_mut().find(|x| x.0 == e) {
+                Some(x) => x.1 += n,
+                None => all_errors.push((e, n)),
+            }
+        }
     }
-    let flushes = (job.flush.is_some() || job.end_fsync).then(|| {
+    let targets = b
+        .targets
+        .chunks(job.files_per_set())
+        .enumerate()
+        .map(|(ti, set)| target_result(&b, ti, set, async_engine))
+        .collect();
+    let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
+    let total = pair(&parts, b.measured_ns, async_engine, true);
+    RunResult {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: b.command_line.clone(),
+        started_unix_ns: b.started_unix_ns,
+        partial: b.stop_reason != StopReason::Completed,
+        stop_reason: b.stop_reason,
+        stop_message: b.stop_message.clone(),
+        notes: b.notes.clone(),
+        warnings: Vec::new(),
+        job: job.clone(),
+        mode: if job.latency {
+            Mode::Latency
+        } else {
+            Mode::Iops
+        },
+        engine: b.engine,
+        queue_depth: b.qd,
+        io_uring: b.outcomes.iter().find_map(|o| o.uring),
+        clock: b.clock.clone(),
+        waits,
+        injected_latency: injected.and_then(|h| h.summary()),
+        system: crate::facts::SystemFacts::collect(),
+        measured_ns: b.measured_ns,
+        cpu: b.cpu.clone(),
+        targets,
+        total,
+        errors: error_counts(&all_errors),
+        time_series: time_series(&b),
+        iogauge_usage: SelfUsage::now(),
+        flushes: flush_result(&b),
+    }
+}
+
+/// --fsync / --end-fsync: how many flushes, how long they took, the longest end flush.
+fn flush_result(b: &BuildInput) -> Option<FlushResult> {
+    (b.job.flush.is_some() || b.job.end_fsync).then(|| {
         let mut lat = crate::stats::LatencyHistogram::new();
         let mut count = 0;
         let mut end = None;
@@ -154,95 +207,103 @@ fn build_result(b: BuildInput) -> RunResult {
             latency: lat.summary(),
             end_fsync_max_ns: end,
         }
-    });
-    let tpt = job.threads_per_target as usize;
-    let mut all_errors: Vec<(i32, u64)> = Vec::new();
-    let mut targets = Vec::new();
-    for (ti, set) in b.targets.chunks(job.files_per_set()).enumerate() {
-        let t = &set[0];
-        let ids = ti * tpt..(ti + 1) * tpt;
-        let threads = ids
-            .clone()
-            .map(|w| {
-                for &(e, n) in &b.outcomes[w].errors {
-                    match all_errors.iter_mut().find(|x| x.0 == e) {
-                        Some(x) => x.1 += n,
-                        None => all_errors.push((e, n)),
-                    }
-                }
-                ThreadResult {
-                    thread: (w - ti * tpt) as u32,
-                    cpu: cpu_for(job.affinity.as_ref(), w),
-                    total: pair(
-                        &[&b.outcomes[w].totals],
-                        b.measured_ns,
-                        async_engine,
-                        b.thread_histograms,
-                    ),
-                    errors: error_counts(&b.outcomes[w].errors),
-                    waits: b.outcomes[w].waits,
-                    files: b.outcomes[w]
-                        .files
-                        .iter()
-                        .map(|f| FileCounts {
-                            read: IoCount {
-                                ios: f[0].0,
-                                bytes: f[0].1,
-                            },
-                            write: IoCount {
-                                ios: f[1].0,
-                                bytes: f[1].1,
-                            },
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        let files: Vec<FileShare> = if set.len() > 1 {
-            set.iter()
-                .enumerate()
-                .map(|(fi, f)| {
-                    let mut dirs = [IoCount::default(); 2];
-                    for o in &b.outcomes[ids.clone()] {
-                        for (d, c) in dirs.iter_mut().enumerate() {
-                            if let Some(share) = o.files.get(fi) {
-                                c.ios += share[d].0;
-                                c.bytes += share[d].1;
-                            }
-                        }
-                    }
-                    FileShare {
-                        path: f.path.display().to_string(),
-                        size_bytes: f.size,
-                        working_set_start: f.start,
-                        working_set_end: f.end,
-                        created: f.created,
-                        read: dirs[0],
-                        write: dirs[1],
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
-        targets.push(TargetResult {
-            path: set_name(set),
-            kind: t.kind,
-            size_bytes: set.iter().map(|f| f.size).sum(),
-            working_set_start: t.start,
-            working_set_end: t.end,
-            created: set.iter().all(|f| f.created),
-            facts: t.facts.clone(),
-            threads,
-            total: pair(&parts, b.measured_ns, async_engine, true),
-            files,
-        });
-    }
-    let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
-    let total = pair(&parts, b.measured_ns, async_engine, true);
+    })
+}
 
-    let interval = job.interval_ns;
+/// Target (or set of files) `ti`: its threads, its files' shares, its totals.
+fn target_result(
+    b: &BuildInput,
+    ti: usize,
+    set: &[OpenTarget],
+    async_engine: bool,
+) -> TargetResult {
+    let tpt = b.job.threads_per_target as usize;
+    let ids = ti * tpt..(ti + 1) * tpt;
+    let threads = ids
+        .clone()
+        .map(|w| thread_result(b, w, w - ti * tpt, async_engine))
+        .collect();
+    let files = if set.len() > 1 {
+        file_shares(set, &b.outcomes[ids.clone()])
+    } else {
+        Vec::new()
+    };
+    let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
+    let t = &set[0];
+    TargetResult {
+        path: set_name(set),
+        kind: t.kind,
+        size_bytes: set.iter().map(|f| f.size).sum(),
+        working_set_start: t.start,
+        working_set_end: t.end,
+        created: set.iter().all(|f| f.created),
+        facts: t.facts.clone(),
+        threads,
+        total: pair(&parts, b.measured_ns, async_engine, true),
+        files,
+    }
+}
+
+/// Worker `w`, thread `thread` of its target.
+fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) -> ThreadResult {
+    let o = &b.outcomes[w];
+    let count = |c: (u64, u64)| IoCount {
+        ios: c.0,
+        bytes: c.1,
+    };
+    ThreadResult {
+        thread: thread as u32,
+        cpu: cpu_for(b.job.affinity.as_ref(), w),
+        total: pair(
+            &[&o.totals],
+            b.measured_ns,
+            async_engine,
+            b.thread_histograms,
+        ),
+        errors: error_counts(&o.errors),
+        waits: o.waits,
+        files: o
+            .files
+            .iter()
+            .map(|f| FileCounts {
+                read: count(f[0]),
+                write: count(f[1]),
+            })
+            .collect(),
+    }
+}
+
+/// Each file of a set: what its threads did to it.
+fn file_shares(set: &[OpenTarget], outcomes: &[WorkerOutcome]) -> Vec<FileShare> {
+    set.iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            let mut dirs = [IoCount::default(); 2];
+            for o in outcomes {
+                for (d, c) in dirs.iter_mut().enumerate() {
+                    if let Some(share) = o.files.get(fi) {
+                        c.ios += share[d].0;
+                        c.bytes += share[d].1;
+                    }
+                }
+            }
+            FileShare {
+                path: f.path.display().to_string(),
+                size_bytes: f.size,
+                working_set_start: f.start,
+                working_set_end: f.end,
+                created: f.created,
+                read: dirs[0],
+                write: dirs[1],
+            }
+        })
+        .collect()
+}
+
+/// The intervals of the measured window (the last one cut at its end).
+fn time_series(b: &BuildInput) -> TimeSeries {
+    let interval = b.job.interval_ns;
+    let latency = b.job.latency;
     let mut samples = Vec::new();
     for (i, s) in b.collector.samples.iter().enumerate() {
         let start_ns = i as u64 * interval;
@@ -252,8 +313,8 @@ fn build_result(b: BuildInput) -> RunResult {
         let dir = |d: usize| SampleDir {
             ios: s.ios[d],
             bytes: s.bytes[d],
-            latency_mean_ns: (job.latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
-            latency_p99_ns: (job.latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
+            latency_mean_ns: (latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
+            latency_p99_ns: (latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
         };
         samples.push(Sample {
             start_ns,
@@ -262,40 +323,8 @@ fn build_result(b: BuildInput) -> RunResult {
             write: dir(1),
         });
     }
-    RunResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: b.command_line,
-        started_unix_ns: b.started_unix_ns,
-        partial: b.stop_reason != StopReason::Completed,
-        stop_reason: b.stop_reason,
-        stop_message: b.stop_message,
-        notes: b.notes,
-        warnings: Vec::new(),
-        job: job.clone(),
-        mode: if job.latency {
-            Mode::Latency
-        } else {
-            Mode::Iops
-        },
-        engine: b.engine,
-        queue_depth: b.qd,
-        io_uring: b.outcomes.iter().find_map(|o| o.uring),
-        clock: b.clock,
-        waits,
-        injected_latency: injected.and_then(|h| h.summary()),
-        system: crate::facts::SystemFacts::collect(),
-        measured_ns: b.measured_ns,
-        cpu: b.cpu,
-        targets,
-        total,
-        errors: error_counts(&all_errors),
-        time_series: TimeSeries {
-            interval_ns: interval,
-            samples,
-        },
-        iogauge_usage: SelfUsage::now(),
-        flushes,
+    TimeSeries {
+        interval_ns: interval,
+        samples,
     }
 }
