@@ -297,10 +297,46 @@ fn open_target(
     interrupted: &AtomicBool,
 ) -> Result<OpenTarget> {
     let path = &t.path;
+    let (kind, size, created) = examine(job, t, cleanup, interrupted)?;
+    let (file, size) = open_checked(job, path, kind, size, created, cleanup)?;
+    let (start, end) = working_set(job, path, size)?;
+    let mut facts = crate::facts::TargetFacts::collect(
+        path,
+        &file,
+        kind == TargetKind::BlockDevice,
+        job.cache.is_direct(),
+    );
+    facts.content = if created {
+        Content::Created
+    } else {
+        crate::facts::sample_content(&file, start, end)
+    };
+    Ok(OpenTarget {
+        path: path.clone(),
+        id: Identity::of_file(&file).ok(),
+        file: keep.then_some(file),
+        facts,
+        kind,
+        size,
+        start,
+        end,
+        created,
+    })
+}
+/// What stands at `t`'s path (creating the file where asked and missing): its kind, its size
+/// (0 for a block device, found once open), and whether iogauge created it. Refuses what
+/// must not be written.
+fn examine(
+    job: &JobSpec,
+    t: &TargetSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<(TargetKind, u64, bool)> {
+    let path = &t.path;
     let shown = path.display();
     let writes = job.write_pct > 0;
     let mut created = false;
-    let (kind, mut size) = match std::fs::metadata(path) {
+    let (kind, size) = match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
@@ -354,6 +390,20 @@ fn open_target(
         }
     };
 
+    Ok((kind, size, created))
+}
+
+/// Open the target as the job will use it; a created file must still be the one iogauge made.
+fn open_checked(
+    job: &JobSpec,
+    path: &Path,
+    kind: TargetKind,
+    mut size: u64,
+    created: bool,
+    cleanup: &Cleanup,
+) -> Result<(File, u64)> {
+    let shown = path.display();
+    let writes = job.write_pct > 0;
     let file = OpenOptions::new()
         .read(true)
         .write(writes)
@@ -387,6 +437,12 @@ fn open_target(
         )?;
     }
 
+    Ok((file, size))
+}
+
+/// The part of the target the job's I/Os go to, checked against its size.
+fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
+    let shown = path.display();
     let start = job.base_offset;
     let end = job.max_offset.unwrap_or(size);
     if end > size {
@@ -419,28 +475,7 @@ fn open_target(
             format_size(start)
         )));
     }
-    let mut facts = crate::facts::TargetFacts::collect(
-        path,
-        &file,
-        kind == TargetKind::BlockDevice,
-        job.cache.is_direct(),
-    );
-    facts.content = if created {
-        Content::Created
-    } else {
-        crate::facts::sample_content(&file, start, end)
-    };
-    Ok(OpenTarget {
-        path: path.clone(),
-        id: Identity::of_file(&file).ok(),
-        file: keep.then_some(file),
-        facts,
-        kind,
-        size,
-        start,
-        end,
-        created,
-    })
+    Ok((start, end))
 }
 
 /// Lay out a new file `path` of `size` bytes as iogauge lays out the targets it creates
