@@ -254,147 +254,7 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(e)?;
-        tx.execute(
-            "INSERT INTO runs (started_unix_ns, saved_unix_ns, kind, name, target, hostname, \
-             tool_version, partial, command_line, workload_key) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                record.started_unix_ns() as i64,
-                crate::dates::now_unix_ns() as i64,
-                record.kind(),
-                record.name(),
-                record.target(),
-                record.hostname(),
-                record.tool_version(),
-                record.partial(),
-                record.command_line(),
-                record.workload_key(),
-            ],
-        )
-        .map_err(e)?;
-        let id = tx.last_insert_rowid();
-        tx.execute(
-            "INSERT INTO documents (run_id, document) VALUES (?1, ?2)",
-            params![
-                id,
-                serde_json::to_string(record).expect("results serialize")
-            ],
-        )
-        .map_err(e)?;
-        {
-            let mut pass_stmt = tx
-                .prepare(
-                    "INSERT INTO passes (run_id, idx, label, mode, measured_ns, iops, read_iops, \
-                     write_iops, bps, read_bps, write_bps, lat_mean_ns, lat_p50_ns, lat_p99_ns, \
-                     lat_p999_ns) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                )
-                .map_err(e)?;
-            let mut hist_stmt = tx
-                .prepare(
-                    "INSERT INTO histograms (run_id, pass_idx, dir, kind, data) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .map_err(e)?;
-            let mut series_stmt = tx
-                .prepare(
-                    "INSERT INTO series (run_id, pass_idx, start_ns, duration_ns, read_ios, \
-                     read_bytes, write_ios, write_bytes, read_lat_mean_ns, read_lat_p99_ns, \
-                     write_lat_mean_ns, write_lat_p99_ns) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                )
-                .map_err(e)?;
-            if let Record::Fs(fs) = record {
-                let mut stmt = tx
-                    .prepare(
-                        "INSERT INTO fs_times (run_id, test, filesystem, folder, repetition, ops, \
-                         elapsed_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    )
-                    .map_err(e)?;
-                for t in &fs.tests {
-                    for (c, target) in t.cells.iter().zip(&fs.filesystems) {
-                        for (i, ns) in c.elapsed_ns.iter().enumerate() {
-                            stmt.execute(params![
-                                id,
-                                t.name,
-                                target.label,
-                                target.dir,
-                                i as i64 + 1,
-                                c.ops as i64,
-                                *ns as i64
-                            ])
-                            .map_err(e)?;
-                        }
-                    }
-                }
-            }
-            for (idx, pass) in record.passes().iter().enumerate() {
-                let r = pass.result;
-                let f = Figures::of(r);
-                pass_stmt
-                    .execute(params![
-                        id,
-                        idx as i64,
-                        pass.label,
-                        if r.job.latency { "latency" } else { "iops" },
-                        r.measured_ns as i64,
-                        f.iops,
-                        f.read_iops,
-                        f.write_iops,
-                        f.bps,
-                        f.read_bps,
-                        f.write_bps,
-                        f.lat_mean_ns,
-                        f.lat_p50_ns.map(|v| v as i64),
-                        f.lat_p99_ns.map(|v| v as i64),
-                        f.lat_p999_ns.map(|v| v as i64),
-                    ])
-                    .map_err(e)?;
-                for (dir, d) in [
-                    ("read", &r.total.read),
-                    ("write", &r.total.write),
-                    ("all", &r.total.all),
-                ] {
-                    for (kind, h) in [
-                        ("completion", &d.latency_histogram),
-                        ("total", &d.latency_total_histogram),
-                    ] {
-                        if let Some(blob) = h.as_deref().and_then(decode_base64) {
-                            hist_stmt
-                                .execute(params![id, idx as i64, dir, kind, blob])
-                                .map_err(e)?;
-                        }
-                    }
-                }
-                let opt = |v: Option<u64>| v.map(|v| v as i64);
-                for s in &r.time_series.samples {
-                    series_stmt
-                        .execute(params![
-                            id,
-                            idx as i64,
-                            s.start_ns as i64,
-                            s.duration_ns as i64,
-                            s.read.ios as i64,
-                            s.read.bytes as i64,
-                            s.write.ios as i64,
-                            s.write.bytes as i64,
-                            opt(s.read.latency_mean_ns),
-                            opt(s.read.latency_p99_ns),
-                            opt(s.write.latency_mean_ns),
-                            opt(s.write.latency_p99_ns),
-                        ])
-                        .map_err(e)?;
-                }
-            }
-            if !tags.is_empty() {
-                let mut tag_stmt = tx
-                    .prepare("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)")
-                    .map_err(e)?;
-                for t in tags {
-                    tag_stmt.execute(params![id, t]).map_err(e)?;
-                }
-            }
-        }
+        let id = insert_record(&tx, record, tags).map_err(e)?;
         tx.commit().map_err(e)?;
         Ok(id)
     }
@@ -770,6 +630,157 @@ fn check_header(path: &Path) -> Result<()> {
 }
 
 /// An SQLite error as one line naming the database file.
+/// A record's rows: the run, its document, its fs times, passes, histograms, series and tags.
+fn insert_record(
+    tx: &rusqlite::Transaction,
+    record: &Record,
+    tags: &[String],
+) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO runs (started_unix_ns, saved_unix_ns, kind, name, target, hostname, \
+         tool_version, partial, command_line, workload_key) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            record.started_unix_ns() as i64,
+            crate::dates::now_unix_ns() as i64,
+            record.kind(),
+            record.name(),
+            record.target(),
+            record.hostname(),
+            record.tool_version(),
+            record.partial(),
+            record.command_line(),
+            record.workload_key(),
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    tx.execute(
+        "INSERT INTO documents (run_id, document) VALUES (?1, ?2)",
+        params![
+            id,
+            serde_json::to_string(record).expect("results serialize")
+        ],
+    )?;
+    if let Record::Fs(fs) = record {
+        insert_fs_times(tx, id, fs)?;
+    }
+    for (idx, pass) in record.passes().iter().enumerate() {
+        insert_pass(tx, id, idx as i64, &pass.label, pass.result)?;
+    }
+    if !tags.is_empty() {
+        let mut tag_stmt =
+            tx.prepare("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)")?;
+        for t in tags {
+            tag_stmt.execute(params![id, t])?;
+        }
+    }
+    Ok(id)
+}
+
+/// Each timed repetition of each test on each file system.
+fn insert_fs_times(
+    tx: &rusqlite::Transaction,
+    id: i64,
+    fs: &crate::fs_suite::FsResult,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO fs_times (run_id, test, filesystem, folder, repetition, ops, \
+         elapsed_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for t in &fs.tests {
+        for (c, target) in t.cells.iter().zip(&fs.filesystems) {
+            for (i, ns) in c.elapsed_ns.iter().enumerate() {
+                stmt.execute(params![
+                    id,
+                    t.name,
+                    target.label,
+                    target.dir,
+                    i as i64 + 1,
+                    c.ops as i64,
+                    *ns as i64
+                ])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A pass's headline figures, its latency histograms and its time series.
+fn insert_pass(
+    tx: &rusqlite::Transaction,
+    id: i64,
+    idx: i64,
+    label: &str,
+    r: &crate::result::RunResult,
+) -> rusqlite::Result<()> {
+    let f = Figures::of(r);
+    tx.prepare_cached(
+        "INSERT INTO passes (run_id, idx, label, mode, measured_ns, iops, read_iops, \
+         write_iops, bps, read_bps, write_bps, lat_mean_ns, lat_p50_ns, lat_p99_ns, \
+         lat_p999_ns) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        id,
+        idx,
+        label,
+        if r.job.latency { "latency" } else { "iops" },
+        r.measured_ns as i64,
+        f.iops,
+        f.read_iops,
+        f.write_iops,
+        f.bps,
+        f.read_bps,
+        f.write_bps,
+        f.lat_mean_ns,
+        f.lat_p50_ns.map(|v| v as i64),
+        f.lat_p99_ns.map(|v| v as i64),
+        f.lat_p999_ns.map(|v| v as i64),
+    ])?;
+    let mut hist_stmt = tx.prepare_cached(
+        "INSERT INTO histograms (run_id, pass_idx, dir, kind, data) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (dir, d) in [
+        ("read", &r.total.read),
+        ("write", &r.total.write),
+        ("all", &r.total.all),
+    ] {
+        for (kind, h) in [
+            ("completion", &d.latency_histogram),
+            ("total", &d.latency_total_histogram),
+        ] {
+            if let Some(blob) = h.as_deref().and_then(decode_base64) {
+                hist_stmt.execute(params![id, idx, dir, kind, blob])?;
+            }
+        }
+    }
+    let mut series_stmt = tx.prepare_cached(
+        "INSERT INTO series (run_id, pass_idx, start_ns, duration_ns, read_ios, \
+         read_bytes, write_ios, write_bytes, read_lat_mean_ns, read_lat_p99_ns, \
+         write_lat_mean_ns, write_lat_p99_ns) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?;
+    let opt = |v: Option<u64>| v.map(|v| v as i64);
+    for s in &r.time_series.samples {
+        series_stmt.execute(params![
+            id,
+            idx,
+            s.start_ns as i64,
+            s.duration_ns as i64,
+            s.read.ios as i64,
+            s.read.bytes as i64,
+            s.write.ios as i64,
+            s.write.bytes as i64,
+            opt(s.read.latency_mean_ns),
+            opt(s.read.latency_p99_ns),
+            opt(s.write.latency_mean_ns),
+            opt(s.write.latency_p99_ns),
+        ])?;
+    }
+    Ok(())
+}
+
 fn db_error(path: &Path, e: &rusqlite::Error) -> Error {
     use rusqlite::ErrorCode as C;
     let p = path.display();
