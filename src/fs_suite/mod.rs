@@ -694,7 +694,39 @@ pub fn run(
 ) -> Result<FsResult> {
     params.validate()?;
     let started_unix_ns = crate::dates::now_unix_ns();
-    // Every folder is checked and claimed before anything is measured.
+    let (mut spaces, filesystems) = claim(targets, params)?;
+    let cache_drop = choose_cache_drop(params.drop_caches);
+    let mut result = FsResult {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_ns,
+        command_line,
+        system: SystemFacts::collect(),
+        params: params.clone(),
+        cache_drop,
+        reference,
+        filesystems,
+        tests: tests
+            .iter()
+            .map(|t| not_run(*t, targets.len(), params))
+            .collect(),
+        partial: false,
+        notes: Vec::new(),
+    };
+    run_cells(&mut result, &mut spaces, tests, stop, progress)?;
+    if result.partial {
+        mark_partial(&mut result, params.repeat);
+    }
+    drop(spaces);
+    suite_notes(&mut result, tests);
+    result.summarize();
+    Ok(result)
+}
+
+/// Every folder checked and claimed before anything is measured, with its file system's facts
+/// and whether it takes O_DIRECT.
+fn claim(targets: &[Target], params: &Params) -> Result<(Vec<Workspace>, Vec<FsTarget>)> {
     let mut spaces = Vec::new();
     let mut filesystems = Vec::new();
     for t in targets {
@@ -710,42 +742,40 @@ pub fn run(
         });
         spaces.push(ws);
     }
-    let cache_drop = choose_cache_drop(params.drop_caches);
-    let mut result = FsResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_unix_ns,
-        command_line,
-        system: SystemFacts::collect(),
-        params: params.clone(),
-        cache_drop,
-        reference,
-        filesystems,
-        tests: tests
-            .iter()
-            .map(|t| TestResult {
-                name: t.name().into(),
-                group: t.group(),
-                about: t.about().into(),
-                cells: targets
-                    .iter()
-                    .map(|_| Cell {
-                        status: Status::NotRun,
-                        reason: None,
-                        ops: t.ops(params),
-                        elapsed_ns: Vec::new(),
-                        summary: None,
-                    })
-                    .collect(),
+    Ok((spaces, filesystems))
+}
+
+/// A test's row before anything ran: a cell per file system.
+fn not_run(t: Test, filesystems: usize, params: &Params) -> TestResult {
+    TestResult {
+        name: t.name().into(),
+        group: t.group(),
+        about: t.about().into(),
+        cells: (0..filesystems)
+            .map(|_| Cell {
+                status: Status::NotRun,
+                reason: None,
+                ops: t.ops(params),
+                elapsed_ns: Vec::new(),
+                summary: None,
             })
             .collect(),
-        partial: false,
-        notes: Vec::new(),
-    };
-    let total = tests.len() * params.repeat as usize * targets.len();
+    }
+}
+
+/// Each test, each repetition, on each file system in turn; a signal ends the suite with
+/// what it has, a thread limit ends it with an error.
+fn run_cells(
+    result: &mut FsResult,
+    spaces: &mut [Workspace],
+    tests: &[Test],
+    stop: &AtomicBool,
+    progress: Progress,
+) -> Result<()> {
+    let params = result.params.clone();
+    let total = tests.len() * params.repeat as usize * spaces.len();
     let mut step = 0;
-    'all: for (ti, &test) in tests.iter().enumerate() {
+    for (ti, &test) in tests.iter().enumerate() {
         for rep in 0..params.repeat {
             for (fi, ws) in spaces.iter_mut().enumerate() {
                 step += 1;
@@ -768,7 +798,7 @@ pub fn run(
                     params.repeat
                 ));
                 let folder = ws.root.join(format!("{}-{}", test.name(), rep + 1));
-                let outcome = measure(test, &folder, params, cache_drop, stop);
+                let outcome = measure(test, &folder, &params, result.cache_drop, stop);
                 // The test's files go at once: the next test starts from a clean folder.
                 ws.clear(&folder);
                 match outcome {
@@ -784,34 +814,39 @@ pub fn run(
                     }
                     Err(Stop::Interrupted) => {
                         result.partial = true;
-                        break 'all;
+                        return Ok(());
                     }
                     Err(Stop::Limit(why)) => return Err(Error::runtime(why)),
                 }
             }
         }
     }
-    if result.partial {
-        // Cells with some repetitions keep them; they are marked partial by the flag.
-        for t in &mut result.tests {
-            for c in &mut t.cells {
-                if c.status == Status::NotRun && !c.elapsed_ns.is_empty() {
-                    c.reason = Some(format!(
-                        "interrupted after {} of {} repetitions",
-                        c.elapsed_ns.len(),
-                        params.repeat
-                    ));
-                }
+    Ok(())
+}
+
+/// Cells with some repetitions keep them; they are marked partial by the flag.
+fn mark_partial(result: &mut FsResult, repeat: u32) {
+    for t in &mut result.tests {
+        for c in &mut t.cells {
+            if c.status == Status::NotRun && !c.elapsed_ns.is_empty() {
+                c.reason = Some(format!(
+                    "interrupted after {} of {} repetitions",
+                    c.elapsed_ns.len(),
+                    repeat
+                ));
             }
         }
     }
-    drop(spaces);
-    result.notes.push(cache_drop.describe().to_string());
+}
+
+/// How caches were dropped, how metadata tests are set up, and O_DIRECT that reaches no device.
+fn suite_notes(result: &mut FsResult, tests: &[Test]) {
+    result.notes.push(result.cache_drop.describe().to_string());
     if tests.iter().any(|t| t.group() == Group::Metadata) {
         result.notes.push(format!(
             "metadata tests work on {} empty files (or folders) in one fresh folder per \
              repetition; setting them up is not timed",
-            params.files
+            result.params.files
         ));
     }
     for fs in &result.filesystems {
@@ -823,8 +858,6 @@ pub fn run(
             ));
         }
     }
-    result.summarize();
-    Ok(result)
 }
 
 /// Set up what `test` needs in a new folder, drop caches, then time the test's loop.
