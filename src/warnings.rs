@@ -3,7 +3,7 @@
 //! JSON, a profile's table) and any later reader sees the same ones.
 
 use crate::facts::Content;
-use crate::result::RunResult;
+use crate::result::{RunResult, TargetResult};
 // TEMP until report/text.rs names result::Warning (renovation in progress).
 pub use crate::result::Warning;
 use crate::spec::units::format_size_human;
@@ -20,71 +20,109 @@ pub const VARIATION_BUCKET_NS: u64 = 500_000_000;
 
 pub fn check(r: &RunResult) -> Vec<Warning> {
     let mut w = Vec::new();
-    let j = &r.job;
-    let file_op = j.engine.is_some_and(|e| e.is_file_op());
     for t in &r.targets {
-        let f = &t.facts;
-        let set = t.working_set_end - t.working_set_start;
-        // Operations on names have no working set: the page cache is not the question.
-        if !j.cache.is_direct() && !file_op {
-            if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
-                w.push(Warning {
-                    code: "page-cache".into(),
-                    message: format!(
-                        "buffered I/O on a working set of {} in '{}', smaller than this machine's {} of memory: you are measuring the page cache, not the storage",
-                        format_size_human(set),
-                        t.path,
-                        format_size_human(mem)
-                    ),
-                    fix: format!(
-                        "use {} (O_DIRECT), or a working set larger than memory ({} with a new file)",
-                        j.dialect.cache(CacheMode::Direct),
-                        j.name(Flag::Create)
-                    ),
-                });
-            }
-        }
-        let pattern = match f.content {
-            Content::Zeros => Some(("zero-content", "only zeros")),
-            Content::Repeating => Some(("repeating-content", "a repeating pattern")),
-            _ => None,
-        };
-        if let Some((code, what)) = pattern {
-            w.push(Warning {
-                code: code.into(),
+        w.extend(page_cache(r, t));
+        w.extend(content(r, t));
+        w.extend(queue_too_deep(r, t));
+    }
+    w.extend(short_run(r));
+    w.extend(cpu_saturated(r));
+    w.extend(inline_completion(r));
+    w.extend(throughput_varied(r));
+    w
+}
+
+/// Operations on names have no working set: the page cache is not the question.
+fn is_file_op(r: &RunResult) -> bool {
+    r.job.engine.is_some_and(|e| e.is_file_op())
+}
+
+/// Buffered I/O on a working set that fits in memory.
+fn page_cache(r: &RunResult, t: &TargetResult) -> Option<Warning> {
+    let j = &r.job;
+    if j.cache.is_direct() || is_file_op(r) {
+        return None;
+    }
+    let set = t.working_set_end - t.working_set_start;
+    let mut w = None;
+    if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
+        w = Some(Warning {
+                code: "page-cache".into(),
                 message: format!(
-                    "'{}' holds {what} (16 blocks sampled): storage that compresses or deduplicates will look faster than it is",
+                    "buffered I/O on a working set of {} in '{}', smaller than this machine's {} of memory: you are measuring the page cache, not the storage",
+                    format_size_human(set),
+                    t.path,
+                    format_size_human(mem)
+                ),
+                fix: format!(
+                    "use {} (O_DIRECT), or a working set larger than memory ({} with a new file)",
+                    j.dialect.cache(CacheMode::Direct),
+                    j.name(Flag::Create)
+                ),
+            });
+    }
+    w
+}
+
+/// A target whose content compresses or deduplicates.
+fn content(r: &RunResult, t: &TargetResult) -> Option<Warning> {
+    let j = &r.job;
+    let f = &t.facts;
+    let mut w = None;
+    let pattern = match f.content {
+        Content::Zeros => Some(("zero-content", "only zeros")),
+        Content::Repeating => Some(("repeating-content", "a repeating pattern")),
+        _ => None,
+    };
+    if let Some((code, what)) = pattern {
+        w = Some(Warning {
+            code: code.into(),
+            message: format!(
+                "'{}' holds {what} (16 blocks sampled): storage that compresses or deduplicates will look faster than it is",
+                t.path
+            ),
+            fix: format!(
+                "measure a file iogauge creates ({} with a new path): it fills it with incompressible data",
+                j.dialect.assign(Flag::Create, "SIZE")
+            ),
+        });
+    }
+    w
+}
+
+/// More I/Os in flight than the device's queue takes.
+fn queue_too_deep(r: &RunResult, t: &TargetResult) -> Option<Warning> {
+    let j = &r.job;
+    let f = &t.facts;
+    let mut w = None;
+    let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
+    let device_queue = j.cache.is_direct() || t.kind == crate::facts::TargetKind::BlockDevice;
+    if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
+        if in_flight > limit {
+            w = Some(Warning {
+                code: "queue-too-deep".into(),
+                message: format!(
+                    "{} threads x {} outstanding = {in_flight} I/Os in flight on '{}', but {dev} accepts {limit}: the rest wait in the kernel and add to the latency",
+                    t.threads.len(),
+                    r.queue_depth,
                     t.path
                 ),
                 fix: format!(
-                    "measure a file iogauge creates ({} with a new path): it fills it with incompressible data",
-                    j.dialect.assign(Flag::Create, "SIZE")
+                    "lower {} or {} so that threads x queue depth is at most {limit}",
+                    j.name(Flag::Threads),
+                    j.name(Flag::QueueDepth)
                 ),
             });
         }
-        let in_flight = t.threads.len() as u64 * r.queue_depth as u64;
-        let device_queue = j.cache.is_direct() || t.kind == crate::facts::TargetKind::BlockDevice;
-        if let (true, Some(limit), Some(dev)) = (device_queue, f.queue_limit(), &f.block_device) {
-            if in_flight > limit {
-                w.push(Warning {
-                    code: "queue-too-deep".into(),
-                    message: format!(
-                        "{} threads x {} outstanding = {in_flight} I/Os in flight on '{}', but {dev} accepts {limit}: the rest wait in the kernel and add to the latency",
-                        t.threads.len(),
-                        r.queue_depth,
-                        t.path
-                    ),
-                    fix: format!(
-                        "lower {} or {} so that threads x queue depth is at most {limit}",
-                        j.name(Flag::Threads),
-                        j.name(Flag::QueueDepth)
-                    ),
-                });
-            }
-        }
     }
+    w
+}
+
+fn short_run(r: &RunResult) -> Option<Warning> {
+    let (j, file_op) = (&r.job, is_file_op(r));
+    let mut w = None;
     if !r.partial && r.measured_ns < MIN_RUN_NS {
-        w.push(Warning {
+        w = Some(Warning {
             code: "short-run".into(),
             message: format!(
                 "the measured window was {:.2}s: a run this short misses caches filling, background writeback and burst limits",
@@ -101,8 +139,14 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             },
         });
     }
+    w
+}
+
+fn cpu_saturated(r: &RunResult) -> Option<Warning> {
+    let j = &r.job;
+    let mut w = None;
     if let Some(busy) = cpu_busy_pct(r).filter(|&b| b >= CPU_SATURATED_PCT) {
-        w.push(Warning {
+        w = Some(Warning {
             code: "cpu-saturated".into(),
             message: format!(
                 "the CPUs were {busy:.0}% busy during the run: the result may be bound by the CPU, not the storage"
@@ -114,6 +158,12 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             ),
         });
     }
+    w
+}
+
+/// I/Os that completed inside the submission call: completion latency leaves that out.
+fn inline_completion(r: &RunResult) -> Option<Warning> {
+    let mut w = None;
     let all = &r.total.all;
     if let (Some(c), Some(sub), Some(tot)) =
         (&all.latency, &all.latency_submission, &all.latency_total)
@@ -121,7 +171,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
         let (c50, s50, t50) = (c.at(50.0), sub.at(50.0), tot.at(50.0));
         if let (Some(c50), Some(s50), Some(t50)) = (c50, s50, t50) {
             if s50 > c50 && t50 > 2 * c50 {
-                w.push(Warning {
+                w = Some(Warning {
                     code: "inline-completion".into(),
                     message: format!(
                         "most I/Os completed inside the submission system call: completion latency (p50 {:.1} us) leaves out the {:.1} us spent there; total latency (p50 {:.1} us) is what an application sees",
@@ -134,8 +184,13 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
             }
         }
     }
+    w
+}
+
+fn throughput_varied(r: &RunResult) -> Option<Warning> {
+    let mut w = None;
     if let Some(cv) = throughput_cv(r).filter(|&cv| cv > VARIATION_CV) {
-        w.push(Warning {
+        w = Some(Warning {
             code: "throughput-varied".into(),
             message: format!(
                 "throughput varied a lot over the run (coefficient of variation {:.0}%): the average may mix phases, such as a burst and a lower baseline",
