@@ -14,7 +14,8 @@
 # measuring IOPS would (the summary says which).
 #
 # Env: PAIRS (default 3), SECS per run (default 10), WORK_DIR (default bench/work, on the
-# disk holding the repository; O_DIRECT must work there).
+# disk holding the repository; O_DIRECT must work there), IOG (an iogauge binary; default:
+# this tree's, built with --release).
 # Everything goes to bench/results/<date>-<host>/: raw JSON of every run and summary.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,8 +27,11 @@ WORKLOADS=("$@")
 
 bash scripts/install-test-tools.sh
 command -v fio >/dev/null || { echo "compare_fio: fio is needed" >&2; exit 1; }
-cargo build --release -q
-IOG=$PWD/target/release/iogauge
+# IOG=path/to/iogauge compares another build (a renovation's before and after, say).
+if [ -z "${IOG:-}" ]; then
+    cargo build --release -q
+    IOG=$PWD/target/release/iogauge
+fi
 
 OUT=bench/results/$(date +%Y-%m-%d)-$(hostname)
 # Never overwrite an earlier run of the same day: number the later ones.
