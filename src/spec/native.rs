@@ -253,7 +253,6 @@ fn affinity(text: &str) -> Result<Affinity> {
     Ok(Affinity::Cpus { cpus })
 }
 
-/// Build and validate the job description for `iogauge run`.
 /// `--block-sizes READ[,WRITE]`: the largest size and the mix (none if every I/O is one size).
 fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
     let err =
@@ -273,193 +272,34 @@ fn duration(flag: &str, text: &str) -> Result<u64> {
         .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
 }
 
+/// Build and validate the job description for `iogauge run`. The flags are read concept by
+/// concept, in the order their errors have always been reported.
 pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
-    let (block_size, block_mix) = match &args.block_sizes {
-        Some(m) => block_mix(m)?,
-        None => (size("--block-size", &args.block_size)?, None),
-    };
-    let flush = match (&args.fsync, &args.fdatasync) {
-        (Some(n), _) => Some(FlushEvery {
-            writes: number("--fsync", n, "a whole number of writes")?,
-            data_only: false,
-        }),
-        (None, Some(n)) => Some(FlushEvery {
-            writes: number("--fdatasync", n, "a whole number of writes")?,
-            data_only: true,
-        }),
-        (None, None) => None,
-    };
-    let think = match &args.think {
-        Some(t) => Some(Think {
-            ns: duration("--think", t)?,
-            spin_ns: args
-                .think_spin
-                .as_deref()
-                .map(|t| duration("--think-spin", t))
-                .transpose()?
-                .unwrap_or(0),
-            every: args
-                .think_every
-                .as_deref()
-                .map(|n| number("--think-every", n, "a whole number of I/Os"))
-                .transpose()?
-                .unwrap_or(1),
-        }),
-        None => None,
-    };
-    let mut buffers = BufferFill {
-        compress_pct: args
-            .compressible
-            .as_deref()
-            .map(|p| number("--compressible", p, "a percentage 0..100"))
-            .transpose()?
-            .unwrap_or(0),
-        refill: args.refill_buffers,
-    };
-    // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
-    // buffer to write from (iogauge's buffers are random already).
-    match args.diskspd_write_buffers.as_deref() {
-        Some("") => buffers.compress_pct = 100,
-        Some("r") => buffers.refill = true,
-        _ => {}
-    }
-    // As fio: a partly compressible fill is refreshed per write, or neighbouring blocks
-    // would compress together better than the share asked for.
-    if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
-        buffers.refill = true;
-    }
-    let engine = args.engine.map(|e| match e {
-        EngineArg::Sync => EngineKind::Sync,
-        EngineArg::IoUring => EngineKind::IoUring,
-        EngineArg::Null => EngineKind::Null,
-        EngineArg::Delay => EngineKind::Delay,
-        EngineArg::Mmap => EngineKind::Mmap,
-        EngineArg::Filecreate => EngineKind::FileCreate,
-        EngineArg::Filestat => EngineKind::FileStat,
-        EngineArg::Filedelete => EngineKind::FileDelete,
-    });
+    let (block_size, block_mix) = block_sizes(args)?;
+    let flush = flushes(args)?;
+    let think = think(args)?;
+    let buffers = buffers(args)?;
+    let engine = args.engine.map(engine_kind);
     // Operations on file names: no cache mode, no offsets, one per file. Their defaults
     // follow (buffered, sequential, each file once); flags that say otherwise are refused by
     // validation.
     let file_op = engine.is_some_and(|e| e.is_file_op());
-    let cache = match (&args.cache, &args.diskspd_cache) {
-        (Some(_), Some(_)) => {
-            return Err(Error::usage(
-                "--cache and -S both set the caching mode: give one",
-            ))
-        }
-        (Some(c), None) => cache_mode(c)?,
-        (None, Some(s)) => diskspd_cache(s)?,
-        (None, None) if file_op => CacheMode::Buffered,
-        (None, None) => CacheMode::Direct,
-    };
-    let dist = distribution(&args.distribution)?;
-    if args.interlocked && args.random.is_some() {
-        return Err(Error::usage(
-            "--interlocked (-si) is sequential I/O and cannot be combined with --random",
-        ));
-    }
-    // --interlocked alone means sequential with the default stride, as DiskSpd's -si does.
-    let sequential = args
-        .sequential
-        .clone()
-        .or_else(|| args.interlocked.then(String::new));
-    let sequential = match (&args.random, sequential) {
-        (None, None) if file_op => Some(String::new()),
-        (_, s) => s,
-    };
-    let pattern = match (&args.random, &sequential) {
-        (_, Some(stride)) => {
-            if dist != Distribution::Uniform {
-                return Err(Error::usage(
-                    "--distribution applies to random I/O and cannot be combined with --sequential",
-                ));
-            }
-            let stride_bytes = if stride.is_empty() {
-                block_size
-            } else {
-                size("--sequential", stride)?
-            };
-            Pattern::Sequential {
-                stride_bytes,
-                interlocked: args.interlocked,
-            }
-        }
-        (align, None) => {
-            // As fio: random offsets align to the smallest block size of a mix.
-            let smallest = block_mix
-                .as_ref()
-                .map_or(block_size, |m| m.read.smallest().min(m.write.smallest()));
-            let align_bytes = match align.as_deref() {
-                None | Some("") => smallest,
-                Some(a) => size("--random", a)?,
-            };
-            Pattern::Random {
-                align_bytes,
-                distribution: dist,
-            }
-        }
-    };
-    let queue_depth = match &args.queue_depth {
-        Some(q) => number("--queue-depth", q, "a whole number of I/Os")?,
+    let cache = cache(args, file_op)?;
+    let pattern = pattern(args, block_size, block_mix.as_ref(), file_op)?;
+    let queue_depth = match args
+        .queue_depth
+        .as_deref()
+        .map(|q| number("--queue-depth", q, "a whole number of I/Os"))
+        .transpose()?
+    {
+        Some(q) => q,
         None if engine.is_some_and(|e| e.is_inline()) => 1,
         None => DEFAULT_QUEUE_DEPTH,
     };
-    let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
-    // One operation per file; a duration only limits it.
-    let once = (args.targets.len().max(1) as u64).saturating_mul(block_size);
-    let stop = match (&args.total, &args.duration) {
-        (None, d) if file_op => Stop::TotalBytes {
-            bytes: once,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
-        },
-        // Both: whichever comes first.
-        (Some(t), d) => Stop::TotalBytes {
-            bytes: size("--total", t)?,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
-        },
-        (None, Some(d)) => Stop::Duration {
-            ns: seconds("--duration", d)?,
-        },
-        (None, None) => Stop::Duration {
-            ns: DEFAULT_DURATION_NS,
-        },
-    };
-    let create_size = args
-        .create
-        .as_deref()
-        .map(|c| size("--create", c))
-        .transpose()?;
-    if create_size == Some(0) {
-        return Err(Error::usage("--create size must be more than 0"));
-    }
-    let targets_given = args.targets.len() as u32;
-    let targets = if args.targets.is_empty() {
-        let dir = std::env::current_dir().map_err(|e| {
-            Error::usage(format!(
-                "cannot find the current folder for the temporary target: {e}"
-            ))
-        })?;
-        vec![TargetSpec {
-            path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
-            // A file operation needs no data in it: one block, as fio's filecreate sizes it.
-            create_size: Some(create_size.unwrap_or(if file_op {
-                block_size
-            } else {
-                DEFAULT_TEMP_SIZE
-            })),
-            temporary: true,
-        }]
-    } else {
-        args.targets
-            .iter()
-            .map(|p| TargetSpec {
-                path: p.clone(),
-                create_size,
-                temporary: false,
-            })
-            .collect()
-    };
+    let write_pct = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
+    let stop = stop(args, block_size, file_op)?;
+    let targets = targets(args, block_size, file_op)?;
+    // The fields below are checked in the order they are written.
     let job = JobSpec {
         targets,
         threads_per_target: number("--threads", &args.threads, "a whole number of threads")?,
@@ -479,8 +319,13 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         block_size,
         pattern,
         write_pct,
-        warmup_ns: match &args.warmup {
-            Some(w) => seconds("--warmup", w)?,
+        warmup_ns: match args
+            .warmup
+            .as_deref()
+            .map(|w| seconds("--warmup", w))
+            .transpose()?
+        {
+            Some(w) => w,
             None if file_op => 0,
             None => DEFAULT_WARMUP_NS,
         },
@@ -488,14 +333,13 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         until_steady: args
             .until_steady
             .as_deref()
-            .map(|w| -> Result<SteadyRule> {
-                Ok(SteadyRule {
-                    window_ns: seconds("--until-steady", w)?,
-                    drop_pct: 30,
-                    tolerance_pct: 10,
-                })
-            })
-            .transpose()?,
+            .map(|w| seconds("--until-steady", w))
+            .transpose()?
+            .map(|window_ns| SteadyRule {
+                window_ns,
+                drop_pct: 30,
+                tolerance_pct: 10,
+            }),
         cooldown_ns: seconds("--cooldown", &args.cooldown)?,
         base_offset: size("--base-offset", &args.base_offset)?,
         max_offset: args
@@ -505,26 +349,14 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .transpose()?,
         cache,
         engine,
-        rate_iops: args
-            .rate_iops
-            .as_deref()
-            .filter(|r| !r.contains(','))
+        rate_iops: together(args.rate_iops.as_deref())
             .map(|r| number("--rate-iops", r, "I/Os per second"))
             .transpose()?,
-        rate_bytes_per_sec: args
-            .rate_bw
-            .as_deref()
-            .filter(|r| !r.contains(','))
+        rate_bytes_per_sec: together(args.rate_bw.as_deref())
             .map(|r| size("--rate-bw", r))
             .transpose()?,
         rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
-        seed: match args.diskspd_seed.as_deref() {
-            Some("clock") => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64),
-            Some(z) => number("-z", z, "a whole number")?,
-            None => number("--seed", &args.seed, "a whole number")?,
-        },
+        seed: seed(args)?,
         interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
             .checked_mul(1_000_000)
             .ok_or_else(|| Error::usage("--interval is too large"))?,
@@ -559,34 +391,271 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .map(|t| size("--thread-offset", t))
             .transpose()?
             .unwrap_or(0),
-        file_sets: match args.file_set.as_deref() {
-            None => None,
-            Some(n) => Some(FileSets {
-                files: if n == "all" {
-                    targets_given
-                } else {
-                    number("--file-set", n, "a number of files, or all")?
-                },
-                service: args
-                    .file_service
-                    .as_deref()
-                    .map(|t| {
-                        FileService::parse(t)
-                            .map_err(|e| Error::usage(format!("--file-service {e}")))
-                    })
-                    .transpose()?
-                    .unwrap_or(FileService::RoundRobin { every: 1 }),
-                open_files: args
-                    .open_files
-                    .as_deref()
-                    .map(|n| number("--open-files", n, "a number of files"))
-                    .transpose()?,
-            }),
-        },
+        file_sets: file_sets(args)?,
         dialect: Dialect::Iogauge,
     };
     job.validate()?;
     Ok(job)
+}
+
+/// The block size of every I/O, or the largest of a mix and the mix.
+fn block_sizes(args: &RunArgs) -> Result<(u64, Option<BlockMix>)> {
+    match &args.block_sizes {
+        Some(m) => block_mix(m),
+        None => Ok((size("--block-size", &args.block_size)?, None)),
+    }
+}
+
+fn flushes(args: &RunArgs) -> Result<Option<FlushEvery>> {
+    Ok(
+        match (
+            args.fsync
+                .as_deref()
+                .map(|n| number("--fsync", n, "a whole number of writes"))
+                .transpose()?,
+            &args.fdatasync,
+        ) {
+            (Some(writes), _) => Some(FlushEvery {
+                writes,
+                data_only: false,
+            }),
+            (None, Some(n)) => Some(FlushEvery {
+                writes: number("--fdatasync", n, "a whole number of writes")?,
+                data_only: true,
+            }),
+            (None, None) => None,
+        },
+    )
+}
+
+fn think(args: &RunArgs) -> Result<Option<Think>> {
+    let Some(ns) = args
+        .think
+        .as_deref()
+        .map(|t| duration("--think", t))
+        .transpose()?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Think {
+        ns,
+        spin_ns: args
+            .think_spin
+            .as_deref()
+            .map(|t| duration("--think-spin", t))
+            .transpose()?
+            .unwrap_or(0),
+        every: args
+            .think_every
+            .as_deref()
+            .map(|n| number("--think-every", n, "a whole number of I/Os"))
+            .transpose()?
+            .unwrap_or(1),
+    }))
+}
+
+/// What written buffers hold: --compressible and --refill-buffers, or DiskSpd's -Z.
+fn buffers(args: &RunArgs) -> Result<BufferFill> {
+    let mut buffers = BufferFill {
+        compress_pct: args
+            .compressible
+            .as_deref()
+            .map(|p| number("--compressible", p, "a percentage 0..100"))
+            .transpose()?
+            .unwrap_or(0),
+        refill: args.refill_buffers,
+    };
+    // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
+    // buffer to write from (iogauge's buffers are random already).
+    match args.diskspd_write_buffers.as_deref() {
+        Some("") => buffers.compress_pct = 100,
+        Some("r") => buffers.refill = true,
+        _ => {}
+    }
+    // As fio: a partly compressible fill is refreshed per write, or neighbouring blocks
+    // would compress together better than the share asked for.
+    if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
+        buffers.refill = true;
+    }
+    Ok(buffers)
+}
+
+fn engine_kind(e: EngineArg) -> EngineKind {
+    match e {
+        EngineArg::Sync => EngineKind::Sync,
+        EngineArg::IoUring => EngineKind::IoUring,
+        EngineArg::Null => EngineKind::Null,
+        EngineArg::Delay => EngineKind::Delay,
+        EngineArg::Mmap => EngineKind::Mmap,
+        EngineArg::Filecreate => EngineKind::FileCreate,
+        EngineArg::Filestat => EngineKind::FileStat,
+        EngineArg::Filedelete => EngineKind::FileDelete,
+    }
+}
+
+/// --cache, or DiskSpd's -S; file operations default to buffered (they move no data).
+fn cache(args: &RunArgs, file_op: bool) -> Result<CacheMode> {
+    match (&args.cache, &args.diskspd_cache) {
+        (Some(_), Some(_)) => Err(Error::usage(
+            "--cache and -S both set the caching mode: give one",
+        )),
+        (Some(c), None) => cache_mode(c),
+        (None, Some(s)) => diskspd_cache(s),
+        (None, None) if file_op => Ok(CacheMode::Buffered),
+        (None, None) => Ok(CacheMode::Direct),
+    }
+}
+
+/// Where offsets go: random (aligned, drawn from --distribution) or sequential (with a
+/// stride, perhaps shared by the threads).
+fn pattern(
+    args: &RunArgs,
+    block_size: u64,
+    block_mix: Option<&BlockMix>,
+    file_op: bool,
+) -> Result<Pattern> {
+    let dist = distribution(&args.distribution)?;
+    if args.interlocked && args.random.is_some() {
+        return Err(Error::usage(
+            "--interlocked (-si) is sequential I/O and cannot be combined with --random",
+        ));
+    }
+    // --interlocked alone means sequential with the default stride, as DiskSpd's -si does.
+    let sequential = args
+        .sequential
+        .clone()
+        .or_else(|| args.interlocked.then(String::new));
+    let sequential = match (&args.random, sequential) {
+        (None, None) if file_op => Some(String::new()),
+        (_, s) => s,
+    };
+    if let Some(stride) = sequential {
+        if dist != Distribution::Uniform {
+            return Err(Error::usage(
+                "--distribution applies to random I/O and cannot be combined with --sequential",
+            ));
+        }
+        let stride_bytes = if stride.is_empty() {
+            block_size
+        } else {
+            size("--sequential", &stride)?
+        };
+        return Ok(Pattern::Sequential {
+            stride_bytes,
+            interlocked: args.interlocked,
+        });
+    }
+    // As fio: random offsets align to the smallest block size of a mix.
+    let smallest = block_mix.map_or(block_size, |m| m.read.smallest().min(m.write.smallest()));
+    let align_bytes = match args.random.as_deref() {
+        None | Some("") => smallest,
+        Some(a) => size("--random", a)?,
+    };
+    Ok(Pattern::Random {
+        align_bytes,
+        distribution: dist,
+    })
+}
+
+/// A duration, a byte count, or whichever comes first; file operations: once per file.
+fn stop(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Stop> {
+    let once = (args.targets.len().max(1) as u64).saturating_mul(block_size);
+    Ok(match (&args.total, &args.duration) {
+        (None, d) if file_op => Stop::TotalBytes {
+            bytes: once,
+            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+        },
+        (Some(t), d) => Stop::TotalBytes {
+            bytes: size("--total", t)?,
+            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+        },
+        (None, Some(d)) => Stop::Duration {
+            ns: seconds("--duration", d)?,
+        },
+        (None, None) => Stop::Duration {
+            ns: DEFAULT_DURATION_NS,
+        },
+    })
+}
+
+/// The targets given (created with -c where missing), or a temporary file here.
+fn targets(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Vec<TargetSpec>> {
+    let create_size = args
+        .create
+        .as_deref()
+        .map(|c| size("--create", c))
+        .transpose()?;
+    if create_size == Some(0) {
+        return Err(Error::usage("--create size must be more than 0"));
+    }
+    if !args.targets.is_empty() {
+        return Ok(args
+            .targets
+            .iter()
+            .map(|p| TargetSpec {
+                path: p.clone(),
+                create_size,
+                temporary: false,
+            })
+            .collect());
+    }
+    let dir = std::env::current_dir().map_err(|e| {
+        Error::usage(format!(
+            "cannot find the current folder for the temporary target: {e}"
+        ))
+    })?;
+    Ok(vec![TargetSpec {
+        path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
+        // A file operation needs no data in it: one block, as fio's filecreate sizes it.
+        create_size: Some(create_size.unwrap_or(if file_op {
+            block_size
+        } else {
+            DEFAULT_TEMP_SIZE
+        })),
+        temporary: true,
+    }])
+}
+
+/// `--rate-iops N` or `--rate-bw SIZE`: one limit for reads and writes together (`R,W` are
+/// limits apart, read by [`rates_apart`]).
+fn together(rate: Option<&str>) -> Option<&str> {
+    rate.filter(|r| !r.contains(','))
+}
+
+/// --seed, or DiskSpd's -z (alone: a seed from the clock).
+fn seed(args: &RunArgs) -> Result<u64> {
+    match args.diskspd_seed.as_deref() {
+        Some("clock") => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)),
+        Some(z) => number("-z", z, "a whole number"),
+        None => number("--seed", &args.seed, "a whole number"),
+    }
+}
+
+/// --file-set, with --file-service and --open-files.
+fn file_sets(args: &RunArgs) -> Result<Option<FileSets>> {
+    let Some(n) = args.file_set.as_deref() else {
+        return Ok(None);
+    };
+    Ok(Some(FileSets {
+        files: if n == "all" {
+            args.targets.len() as u32
+        } else {
+            number("--file-set", n, "a number of files, or all")?
+        },
+        service: args
+            .file_service
+            .as_deref()
+            .map(|t| FileService::parse(t).map_err(|e| Error::usage(format!("--file-service {e}"))))
+            .transpose()?
+            .unwrap_or(FileService::RoundRobin { every: 1 }),
+        open_files: args
+            .open_files
+            .as_deref()
+            .map(|n| number("--open-files", n, "a number of files"))
+            .transpose()?,
+    }))
 }
 
 /// A whole `iogauge run ...` argument list (profiles' passes, the self-test, `explain`) into a
