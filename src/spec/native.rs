@@ -1,4 +1,8 @@
 //! From iogauge's own flags ([`crate::cli::RunArgs`]) to a validated [`JobSpec`].
+//!
+//! clap reads each number, size and duration into its type as it parses the command line
+//! ([`read`]); a text that is not one is kept as its message and reported when the job is
+//! built, in the same order and words as every other rejected value.
 
 use super::units::{parse_duration_ns, parse_size};
 use super::*;
@@ -32,6 +36,106 @@ fn seconds(flag: &str, text: &str) -> Result<u64> {
         )));
     }
     Ok((s * 1e9).round() as u64)
+}
+
+/// A time with a unit ("500us", "2ms") to nanoseconds.
+fn duration(flag: &str, text: &str) -> Result<u64> {
+    parse_duration_ns(text)
+        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
+}
+
+/// clap's value parsers for [`RunArgs`]' numbers, sizes and durations.
+///
+/// A text that does not parse does not stop clap: clap would word the error its own way
+/// ("invalid value '4q' for '--block-size <SIZE>': ...") and report it before any other, where
+/// iogauge's users have always read "error: invalid size for --block-size: ..." in the order
+/// [`super::job_from_args`] checks the flags. The message waits in the [`Checked`] value instead.
+pub mod read {
+    use super::{number, Error, Result};
+    use clap::builder::{StringValueParser, TypedValueParser};
+    use std::ffi::OsStr;
+
+    /// A flag's value: what its text means, or why it means nothing.
+    #[derive(Debug, Clone)]
+    pub struct Checked<T>(std::result::Result<T, String>);
+
+    impl<T: Copy> Checked<T> {
+        /// The value, or the message naming the flag and what the user typed.
+        pub fn get(&self) -> Result<T> {
+            self.0.clone().map_err(Error::usage)
+        }
+    }
+
+    /// One kind of value: how its text is read, and (for numbers) what is expected.
+    #[derive(Clone, Copy)]
+    pub struct Reader<T> {
+        read: fn(flag: &str, text: &str, what: &str) -> Result<T>,
+        what: &'static str,
+    }
+
+    impl<T: Copy + Send + Sync + 'static> TypedValueParser for Reader<T> {
+        type Value = Checked<T>;
+
+        fn parse_ref(
+            &self,
+            cmd: &clap::Command,
+            arg: Option<&clap::Arg>,
+            value: &OsStr,
+        ) -> std::result::Result<Checked<T>, clap::Error> {
+            // Text that is not UTF-8 is refused by clap, as for any flag.
+            let text = StringValueParser::new().parse_ref(cmd, arg, value)?;
+            // Messages name a flag by its long form, as users of iogauge's own flags read it.
+            let flag = match (
+                arg.and_then(|a| a.get_long()),
+                arg.and_then(|a| a.get_short()),
+            ) {
+                (Some(long), _) => format!("--{long}"),
+                (None, Some(short)) => format!("-{short}"),
+                (None, None) => "a value".to_string(),
+            };
+            let value = (self.read)(&flag, &text, self.what).map_err(|e| e.to_string());
+            Ok(Checked(value))
+        }
+    }
+
+    /// A size in bytes: 512, 4k, 1MiB.
+    pub fn size() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::size(flag, text),
+            what: "",
+        }
+    }
+
+    /// A whole number, where `what` says what it counts ("a whole number of threads").
+    pub fn whole<T: std::str::FromStr + Copy + Send + Sync + 'static>(
+        what: &'static str,
+    ) -> Reader<T> {
+        Reader {
+            read: number::<T>,
+            what,
+        }
+    }
+
+    /// Seconds as a decimal number, to nanoseconds.
+    pub fn seconds() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::seconds(flag, text),
+            what: "",
+        }
+    }
+
+    /// A time with its unit (500us, 2ms), to nanoseconds.
+    pub fn duration() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::duration(flag, text),
+            what: "",
+        }
+    }
+}
+
+/// An optional flag's value, checked.
+fn given<T: Copy>(value: &Option<read::Checked<T>>) -> Result<Option<T>> {
+    value.as_ref().map(read::Checked::get).transpose()
 }
 
 /// DiskSpd's -S suffixes.
@@ -139,11 +243,7 @@ fn min_rate(args: &RunArgs) -> Result<Option<MinRate>> {
     if bw.is_none() && iops.is_none() {
         return Ok(None);
     }
-    let window_ns = args
-        .rate_min_window
-        .as_deref()
-        .map(|m| number::<u64>("--rate-min-window", m, "milliseconds"))
-        .transpose()?
+    let window_ns = given(&args.rate_min_window)?
         .unwrap_or(1000)
         .saturating_mul(1_000_000);
     let bytes = |t: &str| -> Result<u64> {
@@ -267,11 +367,6 @@ fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
     })
 }
 
-fn duration(flag: &str, text: &str) -> Result<u64> {
-    parse_duration_ns(text)
-        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
-}
-
 /// Build and validate the job description for `iogauge run`. The flags are read concept by
 /// concept, in the order their errors have always been reported.
 pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
@@ -286,29 +381,20 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let file_op = engine.is_some_and(|e| e.is_file_op());
     let cache = cache(args, file_op)?;
     let pattern = pattern(args, block_size, block_mix.as_ref(), file_op)?;
-    let queue_depth = match args
-        .queue_depth
-        .as_deref()
-        .map(|q| number("--queue-depth", q, "a whole number of I/Os"))
-        .transpose()?
-    {
+    let queue_depth = match given(&args.queue_depth)? {
         Some(q) => q,
         None if engine.is_some_and(|e| e.is_inline()) => 1,
         None => DEFAULT_QUEUE_DEPTH,
     };
-    let write_pct = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
+    let write_pct = args.write_pct.get()?;
     let stop = stop(args, block_size, file_op)?;
     let targets = targets(args, block_size, file_op)?;
     // The fields below are checked in the order they are written.
     let job = JobSpec {
         targets,
-        threads_per_target: number("--threads", &args.threads, "a whole number of threads")?,
+        threads_per_target: args.threads.get()?,
         queue_depth,
-        submit_batch: number(
-            "--submit-batch",
-            &args.submit_batch,
-            "a whole number of I/Os",
-        )?,
+        submit_batch: args.submit_batch.get()?,
         latency: args.latency,
         delay: args.delay.as_deref().map(delay).transpose()?,
         delay_step: args.delay_step.as_deref().map(delay_step).transpose()?,
@@ -319,34 +405,20 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         block_size,
         pattern,
         write_pct,
-        warmup_ns: match args
-            .warmup
-            .as_deref()
-            .map(|w| seconds("--warmup", w))
-            .transpose()?
-        {
+        warmup_ns: match given(&args.warmup)? {
             Some(w) => w,
             None if file_op => 0,
             None => DEFAULT_WARMUP_NS,
         },
         stop,
-        until_steady: args
-            .until_steady
-            .as_deref()
-            .map(|w| seconds("--until-steady", w))
-            .transpose()?
-            .map(|window_ns| SteadyRule {
-                window_ns,
-                drop_pct: 30,
-                tolerance_pct: 10,
-            }),
-        cooldown_ns: seconds("--cooldown", &args.cooldown)?,
-        base_offset: size("--base-offset", &args.base_offset)?,
-        max_offset: args
-            .max_offset
-            .as_deref()
-            .map(|m| size("--max-offset", m))
-            .transpose()?,
+        until_steady: given(&args.until_steady)?.map(|window_ns| SteadyRule {
+            window_ns,
+            drop_pct: 30,
+            tolerance_pct: 10,
+        }),
+        cooldown_ns: args.cooldown.get()?,
+        base_offset: args.base_offset.get()?,
+        max_offset: given(&args.max_offset)?,
         cache,
         engine,
         rate_iops: together(args.rate_iops.as_deref())
@@ -357,40 +429,24 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             .transpose()?,
         rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
         seed: seed(args)?,
-        interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
+        interval_ns: args
+            .interval
+            .get()?
             .checked_mul(1_000_000)
             .ok_or_else(|| Error::usage("--interval is too large"))?,
         allow_overwrite: args.allow_overwrite,
         keep: args.keep,
         continue_on_error: args.continue_on_error,
         block_mix,
-        random_pct: args
-            .random_pct
-            .as_deref()
-            .map(|p| number("--random-pct", p, "a percentage 1..99"))
-            .transpose()?,
-        random_every: args
-            .random_every
-            .as_deref()
-            .map(|n| number("--random-every", n, "a whole number of I/Os"))
-            .transpose()?,
+        random_pct: given(&args.random_pct)?,
+        random_every: given(&args.random_every)?,
         flush,
         end_fsync: args.end_fsync,
         think,
         buffers,
         min_rate: min_rate(args)?,
-        thread_start: args
-            .thread_start
-            .as_deref()
-            .map(|t| size("--thread-start", t))
-            .transpose()?
-            .unwrap_or(0),
-        thread_offset: args
-            .thread_offset
-            .as_deref()
-            .map(|t| size("--thread-offset", t))
-            .transpose()?
-            .unwrap_or(0),
+        thread_start: given(&args.thread_start)?.unwrap_or(0),
+        thread_offset: given(&args.thread_offset)?.unwrap_or(0),
         file_sets: file_sets(args)?,
         dialect: Dialect::Iogauge,
     };
@@ -402,67 +458,39 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
 fn block_sizes(args: &RunArgs) -> Result<(u64, Option<BlockMix>)> {
     match &args.block_sizes {
         Some(m) => block_mix(m),
-        None => Ok((size("--block-size", &args.block_size)?, None)),
+        None => Ok((args.block_size.get()?, None)),
     }
 }
 
 fn flushes(args: &RunArgs) -> Result<Option<FlushEvery>> {
-    Ok(
-        match (
-            args.fsync
-                .as_deref()
-                .map(|n| number("--fsync", n, "a whole number of writes"))
-                .transpose()?,
-            &args.fdatasync,
-        ) {
-            (Some(writes), _) => Some(FlushEvery {
-                writes,
-                data_only: false,
-            }),
-            (None, Some(n)) => Some(FlushEvery {
-                writes: number("--fdatasync", n, "a whole number of writes")?,
-                data_only: true,
-            }),
-            (None, None) => None,
-        },
-    )
+    Ok(match (given(&args.fsync)?, &args.fdatasync) {
+        (Some(writes), _) => Some(FlushEvery {
+            writes,
+            data_only: false,
+        }),
+        (None, Some(n)) => Some(FlushEvery {
+            writes: n.get()?,
+            data_only: true,
+        }),
+        (None, None) => None,
+    })
 }
 
 fn think(args: &RunArgs) -> Result<Option<Think>> {
-    let Some(ns) = args
-        .think
-        .as_deref()
-        .map(|t| duration("--think", t))
-        .transpose()?
-    else {
+    let Some(ns) = given(&args.think)? else {
         return Ok(None);
     };
     Ok(Some(Think {
         ns,
-        spin_ns: args
-            .think_spin
-            .as_deref()
-            .map(|t| duration("--think-spin", t))
-            .transpose()?
-            .unwrap_or(0),
-        every: args
-            .think_every
-            .as_deref()
-            .map(|n| number("--think-every", n, "a whole number of I/Os"))
-            .transpose()?
-            .unwrap_or(1),
+        spin_ns: given(&args.think_spin)?.unwrap_or(0),
+        every: given(&args.think_every)?.unwrap_or(1),
     }))
 }
 
 /// What written buffers hold: --compressible and --refill-buffers, or DiskSpd's -Z.
 fn buffers(args: &RunArgs) -> Result<BufferFill> {
     let mut buffers = BufferFill {
-        compress_pct: args
-            .compressible
-            .as_deref()
-            .map(|p| number("--compressible", p, "a percentage 0..100"))
-            .transpose()?
-            .unwrap_or(0),
+        compress_pct: given(&args.compressible)?.unwrap_or(0),
         refill: args.refill_buffers,
     };
     // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
@@ -563,15 +591,13 @@ fn stop(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Stop> {
     Ok(match (&args.total, &args.duration) {
         (None, d) if file_op => Stop::TotalBytes {
             bytes: once,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+            max_ns: given(d)?,
         },
         (Some(t), d) => Stop::TotalBytes {
-            bytes: size("--total", t)?,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+            bytes: t.get()?,
+            max_ns: given(d)?,
         },
-        (None, Some(d)) => Stop::Duration {
-            ns: seconds("--duration", d)?,
-        },
+        (None, Some(d)) => Stop::Duration { ns: d.get()? },
         (None, None) => Stop::Duration {
             ns: DEFAULT_DURATION_NS,
         },
@@ -580,11 +606,7 @@ fn stop(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Stop> {
 
 /// The targets given (created with -c where missing), or a temporary file here.
 fn targets(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Vec<TargetSpec>> {
-    let create_size = args
-        .create
-        .as_deref()
-        .map(|c| size("--create", c))
-        .transpose()?;
+    let create_size = given(&args.create)?;
     if create_size == Some(0) {
         return Err(Error::usage("--create size must be more than 0"));
     }
@@ -629,7 +651,7 @@ fn seed(args: &RunArgs) -> Result<u64> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)),
         Some(z) => number("-z", z, "a whole number"),
-        None => number("--seed", &args.seed, "a whole number"),
+        None => args.seed.get(),
     }
 }
 
@@ -650,11 +672,7 @@ fn file_sets(args: &RunArgs) -> Result<Option<FileSets>> {
             .map(|t| FileService::parse(t).map_err(|e| Error::usage(format!("--file-service {e}"))))
             .transpose()?
             .unwrap_or(FileService::RoundRobin { every: 1 }),
-        open_files: args
-            .open_files
-            .as_deref()
-            .map(|n| number("--open-files", n, "a number of files"))
-            .transpose()?,
+        open_files: given(&args.open_files)?,
     }))
 }
 
@@ -975,6 +993,15 @@ mod tests {
                 .to_string();
             assert!(e.contains("--distribution"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn bad_values_are_reported_in_turn() {
+        // clap reads -t first; the block size is checked first.
+        let e = job("-t x -b 4q f").unwrap_err().to_string();
+        assert!(e.starts_with("invalid size for --block-size: '4q'"), "{e}");
+        // A value nothing reads is not an error.
+        assert!(job("--rate-min-window x f").is_ok());
     }
 
     #[test]
