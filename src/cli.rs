@@ -1,6 +1,9 @@
 //! The command-line interface: commands and flags only. Everything here is turned into a
 //! validated [`crate::spec::JobSpec`] by [`crate::spec::native`]; nothing else reads flags.
+//! `iogauge run`'s numbers, sizes and durations are read into their types by clap, through
+//! [`crate::spec::native::read`].
 
+use crate::spec::native::read::{self, Checked};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -631,9 +634,10 @@ pub struct RunArgs {
         short = 'b',
         long = "block-size",
         value_name = "SIZE",
-        default_value = "4k"
+        default_value = "4k",
+        value_parser = read::size()
     )]
-    pub block_size: String,
+    pub block_size: Checked<u64>,
 
     /// Block sizes drawn per I/O: 4k-64k (multiples of the smaller, equally likely) or
     /// 4k/10:64k/90 (shares in percent); READ,WRITE gives writes their own (fio's bsrange,
@@ -646,17 +650,20 @@ pub struct RunArgs {
     pub block_sizes: Option<String>,
 
     /// Threads per target
-    #[arg(short = 't', long = "threads", value_name = "N", default_value = "1")]
-    pub threads: String,
+    #[arg(short = 't', long = "threads", value_name = "N", default_value = "1",
+          value_parser = read::whole::<u32>("a whole number of threads"))]
+    pub threads: Checked<u32>,
 
     /// Outstanding I/Os per thread [default: 32; 1 with --engine sync]
-    #[arg(short = 'o', long = "queue-depth", value_name = "N")]
-    pub queue_depth: Option<String>,
+    #[arg(short = 'o', long = "queue-depth", value_name = "N",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub queue_depth: Option<Checked<u32>>,
 
     /// io_uring: hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot
     /// frees (fio's iodepth_batch_submit)
-    #[arg(long = "submit-batch", value_name = "N", default_value = "1")]
-    pub submit_batch: String,
+    #[arg(long = "submit-batch", value_name = "N", default_value = "1",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub submit_batch: Checked<u32>,
 
     /// Random offsets, aligned to ALIGN (default: the block size). The default pattern.
     #[arg(short = 'r', long = "random", value_name = "ALIGN", num_args = 0..=1,
@@ -670,13 +677,15 @@ pub struct RunArgs {
 
     /// With --random: only PCT% of I/Os go to random offsets; the others follow the I/O before
     /// (fio's percentage_random, DiskSpd's -rs)
-    #[arg(long = "random-pct", value_name = "PCT")]
-    pub random_pct: Option<String>,
+    #[arg(long = "random-pct", value_name = "PCT",
+          value_parser = read::whole::<u8>("a percentage 1..99"))]
+    pub random_pct: Option<Checked<u8>>,
 
     /// With --random: a new random offset every N I/Os; the others of each run follow the I/O
     /// before (fio's rw=randread:N)
-    #[arg(long = "random-every", value_name = "N")]
-    pub random_every: Option<String>,
+    #[arg(long = "random-every", value_name = "N",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub random_every: Option<Checked<u32>>,
 
     /// Sequential I/O whose threads share one offset per target (DiskSpd's -si)
     #[arg(long = "interlocked")]
@@ -687,55 +696,58 @@ pub struct RunArgs {
         short = 'w',
         long = "write-pct",
         value_name = "PCT",
-        default_value = "0"
+        default_value = "0",
+        value_parser = read::whole::<u8>("a percentage 0..100")
     )]
-    pub write_pct: String,
+    pub write_pct: Checked<u8>,
 
     /// Measured duration in seconds [default: 10]
-    #[arg(short = 'd', long = "duration", value_name = "SECONDS")]
-    pub duration: Option<String>,
+    #[arg(short = 'd', long = "duration", value_name = "SECONDS", value_parser = read::seconds())]
+    pub duration: Option<Checked<u64>>,
 
     /// Warm-up seconds before measuring (I/O done but not counted) [default: 1; 0 for the
     /// file-operation engines, which do one operation per file]
-    #[arg(short = 'W', long = "warmup", value_name = "SECONDS")]
-    pub warmup: Option<String>,
+    #[arg(short = 'W', long = "warmup", value_name = "SECONDS", value_parser = read::seconds())]
+    pub warmup: Option<Checked<u64>>,
 
     /// Cool-down seconds after measuring (I/O done but not counted)
     #[arg(
         short = 'C',
         long = "cooldown",
         value_name = "SECONDS",
-        default_value = "0"
+        default_value = "0",
+        value_parser = read::seconds()
     )]
-    pub cooldown: String,
+    pub cooldown: Checked<u64>,
 
     /// Stop once throughput has fallen at least 30% below its peak and the last WINDOW seconds
     /// are within 10% of the WINDOW before (a burst that has ended); -d is then the maximum
     #[arg(long = "until-steady", value_name = "WINDOW", num_args = 0..=1, require_equals = true,
-          default_missing_value = "60")]
-    pub until_steady: Option<String>,
+          default_missing_value = "60", value_parser = read::seconds())]
+    pub until_steady: Option<Checked<u64>>,
 
     /// Stop after this many bytes in all (split evenly across threads) instead of a duration;
     /// with -d as well, after whichever comes first
-    #[arg(long = "total", value_name = "SIZE")]
-    pub total: Option<String>,
+    #[arg(long = "total", value_name = "SIZE", value_parser = read::size())]
+    pub total: Option<Checked<u64>>,
 
     /// Create the target with this size if it is missing, filled with incompressible data
-    #[arg(short = 'c', long = "create", value_name = "SIZE")]
-    pub create: Option<String>,
+    #[arg(short = 'c', long = "create", value_name = "SIZE", value_parser = read::size())]
+    pub create: Option<Checked<u64>>,
 
     /// First byte of the working set
     #[arg(
         short = 'B',
         long = "base-offset",
         value_name = "SIZE",
-        default_value = "0"
+        default_value = "0",
+        value_parser = read::size()
     )]
-    pub base_offset: String,
+    pub base_offset: Checked<u64>,
 
     /// End of the working set (exclusive); default: the end of the target
-    #[arg(short = 'f', long = "max-offset", value_name = "SIZE")]
-    pub max_offset: Option<String>,
+    #[arg(short = 'f', long = "max-offset", value_name = "SIZE", value_parser = read::size())]
+    pub max_offset: Option<Checked<u64>>,
 
     /// Caching: buffered, direct (O_DIRECT), writethrough (O_DSYNC), direct-writethrough.
     /// DiskSpd's -S/-Su (direct), -Sw, -Sh/-Suw, -Sr, -Sb are accepted too.
@@ -791,8 +803,8 @@ pub struct RunArgs {
 
     /// Sequential I/O: thread k begins k x SIZE into the working set and wraps to that offset
     /// modulo the stride, so that threads interleave (DiskSpd's -T)
-    #[arg(long = "thread-start", value_name = "SIZE")]
-    pub thread_start: Option<String>,
+    #[arg(long = "thread-start", value_name = "SIZE", value_parser = read::size())]
+    pub thread_start: Option<Checked<u64>>,
 
     /// Take the targets N at a time (or all): each of a set's threads (-t) works over all of its
     /// files, switching as --file-service says (fio's nrfiles, DiskSpd's -F over several targets)
@@ -808,21 +820,24 @@ pub struct RunArgs {
     /// With --file-set, each thread keeps at most N of its set's files open: a file is opened
     /// when an I/O goes to it, closing the least recently used one with no I/O in flight
     /// (fio's openfiles). Without it, every file stays open for the whole run
-    #[arg(long = "open-files", value_name = "N", requires = "file_set")]
-    pub open_files: Option<String>,
+    #[arg(long = "open-files", value_name = "N", requires = "file_set",
+          value_parser = read::whole::<u32>("a number of files"))]
+    pub open_files: Option<Checked<u32>>,
 
     /// Thread k of each target works in the working set moved k x SIZE further into the
     /// target (fio's offset_increment)
-    #[arg(long = "thread-offset", value_name = "SIZE")]
-    pub thread_offset: Option<String>,
+    #[arg(long = "thread-offset", value_name = "SIZE", value_parser = read::size())]
+    pub thread_offset: Option<Checked<u64>>,
 
     /// After every N writes of a thread, wait for its I/Os in flight and fsync the target
-    #[arg(long = "fsync", value_name = "N", conflicts_with = "fdatasync")]
-    pub fsync: Option<String>,
+    #[arg(long = "fsync", value_name = "N", conflicts_with = "fdatasync",
+          value_parser = read::whole::<u32>("a whole number of writes"))]
+    pub fsync: Option<Checked<u32>>,
 
     /// As --fsync, with fdatasync
-    #[arg(long = "fdatasync", value_name = "N")]
-    pub fdatasync: Option<String>,
+    #[arg(long = "fdatasync", value_name = "N",
+          value_parser = read::whole::<u32>("a whole number of writes"))]
+    pub fdatasync: Option<Checked<u32>>,
 
     /// Each thread fsyncs the target once it has finished writing; with --total the flush
     /// counts in the run's time
@@ -831,21 +846,23 @@ pub struct RunArgs {
 
     /// Pause each thread for T (500us, 2ms) after every --think-every I/Os, once its I/Os in
     /// flight have completed (fio's thinktime)
-    #[arg(long = "think", value_name = "T")]
-    pub think: Option<String>,
+    #[arg(long = "think", value_name = "T", value_parser = read::duration())]
+    pub think: Option<Checked<u64>>,
 
     /// I/Os between two pauses of --think [default: 1]
-    #[arg(long = "think-every", value_name = "N", requires = "think")]
-    pub think_every: Option<String>,
+    #[arg(long = "think-every", value_name = "N", requires = "think",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub think_every: Option<Checked<u32>>,
 
     /// Spend the first T of each --think pause spinning on the CPU instead of sleeping
-    #[arg(long = "think-spin", value_name = "T", requires = "think")]
-    pub think_spin: Option<String>,
+    #[arg(long = "think-spin", value_name = "T", requires = "think", value_parser = read::duration())]
+    pub think_spin: Option<Checked<u64>>,
 
     /// Make written data compress by about PCT%: the last PCT% of every 512 bytes are zeros
     /// (100: all zeros). Implies --refill-buffers unless PCT is 0 or 100, as fio does.
-    #[arg(long = "compressible", value_name = "PCT")]
-    pub compressible: Option<String>,
+    #[arg(long = "compressible", value_name = "PCT",
+          value_parser = read::whole::<u8>("a percentage 0..100"))]
+    pub compressible: Option<Checked<u8>>,
 
     /// New random data in the buffer before every write (fio's refill_buffers)
     #[arg(long = "refill-buffers")]
@@ -862,8 +879,9 @@ pub struct RunArgs {
 
     /// The window --rate-min and --rate-min-iops are judged over, in milliseconds [default:
     /// 1000, fio's ratecycle]
-    #[arg(long = "rate-min-window", value_name = "MS")]
-    pub rate_min_window: Option<String>,
+    #[arg(long = "rate-min-window", value_name = "MS",
+          value_parser = read::whole::<u64>("milliseconds"))]
+    pub rate_min_window: Option<Checked<u64>>,
 
     /// Limit each thread to N I/Os per second, reads and writes together; R,W limits reads and
     /// writes apart (either may be left empty), and a direction ahead of its limit gives way to
@@ -882,8 +900,9 @@ pub struct RunArgs {
     pub distribution: String,
 
     /// Seed for offsets and the read/write choice; the same seed gives the same sequence
-    #[arg(long = "seed", value_name = "N", default_value = "0")]
-    pub seed: String,
+    #[arg(long = "seed", value_name = "N", default_value = "0",
+          value_parser = read::whole::<u64>("a whole number"))]
+    pub seed: Checked<u64>,
 
     /// DiskSpd's seed: -z<N>, or -z alone for a seed from the clock
     #[arg(short = 'z', value_name = "N", num_args = 0..=1, require_equals = true,
@@ -897,8 +916,9 @@ pub struct RunArgs {
     pub diskspd_write_buffers: Option<String>,
 
     /// Time-series interval in milliseconds (at least 10)
-    #[arg(long = "interval", value_name = "MS", default_value = "1000")]
-    pub interval: String,
+    #[arg(long = "interval", value_name = "MS", default_value = "1000",
+          value_parser = read::whole::<u64>("milliseconds"))]
+    pub interval: Checked<u64>,
 
     /// Allow writes to block devices and to existing files iogauge did not create
     #[arg(long = "allow-overwrite")]
@@ -1015,7 +1035,7 @@ mod tests {
         };
         assert_eq!(run.random.as_deref(), Some("4k"));
         assert_eq!(run.diskspd_cache.as_deref(), Some("uw"));
-        assert_eq!(run.queue_depth.as_deref(), Some("8"));
+        assert_eq!(run.queue_depth.map(|q| q.get().unwrap()), Some(8));
         assert_eq!(run.targets.len(), 2);
     }
 }

@@ -114,9 +114,8 @@ fn fio_rates(o: &mut String, job: &JobSpec) {
 /// first makes the pass wait for the one before, as iogauge's passes do.
 pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
     let mut o = String::new();
-    let nfiles = job.files_per_set() as u64;
-    for (i, set) in job.targets.chunks(nfiles as usize).enumerate() {
-        let t = &set[0];
+    let nfiles = job.files_per_set();
+    for (i, set) in job.targets.chunks(nfiles).enumerate() {
         let section = if job.sets() > 1 {
             format!("{name}-{i}")
         } else {
@@ -126,194 +125,17 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if stonewall && i == 0 {
             let _ = writeln!(o, "stonewall");
         }
-        let names: Vec<String> = set.iter().map(|t| t.path.display().to_string()).collect();
-        let _ = writeln!(o, "filename={}", names.join(":"));
-        if let Some(f) = job.file_sets {
-            let service = match f.service {
-                FileService::Slots => {
-                    let _ = writeln!(o, "; iogauge --file-service slots keeps {} I/Os in flight on each file (DiskSpd's -F); fio's files take turns", job.queue_depth / f.files);
-                    "roundrobin".to_string()
-                }
-                s => s.text(),
-            };
-            let _ = writeln!(o, "file_service_type={service}");
-            if let Some(n) = f.open_files {
-                let _ = writeln!(o, "openfiles={n}");
-            }
-        }
-        let (rw, mix) = fio_rw(job);
-        let (rw, comment) = match &job.pattern {
-            Pattern::Random { .. } if job.random_every.is_some() => {
-                (format!("{rw}:{}", job.random_every.unwrap_or(1)), None)
-            }
-            Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.block_size => (
-                format!("{rw}:{}", tool_size(stride_bytes - job.block_size)),
-                None,
-            ),
-            Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.block_size => (
-                rw,
-                Some(format!(
-                    "; iogauge strides {} with {} blocks (overlapping): fio cannot",
-                    tool_size(*stride_bytes),
-                    tool_size(job.block_size)
-                )),
-            ),
-            _ => (rw, None),
-        };
-        let _ = writeln!(o, "rw={rw}");
-        if let Some(c) = comment {
-            let _ = writeln!(o, "{c}");
-        }
-        if let Some(m) = mix {
-            let _ = writeln!(o, "{m}");
-        }
-        match &job.block_mix {
-            None => {
-                let _ = writeln!(o, "bs={}", tool_size(job.block_size));
-            }
-            Some(m) => {
-                let _ = writeln!(o, "{}", fio_block_sizes(&m.read, &m.write));
-            }
-        }
-        if let Some(p) = job.random_pct {
-            let _ = writeln!(o, "percentage_random={p}");
-        }
-        if let Pattern::Random {
-            align_bytes,
-            distribution,
-        } = &job.pattern
-        {
-            if *align_bytes != job.block_size {
-                let _ = writeln!(o, "blockalign={}", tool_size(*align_bytes));
-            }
-            // iogauge draws offsets with replacement, as fio does without its random map.
-            let _ = writeln!(o, "norandommap=1");
-            match distribution {
-                Distribution::Uniform => {}
-                Distribution::Zipf { theta } => {
-                    let _ = writeln!(o, "random_distribution=zipf:{theta}");
-                }
-                z @ Distribution::Zoned { zones, .. } => {
-                    if zones.last().is_some_and(|l| l.span == 0) {
-                        let _ = writeln!(o, "; the last zone spans the rest of the working set: fio's zoned_abs needs its size in place of 'rest'");
-                    }
-                    let _ = writeln!(o, "random_distribution={}", z.text());
-                }
-                Distribution::Pareto { h } => {
-                    let _ = writeln!(o, "random_distribution=pareto:{h}");
-                    let _ = writeln!(o, "; iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; fio defines its parameter differently");
-                }
-            }
-        }
-        if let Pattern::Sequential {
-            interlocked: true, ..
-        } = job.pattern
-        {
-            let _ = writeln!(o, "; iogauge -si: the threads share one sequential offset; fio's jobs each keep their own");
-        }
-        if job.base_offset > 0 {
-            let _ = writeln!(o, "offset={}", tool_size(job.base_offset));
-        }
-        if job.thread_offset > 0 {
-            let _ = writeln!(o, "offset_increment={}", tool_size(job.thread_offset));
-        }
-        if job.thread_start > 0 {
-            let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.thread_start));
-        }
-        match (job.max_offset, t.create_size) {
-            // fio's size= is shared among a job's files.
-            (Some(end), _) => {
-                let _ = writeln!(o, "size={}", tool_size((end - job.base_offset) * nfiles));
-                if let Some(c) = t.create_size {
-                    let _ = writeln!(o, "filesize={}", tool_size(c));
-                }
-            }
-            // The file's size; the region is the whole file from the offset.
-            (None, Some(c)) => {
-                let _ = writeln!(o, "filesize={}", tool_size(c));
-            }
-            (None, None) => {}
-        }
-        let engine = match job.engine {
-            None | Some(EngineKind::IoUring) => "io_uring",
-            Some(EngineKind::Sync) => "psync",
-            Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
-            Some(EngineKind::Mmap) => "mmap",
-            Some(e @ (EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)) => {
-                e.name()
-            }
-        };
-        let _ = writeln!(o, "ioengine={engine}");
-        if job.engine == Some(EngineKind::FileCreate) {
-            let _ = writeln!(o, "; iogauge's {engine} times open(O_CREAT|O_EXCL) and close for a create; fio times the open alone");
-        }
-        if job.engine == Some(EngineKind::Delay) {
-            let _ = writeln!(
-                o,
-                "; iogauge's delay engine (injected latency) has no fio counterpart"
-            );
-        }
-        let _ = writeln!(o, "iodepth={}", job.queue_depth);
-        if job.submit_batch > 1 {
-            let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
-        }
-        if engine == "io_uring" {
-            // fio registers no files where openfiles is below nrfiles: it refuses registerfiles.
-            let lazy = job.open_files().is_some();
-            if job.register {
-                let files = if lazy { "" } else { "\nregisterfiles=1" };
-                let _ = writeln!(o, "fixedbufs=1{files}");
-            }
-            if job.sqpoll {
-                let _ = writeln!(o, "sqthread_poll=1");
-                if lazy {
-                    let _ = writeln!(o, "; fio's sqthread_poll registers the files, which it refuses with openfiles below nrfiles");
-                }
-            }
-            if job.hipri {
-                let _ = writeln!(o, "hipri=1");
-            }
-        }
+        fio_files(&mut o, job, set);
+        fio_io_shape(&mut o, job);
+        fio_offsets(&mut o, job);
+        fio_region(&mut o, job, &set[0], nfiles as u64);
+        fio_engine(&mut o, job);
         let _ = writeln!(o, "numjobs={}", job.threads_per_target);
         let _ = writeln!(o, "direct={}", job.cache.is_direct() as u8);
         if job.cache.is_dsync() {
             let _ = writeln!(o, "sync=dsync");
         }
-        match job.stop {
-            Stop::Duration { ns } => {
-                let _ = writeln!(o, "time_based=1\nruntime={}", secs(ns));
-            }
-            Stop::TotalBytes { bytes, max_ns } => {
-                let jobs = job.total_threads();
-                // A file operation is done once per file: fio has nothing to say about it.
-                if !job.engine.is_some_and(|e| e.is_file_op()) {
-                    let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
-                }
-                if let Some(ns) = max_ns {
-                    // Without time_based, fio's runtime is a limit: whichever comes first.
-                    let _ = writeln!(o, "runtime={}", secs(ns));
-                }
-            }
-        }
-        if job.warmup_ns > 0 {
-            let _ = writeln!(o, "ramp_time={}", secs(job.warmup_ns));
-        }
-        if job.cooldown_ns > 0 {
-            let _ = writeln!(
-                o,
-                "; iogauge -C {}: fio has no cool-down",
-                secs(job.cooldown_ns)
-            );
-        }
-        if let Some(rule) = job.until_steady {
-            let _ = writeln!(
-                o,
-                "steadystate=bw:{}%\nsteadystate_duration={}",
-                rule.tolerance_pct,
-                secs(rule.window_ns)
-            );
-            let _ = writeln!(o, "; iogauge also waits for throughput to fall {}% below its peak; fio's steady state does not", rule.drop_pct);
-        }
+        fio_timing(&mut o, job);
         fio_rates(&mut o, job);
         if job.seed != 0 {
             let _ = writeln!(o, "randseed={}", job.seed);
@@ -322,97 +144,336 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             // IOPS mode: no per-I/O timestamps on either side.
             let _ = writeln!(o, "disable_lat=1\ndisable_clat=1\ndisable_slat=1");
         }
-        if let Some(a) = &job.affinity {
-            match a {
-                super::Affinity::Auto => {
-                    let _ = writeln!(o, "cpus_allowed_policy=split");
-                }
-                super::Affinity::Cpus { cpus } => {
-                    let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-                    let _ = writeln!(
-                        o,
-                        "cpus_allowed={}\ncpus_allowed_policy=split",
-                        list.join(",")
-                    );
-                }
-            }
-        }
+        fio_affinity(&mut o, job);
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
         }
         if let Some(m) = job.min_rate {
-            let w = job.write_pct;
-            if m.apart.is_none() && (m.bytes_per_sec > 0 || m.iops > 0) && w > 0 && w < 100 {
-                let _ = writeln!(o, "; iogauge's floor is for reads and writes together: fio's applies to each direction, so it is stricter here");
-            }
-            let [r, wr] = m.apart.unwrap_or(
-                [super::Floor {
-                    bytes_per_sec: m.bytes_per_sec,
-                    iops: m.iops,
-                }; 2],
-            );
-            let pair = |a: u64, b: u64, f: &dyn Fn(u64) -> String| {
-                let t = |v: u64| if v > 0 { f(v) } else { String::new() };
-                if a == b {
-                    t(a)
-                } else {
-                    format!("{},{}", t(a), t(b))
-                }
-            };
-            if r.bytes_per_sec > 0 || wr.bytes_per_sec > 0 {
-                let _ = writeln!(
-                    o,
-                    "rate_min={}",
-                    pair(r.bytes_per_sec, wr.bytes_per_sec, &tool_size)
-                );
-            }
-            if r.iops > 0 || wr.iops > 0 {
-                let _ = writeln!(
-                    o,
-                    "rate_iops_min={}",
-                    pair(r.iops, wr.iops, &|v: u64| v.to_string())
-                );
-            }
-            if m.window_ns != 1_000_000_000 {
-                let _ = writeln!(o, "ratecycle={}", m.window_ns / 1_000_000);
-            }
+            fio_min_rate(&mut o, job, m);
         }
-        if let Some(f) = job.flush {
-            let key = if f.data_only { "fdatasync" } else { "fsync" };
-            let _ = writeln!(o, "{key}={}", f.writes);
-        }
-        if job.end_fsync {
-            let _ = writeln!(o, "end_fsync=1");
-        }
-        if let Some(t) = job.think {
-            // fio reads thinktime without a unit as microseconds.
-            let us = |ns: u64| ns.div_ceil(1000);
-            let _ = writeln!(o, "thinktime={}", us(t.ns));
-            if t.spin_ns > 0 {
-                let _ = writeln!(o, "thinktime_spin={}", us(t.spin_ns));
-            }
-            if t.every > 1 {
-                let _ = writeln!(o, "thinktime_blocks={}", t.every);
-            }
-            if t.ns % 1000 != 0 || t.spin_ns % 1000 != 0 {
-                let _ = writeln!(o, "; fio's think time is in whole microseconds: rounded up");
-            }
-        }
-        match (job.buffers.compress_pct, job.buffers.refill) {
-            (0, false) => {}
-            (0, true) => {
-                let _ = writeln!(o, "refill_buffers=1");
-            }
-            (100, _) => {
-                let _ = writeln!(o, "zero_buffers=1");
-            }
-            (p, _) => {
-                let _ = writeln!(o, "buffer_compress_percentage={p}");
-            }
-        }
+        fio_flushes(&mut o, job);
+        fio_think(&mut o, job);
+        fio_buffers(&mut o, job);
         let _ = writeln!(o, "group_reporting=1");
     }
     o
+}
+
+/// A section's files and how its threads move between them.
+fn fio_files(o: &mut String, job: &JobSpec, set: &[super::TargetSpec]) {
+    let names: Vec<String> = set.iter().map(|t| t.path.display().to_string()).collect();
+    let _ = writeln!(o, "filename={}", names.join(":"));
+    let Some(f) = job.file_sets else {
+        return;
+    };
+    let service = match f.service {
+        FileService::Slots => {
+            let _ = writeln!(o, "; iogauge --file-service slots keeps {} I/Os in flight on each file (DiskSpd's -F); fio's files take turns", job.queue_depth / f.files);
+            "roundrobin".to_string()
+        }
+        s => s.text(),
+    };
+    let _ = writeln!(o, "file_service_type={service}");
+    if let Some(n) = f.open_files {
+        let _ = writeln!(o, "openfiles={n}");
+    }
+}
+
+/// rw= (with a sequential gap or a random run), the read/write mix and the block sizes.
+fn fio_io_shape(o: &mut String, job: &JobSpec) {
+    let (rw, mix) = fio_rw(job);
+    let (rw, comment) = match &job.pattern {
+        Pattern::Random { .. } if job.random_every.is_some() => {
+            (format!("{rw}:{}", job.random_every.unwrap_or(1)), None)
+        }
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.block_size => (
+            format!("{rw}:{}", tool_size(stride_bytes - job.block_size)),
+            None,
+        ),
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.block_size => (
+            rw,
+            Some(format!(
+                "; iogauge strides {} with {} blocks (overlapping): fio cannot",
+                tool_size(*stride_bytes),
+                tool_size(job.block_size)
+            )),
+        ),
+        _ => (rw, None),
+    };
+    let _ = writeln!(o, "rw={rw}");
+    if let Some(c) = comment {
+        let _ = writeln!(o, "{c}");
+    }
+    if let Some(m) = mix {
+        let _ = writeln!(o, "{m}");
+    }
+    match &job.block_mix {
+        None => {
+            let _ = writeln!(o, "bs={}", tool_size(job.block_size));
+        }
+        Some(m) => {
+            let _ = writeln!(o, "{}", fio_block_sizes(&m.read, &m.write));
+        }
+    }
+    if let Some(p) = job.random_pct {
+        let _ = writeln!(o, "percentage_random={p}");
+    }
+}
+
+/// How offsets are drawn: random alignment and distribution, or a shared sequential offset.
+fn fio_offsets(o: &mut String, job: &JobSpec) {
+    match &job.pattern {
+        Pattern::Random {
+            align_bytes,
+            distribution,
+        } => {
+            if *align_bytes != job.block_size {
+                let _ = writeln!(o, "blockalign={}", tool_size(*align_bytes));
+            }
+            // iogauge draws offsets with replacement, as fio does without its random map.
+            let _ = writeln!(o, "norandommap=1");
+            fio_distribution(o, distribution);
+        }
+        Pattern::Sequential {
+            interlocked: true, ..
+        } => {
+            let _ = writeln!(o, "; iogauge -si: the threads share one sequential offset; fio's jobs each keep their own");
+        }
+        Pattern::Sequential { .. } => {}
+    }
+}
+
+fn fio_distribution(o: &mut String, distribution: &Distribution) {
+    match distribution {
+        Distribution::Uniform => {}
+        Distribution::Zipf { theta } => {
+            let _ = writeln!(o, "random_distribution=zipf:{theta}");
+        }
+        z @ Distribution::Zoned { zones, .. } => {
+            if zones.last().is_some_and(|l| l.span == 0) {
+                let _ = writeln!(o, "; the last zone spans the rest of the working set: fio's zoned_abs needs its size in place of 'rest'");
+            }
+            let _ = writeln!(o, "random_distribution={}", z.text());
+        }
+        Distribution::Pareto { h } => {
+            let _ = writeln!(o, "random_distribution=pareto:{h}");
+            let _ = writeln!(o, "; iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; fio defines its parameter differently");
+        }
+    }
+}
+
+/// The working set: where it begins, where each thread's begins, and the files' size.
+fn fio_region(o: &mut String, job: &JobSpec, first: &super::TargetSpec, nfiles: u64) {
+    if job.base_offset > 0 {
+        let _ = writeln!(o, "offset={}", tool_size(job.base_offset));
+    }
+    if job.thread_offset > 0 {
+        let _ = writeln!(o, "offset_increment={}", tool_size(job.thread_offset));
+    }
+    if job.thread_start > 0 {
+        let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.thread_start));
+    }
+    match (job.max_offset, first.create_size) {
+        // fio's size= is shared among a job's files.
+        (Some(end), _) => {
+            let _ = writeln!(o, "size={}", tool_size((end - job.base_offset) * nfiles));
+            if let Some(c) = first.create_size {
+                let _ = writeln!(o, "filesize={}", tool_size(c));
+            }
+        }
+        // The file's size; the region is the whole file from the offset.
+        (None, Some(c)) => {
+            let _ = writeln!(o, "filesize={}", tool_size(c));
+        }
+        (None, None) => {}
+    }
+}
+
+/// ioengine= and the queue it keeps.
+fn fio_engine(o: &mut String, job: &JobSpec) {
+    let engine = match job.engine {
+        None | Some(EngineKind::IoUring) => "io_uring",
+        Some(EngineKind::Sync) => "psync",
+        Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
+        Some(EngineKind::Mmap) => "mmap",
+        Some(e @ (EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)) => {
+            e.name()
+        }
+    };
+    let _ = writeln!(o, "ioengine={engine}");
+    if job.engine == Some(EngineKind::FileCreate) {
+        let _ = writeln!(o, "; iogauge's {engine} times open(O_CREAT|O_EXCL) and close for a create; fio times the open alone");
+    }
+    if job.engine == Some(EngineKind::Delay) {
+        let _ = writeln!(
+            o,
+            "; iogauge's delay engine (injected latency) has no fio counterpart"
+        );
+    }
+    let _ = writeln!(o, "iodepth={}", job.queue_depth);
+    if job.submit_batch > 1 {
+        let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
+    }
+    if engine == "io_uring" {
+        fio_uring_options(o, job);
+    }
+}
+
+fn fio_uring_options(o: &mut String, job: &JobSpec) {
+    // fio registers no files where openfiles is below nrfiles: it refuses registerfiles.
+    let lazy = job.open_files().is_some();
+    if job.register {
+        let files = if lazy { "" } else { "\nregisterfiles=1" };
+        let _ = writeln!(o, "fixedbufs=1{files}");
+    }
+    if job.sqpoll {
+        let _ = writeln!(o, "sqthread_poll=1");
+        if lazy {
+            let _ = writeln!(o, "; fio's sqthread_poll registers the files, which it refuses with openfiles below nrfiles");
+        }
+    }
+    if job.hipri {
+        let _ = writeln!(o, "hipri=1");
+    }
+}
+
+/// When the job stops, and the time around the measurement.
+fn fio_timing(o: &mut String, job: &JobSpec) {
+    match job.stop {
+        Stop::Duration { ns } => {
+            let _ = writeln!(o, "time_based=1\nruntime={}", secs(ns));
+        }
+        Stop::TotalBytes { bytes, max_ns } => {
+            let jobs = job.total_threads();
+            // A file operation is done once per file: fio has nothing to say about it.
+            if !job.engine.is_some_and(|e| e.is_file_op()) {
+                let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
+            }
+            if let Some(ns) = max_ns {
+                // Without time_based, fio's runtime is a limit: whichever comes first.
+                let _ = writeln!(o, "runtime={}", secs(ns));
+            }
+        }
+    }
+    if job.warmup_ns > 0 {
+        let _ = writeln!(o, "ramp_time={}", secs(job.warmup_ns));
+    }
+    if job.cooldown_ns > 0 {
+        let _ = writeln!(
+            o,
+            "; iogauge -C {}: fio has no cool-down",
+            secs(job.cooldown_ns)
+        );
+    }
+    if let Some(rule) = job.until_steady {
+        let _ = writeln!(
+            o,
+            "steadystate=bw:{}%\nsteadystate_duration={}",
+            rule.tolerance_pct,
+            secs(rule.window_ns)
+        );
+        let _ = writeln!(o, "; iogauge also waits for throughput to fall {}% below its peak; fio's steady state does not", rule.drop_pct);
+    }
+}
+
+fn fio_affinity(o: &mut String, job: &JobSpec) {
+    match &job.affinity {
+        None => {}
+        Some(super::Affinity::Auto) => {
+            let _ = writeln!(o, "cpus_allowed_policy=split");
+        }
+        Some(super::Affinity::Cpus { cpus }) => {
+            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+            let _ = writeln!(
+                o,
+                "cpus_allowed={}\ncpus_allowed_policy=split",
+                list.join(",")
+            );
+        }
+    }
+}
+
+/// fio's rate_min and rate_iops_min, which apply to each direction on its own.
+fn fio_min_rate(o: &mut String, job: &JobSpec, m: super::MinRate) {
+    let w = job.write_pct;
+    if m.apart.is_none() && (m.bytes_per_sec > 0 || m.iops > 0) && w > 0 && w < 100 {
+        let _ = writeln!(o, "; iogauge's floor is for reads and writes together: fio's applies to each direction, so it is stricter here");
+    }
+    let [r, wr] = m.apart.unwrap_or(
+        [super::Floor {
+            bytes_per_sec: m.bytes_per_sec,
+            iops: m.iops,
+        }; 2],
+    );
+    let pair = |a: u64, b: u64, f: &dyn Fn(u64) -> String| {
+        let t = |v: u64| if v > 0 { f(v) } else { String::new() };
+        if a == b {
+            t(a)
+        } else {
+            format!("{},{}", t(a), t(b))
+        }
+    };
+    if r.bytes_per_sec > 0 || wr.bytes_per_sec > 0 {
+        let _ = writeln!(
+            o,
+            "rate_min={}",
+            pair(r.bytes_per_sec, wr.bytes_per_sec, &tool_size)
+        );
+    }
+    if r.iops > 0 || wr.iops > 0 {
+        let _ = writeln!(
+            o,
+            "rate_iops_min={}",
+            pair(r.iops, wr.iops, &|v: u64| v.to_string())
+        );
+    }
+    if m.window_ns != 1_000_000_000 {
+        let _ = writeln!(o, "ratecycle={}", m.window_ns / 1_000_000);
+    }
+}
+
+fn fio_flushes(o: &mut String, job: &JobSpec) {
+    if let Some(f) = job.flush {
+        let key = if f.data_only { "fdatasync" } else { "fsync" };
+        let _ = writeln!(o, "{key}={}", f.writes);
+    }
+    if job.end_fsync {
+        let _ = writeln!(o, "end_fsync=1");
+    }
+}
+
+fn fio_think(o: &mut String, job: &JobSpec) {
+    let Some(t) = job.think else {
+        return;
+    };
+    // fio reads thinktime without a unit as microseconds.
+    let us = |ns: u64| ns.div_ceil(1000);
+    let _ = writeln!(o, "thinktime={}", us(t.ns));
+    if t.spin_ns > 0 {
+        let _ = writeln!(o, "thinktime_spin={}", us(t.spin_ns));
+    }
+    if t.every > 1 {
+        let _ = writeln!(o, "thinktime_blocks={}", t.every);
+    }
+    if t.ns % 1000 != 0 || t.spin_ns % 1000 != 0 {
+        let _ = writeln!(o, "; fio's think time is in whole microseconds: rounded up");
+    }
+}
+
+/// What written buffers hold.
+fn fio_buffers(o: &mut String, job: &JobSpec) {
+    match (job.buffers.compress_pct, job.buffers.refill) {
+        (0, false) => {}
+        (0, true) => {
+            let _ = writeln!(o, "refill_buffers=1");
+        }
+        (100, _) => {
+            let _ = writeln!(o, "zero_buffers=1");
+        }
+        (p, _) => {
+            let _ = writeln!(o, "buffer_compress_percentage={p}");
+        }
+    }
 }
 
 /// DiskSpd's -rdpct/-rdabs for zones: its percent spans must cover the whole working set (an
@@ -442,92 +503,167 @@ fn diskspd_zones(absolute: bool, zones: &[super::Zone]) -> String {
     )
 }
 
+/// A DiskSpd command line as it is written: its switches, and what DiskSpd cannot express.
+struct DiskspdLine {
+    args: Vec<String>,
+    caveats: Vec<String>,
+}
+
+impl DiskspdLine {
+    fn arg(&mut self, a: impl Into<String>) {
+        self.args.push(a.into());
+    }
+
+    fn caveat(&mut self, c: impl Into<String>) {
+        self.caveats.push(c.into());
+    }
+
+    /// A time switch: DiskSpd takes whole seconds, so a fraction rounds up (and is said).
+    fn seconds(&mut self, flag: &str, ns: u64) {
+        let s = ns.div_ceil(1_000_000_000);
+        if ns % 1_000_000_000 != 0 {
+            self.caveat(format!(
+                "DiskSpd's {flag} takes whole seconds: {} became {s}",
+                secs(ns)
+            ));
+        }
+        self.arg(format!("{flag}{s}"));
+    }
+}
+
 /// The DiskSpd command line for `job`, and what DiskSpd cannot express.
 pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
-    let mut a: Vec<String> = vec!["diskspd".into()];
-    let mut caveats = Vec::new();
-    if let Some(c) = job.targets.iter().find_map(|t| t.create_size) {
-        a.push(format!("-c{}", tool_size(c)));
+    let mut l = DiskspdLine {
+        args: vec!["diskspd".into()],
+        caveats: Vec::new(),
+    };
+    diskspd_sizes(job, &mut l);
+    diskspd_timing(job, &mut l);
+    diskspd_threads(job, &mut l);
+    diskspd_pattern(job, &mut l);
+    l.arg(format!("-w{}", job.write_pct));
+    l.arg(match job.cache {
+        CacheMode::Buffered if job.engine == Some(EngineKind::Mmap) => "-Sm",
+        CacheMode::Buffered => "-Sb",
+        CacheMode::Direct => "-Su",
+        CacheMode::WriteThrough => "-Sw",
+        CacheMode::DirectWriteThrough => "-Sh",
+    });
+    if job.latency {
+        l.arg("-L");
     }
-    a.push(format!("-b{}", tool_size(job.block_size)));
+    diskspd_buffers(job, &mut l);
+    if job.thread_start > 0 {
+        l.arg(format!("-T{}", tool_size(job.thread_start)));
+    }
+    diskspd_missing_io_controls(job, &mut l);
+    diskspd_think(job, &mut l);
+    if job.base_offset > 0 {
+        l.arg(format!("-B{}", tool_size(job.base_offset)));
+    }
+    if let Some(m) = job.max_offset {
+        l.arg(format!("-f{}", tool_size(m)));
+    }
+    if job.seed != 0 {
+        l.arg(format!("-z{}", job.seed));
+    }
+    if let Some(super::Affinity::Cpus { cpus }) = &job.affinity {
+        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+        l.arg(format!("-a{}", list.join(",")));
+    }
+    if let Some(bw) = job.rate_bytes_per_sec {
+        l.arg(format!("-g{}", bw / 1000));
+    }
+    diskspd_missing_run_controls(job, &mut l);
+    for t in &job.targets {
+        l.arg(t.path.display().to_string());
+    }
+    (l.args.join(" "), l.caveats)
+}
+
+/// -c (the size of a file to create) and -b.
+fn diskspd_sizes(job: &JobSpec, l: &mut DiskspdLine) {
+    if let Some(c) = job.targets.iter().find_map(|t| t.create_size) {
+        l.arg(format!("-c{}", tool_size(c)));
+    }
+    l.arg(format!("-b{}", tool_size(job.block_size)));
     if let Some(m) = &job.block_mix {
-        caveats.push(format!(
+        l.caveat(format!(
             "DiskSpd has one block size: iogauge draws reads from {} and writes from {}; -b is the largest",
             m.read.text(),
             m.write.text()
         ));
     }
-    let whole = |flag: &str, ns: u64, caveats: &mut Vec<String>| {
-        let s = ns.div_ceil(1_000_000_000);
-        if ns % 1_000_000_000 != 0 {
-            caveats.push(format!(
-                "DiskSpd's {flag} takes whole seconds: {} became {s}",
-                secs(ns)
-            ));
-        }
-        format!("{flag}{s}")
-    };
+}
+
+/// -d, -W and -C.
+fn diskspd_timing(job: &JobSpec, l: &mut DiskspdLine) {
     match job.stop {
-        Stop::Duration { ns } => a.push(whole("-d", ns, &mut caveats)),
-        Stop::TotalBytes { .. } => {
-            caveats.push("DiskSpd has no stop after a byte count (--total)".into())
-        }
+        Stop::Duration { ns } => l.seconds("-d", ns),
+        Stop::TotalBytes { .. } => l.caveat("DiskSpd has no stop after a byte count (--total)"),
     }
-    a.push(whole("-W", job.warmup_ns, &mut caveats));
+    l.seconds("-W", job.warmup_ns);
     if job.cooldown_ns > 0 {
-        a.push(whole("-C", job.cooldown_ns, &mut caveats));
+        l.seconds("-C", job.cooldown_ns);
     }
-    match job.file_sets {
-        None => {
-            a.push(format!("-t{}", job.threads_per_target));
-            a.push(format!("-o{}", job.queue_depth));
-        }
-        Some(f) => {
-            a.push(format!("-F{}", job.threads_per_target));
-            if let Some(n) = f.lazy() {
-                caveats.push(format!(
-                    "DiskSpd keeps every target open: no --open-files {n}"
+}
+
+/// Threads and their queues: -t and -o per target, or -F over a set of files with -o (a file
+/// per queue slot) or -O (a file drawn per I/O).
+fn diskspd_threads(job: &JobSpec, l: &mut DiskspdLine) {
+    let Some(f) = job.file_sets else {
+        l.arg(format!("-t{}", job.threads_per_target));
+        l.arg(format!("-o{}", job.queue_depth));
+        return;
+    };
+    l.arg(format!("-F{}", job.threads_per_target));
+    if let Some(n) = f.lazy() {
+        l.caveat(format!(
+            "DiskSpd keeps every target open: no --open-files {n}"
+        ));
+    }
+    match f.service {
+        FileService::Slots => l.arg(format!("-o{}", job.queue_depth / f.files)),
+        FileService::Random { every } => {
+            l.arg(format!("-O{}", job.queue_depth));
+            if every > 1 {
+                l.caveat(format!(
+                    "DiskSpd draws a target for every I/O: iogauge draws one for every {every}"
                 ));
             }
-            match f.service {
-                FileService::Slots => a.push(format!("-o{}", job.queue_depth / f.files)),
-                FileService::Random { every } => {
-                    a.push(format!("-O{}", job.queue_depth));
-                    if every > 1 {
-                        caveats.push(format!("DiskSpd draws a target for every I/O: iogauge draws one for every {every}"));
-                    }
-                }
-                s => {
-                    a.push(format!("-O{}", job.queue_depth));
-                    caveats.push(format!("DiskSpd's -F threads draw a target at random for each I/O (-O) or keep one per request (-o): no {}", s.text()));
-                }
-            }
-            if job.sets() > 1 {
-                caveats.push(format!("DiskSpd's -F threads work on every target: iogauge's {} sets of {} files have threads of their own", job.sets(), f.files));
-            }
+        }
+        s => {
+            l.arg(format!("-O{}", job.queue_depth));
+            l.caveat(format!("DiskSpd's -F threads draw a target at random for each I/O (-O) or keep one per request (-o): no {}", s.text()));
         }
     }
+    if job.sets() > 1 {
+        l.caveat(format!("DiskSpd's -F threads work on every target: iogauge's {} sets of {} files have threads of their own", job.sets(), f.files));
+    }
+}
+
+/// -r (with -rs and -rdpct/-rdabs) or -s and -si.
+fn diskspd_pattern(job: &JobSpec, l: &mut DiskspdLine) {
     match &job.pattern {
         Pattern::Random {
             align_bytes,
             distribution,
         } => {
             if let Some(p) = job.random_pct {
-                a.push(format!("-rs{p}"));
+                l.arg(format!("-rs{p}"));
             }
             if *align_bytes == job.block_size {
                 if job.random_pct.is_none() {
-                    a.push("-r".into());
+                    l.arg("-r");
                 }
             } else {
-                a.push(format!("-r{}", tool_size(*align_bytes)));
+                l.arg(format!("-r{}", tool_size(*align_bytes)));
             }
             match distribution {
                 Distribution::Uniform => {}
-                Distribution::Zoned { absolute, zones } => a.push(diskspd_zones(*absolute, zones)),
-                _ => caveats.push(
-                    "DiskSpd's -rdpct/-rdabs distributions are piecewise uniform: no zipf or pareto"
-                        .into(),
+                Distribution::Zoned { absolute, zones } => l.arg(diskspd_zones(*absolute, zones)),
+                _ => l.caveat(
+                    "DiskSpd's -rdpct/-rdabs distributions are piecewise uniform: no zipf or pareto",
                 ),
             }
         }
@@ -536,123 +672,103 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
             interlocked,
         } => {
             if *interlocked {
-                a.push("-si".into());
+                l.arg("-si");
                 if *stride_bytes != job.block_size {
-                    a.push(format!("-s{}", tool_size(*stride_bytes)));
+                    l.arg(format!("-s{}", tool_size(*stride_bytes)));
                 }
             } else if *stride_bytes == job.block_size {
-                a.push("-s".into());
+                l.arg("-s");
             } else {
-                a.push(format!("-s{}", tool_size(*stride_bytes)));
+                l.arg(format!("-s{}", tool_size(*stride_bytes)));
             }
         }
     }
-    a.push(format!("-w{}", job.write_pct));
-    match job.cache {
-        CacheMode::Buffered if job.engine == Some(EngineKind::Mmap) => a.push("-Sm".into()),
-        CacheMode::Buffered => a.push("-Sb".into()),
-        CacheMode::Direct => a.push("-Su".into()),
-        CacheMode::WriteThrough => a.push("-Sw".into()),
-        CacheMode::DirectWriteThrough => a.push("-Sh".into()),
-    }
-    if job.latency {
-        a.push("-L".into());
-    }
+}
+
+/// -Z: what written buffers hold.
+fn diskspd_buffers(job: &JobSpec, l: &mut DiskspdLine) {
     match (job.buffers.compress_pct, job.buffers.refill) {
-        (100, _) => a.push("-Z".into()),
-        (0, true) => a.push("-Zr".into()),
+        (100, _) => l.arg("-Z"),
+        (0, true) => l.arg("-Zr"),
         (0, false) if job.write_pct > 0 => {
             // DiskSpd's default write buffers repeat a pattern; iogauge writes random data.
-            a.push(format!(
+            l.arg(format!(
                 "-Z{}",
                 tool_size(job.block_size * job.queue_depth as u64)
             ));
         }
         (0, false) => {}
         (p, _) => {
-            a.push("-Zr".into());
-            caveats.push(format!(
+            l.arg("-Zr");
+            l.caveat(format!(
                 "DiskSpd has no partly compressible data (--compressible {p}): -Zr writes random data"
             ));
         }
     }
-    if job.thread_start > 0 {
-        a.push(format!("-T{}", tool_size(job.thread_start)));
-    }
+}
+
+/// What iogauge's threads do between I/Os that DiskSpd's cannot.
+fn diskspd_missing_io_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if let Some(n) = job.random_every {
-        caveats.push(format!(
+        l.caveat(format!(
             "DiskSpd has no runs of {n} I/Os after each random offset (--random-every)"
         ));
     }
     if job.min_rate.is_some() {
-        caveats.push("DiskSpd has no minimum rate (--rate-min): it never fails a slow run".into());
+        l.caveat("DiskSpd has no minimum rate (--rate-min): it never fails a slow run");
     }
     if job.thread_offset > 0 {
-        caveats.push(format!(
+        l.caveat(format!(
             "DiskSpd's threads share one working set: no counterpart to --thread-offset {} (DiskSpd's -T only moves where each thread starts)",
             tool_size(job.thread_offset)
         ));
     }
     if job.flush.is_some() || job.end_fsync {
-        caveats.push("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)".into());
+        l.caveat("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)");
     }
-    if let Some(t) = job.think {
-        let ms = t.ns.div_ceil(1_000_000);
-        a.push(format!("-j{ms}"));
-        if t.every > 1 {
-            a.push(format!("-i{}", t.every));
-        }
-        if t.ns % 1_000_000 != 0 {
-            caveats.push(format!(
-                "DiskSpd's think time (-j) is in whole milliseconds: {} us became {ms} ms",
-                t.ns / 1000
-            ));
-        }
-        if t.spin_ns > 0 {
-            caveats.push("DiskSpd's think time sleeps; it has no spin (--think-spin)".into());
-        }
+}
+
+/// -j and -i: DiskSpd's think time, in whole milliseconds.
+fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
+    let Some(t) = job.think else {
+        return;
+    };
+    let ms = t.ns.div_ceil(1_000_000);
+    l.arg(format!("-j{ms}"));
+    if t.every > 1 {
+        l.arg(format!("-i{}", t.every));
     }
-    if job.base_offset > 0 {
-        a.push(format!("-B{}", tool_size(job.base_offset)));
+    if t.ns % 1_000_000 != 0 {
+        l.caveat(format!(
+            "DiskSpd's think time (-j) is in whole milliseconds: {} us became {ms} ms",
+            t.ns / 1000
+        ));
     }
-    if let Some(m) = job.max_offset {
-        a.push(format!("-f{}", tool_size(m)));
+    if t.spin_ns > 0 {
+        l.caveat("DiskSpd's think time sleeps; it has no spin (--think-spin)");
     }
-    if job.seed != 0 {
-        a.push(format!("-z{}", job.seed));
-    }
-    if let Some(super::Affinity::Cpus { cpus }) = &job.affinity {
-        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-        a.push(format!("-a{}", list.join(",")));
-    }
-    if let Some(bw) = job.rate_bytes_per_sec {
-        a.push(format!("-g{}", bw / 1000));
-    }
+}
+
+/// What iogauge's run can be asked for that DiskSpd's cannot.
+fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if job.rate_iops.is_some() {
-        caveats.push("DiskSpd limits bytes per millisecond (-g), not I/Os per second".into());
+        l.caveat("DiskSpd limits bytes per millisecond (-g), not I/Os per second");
     }
     if job.until_steady.is_some() {
-        caveats
-            .push("DiskSpd has no steady-state stop (--until-steady): it runs the full -d".into());
+        l.caveat("DiskSpd has no steady-state stop (--until-steady): it runs the full -d");
     }
     if matches!(job.engine, Some(EngineKind::Null | EngineKind::Delay)) {
-        caveats.push("DiskSpd has no null or delay engine".into());
+        l.caveat("DiskSpd has no null or delay engine");
     }
     if let Some(e) = job.engine.filter(|e| e.is_file_op()) {
-        caveats.push(format!(
+        l.caveat(format!(
             "DiskSpd reads and writes data only: it has no {} (operations on file names)",
             e.name()
         ));
     }
     if job.rate_dirs.is_some() {
-        caveats.push(
-            "DiskSpd has one limit (-g) for reads and writes together: no limits apart".into(),
-        );
+        l.caveat("DiskSpd has one limit (-g) for reads and writes together: no limits apart");
     }
-    for t in &job.targets {
-        a.push(t.path.display().to_string());
-    }
-    (a.join(" "), caveats)
 }
 
 /// A pass of `iogauge explain`: its label, its `iogauge run` argv, its job.

@@ -1,4 +1,8 @@
 //! From iogauge's own flags ([`crate::cli::RunArgs`]) to a validated [`JobSpec`].
+//!
+//! clap reads each number, size and duration into its type as it parses the command line
+//! ([`read`]); a text that is not one is kept as its message and reported when the job is
+//! built, in the same order and words as every other rejected value.
 
 use super::units::{parse_duration_ns, parse_size};
 use super::*;
@@ -32,6 +36,106 @@ fn seconds(flag: &str, text: &str) -> Result<u64> {
         )));
     }
     Ok((s * 1e9).round() as u64)
+}
+
+/// A time with a unit ("500us", "2ms") to nanoseconds.
+fn duration(flag: &str, text: &str) -> Result<u64> {
+    parse_duration_ns(text)
+        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
+}
+
+/// clap's value parsers for [`RunArgs`]' numbers, sizes and durations.
+///
+/// A text that does not parse does not stop clap: clap would word the error its own way
+/// ("invalid value '4q' for '--block-size <SIZE>': ...") and report it before any other, where
+/// iogauge's users have always read "error: invalid size for --block-size: ..." in the order
+/// [`super::job_from_args`] checks the flags. The message waits in the [`Checked`] value instead.
+pub mod read {
+    use super::{number, Error, Result};
+    use clap::builder::{StringValueParser, TypedValueParser};
+    use std::ffi::OsStr;
+
+    /// A flag's value: what its text means, or why it means nothing.
+    #[derive(Debug, Clone)]
+    pub struct Checked<T>(std::result::Result<T, String>);
+
+    impl<T: Copy> Checked<T> {
+        /// The value, or the message naming the flag and what the user typed.
+        pub fn get(&self) -> Result<T> {
+            self.0.clone().map_err(Error::usage)
+        }
+    }
+
+    /// One kind of value: how its text is read, and (for numbers) what is expected.
+    #[derive(Clone, Copy)]
+    pub struct Reader<T> {
+        read: fn(flag: &str, text: &str, what: &str) -> Result<T>,
+        what: &'static str,
+    }
+
+    impl<T: Copy + Send + Sync + 'static> TypedValueParser for Reader<T> {
+        type Value = Checked<T>;
+
+        fn parse_ref(
+            &self,
+            cmd: &clap::Command,
+            arg: Option<&clap::Arg>,
+            value: &OsStr,
+        ) -> std::result::Result<Checked<T>, clap::Error> {
+            // Text that is not UTF-8 is refused by clap, as for any flag.
+            let text = StringValueParser::new().parse_ref(cmd, arg, value)?;
+            // Messages name a flag by its long form, as users of iogauge's own flags read it.
+            let flag = match (
+                arg.and_then(|a| a.get_long()),
+                arg.and_then(|a| a.get_short()),
+            ) {
+                (Some(long), _) => format!("--{long}"),
+                (None, Some(short)) => format!("-{short}"),
+                (None, None) => "a value".to_string(),
+            };
+            let value = (self.read)(&flag, &text, self.what).map_err(|e| e.to_string());
+            Ok(Checked(value))
+        }
+    }
+
+    /// A size in bytes: 512, 4k, 1MiB.
+    pub fn size() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::size(flag, text),
+            what: "",
+        }
+    }
+
+    /// A whole number, where `what` says what it counts ("a whole number of threads").
+    pub fn whole<T: std::str::FromStr + Copy + Send + Sync + 'static>(
+        what: &'static str,
+    ) -> Reader<T> {
+        Reader {
+            read: number::<T>,
+            what,
+        }
+    }
+
+    /// Seconds as a decimal number, to nanoseconds.
+    pub fn seconds() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::seconds(flag, text),
+            what: "",
+        }
+    }
+
+    /// A time with its unit (500us, 2ms), to nanoseconds.
+    pub fn duration() -> Reader<u64> {
+        Reader {
+            read: |flag, text, _| super::duration(flag, text),
+            what: "",
+        }
+    }
+}
+
+/// An optional flag's value, checked.
+fn given<T: Copy>(value: &Option<read::Checked<T>>) -> Result<Option<T>> {
+    value.as_ref().map(read::Checked::get).transpose()
 }
 
 /// DiskSpd's -S suffixes.
@@ -139,11 +243,7 @@ fn min_rate(args: &RunArgs) -> Result<Option<MinRate>> {
     if bw.is_none() && iops.is_none() {
         return Ok(None);
     }
-    let window_ns = args
-        .rate_min_window
-        .as_deref()
-        .map(|m| number::<u64>("--rate-min-window", m, "milliseconds"))
-        .transpose()?
+    let window_ns = given(&args.rate_min_window)?
         .unwrap_or(1000)
         .saturating_mul(1_000_000);
     let bytes = |t: &str| -> Result<u64> {
@@ -253,7 +353,6 @@ fn affinity(text: &str) -> Result<Affinity> {
     Ok(Affinity::Cpus { cpus })
 }
 
-/// Build and validate the job description for `iogauge run`.
 /// `--block-sizes READ[,WRITE]`: the largest size and the mix (none if every I/O is one size).
 fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
     let err =
@@ -268,52 +367,130 @@ fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
     })
 }
 
-fn duration(flag: &str, text: &str) -> Result<u64> {
-    parse_duration_ns(text)
-        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
+/// Build and validate the job description for `iogauge run`. The flags are read concept by
+/// concept, in the order their errors have always been reported.
+pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
+    let (block_size, block_mix) = block_sizes(args)?;
+    let flush = flushes(args)?;
+    let think = think(args)?;
+    let buffers = buffers(args)?;
+    let engine = args.engine.map(engine_kind);
+    // Operations on file names: no cache mode, no offsets, one per file. Their defaults
+    // follow (buffered, sequential, each file once); flags that say otherwise are refused by
+    // validation.
+    let file_op = engine.is_some_and(|e| e.is_file_op());
+    let cache = cache(args, file_op)?;
+    let pattern = pattern(args, block_size, block_mix.as_ref(), file_op)?;
+    let queue_depth = match given(&args.queue_depth)? {
+        Some(q) => q,
+        None if engine.is_some_and(|e| e.is_inline()) => 1,
+        None => DEFAULT_QUEUE_DEPTH,
+    };
+    let write_pct = args.write_pct.get()?;
+    let stop = stop(args, block_size, file_op)?;
+    let targets = targets(args, block_size, file_op)?;
+    // The fields below are checked in the order they are written.
+    let job = JobSpec {
+        targets,
+        threads_per_target: args.threads.get()?,
+        queue_depth,
+        submit_batch: args.submit_batch.get()?,
+        latency: args.latency,
+        delay: args.delay.as_deref().map(delay).transpose()?,
+        delay_step: args.delay_step.as_deref().map(delay_step).transpose()?,
+        affinity: args.affinity.as_deref().map(affinity).transpose()?,
+        sqpoll: args.sqpoll,
+        hipri: args.hipri,
+        register: !args.no_register,
+        block_size,
+        pattern,
+        write_pct,
+        warmup_ns: match given(&args.warmup)? {
+            Some(w) => w,
+            None if file_op => 0,
+            None => DEFAULT_WARMUP_NS,
+        },
+        stop,
+        until_steady: given(&args.until_steady)?.map(|window_ns| SteadyRule {
+            window_ns,
+            drop_pct: 30,
+            tolerance_pct: 10,
+        }),
+        cooldown_ns: args.cooldown.get()?,
+        base_offset: args.base_offset.get()?,
+        max_offset: given(&args.max_offset)?,
+        cache,
+        engine,
+        rate_iops: together(args.rate_iops.as_deref())
+            .map(|r| number("--rate-iops", r, "I/Os per second"))
+            .transpose()?,
+        rate_bytes_per_sec: together(args.rate_bw.as_deref())
+            .map(|r| size("--rate-bw", r))
+            .transpose()?,
+        rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
+        seed: seed(args)?,
+        interval_ns: args
+            .interval
+            .get()?
+            .checked_mul(1_000_000)
+            .ok_or_else(|| Error::usage("--interval is too large"))?,
+        allow_overwrite: args.allow_overwrite,
+        keep: args.keep,
+        continue_on_error: args.continue_on_error,
+        block_mix,
+        random_pct: given(&args.random_pct)?,
+        random_every: given(&args.random_every)?,
+        flush,
+        end_fsync: args.end_fsync,
+        think,
+        buffers,
+        min_rate: min_rate(args)?,
+        thread_start: given(&args.thread_start)?.unwrap_or(0),
+        thread_offset: given(&args.thread_offset)?.unwrap_or(0),
+        file_sets: file_sets(args)?,
+        dialect: Dialect::Iogauge,
+    };
+    job.validate()?;
+    Ok(job)
 }
 
-pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
-    let (block_size, block_mix) = match &args.block_sizes {
-        Some(m) => block_mix(m)?,
-        None => (size("--block-size", &args.block_size)?, None),
-    };
-    let flush = match (&args.fsync, &args.fdatasync) {
-        (Some(n), _) => Some(FlushEvery {
-            writes: number("--fsync", n, "a whole number of writes")?,
+/// The block size of every I/O, or the largest of a mix and the mix.
+fn block_sizes(args: &RunArgs) -> Result<(u64, Option<BlockMix>)> {
+    match &args.block_sizes {
+        Some(m) => block_mix(m),
+        None => Ok((args.block_size.get()?, None)),
+    }
+}
+
+fn flushes(args: &RunArgs) -> Result<Option<FlushEvery>> {
+    Ok(match (given(&args.fsync)?, &args.fdatasync) {
+        (Some(writes), _) => Some(FlushEvery {
+            writes,
             data_only: false,
         }),
         (None, Some(n)) => Some(FlushEvery {
-            writes: number("--fdatasync", n, "a whole number of writes")?,
+            writes: n.get()?,
             data_only: true,
         }),
         (None, None) => None,
+    })
+}
+
+fn think(args: &RunArgs) -> Result<Option<Think>> {
+    let Some(ns) = given(&args.think)? else {
+        return Ok(None);
     };
-    let think = match &args.think {
-        Some(t) => Some(Think {
-            ns: duration("--think", t)?,
-            spin_ns: args
-                .think_spin
-                .as_deref()
-                .map(|t| duration("--think-spin", t))
-                .transpose()?
-                .unwrap_or(0),
-            every: args
-                .think_every
-                .as_deref()
-                .map(|n| number("--think-every", n, "a whole number of I/Os"))
-                .transpose()?
-                .unwrap_or(1),
-        }),
-        None => None,
-    };
+    Ok(Some(Think {
+        ns,
+        spin_ns: given(&args.think_spin)?.unwrap_or(0),
+        every: given(&args.think_every)?.unwrap_or(1),
+    }))
+}
+
+/// What written buffers hold: --compressible and --refill-buffers, or DiskSpd's -Z.
+fn buffers(args: &RunArgs) -> Result<BufferFill> {
     let mut buffers = BufferFill {
-        compress_pct: args
-            .compressible
-            .as_deref()
-            .map(|p| number("--compressible", p, "a percentage 0..100"))
-            .transpose()?
-            .unwrap_or(0),
+        compress_pct: given(&args.compressible)?.unwrap_or(0),
         refill: args.refill_buffers,
     };
     // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
@@ -328,7 +505,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
         buffers.refill = true;
     }
-    let engine = args.engine.map(|e| match e {
+    Ok(buffers)
+}
+
+fn engine_kind(e: EngineArg) -> EngineKind {
+    match e {
         EngineArg::Sync => EngineKind::Sync,
         EngineArg::IoUring => EngineKind::IoUring,
         EngineArg::Null => EngineKind::Null,
@@ -337,22 +518,30 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         EngineArg::Filecreate => EngineKind::FileCreate,
         EngineArg::Filestat => EngineKind::FileStat,
         EngineArg::Filedelete => EngineKind::FileDelete,
-    });
-    // Operations on file names: no cache mode, no offsets, one per file. Their defaults
-    // follow (buffered, sequential, each file once); flags that say otherwise are refused by
-    // validation.
-    let file_op = engine.is_some_and(|e| e.is_file_op());
-    let cache = match (&args.cache, &args.diskspd_cache) {
-        (Some(_), Some(_)) => {
-            return Err(Error::usage(
-                "--cache and -S both set the caching mode: give one",
-            ))
-        }
-        (Some(c), None) => cache_mode(c)?,
-        (None, Some(s)) => diskspd_cache(s)?,
-        (None, None) if file_op => CacheMode::Buffered,
-        (None, None) => CacheMode::Direct,
-    };
+    }
+}
+
+/// --cache, or DiskSpd's -S; file operations default to buffered (they move no data).
+fn cache(args: &RunArgs, file_op: bool) -> Result<CacheMode> {
+    match (&args.cache, &args.diskspd_cache) {
+        (Some(_), Some(_)) => Err(Error::usage(
+            "--cache and -S both set the caching mode: give one",
+        )),
+        (Some(c), None) => cache_mode(c),
+        (None, Some(s)) => diskspd_cache(s),
+        (None, None) if file_op => Ok(CacheMode::Buffered),
+        (None, None) => Ok(CacheMode::Direct),
+    }
+}
+
+/// Where offsets go: random (aligned, drawn from --distribution) or sequential (with a
+/// stride, perhaps shared by the threads).
+fn pattern(
+    args: &RunArgs,
+    block_size: u64,
+    block_mix: Option<&BlockMix>,
+    file_op: bool,
+) -> Result<Pattern> {
     let dist = distribution(&args.distribution)?;
     if args.interlocked && args.random.is_some() {
         return Err(Error::usage(
@@ -368,225 +557,123 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         (None, None) if file_op => Some(String::new()),
         (_, s) => s,
     };
-    let pattern = match (&args.random, &sequential) {
-        (_, Some(stride)) => {
-            if dist != Distribution::Uniform {
-                return Err(Error::usage(
-                    "--distribution applies to random I/O and cannot be combined with --sequential",
-                ));
-            }
-            let stride_bytes = if stride.is_empty() {
-                block_size
-            } else {
-                size("--sequential", stride)?
-            };
-            Pattern::Sequential {
-                stride_bytes,
-                interlocked: args.interlocked,
-            }
+    if let Some(stride) = sequential {
+        if dist != Distribution::Uniform {
+            return Err(Error::usage(
+                "--distribution applies to random I/O and cannot be combined with --sequential",
+            ));
         }
-        (align, None) => {
-            // As fio: random offsets align to the smallest block size of a mix.
-            let smallest = block_mix
-                .as_ref()
-                .map_or(block_size, |m| m.read.smallest().min(m.write.smallest()));
-            let align_bytes = match align.as_deref() {
-                None | Some("") => smallest,
-                Some(a) => size("--random", a)?,
-            };
-            Pattern::Random {
-                align_bytes,
-                distribution: dist,
-            }
-        }
+        let stride_bytes = if stride.is_empty() {
+            block_size
+        } else {
+            size("--sequential", &stride)?
+        };
+        return Ok(Pattern::Sequential {
+            stride_bytes,
+            interlocked: args.interlocked,
+        });
+    }
+    // As fio: random offsets align to the smallest block size of a mix.
+    let smallest = block_mix.map_or(block_size, |m| m.read.smallest().min(m.write.smallest()));
+    let align_bytes = match args.random.as_deref() {
+        None | Some("") => smallest,
+        Some(a) => size("--random", a)?,
     };
-    let queue_depth = match &args.queue_depth {
-        Some(q) => number("--queue-depth", q, "a whole number of I/Os")?,
-        None if engine.is_some_and(|e| e.is_inline()) => 1,
-        None => DEFAULT_QUEUE_DEPTH,
-    };
-    let write_pct: u8 = number("--write-pct", &args.write_pct, "a percentage 0..100")?;
-    // One operation per file; a duration only limits it.
+    Ok(Pattern::Random {
+        align_bytes,
+        distribution: dist,
+    })
+}
+
+/// A duration, a byte count, or whichever comes first; file operations: once per file.
+fn stop(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Stop> {
     let once = (args.targets.len().max(1) as u64).saturating_mul(block_size);
-    let stop = match (&args.total, &args.duration) {
+    Ok(match (&args.total, &args.duration) {
         (None, d) if file_op => Stop::TotalBytes {
             bytes: once,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+            max_ns: given(d)?,
         },
-        // Both: whichever comes first.
         (Some(t), d) => Stop::TotalBytes {
-            bytes: size("--total", t)?,
-            max_ns: d.as_deref().map(|d| seconds("--duration", d)).transpose()?,
+            bytes: t.get()?,
+            max_ns: given(d)?,
         },
-        (None, Some(d)) => Stop::Duration {
-            ns: seconds("--duration", d)?,
-        },
+        (None, Some(d)) => Stop::Duration { ns: d.get()? },
         (None, None) => Stop::Duration {
             ns: DEFAULT_DURATION_NS,
         },
-    };
-    let create_size = args
-        .create
-        .as_deref()
-        .map(|c| size("--create", c))
-        .transpose()?;
+    })
+}
+
+/// The targets given (created with -c where missing), or a temporary file here.
+fn targets(args: &RunArgs, block_size: u64, file_op: bool) -> Result<Vec<TargetSpec>> {
+    let create_size = given(&args.create)?;
     if create_size == Some(0) {
         return Err(Error::usage("--create size must be more than 0"));
     }
-    let targets_given = args.targets.len() as u32;
-    let targets = if args.targets.is_empty() {
-        let dir = std::env::current_dir().map_err(|e| {
-            Error::usage(format!(
-                "cannot find the current folder for the temporary target: {e}"
-            ))
-        })?;
-        vec![TargetSpec {
-            path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
-            // A file operation needs no data in it: one block, as fio's filecreate sizes it.
-            create_size: Some(create_size.unwrap_or(if file_op {
-                block_size
-            } else {
-                DEFAULT_TEMP_SIZE
-            })),
-            temporary: true,
-        }]
-    } else {
-        args.targets
+    if !args.targets.is_empty() {
+        return Ok(args
+            .targets
             .iter()
             .map(|p| TargetSpec {
                 path: p.clone(),
                 create_size,
                 temporary: false,
             })
-            .collect()
+            .collect());
+    }
+    let dir = std::env::current_dir().map_err(|e| {
+        Error::usage(format!(
+            "cannot find the current folder for the temporary target: {e}"
+        ))
+    })?;
+    Ok(vec![TargetSpec {
+        path: dir.join(format!("iogauge-{}.tmp", std::process::id())),
+        // A file operation needs no data in it: one block, as fio's filecreate sizes it.
+        create_size: Some(create_size.unwrap_or(if file_op {
+            block_size
+        } else {
+            DEFAULT_TEMP_SIZE
+        })),
+        temporary: true,
+    }])
+}
+
+/// `--rate-iops N` or `--rate-bw SIZE`: one limit for reads and writes together (`R,W` are
+/// limits apart, read by [`rates_apart`]).
+fn together(rate: Option<&str>) -> Option<&str> {
+    rate.filter(|r| !r.contains(','))
+}
+
+/// --seed, or DiskSpd's -z (alone: a seed from the clock).
+fn seed(args: &RunArgs) -> Result<u64> {
+    match args.diskspd_seed.as_deref() {
+        Some("clock") => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)),
+        Some(z) => number("-z", z, "a whole number"),
+        None => args.seed.get(),
+    }
+}
+
+/// --file-set, with --file-service and --open-files.
+fn file_sets(args: &RunArgs) -> Result<Option<FileSets>> {
+    let Some(n) = args.file_set.as_deref() else {
+        return Ok(None);
     };
-    let job = JobSpec {
-        targets,
-        threads_per_target: number("--threads", &args.threads, "a whole number of threads")?,
-        queue_depth,
-        submit_batch: number(
-            "--submit-batch",
-            &args.submit_batch,
-            "a whole number of I/Os",
-        )?,
-        latency: args.latency,
-        delay: args.delay.as_deref().map(delay).transpose()?,
-        delay_step: args.delay_step.as_deref().map(delay_step).transpose()?,
-        affinity: args.affinity.as_deref().map(affinity).transpose()?,
-        sqpoll: args.sqpoll,
-        hipri: args.hipri,
-        register: !args.no_register,
-        block_size,
-        pattern,
-        write_pct,
-        warmup_ns: match &args.warmup {
-            Some(w) => seconds("--warmup", w)?,
-            None if file_op => 0,
-            None => DEFAULT_WARMUP_NS,
+    Ok(Some(FileSets {
+        files: if n == "all" {
+            args.targets.len() as u32
+        } else {
+            number("--file-set", n, "a number of files, or all")?
         },
-        stop,
-        until_steady: args
-            .until_steady
+        service: args
+            .file_service
             .as_deref()
-            .map(|w| -> Result<SteadyRule> {
-                Ok(SteadyRule {
-                    window_ns: seconds("--until-steady", w)?,
-                    drop_pct: 30,
-                    tolerance_pct: 10,
-                })
-            })
-            .transpose()?,
-        cooldown_ns: seconds("--cooldown", &args.cooldown)?,
-        base_offset: size("--base-offset", &args.base_offset)?,
-        max_offset: args
-            .max_offset
-            .as_deref()
-            .map(|m| size("--max-offset", m))
-            .transpose()?,
-        cache,
-        engine,
-        rate_iops: args
-            .rate_iops
-            .as_deref()
-            .filter(|r| !r.contains(','))
-            .map(|r| number("--rate-iops", r, "I/Os per second"))
-            .transpose()?,
-        rate_bytes_per_sec: args
-            .rate_bw
-            .as_deref()
-            .filter(|r| !r.contains(','))
-            .map(|r| size("--rate-bw", r))
-            .transpose()?,
-        rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
-        seed: match args.diskspd_seed.as_deref() {
-            Some("clock") => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64),
-            Some(z) => number("-z", z, "a whole number")?,
-            None => number("--seed", &args.seed, "a whole number")?,
-        },
-        interval_ns: number::<u64>("--interval", &args.interval, "milliseconds")?
-            .checked_mul(1_000_000)
-            .ok_or_else(|| Error::usage("--interval is too large"))?,
-        allow_overwrite: args.allow_overwrite,
-        keep: args.keep,
-        continue_on_error: args.continue_on_error,
-        block_mix,
-        random_pct: args
-            .random_pct
-            .as_deref()
-            .map(|p| number("--random-pct", p, "a percentage 1..99"))
-            .transpose()?,
-        random_every: args
-            .random_every
-            .as_deref()
-            .map(|n| number("--random-every", n, "a whole number of I/Os"))
-            .transpose()?,
-        flush,
-        end_fsync: args.end_fsync,
-        think,
-        buffers,
-        min_rate: min_rate(args)?,
-        thread_start: args
-            .thread_start
-            .as_deref()
-            .map(|t| size("--thread-start", t))
+            .map(|t| FileService::parse(t).map_err(|e| Error::usage(format!("--file-service {e}"))))
             .transpose()?
-            .unwrap_or(0),
-        thread_offset: args
-            .thread_offset
-            .as_deref()
-            .map(|t| size("--thread-offset", t))
-            .transpose()?
-            .unwrap_or(0),
-        file_sets: match args.file_set.as_deref() {
-            None => None,
-            Some(n) => Some(FileSets {
-                files: if n == "all" {
-                    targets_given
-                } else {
-                    number("--file-set", n, "a number of files, or all")?
-                },
-                service: args
-                    .file_service
-                    .as_deref()
-                    .map(|t| {
-                        FileService::parse(t)
-                            .map_err(|e| Error::usage(format!("--file-service {e}")))
-                    })
-                    .transpose()?
-                    .unwrap_or(FileService::RoundRobin { every: 1 }),
-                open_files: args
-                    .open_files
-                    .as_deref()
-                    .map(|n| number("--open-files", n, "a number of files"))
-                    .transpose()?,
-            }),
-        },
-        dialect: Dialect::Iogauge,
-    };
-    job.validate()?;
-    Ok(job)
+            .unwrap_or(FileService::RoundRobin { every: 1 }),
+        open_files: given(&args.open_files)?,
+    }))
 }
 
 /// A whole `iogauge run ...` argument list (profiles' passes, the self-test, `explain`) into a
@@ -906,6 +993,15 @@ mod tests {
                 .to_string();
             assert!(e.contains("--distribution"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn bad_values_are_reported_in_turn() {
+        // clap reads -t first; the block size is checked first.
+        let e = job("-t x -b 4q f").unwrap_err().to_string();
+        assert!(e.starts_with("invalid size for --block-size: '4q'"), "{e}");
+        // A value nothing reads is not an error.
+        assert!(job("--rate-min-window x f").is_ok());
     }
 
     #[test]
