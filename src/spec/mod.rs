@@ -717,7 +717,8 @@ impl JobSpec {
 
     /// The sets of targets threads work on: each target alone, or [`JobSpec::file_sets`].
     pub fn sets(&self) -> usize {
-        self.targets.len() / self.files_per_set()
+        // Total before validation too (a set of 0 files is refused there, by name).
+        self.targets.len() / self.files_per_set().max(1)
     }
 }
 

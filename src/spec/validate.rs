@@ -891,6 +891,21 @@ mod tests {
         }
     }
 
+    /// A set of no files was a division by zero (counting threads) before it was refused.
+    #[test]
+    fn a_file_set_of_no_files_is_refused_not_a_panic() {
+        let argv: Vec<String> = "iogauge run -c 1M --file-set 0 a.dat b.dat"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let e = crate::spec::native::job_from_argv(&argv).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("--file-set 0: the 2 targets must split"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn diskspd_lines_are_refused_in_diskspd_words() {
         let msg = diskspd_error("-b2G -c4G t.dat");
