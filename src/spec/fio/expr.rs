@@ -16,7 +16,10 @@ pub(super) struct Expr<'a> {
 const MAX_EXPR_DEPTH: usize = 64;
 
 impl<'a> Expr<'a> {
-    pub(super) fn new(text: &'a str, atom: &'a dyn Fn(&str) -> std::result::Result<i128, String>) -> Self {
+    pub(super) fn new(
+        text: &'a str,
+        atom: &'a dyn Fn(&str) -> std::result::Result<i128, String>,
+    ) -> Self {
         Expr {
             s: text.as_bytes(),
             pos: 0,

@@ -23,7 +23,6 @@ impl std::fmt::Display for Location {
     }
 }
 
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FioOption {
     pub key: String,

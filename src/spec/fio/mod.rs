@@ -1,19 +1,22 @@
-//! fio's job-file format, read: jobs made of `key[=value]` options, each option remembering
-//! the file and line it came from so that any later error can name them.
+//! The fio front end: fio's job files and command lines, read and mapped onto JobSpecs.
 //!
-//! This is the reading layer of the fio front end (issue 7): the INI structure (`[global]`
-//! sections that apply to the jobs below them, `;` and `#` comments, `include`), `${VAR}`
-//! from the environment and fio's reserved `$pagesize`, `$mb_memory` and `$ncpus`, and fio's
-//! number syntax (0x prefixes, size suffixes with fio's kb_base rules, time suffixes, ranges,
-//! arithmetic in parentheses). What the options mean, and the JobSpec they make, is the next
-//! layer ([`options`]); nothing here runs anything.
+//! Two layers. Reading (issue 7) turns text into jobs of `key[=value]` options, each
+//! remembering the file and line it came from so that any later error can name them: `job`
+//! (the jobs as read), `ini` (job files: sections, comments, includes), `args` (command
+//! lines), `vars` (`${VAR}`, `$pagesize`...), `number` (fio's sizes and times) and `expr`
+//! (arithmetic in parentheses). Meaning turns each job into one validated JobSpec: `options`
+//! (the table of options iogauge knows, and their values read in fio's syntax), `map` (a job
+//! onto its JobSpec, concept by concept) and `plan` (every job with fio's groups and
+//! batches). Nothing here runs anything.
 
 mod args;
 mod expr;
 mod ini;
 mod job;
+mod map;
 mod number;
 pub mod options;
+mod plan;
 mod vars;
 
 pub use args::{next_value, read_args, CommandLine};
