@@ -151,6 +151,7 @@ fn job_name(fj: &FioJob) -> String {
         .to_string()
 }
 
+/// What the job does, each part read in turn (the order of checks a user's errors follow).
 fn read_workload(j: &Job, notes: &mut Vec<String>) -> Result<Workload> {
     let engine = engine::read_engine(&j.set, notes)?;
     let shape = shape::read_shape(&j.set, &j.fj.options, engine, notes)?;
