@@ -1,8 +1,8 @@
 //! What the page cache does with a job's I/O and when its writes are made stable: `direct`,
 //! `buffered`, `sync`; `fsync`, `fdatasync`, `end_fsync` and `fsync_on_close`.
 
-use super::super::options::Set;
 use crate::error::Result;
+use crate::spec::fio::options::Set;
 use crate::spec::{CacheMode, EngineKind, FlushEvery};
 
 /// fio's direct (or buffered=0) and sync: O_DIRECT, O_DSYNC, both or neither.

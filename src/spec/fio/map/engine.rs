@@ -1,8 +1,8 @@
 //! How a job's I/O is issued: the engine (`ioengine`, with filestat's `stat_type`), how deep
 //! it queues (`iodepth`, `iodepth_batch_submit`) and io_uring's `hipri` and `sqthread_poll`.
 
-use super::super::options::Set;
 use crate::error::Result;
+use crate::spec::fio::options::Set;
 use crate::spec::EngineKind;
 
 pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {

@@ -3,11 +3,11 @@
 //! clone; `size` and `offset` (also in percent), `filesize`, `offset_increment`; how a clone
 //! moves between its files (`file_service_type`) and how many it keeps open (`openfiles`).
 
-use super::super::options::Set;
-use super::super::plan::Clones;
 use super::shape::Shape;
 use super::Job;
 use crate::error::{Error, Result};
+use crate::spec::fio::options::Set;
+use crate::spec::fio::plan::Clones;
 use crate::spec::{EngineKind, FileService, TargetSpec};
 use std::path::{Path, PathBuf};
 

@@ -253,8 +253,8 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
 
 #[cfg(test)]
 mod tests {
-    use super::super::options::{plan, Clones, FioPlan, FioRun, MapOptions, FIO_PERCENTILES};
     use super::*;
+    use crate::spec::fio::options::{plan, Clones, FioPlan, FioRun, MapOptions, FIO_PERCENTILES};
     use crate::spec::*;
     use std::path::Path;
 

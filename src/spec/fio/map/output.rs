@@ -2,10 +2,10 @@
 //! (`write_*_log`, `log_avg_msec`), percentiles, `unified_rw_reporting`, and its options as
 //! written.
 
-use super::super::options::Set;
-use super::super::plan::{Logs, FIO_PERCENTILES};
-use super::super::FioJob;
 use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::fio::plan::{Logs, FIO_PERCENTILES};
+use crate::spec::fio::FioJob;
 
 /// Whether each I/O is timed: fio always times them unless gtod_reduce, or both disable_lat
 /// and disable_clat, say not.

@@ -1,9 +1,9 @@
 //! How fast a job goes: limits (`rate`, `rate_iops`), floors (`rate_min`, `rate_iops_min`,
 //! `ratecycle`) and pauses between I/Os (`thinktime` and its `_spin` and `_blocks`).
 
-use super::super::options::Set;
-use super::super::parse_time_ns;
 use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::fio::parse_time_ns;
 use crate::spec::{DirRates, Rate, Think};
 
 /// fio's rate and rate_iops: `X` limits each direction on its own, `R,W` reads and writes (an

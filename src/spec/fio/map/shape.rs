@@ -2,9 +2,9 @@
 //! random, block sizes and their alignment, the distribution of random offsets, and what its
 //! writes carry.
 
-use super::super::options::Set;
-use super::super::{parse_size, FioOption, Location};
 use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::fio::{parse_size, FioOption, Location};
 use crate::spec::{BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern};
 
 /// What each I/O of a job is, and where it goes.

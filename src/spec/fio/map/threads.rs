@@ -2,8 +2,8 @@
 //! policy), from which random seed (`randseed`, `randrepeat`), and whether they go on after
 //! an I/O error (`continue_on_error`).
 
-use super::super::options::Set;
 use crate::error::Result;
+use crate::spec::fio::options::Set;
 use crate::spec::Affinity;
 
 /// fio's numjobs: how many clones of the job run.

@@ -1,13 +1,13 @@
 //! When a job starts and stops: `startdelay`; `runtime` and `time_based`; else the bytes it
 //! moves (`size`, `io_size`, `number_ios`, `loops`); `create_only`, which runs no I/O at all.
 
-use super::super::options::Set;
-use super::super::parse_time_ns;
-use super::super::plan::Clones;
 use super::files::Files;
 use super::shape::{mean_size, Shape};
 use super::Job;
 use crate::error::{Error, Result};
+use crate::spec::fio::options::Set;
+use crate::spec::fio::parse_time_ns;
+use crate::spec::fio::plan::Clones;
 use crate::spec::{EngineKind, Stop};
 
 pub(super) fn read_stop(
