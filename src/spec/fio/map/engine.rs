@@ -1,0 +1,77 @@
+//! How a job's I/O is issued: the engine (`ioengine`, with filestat's `stat_type`), how deep
+//! it queues (`iodepth`, `iodepth_batch_submit`) and io_uring's `hipri` and `sqthread_poll`.
+
+use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::EngineKind;
+
+pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
+    let v = set.text("ioengine").unwrap_or("psync");
+    Ok(match v {
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => EngineKind::Sync,
+        "io_uring" => EngineKind::IoUring,
+        "libaio" | "posixaio" => {
+            notes.push(format!(
+                "ioengine={v} runs on io_uring: the same asynchronous reads and writes, queued the same way"
+            ));
+            EngineKind::IoUring
+        }
+        "null" => EngineKind::Null,
+        "mmap" => EngineKind::Mmap,
+        "filecreate" => EngineKind::FileCreate,
+        "filestat" => {
+            match set.text("stat_type") {
+                None | Some("stat") => {}
+                Some(t @ ("lstat" | "statx")) => {
+                    return Err(set.err(
+                        "stat_type",
+                        format!("'{t}' is not supported yet: iogauge's filestat calls stat() (planned)"),
+                    ))
+                }
+                Some(t) => {
+                    return Err(set.err("stat_type", format!("'{t}' is not stat, lstat or statx")))
+                }
+            }
+            EngineKind::FileStat
+        }
+        "filedelete" => EngineKind::FileDelete,
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, null, filecreate, filestat and filedelete)"))),
+    })
+}
+
+/// fio's iodepth, within what the engine can queue, and iodepth_batch_submit.
+pub(super) fn read_queue(set: &Set, engine: EngineKind) -> Result<(u64, u64)> {
+    let queue_depth = set.int("iodepth")?.unwrap_or(1);
+    if queue_depth == 0 || queue_depth > 65536 {
+        return Err(set.err(
+            "iodepth",
+            format!("{queue_depth} must be at least 1 and at most 65536"),
+        ));
+    }
+    if let Some(max) = engine.max_queue_depth().filter(|&m| queue_depth > m as u64) {
+        // fio 3.33 takes it, then fails the job as it starts ("io_queue_init ... Invalid
+        // argument"); iogauge says why before anything runs.
+        let typed = set.text("ioengine").unwrap_or("psync");
+        let on = if typed == engine.name() {
+            String::new()
+        } else {
+            format!(" (iogauge runs it on {})", engine.name())
+        };
+        return Err(set.err(
+            "iodepth",
+            format!(
+                "'{}' is more than ioengine={typed} can queue{on}: at most {max} I/Os, the kernel's IORING_MAX_ENTRIES",
+                set.text("iodepth").unwrap_or_default()
+            ),
+        ));
+    }
+    let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
+    Ok((queue_depth, submit))
+}
+
+/// io_uring's hipri and sqthread_poll.
+pub(super) fn read_engine_flags(set: &Set) -> Result<(bool, bool)> {
+    let hipri = set.flag("hipri")?.unwrap_or(false);
+    let sqpoll = set.flag("sqthread_poll")?.unwrap_or(false);
+    Ok((hipri, sqpoll))
+}

@@ -1,0 +1,317 @@
+//! A job's files and the region of them it works in: one shared file that `filename` names
+//! or a file per clone with fio's generated names, in `directory`; `nrfiles` of them per
+//! clone; `size` and `offset` (also in percent), `filesize`, `offset_increment`; how a clone
+//! moves between its files (`file_service_type`) and how many it keeps open (`openfiles`).
+
+use super::shape::Shape;
+use super::Job;
+use crate::error::{Error, Result};
+use crate::spec::fio::options::Set;
+use crate::spec::fio::plan::Clones;
+use crate::spec::{EngineKind, FileService, TargetSpec};
+use std::path::{Path, PathBuf};
+
+/// A job's files, and where in them its clones work.
+pub(super) struct Files {
+    pub(super) targets: Vec<TargetSpec>,
+    pub(super) layout: Clones,
+    /// fio's numjobs.
+    pub(super) clones: u32,
+    /// Files per clone.
+    pub(super) nfiles: u64,
+    /// Each file's size, as filesize= gives it.
+    pub(super) filesize: Option<u64>,
+    pub(super) offset: u64,
+    /// Each file's part of size=: its region from `offset`.
+    pub(super) size: Option<u64>,
+    /// Where the region of each clone ends.
+    pub(super) max_offset: Option<u64>,
+    /// offset_increment: how far apart the clones' regions are in a shared file.
+    pub(super) increment: u64,
+}
+
+impl Files {
+    pub(super) fn threads_per_target(&self) -> u32 {
+        match self.layout {
+            Clones::Threads => self.clones,
+            Clones::Targets => 1,
+        }
+    }
+}
+
+/// Files: one shared file named by `filename`, or one generated file per clone.
+pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
+    let set = &j.set;
+    // `a:b:c`: generated files go to the directories in turn, clone by clone; a named file
+    // goes to the first (as fio 3.33 does).
+    let dirs: Vec<PathBuf> = set
+        .text("directory")
+        .map(|d| split_files(d).into_iter().map(PathBuf::from).collect())
+        .unwrap_or_default();
+    let dir = dirs.first().map(PathBuf::as_path);
+    // A job's files: those `filename` lists (nrfiles then does not count, as in fio), or
+    // nrfiles generated per clone. size= is shared among them; filesize= is each one's.
+    let named = set
+        .text("filename")
+        .filter(|f| !f.is_empty())
+        .map(split_files);
+    let nfiles = match &named {
+        Some(names) => names.len() as u64,
+        None => set.int("nrfiles")?.unwrap_or(1),
+    };
+    if nfiles == 0 || nfiles > 65536 {
+        return Err(set.err("nrfiles", format!("{nfiles} is not between 1 and 65536")));
+    }
+    let filesize = set.size("filesize")?;
+    let (offset, size) = read_region(j, dir, filesize, nfiles, shape)?;
+    let may_create = set.flag("allow_file_create")?.unwrap_or(true);
+    let increment = set.size("offset_increment")?.unwrap_or(0);
+    if increment > 0 && named.is_none() {
+        return Err(set.err(
+            "offset_increment",
+            "with a file per clone (no filename=) is not supported yet (planned); name one file for the clones to share",
+        ));
+    }
+    let mut files = Files {
+        targets: Vec::new(),
+        layout: Clones::Threads,
+        clones,
+        nfiles,
+        filesize,
+        offset,
+        size,
+        max_offset: None,
+        increment,
+    };
+    // An empty filename (a job undoing its [global]'s) means fio's generated names.
+    match &named {
+        Some(names) => {
+            let create = shared_file_size(set, &files)?.filter(|_| may_create);
+            files.targets = names
+                .iter()
+                .map(|n| TargetSpec {
+                    path: in_dir(dir, n),
+                    create_size: create,
+                    temporary: false,
+                })
+                .collect();
+            // The region each clone works in: `size` from `offset`, else the whole file.
+            files.max_offset = size
+                .map(|s| set.fits("size", offset.checked_add(s)))
+                .transpose()?;
+        }
+        None => {
+            let Some(file_size) = filesize.or(size) else {
+                return Err(Error::usage(format!(
+                    "{}: job '{}' names no file and no size: give filename= or size=",
+                    j.fj.at, j.name
+                )));
+            };
+            files.targets = generated_targets(j, &dirs, &files, may_create.then_some(file_size));
+            files.layout = Clones::Targets;
+            files.max_offset = match (size, filesize) {
+                (Some(s), Some(f)) => offset.checked_add(s).filter(|&end| end < f),
+                _ => None,
+            };
+        }
+    }
+    Ok(files)
+}
+
+/// `offset` and each file's part of `size`. size=N% and offset=N% are shares of the file:
+/// filesize, or the size of the named file as it is now.
+fn read_region(
+    j: &Job,
+    dir: Option<&Path>,
+    filesize: Option<u64>,
+    nfiles: u64,
+    shape: &Shape,
+) -> Result<(u64, Option<u64>)> {
+    let set = &j.set;
+    let pct = |key: &str, least: u64| -> Result<Option<u64>> {
+        let Some(v) = set.text(key).and_then(|v| v.trim().strip_suffix('%')) else {
+            return Ok(None);
+        };
+        match v.trim().parse::<u64>() {
+            Ok(p) if (least..=100).contains(&p) => Ok(Some(p)),
+            _ => Err(set.err(key, format!("'{v}%' is not a percentage {least}..100"))),
+        }
+    };
+    let (size_pct, offset_pct) = (pct("size", 1)?, pct("offset", 0)?);
+    let whole = if size_pct.is_some() || offset_pct.is_some() {
+        let key = if size_pct.is_some() { "size" } else { "offset" };
+        Some(whole_file(j, dir, filesize, key)?)
+    } else {
+        None
+    };
+    let offset = match (offset_pct, whole) {
+        // As fio: aligned down to the smallest block size (or blockalign).
+        (Some(p), Some(w)) => {
+            set.fits("offset", w.checked_mul(p))? / 100 / shape.align * shape.align
+        }
+        _ => set.size("offset")?.unwrap_or(0),
+    };
+    let size = match (size_pct, whole) {
+        (Some(p), Some(w)) => {
+            Some((set.fits("size", w.checked_mul(p))? / 100).min(w.saturating_sub(offset)))
+        }
+        // Each file's part of size=, whole blocks (fio divides size= among the files).
+        _ => set.size("size")?.map(|s| {
+            if nfiles > 1 {
+                s / nfiles / shape.smallest * shape.smallest
+            } else {
+                s
+            }
+        }),
+    };
+    if size == Some(0) {
+        return Err(set.err(
+            "size",
+            if nfiles > 1 {
+                "leaves less than a block for each file"
+            } else {
+                "leaves nothing past the offset"
+            },
+        ));
+    }
+    Ok((offset, size))
+}
+
+/// The size a percentage of `key` is of: filesize, else the size of the first file named.
+fn whole_file(j: &Job, dir: Option<&Path>, filesize: Option<u64>, key: &str) -> Result<u64> {
+    let named = j
+        .set
+        .text("filename")
+        .filter(|f| !f.is_empty())
+        .and_then(|f| split_files(f).into_iter().next())
+        .map(|f| in_dir(dir, &f));
+    filesize
+        .or_else(|| named.as_deref().and_then(|p| (j.o.size_of)(p)))
+        .ok_or_else(|| {
+            j.set.err(
+                key,
+                "a percentage needs the file's size: give filesize=, or name a file that exists",
+            )
+        })
+}
+
+/// A named file's path: relative ones are in `dir`, where one is given.
+fn in_dir(dir: Option<&Path>, name: &str) -> PathBuf {
+    match dir {
+        Some(d) if Path::new(name).is_relative() => d.join(name),
+        _ => PathBuf::from(name),
+    }
+}
+
+/// The size to lay out a shared file at: filesize, else far enough for the last clone's
+/// region (offset_increment apart).
+fn shared_file_size(set: &Set, files: &Files) -> Result<Option<u64>> {
+    let reach = files.increment.checked_mul(files.clones as u64 - 1);
+    let end = |s: u64| reach.and_then(|r| files.offset.checked_add(r)?.checked_add(s));
+    let culprit = if files.increment > 0 {
+        "offset_increment"
+    } else {
+        "size"
+    };
+    Ok(match files.size {
+        Some(s) if files.filesize.is_none() => Some(set.fits(culprit, end(s))?),
+        _ => files.filesize,
+    })
+}
+
+/// fio's generated files, `nfiles` per clone, dealt to the directories in turn.
+fn generated_targets(
+    j: &Job,
+    dirs: &[PathBuf],
+    files: &Files,
+    create_size: Option<u64>,
+) -> Vec<TargetSpec> {
+    let format = j
+        .set
+        .text("filename_format")
+        .unwrap_or("$jobname.$jobnum.$filenum");
+    let here = [PathBuf::from(".")];
+    let dirs = if dirs.is_empty() { &here[..] } else { dirs };
+    let nfiles = files.nfiles as u32;
+    (0..files.clones)
+        .flat_map(|c| (0..nfiles).map(move |f| (c, f)))
+        .enumerate()
+        .map(|(i, (c, f))| TargetSpec {
+            path: dirs[i % dirs.len()].join(format_name(format, &j.fj.name, c, f)),
+            create_size,
+            temporary: false,
+        })
+        .collect()
+}
+
+/// fio's `:` separated file list, where `\:` is a colon inside a name.
+fn split_files(list: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().expect("never empty").push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// fio's `filename_format` for file `filenum` of clone `jobnum`: $jobname, $jobnum, $filenum,
+/// $clientuid.
+fn format_name(format: &str, job: &str, jobnum: u32, filenum: u32) -> String {
+    format
+        .replace("$jobname", job)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+        .replace("$clientuid", "0")
+}
+
+/// fio's file_service_type: roundrobin (its default), random or sequential, with `:N` I/Os
+/// per file for the first two.
+pub(super) fn read_file_service(set: &Set) -> Result<FileService> {
+    let Some(v) = set.text("file_service_type") else {
+        return Ok(FileService::RoundRobin { every: 1 });
+    };
+    let kind = v.split(':').next().unwrap_or("").trim();
+    if matches!(kind, "zipf" | "pareto" | "normal" | "gauss") {
+        return Err(set.err(
+            "file_service_type",
+            format!("'{v}': files drawn with a skew are not supported yet (planned); use random, roundrobin or sequential"),
+        ));
+    }
+    FileService::parse(v)
+        .ok()
+        .filter(|s| *s != FileService::Slots)
+        .ok_or_else(|| {
+            set.err(
+                "file_service_type",
+                format!("'{v}' is not roundrobin[:N], random[:N] or sequential"),
+            )
+        })
+}
+
+/// openfiles: 0, or a count above nrfiles, is nrfiles (as fio takes them). The file-operation
+/// engines hold no file open, whatever it says: fio's own filecreate example sets it.
+pub(super) fn read_open_files(
+    set: &Set,
+    engine: EngineKind,
+    notes: &mut Vec<String>,
+) -> Result<Option<u32>> {
+    let Some(n) = set.int("openfiles")? else {
+        return Ok(None);
+    };
+    if engine.is_file_op() {
+        notes.push(format!(
+            "openfiles: ioengine={} holds no file open; it has no effect",
+            engine.name()
+        ));
+        return Ok(None);
+    }
+    Ok((n > 0).then(|| u32::try_from(n).unwrap_or(u32::MAX)))
+}

@@ -1,0 +1,1334 @@
+//! One fio job into one validated [`JobSpec`]: the reading of its options, concept by concept
+//! (a module each), put together into the job and the run fio's reports need.
+//!
+//! The options are read in one fixed order, stage after stage below: where a job has several
+//! bad options, that order decides which one its error names.
+
+mod cache;
+mod engine;
+mod files;
+mod output;
+mod pace;
+mod shape;
+mod threads;
+mod timing;
+
+use super::options::{lookup, Kind, Set};
+use super::plan::{FioRun, Logs, MapOptions};
+use super::{FioJob, FioOption};
+use crate::error::{Error, Result};
+use crate::spec::{CacheMode, EngineKind, FileSets, JobSpec, Rate, Stop};
+use files::Files;
+use shape::Shape;
+use std::collections::HashMap;
+
+/// One job being read: its options' values, where it was written and its name.
+struct Job<'a> {
+    set: Set<'a>,
+    fj: &'a FioJob,
+    o: &'a MapOptions<'a>,
+    name: String,
+}
+
+/// What a job does: its engine, the shape of its I/O, its files and when it stops.
+struct Workload {
+    engine: EngineKind,
+    shape: Shape,
+    queue_depth: u64,
+    submit: u64,
+    cache: CacheMode,
+    files: Files,
+    stop: Stop,
+}
+
+/// One fio job into a run. `batch`/`group` are filled in by [`super::plan::plan`].
+pub(super) fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -> Result<FioRun> {
+    let mut notes = Vec::new();
+    let set = known_options(fj, o, &mut notes, warnings)?;
+    let j = Job {
+        set,
+        fj,
+        o,
+        name: job_name(fj),
+    };
+    let w = read_workload(&j, &mut notes)?;
+    let (clones, layout) = (w.files.clones, w.files.layout);
+    let (job, logs) = job_spec(&j, w, &mut notes)?;
+    let set = &j.set;
+    let (clat_percentiles, lat_percentiles, percentiles) = output::read_percentiles(set)?;
+    let unified = output::read_unified(set);
+    let group_reporting = set.flag("group_reporting")?.unwrap_or(false);
+    let options = output::own_options(fj);
+    let start_delay_ns = timing::read_start_delay(set, &mut notes)?;
+    let create_only = timing::read_create_only(set, &mut notes)?;
+    Ok(FioRun {
+        name: j.name,
+        start_delay_ns,
+        create_only,
+        group: 0,
+        batch: 0,
+        job,
+        clones,
+        layout,
+        group_reporting,
+        unified,
+        percentiles,
+        clat_percentiles,
+        lat_percentiles,
+        invalidate: set.flag("invalidate")?.unwrap_or(true),
+        options,
+        logs,
+        notes,
+        at: fj.at.clone(),
+    })
+}
+
+/// The job's options by canonical name, read with its kb_base. An option iogauge does not
+/// map refuses the job (each one a warning with --ignore-unsupported), or is noted.
+fn known_options<'a>(
+    fj: &'a FioJob,
+    o: &MapOptions,
+    notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Set<'a>> {
+    let mut values: HashMap<&'static str, &FioOption> = HashMap::new();
+    let mut refused: Vec<String> = Vec::new();
+    for opt in &fj.options {
+        match lookup(&opt.key) {
+            Some((name, Kind::Mapped)) => {
+                values.insert(name, opt);
+            }
+            Some((name, Kind::Noted(why))) => {
+                notes.push(format!("{name}: {why}"));
+            }
+            Some((name, Kind::Planned(what))) => refused.push(format!(
+                "{}: option '{}' is not supported yet: {what} (planned)",
+                opt.at, name
+            )),
+            None => refused.push(format!(
+                "{}: option '{}' is not supported by iogauge (and not planned; is it spelled as fio spells it?)",
+                opt.at, opt.key
+            )),
+        }
+    }
+    notes.dedup();
+    if let Some(first) = refused.first() {
+        if !o.ignore_unsupported {
+            let more = match refused.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            return Err(Error::usage(format!(
+                "{first}{more}; --ignore-unsupported runs the job without them"
+            )));
+        }
+        warnings.extend(refused.into_iter().map(|r| format!("{r}: ignored")));
+    }
+    let mut set = Set {
+        values,
+        kb_base: 1024,
+    };
+    if let Some(kb) = set.int("kb_base")? {
+        if kb != 1000 && kb != 1024 {
+            return Err(set.err("kb_base", format!("{kb} is not 1000 or 1024")));
+        }
+        set.kb_base = kb;
+    }
+    Ok(set)
+}
+
+/// fio names a job by its section; name= renames it only when the section itself sets it
+/// (one in [global] names none of them), and the files it generates keep the section's
+/// name (fio 3.33: `[b]` with `name=B` reports B and lays out b.0.0).
+fn job_name(fj: &FioJob) -> String {
+    fj.options[fj.inherited..]
+        .iter()
+        .rev()
+        .find(|o| o.key == "name")
+        .and_then(|o| o.value.as_deref())
+        .filter(|v| !v.is_empty())
+        .unwrap_or(&fj.name)
+        .to_string()
+}
+
+/// What the job does, each part read in turn (the order of checks a user's errors follow).
+fn read_workload(j: &Job, notes: &mut Vec<String>) -> Result<Workload> {
+    let engine = engine::read_engine(&j.set, notes)?;
+    let shape = shape::read_shape(&j.set, &j.fj.options, engine, notes)?;
+    let (queue_depth, submit) = engine::read_queue(&j.set, engine)?;
+    let clones = threads::read_clones(&j.set)?;
+    let cache = cache::read_cache(&j.set, engine, notes)?;
+    let files = files::read_files(j, &shape, clones)?;
+    let stop = timing::read_stop(j, engine, &shape, &files, notes)?;
+    Ok(Workload {
+        engine,
+        shape,
+        queue_depth,
+        submit,
+        cache,
+        files,
+        stop,
+    })
+}
+
+/// The job's JobSpec, validated: its workload, and the rest of its options read in the order
+/// of the fields they fill. Also the logs it asked for, which decide whether latency is timed.
+fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, Logs)> {
+    let set = &j.set;
+    let mut latency = output::read_latency(set)?;
+    let seed = threads::read_seed(set)?;
+    let (rate_both, rate_dirs) = pace::read_rates(set, w.shape.reads, w.shape.writes, notes)?;
+    let affinity = threads::read_affinity(set, notes)?;
+    let continue_on_error = threads::read_continue_on_error(set, notes);
+    let (hipri, sqpoll) = engine::read_engine_flags(set)?;
+    let (logs, interval_ns) = output::read_logs(set, &j.name, w.files.clones, &mut latency, notes)?;
+    let Workload {
+        engine,
+        shape,
+        queue_depth,
+        submit,
+        cache,
+        files,
+        stop,
+    } = w;
+    let job = JobSpec {
+        threads_per_target: files.threads_per_target(),
+        targets: files.targets,
+        queue_depth: queue_depth as u32,
+        submit_batch: submit.min(queue_depth) as u32,
+        latency,
+        delay: None,
+        delay_step: None,
+        affinity,
+        sqpoll,
+        hipri,
+        register: true,
+        block_size: shape.block_size,
+        pattern: shape.pattern,
+        write_pct: shape.write_pct,
+        warmup_ns: set.seconds("ramp_time")?.unwrap_or(0),
+        stop,
+        until_steady: None,
+        cooldown_ns: 0,
+        base_offset: files.offset,
+        max_offset: files.max_offset,
+        cache,
+        engine: Some(engine),
+        rate_iops: match rate_both {
+            Some(Rate::Iops { iops }) => Some(iops),
+            _ => None,
+        },
+        rate_bytes_per_sec: match rate_both {
+            Some(Rate::Bytes { per_sec }) => Some(per_sec),
+            _ => None,
+        },
+        rate_dirs,
+        seed,
+        interval_ns,
+        allow_overwrite: j.o.allow_overwrite,
+        keep: j.o.keep,
+        continue_on_error,
+        block_mix: shape.block_mix,
+        random_pct: shape.random_pct,
+        random_every: shape.random_every,
+        flush: cache::read_flush(set, notes)?,
+        end_fsync: cache::read_end_fsync(set)?,
+        think: pace::read_think(set)?,
+        buffers: shape::read_buffers(set)?,
+        thread_offset: files.increment,
+        thread_start: 0,
+        // Read whatever the number of files: a bad file_service_type is an error either way.
+        file_sets: (files.nfiles > 1).then_some(FileSets {
+            files: files.nfiles as u32,
+            service: files::read_file_service(set)?,
+            open_files: files::read_open_files(set, engine, notes)?,
+        }),
+        min_rate: pace::read_min_rate(set, shape.reads, shape.writes)?,
+        dialect: crate::spec::Dialect::Fio,
+    };
+    job.validate()
+        .map_err(|e| Error::usage(format!("{}: job '{}': {e}", j.fj.at, j.name)))?;
+    Ok((job, logs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::fio::options::{plan, Clones, FioPlan, FioRun, MapOptions, FIO_PERCENTILES};
+    use crate::spec::*;
+    use std::path::Path;
+
+    /// Jobs from two front ends are the same workload when all but their dialect agree.
+    macro_rules! assert_same {
+        ($a:expr, $b:expr $(, $($msg:tt)+)?) => {
+            assert_eq!(plain($a.clone()), plain($b.clone()) $(, $($msg)+)?)
+        };
+    }
+
+    fn plain(mut j: JobSpec) -> JobSpec {
+        j.dialect = crate::spec::Dialect::Iogauge;
+        j
+    }
+    use crate::spec::fio::tests::vars;
+    use crate::spec::fio::{read_args, read_str};
+    use crate::spec::native::job_from_argv;
+
+    /// Every existing file is 1 GiB here; nothing on disk is looked at.
+    fn opts(ignore: bool) -> MapOptions<'static> {
+        MapOptions {
+            ignore_unsupported: ignore,
+            allow_overwrite: false,
+            keep: false,
+            size_of: &|_| Some(1 << 30),
+            exists: &|p| p.exists(),
+        }
+    }
+
+    fn plan_of(text: &str) -> Result<FioPlan> {
+        let jobs = read_str(text, "t.fio", Path::new("."), &vars())?;
+        plan(&jobs, &opts(false))
+    }
+
+    fn one(text: &str) -> FioRun {
+        let mut p = plan_of(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.runs.len(), 1);
+        p.runs.remove(0)
+    }
+
+    fn err(text: &str) -> String {
+        plan_of(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn fio_defaults_are_psync_depth_one_4k_buffered_sequential_reads() {
+        let r = one("[j]\nfilename=/data/f\nsize=64m\n");
+        let j = &r.job;
+        assert_eq!(j.engine, Some(EngineKind::Sync));
+        assert_eq!(j.queue_depth, 1);
+        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.cache, CacheMode::Buffered);
+        assert_eq!(j.write_pct, 0);
+        assert!(matches!(
+            j.pattern,
+            Pattern::Sequential {
+                stride_bytes: 4096,
+                interlocked: false
+            }
+        ));
+        assert!(j.latency, "fio always measures latency");
+        // One pass over the 64 MiB region, which fio would create if missing.
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 64 << 20,
+                max_ns: None
+            }
+        );
+        assert_eq!(j.targets[0].create_size, Some(64 << 20));
+        assert_eq!(j.max_offset, Some(64 << 20));
+        assert_eq!(r.percentiles, FIO_PERCENTILES.to_vec());
+        assert!(r.invalidate);
+    }
+
+    #[test]
+    fn every_mapped_option_reaches_the_job() {
+        let text = "\
+[global]
+kb_base=1000
+ioengine=libaio
+direct=1
+iodepth=32
+iodepth_batch_submit=8
+[rand]
+filename=/data/f
+offset=1mib
+size=100m
+filesize=200m
+rw=randrw
+rwmixread=70
+bs=4kib,4kib
+blockalign=8kib
+numjobs=3
+runtime=2m
+time_based
+ramp_time=5s
+rate_iops=500
+random_distribution=zipf:1.2
+randseed=42
+cpus_allowed=0-1,3
+cpus_allowed_policy=split
+continue_on_error=all
+lat_percentiles=1
+percentile_list=50:99:99.9
+unified_rw_reporting=1
+group_reporting
+";
+        let r = one(text);
+        let j = &r.job;
+        assert_eq!(j.engine, Some(EngineKind::IoUring));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("libaio runs on io_uring")));
+        assert_eq!(j.cache, CacheMode::Direct);
+        assert_eq!((j.queue_depth, j.submit_batch), (32, 8));
+        // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
+        // behaviour).
+        assert_eq!(j.base_offset, 1 << 20);
+        assert_eq!(j.max_offset, Some((1 << 20) + 100_000_000));
+        assert_eq!(j.targets[0].create_size, Some(200_000_000));
+        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.write_pct, 30);
+        assert_eq!(
+            j.pattern,
+            Pattern::Random {
+                align_bytes: 8192,
+                distribution: Distribution::Zipf { theta: 1.2 }
+            }
+        );
+        assert_eq!(
+            (j.threads_per_target, r.clones, r.layout),
+            (3, 3, Clones::Threads)
+        );
+        assert_eq!(
+            j.stop,
+            Stop::Duration {
+                ns: 120_000_000_000
+            }
+        );
+        assert_eq!(j.warmup_ns, 5_000_000_000);
+        // fio's one value limits each direction of a mixed job.
+        assert_eq!(
+            j.rate_dirs,
+            Some(DirRates {
+                read: Some(Rate::Iops { iops: 500 }),
+                write: Some(Rate::Iops { iops: 500 })
+            })
+        );
+        assert_eq!(j.seed, 42);
+        assert_eq!(
+            j.affinity,
+            Some(Affinity::Cpus {
+                cpus: vec![0, 1, 3]
+            })
+        );
+        assert!(j.continue_on_error);
+        assert!(r.lat_percentiles && r.unified && r.group_reporting);
+        assert_eq!(r.percentiles, vec![50.0, 99.0, 99.9]);
+        // fio's "job options" are the job's own; the globals are the plan's.
+        assert_eq!(
+            r.options[0],
+            ("filename".to_string(), "/data/f".to_string())
+        );
+        assert_eq!(r.options.len(), 22);
+    }
+
+    #[test]
+    fn jobs_are_named_by_their_sections() {
+        // As fio 3.33 names them: name= in [global] renames no job, one in a section renames
+        // that job, whose generated files keep the section's name.
+        let p = plan_of("[global]\nname=G\nsize=1m\n[a]\n[b]\nname=B\n[c]\n").unwrap();
+        let names: Vec<&str> = p.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "B", "c"]);
+        assert_eq!(p.runs[1].job.targets[0].path, Path::new("./b.0.0"));
+        assert_eq!(p.global_options[0], ("name".into(), "G".into()));
+    }
+
+    #[test]
+    fn clones_get_their_own_files_unless_filename_names_one() {
+        let r = one("[w]\nrw=write\nsize=8m\nnumjobs=3\ndirectory=/mnt/x\n");
+        assert_eq!(r.layout, Clones::Targets);
+        let names: Vec<String> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        assert_eq!(names, ["/mnt/x/w.0.0", "/mnt/x/w.1.0", "/mnt/x/w.2.0"]);
+        assert_eq!(r.job.threads_per_target, 1);
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
+        // Each clone writes its own 8 MiB.
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 3 * (8 << 20),
+                max_ns: None
+            }
+        );
+        let r = one("[w]\nrw=write\nsize=8m\nnumjobs=2\nfilename_format=f.$jobnum\n");
+        assert_eq!(r.job.targets[1].path, Path::new("./f.1"));
+        // Several directories: the clones' files in turn (checked against fio 3.33); a named
+        // file in the first.
+        let r = one("[d]\nrw=write\nsize=1m\nnumjobs=3\ndirectory=/a:/b\n");
+        let names: Vec<&Path> = r.job.targets.iter().map(|t| t.path.as_path()).collect();
+        assert_eq!(
+            names,
+            [
+                Path::new("/a/d.0.0"),
+                Path::new("/b/d.1.0"),
+                Path::new("/a/d.2.0")
+            ]
+        );
+        let r = one("[d]\nrw=write\nsize=1m\ndirectory=/a:/b\nfilename=x\n");
+        assert_eq!(r.job.targets[0].path, Path::new("/a/x"));
+    }
+
+    #[test]
+    fn byte_counts_loops_number_ios_and_runtime_limits() {
+        let r = one("[j]\nfilename=/dev/x\nio_size=10m\nloops=3\nruntime=30\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 30 << 20,
+                max_ns: Some(30_000_000_000)
+            }
+        );
+        let r = one("[j]\nfilename=/dev/x\nnumber_ios=100\nbs=8k\nnumjobs=2\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 100 * 8192,
+                max_ns: None
+            }
+        );
+        // number_ios never extends the job: 4000 I/Os of a 4 MiB region stop at 1024, as
+        // fio 3.33 does.
+        let r = one("[j]\nfilename=/x\nsize=4m\nnumber_ios=4000\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 4 << 20,
+                max_ns: None
+            }
+        );
+        let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=1500\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * (4 << 20),
+                max_ns: None
+            }
+        );
+        let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=500\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 500 * 4096,
+                max_ns: None
+            }
+        );
+        // No size: the whole existing file (1 GiB here) from the offset.
+        let r = one("[j]\nfilename=/dev/x\noffset=256m\n");
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 768 << 20,
+                max_ns: None
+            }
+        );
+        assert_eq!(r.job.targets[0].create_size, None);
+        assert!(
+            err("[j]\nfilename=/x\ntime_based\n").contains("t.fio:3: time_based: needs runtime=")
+        );
+        assert!(err("[j]\nrw=read\n").contains("t.fio:1: job 'j' names no file and no size"));
+    }
+
+    #[test]
+    fn rw_mixes_skips_sync_and_engines() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=write:4k\nbs=8k\n");
+        assert_eq!(
+            r.job.pattern,
+            Pattern::Sequential {
+                stride_bytes: 12 << 10,
+                interlocked: false
+            }
+        );
+        // rwmixread and rwmixwrite: the later one wins, as in fio.
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixread=80\nrwmixwrite=40\n");
+        assert_eq!(r.job.write_pct, 40);
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixwrite=40\nrwmixread=80\n");
+        assert_eq!(r.job.write_pct, 20);
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=readwrite\n");
+        assert_eq!(r.job.write_pct, 50);
+        let r = one("[j]\nfilename=/x\nsize=1m\nsync=dsync\nbuffered=0\n");
+        assert_eq!(r.job.cache, CacheMode::DirectWriteThrough);
+        let r = one("[j]\nfilename=/x\nsize=1m\nsync=1\n");
+        assert_eq!(r.job.cache, CacheMode::WriteThrough);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("(O_SYNC) runs as O_DSYNC")));
+        for (engine, kind) in [
+            ("pvsync2", EngineKind::Sync),
+            ("posixaio", EngineKind::IoUring),
+            ("null", EngineKind::Null),
+            ("mmap", EngineKind::Mmap),
+        ] {
+            let r = one(&format!("[j]\nfilename=/x\nsize=1m\nioengine={engine}\n"));
+            assert_eq!(r.job.engine, Some(kind), "{engine}");
+        }
+        // Reads only: the write block size of bs=R,W does not matter.
+        let r = one("[j]\nfilename=/x\nsize=1m\nbs=16k,64k\n");
+        assert_eq!(r.job.block_size, 16 << 10);
+        // Both directions in use: reads of 16k, writes of 64k.
+        let m = one("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbs=16k,64k\n").job;
+        assert_eq!(
+            m.block_mix,
+            Some(BlockMix {
+                read: BlockSizes::Fixed { bytes: 16384 },
+                write: BlockSizes::Fixed { bytes: 65536 }
+            })
+        );
+        assert_eq!(m.block_size, 65536);
+        let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
+        assert!(!r.job.latency);
+    }
+
+    #[test]
+    fn iodepth_past_the_io_uring_ring_is_refused() {
+        let job = |engine: &str, depth: &str| {
+            format!("[j]\nfilename=/data/f\nsize=1m\nioengine={engine}\niodepth={depth}\n")
+        };
+        assert_eq!(one(&job("io_uring", "32768")).job.queue_depth, 32768);
+        assert_eq!(
+            err(&job("io_uring", "40000")),
+            "t.fio:5: iodepth: '40000' is more than ioengine=io_uring can queue: at most 32768 I/Os, the kernel's IORING_MAX_ENTRIES"
+        );
+        assert!(err(&job("libaio", "32769")).starts_with(
+            "t.fio:5: iodepth: '32769' is more than ioengine=libaio can queue (iogauge runs it on io_uring)"
+        ));
+        // Engines without a ring keep validation's own limit.
+        assert_eq!(one(&job("psync", "40000")).job.queue_depth, 40000);
+    }
+
+    #[test]
+    fn unsupported_options_name_file_line_and_plan() {
+        assert_eq!(
+            err("[j]\nfilename=/x\nsize=1m\nexitall=1\n"),
+            "t.fio:4: option 'exitall' is not supported yet: ending every job when one ends (planned); --ignore-unsupported runs the job without them"
+        );
+        assert_eq!(
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nexitall=1\n"),
+            "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
+        );
+        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
+            .contains("t.fio:4: ioengine: 'splice' is not supported"));
+        assert_eq!(
+            one("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n")
+                .job
+                .random_every,
+            Some(8)
+        );
+        assert!(err("[j]\nfilename=/x\nsize=0%\n")
+            .contains("t.fio:3: size: '0%' is not a percentage 1..100"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\ndirect=2\n")
+            .contains("t.fio:4: direct: '2' is not 0 or 1"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\niodepth=0\n")
+            .contains("t.fio:4: iodepth: 0 must be at least 1 and at most 65536"));
+        // What only the job description can check names the job and its native flag.
+        assert!(err("[j]\nfilename=/x\nsize=1m\nbs=1000\ndirect=1\n")
+            .contains("t.fio:1: job 'j': bs 1000 is not a multiple of 512 bytes"));
+        // With --ignore-unsupported: a warning each, and the job runs without them.
+        let jobs = read_str(
+            "[j]\nfilename=/x\nsize=1m\nexitall=1\nverify=md5\n",
+            "t.fio",
+            Path::new("."),
+            &vars(),
+        )
+        .unwrap();
+        let p = plan(&jobs, &opts(true)).unwrap();
+        assert_eq!(p.warnings.len(), 2);
+        assert!(p.warnings[0].starts_with("t.fio:4: option 'exitall' is not supported yet"));
+        assert!(p.warnings[0].ends_with(": ignored"));
+    }
+
+    #[test]
+    fn startdelay_and_create_only() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nstartdelay=1500ms\ncreate_only=1\n");
+        assert_eq!((r.start_delay_ns, r.create_only), (1_500_000_000, true));
+        // A range: a delay drawn within it.
+        let r = one("[j]\nfilename=/x\nsize=1m\nstartdelay=1-3\n");
+        assert!(
+            (1_000_000_000..=3_000_000_000).contains(&r.start_delay_ns),
+            "{}",
+            r.start_delay_ns
+        );
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nstartdelay=1-x\n").contains("t.fio:4: startdelay: 'x'")
+        );
+    }
+
+    #[test]
+    fn logs_take_their_interval_from_log_avg_msec() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_bw_log\nwrite_lat_log=p\nlog_avg_msec=250\n");
+        assert_eq!(
+            r.logs,
+            Logs {
+                bw: Some("j".into()),
+                lat: Some("p".into()),
+                iops: None,
+                per_io: false,
+            }
+        );
+        assert_eq!(r.job.interval_ns, 250_000_000);
+        // Without log_avg_msec: a line per I/O, every I/O timed even with gtod_reduce.
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\ngtod_reduce=1\n");
+        assert!(r.logs.per_io && r.job.latency);
+        assert_eq!(r.job.interval_ns, 1_000_000_000);
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=5\n")
+                .contains("t.fio:5: log_avg_msec: 5")
+        );
+    }
+
+    #[test]
+    fn stonewall_starts_a_batch_and_new_group_only_a_group() {
+        let text = "\
+[global]
+filename=/x
+size=1m
+[a]
+[b]
+[c]
+new_group
+[d]
+stonewall
+[e]
+wait_for_previous
+";
+        let p = plan_of(text).unwrap();
+        let got: Vec<(&str, u32, u32)> = p
+            .runs
+            .iter()
+            .map(|r| (r.name.as_str(), r.group, r.batch))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", 0, 0),
+                ("b", 0, 0),
+                ("c", 1, 0),
+                ("d", 2, 1),
+                ("e", 3, 2)
+            ]
+        );
+        assert_eq!(
+            p.global_options,
+            [
+                ("filename".to_string(), "/x".to_string()),
+                ("size".to_string(), "1m".to_string())
+            ]
+        );
+    }
+
+    /// One workload five ways: iogauge's flags, DiskSpd's flags (which `iogauge run` takes),
+    /// a DiskSpd command line (`iogauge diskspd`), a fio job file and a fio command line. All
+    /// give the same JobSpec.
+    #[test]
+    fn native_diskspd_fio_file_and_fio_command_line_agree() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let native = job_from_argv(&argv(
+            "iogauge run --block-size 8k --random --write-pct 30 --threads 4 --queue-depth 16 \
+             --engine io_uring --cache direct --duration 20 --warmup 2 --latency -c 1G --max-offset 1G /data/t",
+        ))
+        .unwrap();
+        let diskspd = job_from_argv(&argv(
+            "iogauge run -b8k -r -w30 -t4 -o16 --engine io_uring -Su -d20 -W2 -L -c1G --max-offset 1G /data/t",
+        ))
+        .unwrap();
+        let file = "\
+[t]
+filename=/data/t
+size=1g
+rw=randrw
+rwmixwrite=30
+bs=8k
+numjobs=4
+iodepth=16
+ioengine=io_uring
+direct=1
+runtime=20
+time_based
+ramp_time=2
+";
+        let from_file = one(file).job;
+        let cl = read_args(
+            &argv("--name=t --filename=/data/t --size=1g --rw=randrw --rwmixwrite=30 --bs=8k --numjobs=4 \
+                   --iodepth=16 --ioengine=io_uring --direct=1 --runtime=20 --time_based --ramp_time=2"),
+            &vars(),
+        )
+        .unwrap();
+        let from_cli = plan(&cl.jobs, &opts(false)).unwrap().runs.remove(0).job;
+        // `iogauge diskspd`, with DiskSpd's own defaults (-n: no affinity, as the others).
+        let mut from_diskspd = crate::spec::diskspd::parse(
+            &argv("-b8K -r -w30 -t4 -o16 -Su -d20 -W2 -L -c1G -f1G -n /data/t"),
+            &crate::spec::diskspd::Targets { disks: &Vec::new },
+        )
+        .unwrap()
+        .job;
+        // DiskSpd has no engine choice: iogauge picks io_uring where the kernel allows it.
+        from_diskspd.engine = Some(EngineKind::IoUring);
+        assert_same!(native, diskspd);
+        assert_same!(native, from_diskspd);
+        assert_same!(native, from_file);
+        assert_same!(native, from_cli);
+    }
+
+    /// Block-size mixes, partly random offsets, flushes, think time and buffer contents: each
+    /// fio option gives the job iogauge's own flags give.
+    #[test]
+    fn per_io_options_match_the_native_flags() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let cases = [
+            (
+                "rw=randrw\nbssplit=4k/10:64k/50:32k/40,8k\n",
+                "--block-sizes 4k/10:32k/40:64k/50,8k -r -w 50",
+            ),
+            ("rw=read\nbsrange=4k-16k\n", "--block-sizes 4k-16k -s"),
+            // The unused direction does not matter; an empty part keeps fio's 4k.
+            ("rw=randwrite\nbs=,16k\n", "--block-size 16k -r -w 100"),
+            ("rw=randrw\nbs=,16k\n", "--block-sizes 4k,16k -r -w 50"),
+            // The last of bs/bsrange/bssplit in fio's order of precedence wins.
+            (
+                "rw=read\nbs=8k\nbssplit=4k:8k\n",
+                "--block-sizes 4k/50:8k/50 -s",
+            ),
+            ("rw=randread\npercentage_random=30\n", "-r --random-pct 30"),
+            ("rw=randread\npercentage_random=0\n", "-s"),
+            ("rw=randread\npercentage_random=100\n", "-r"),
+            (
+                "rw=write\nfsync=8\nend_fsync=1\n",
+                "-s -w 100 --fsync 8 --end-fsync",
+            ),
+            ("rw=write\nfdatasync=2\n", "-s -w 100 --fdatasync 2"),
+            (
+                "rw=read\nthinktime=250\nthinktime_spin=50\nthinktime_blocks=4\n",
+                "-s --think 250us --think-spin 50us --think-every 4",
+            ),
+            ("rw=read\nthinktime=2ms\n", "-s --think 2ms"),
+            (
+                "rw=write\nbuffer_compress_percentage=40\n",
+                "-s -w 100 --compressible 40",
+            ),
+            ("rw=write\nzero_buffers=1\n", "-s -w 100 --compressible 100"),
+            ("rw=write\nrefill_buffers=1\n", "-s -w 100 --refill-buffers"),
+        ];
+        for (opts_text, flags) in cases {
+            let file =
+                format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts_text}");
+            let from_file = one(&file).job;
+            let native = job_from_argv(&argv(&format!(
+                "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap_or_else(|e| panic!("{flags}: {e}"));
+            assert_same!(from_file, native, "{opts_text} vs {flags}");
+        }
+        // A partly compressible fill is refreshed per write, as fio does.
+        let j = one("[t]\nfilename=/x\nsize=1m\nrw=write\nbuffer_compress_percentage=50\n").job;
+        assert!(j.buffers.refill);
+        assert!(err("[t]\nfilename=/x\nsize=1m\nbsrange=4k-6k\n")
+            .contains("t.fio:4: bsrange: range '4k-6k': MAX must be a multiple of MIN"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nbssplit=4k/60:8k/60\n").contains("add up to 120%"));
+        assert!(
+            err("[t]\nfilename=/x\nsize=1m\nrw=read:4k\nbsrange=4k-8k\n")
+                .contains("t.fio:4: rw: a skip (:N)")
+        );
+        assert!(
+            err("[t]\nfilename=/x\nsize=1m\nthinktime=10\nthinktime_spin=20\n")
+                .contains("thinktime_spin: is longer than thinktime")
+        );
+        // number_ios with a mix stops after that many I/Os of the mean size.
+        let j = one("[t]\nfilename=/x\nsize=1m\nbssplit=4k/50:12k/50\nnumber_ios=100\n").job;
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 100 * 8192,
+                max_ns: None
+            }
+        );
+    }
+
+    /// filecreate, filestat and filedelete: one operation per file, counted as fio counts its
+    /// direction; what would give a file a second operation is refused; the same job as the
+    /// native flags.
+    #[test]
+    fn file_operation_engines() {
+        // As fio's own example job for filecreate, two clones' worth.
+        let plan = plan_of("[global]\ncreate_on_open=1\nnrfiles=100\nioengine=filecreate\nfallocate=none\nfilesize=4k\nopenfiles=1\n\n[t0]\n[t1]\n").unwrap();
+        assert_eq!(plan.runs.len(), 2);
+        let j = &plan.runs[1].job;
+        assert_eq!(j.engine, Some(EngineKind::FileCreate));
+        assert_eq!(j.targets.len(), 100);
+        assert_eq!(j.targets[7].path, Path::new("./t1.0.7"));
+        assert_eq!(
+            j.file_sets,
+            Some(FileSets {
+                files: 100,
+                service: FileService::RoundRobin { every: 1 },
+                open_files: None,
+            })
+        );
+        assert_eq!(
+            j.stop,
+            Stop::TotalBytes {
+                bytes: 100 * 4096,
+                max_ns: None
+            }
+        );
+        assert_eq!(
+            (j.write_pct, j.cache, j.warmup_ns),
+            (0, CacheMode::Buffered, 0)
+        );
+        assert!(matches!(j.pattern, Pattern::Sequential { .. }));
+        // fio counts an operation as a read where the job reads at all, else as a write.
+        let dir = |rw: &str| {
+            one(&format!(
+                "[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrw={rw}\n"
+            ))
+            .job
+            .write_pct
+        };
+        assert_eq!(
+            [dir("randrw"), dir("write"), dir("randwrite"), dir("read")],
+            [0, 100, 100, 0]
+        );
+        // direct= does not apply, with a note; a file larger than a block, with another.
+        let r = one("[j]\nioengine=filedelete\nnrfiles=2\nfilesize=64k\ndirect=1\nruntime=3\n");
+        assert_eq!(r.job.cache, CacheMode::Buffered);
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * 4096,
+                max_ns: Some(3_000_000_000)
+            }
+        );
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("direct= and sync= do not apply")));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("fio counts filesize/bs I/Os per file")));
+        // A second operation on a file is another test.
+        let base = "[j]\nioengine=filecreate\nnrfiles=4\nfilesize=4k\n";
+        for (extra, key) in [
+            ("time_based\nruntime=2\n", "time_based"),
+            ("io_size=1m\n", "io_size"),
+            ("number_ios=8\n", "number_ios"),
+            ("loops=2\n", "loops"),
+            ("offset=4k\n", "offset"),
+        ] {
+            let e = err(&format!("{base}{extra}"));
+            assert!(
+                e.starts_with(&format!(
+                    "t.fio:5: {key}: ioengine=filecreate does one operation per file"
+                )),
+                "{extra}: {e}"
+            );
+        }
+        assert!(err("[j]\nioengine=filedelete\nfilename=/d/a:/d/b\nnumjobs=2\n")
+            .contains("numjobs: ioengine=filedelete does one operation per file (a second create, stat or delete of it would be another test): 2 clones would share the files"));
+        assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nstat_type=statx\n")
+            .contains("stat_type: 'statx' is not supported yet: iogauge's filestat calls stat() (planned)"));
+        assert!(err("[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrate=1m\n")
+            .contains("ioengine=filestat: rate and byte floors (no data moves; use rate_iops) cannot apply"));
+        // The same job as the native flags.
+        let from_file = one(
+            "[j]\nioengine=filestat\nfilename=/d/a:/d/b:/d/c\nfilesize=8k\nbs=8k\nrate_iops=50\n",
+        )
+        .job;
+        let argv: Vec<String> = "iogauge run --engine filestat --file-set all -b 8k -c 8k -L --rate-iops 50 /d/a /d/b /d/c"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        assert_same!(from_file, job_from_argv(&argv).unwrap());
+    }
+
+    /// rate and rate_iops: one value limits each direction of a mixed job; R,W apart; the same
+    /// job as the native flags.
+    #[test]
+    fn rates_for_reads_and_writes() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for (opts, flags) in [
+            ("rw=randrw\nrate=1m\n", "-r -w 50 --rate-bw 1M,1M"),
+            ("rw=randrw\nrate=,1m\n", "-r -w 50 --rate-bw ,1M"),
+            (
+                "rw=randrw\nrate_iops=100,50\n",
+                "-r -w 50 --rate-iops 100,50",
+            ),
+            (
+                "rw=randrw\nrate=2m,\nrate_iops=,30\n",
+                "-r -w 50 --rate-bw 2M, --rate-iops ,30",
+            ),
+            // One direction: one limit, the same thing.
+            ("rw=randread\nrate=1m\n", "-r --rate-bw 1M"),
+            (
+                "rw=randwrite\nrate_iops=10,20\n",
+                "-r -w 100 --rate-iops 20",
+            ),
+            // Floors, the same way.
+            ("rw=randrw\nrate_min=1m\n", "-r -w 50 --rate-min 1M,1M"),
+            (
+                "rw=randrw\nrate_iops_min=,50\nratecycle=500\n",
+                "-r -w 50 --rate-min-iops ,50 --rate-min-window 500",
+            ),
+            ("rw=randread\nrate_min=1m,2m\n", "-r --rate-min 1M"),
+        ] {
+            let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts}");
+            let native = job_from_argv(&argv(&format!(
+                "iogauge run {flags} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap_or_else(|e| panic!("{flags}: {e}"));
+            assert_same!(one(&file).job, native, "{opts}");
+        }
+        let r = one("[t]\nfilename=/x\nsize=1m\nrw=randrw\nrate=1m\nrate_iops=100\n");
+        assert_eq!(
+            r.job.rate_dirs,
+            Some(DirRates {
+                read: Some(Rate::Bytes { per_sec: 1 << 20 }),
+                write: Some(Rate::Bytes { per_sec: 1 << 20 })
+            })
+        );
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("rate applies, as in fio")));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate=1m,1m,1m\n")
+            .contains("t.fio:4: rate: '1m,1m,1m': a value for trims does not apply"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate_iops=0\n")
+            .contains("rate_iops: a limit of 0 would stop the job"));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate_min=1m,1m,1m\n")
+            .contains("rate_min: '1m,1m,1m': a value for trims does not apply"));
+    }
+
+    /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
+    #[test]
+    fn zoned_random_distributions() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for (fio, native) in [
+            ("zoned:60/10:30/20:8/30:2/40", "zoned:60/10:30/20:8/30:2/40"),
+            ("zoned:90/10:10/80", "zoned:90/10:10/80"),
+            ("zoned_abs:60/20m:40/100m", "zoned_abs:60/20M:40/100M"),
+        ] {
+            let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\nrw=randread\nrandom_distribution={fio}\n");
+            let job = job_from_argv(&argv(&format!(
+                "iogauge run -r --distribution {native} --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /data/t"
+            )))
+            .unwrap();
+            assert_same!(one(&file).job, job, "{fio}");
+        }
+        let bad = |d: &str| {
+            err(&format!(
+                "[t]\nfilename=/x\nsize=1m\nrw=randread\nrandom_distribution={d}\n"
+            ))
+        };
+        assert!(bad("zoned:60/10:30/20").contains("the I/O shares add up to 90%, not 100%"));
+        assert!(bad("zoned:50/60:50/60").contains("span more than 100%"));
+        assert!(bad("zoned:50/10:50/10,100/100")
+            .contains("separate zones for reads and writes are not supported yet (planned)"));
+        assert!(bad("zoned:50/x:50/10").contains("'x' in zone '50/x' is not a percentage"));
+    }
+
+    /// nrfiles and `a:b` lists: the files fio lays out, size= shared among them, and
+    /// file_service_type; the same job as the native flags.
+    #[test]
+    fn several_files_per_job() {
+        // Generated names: each clone its own nrfiles files, size= divided among them.
+        let r = one("[x]\nnrfiles=3\nsize=3m\nnumjobs=2\nrw=randread\n");
+        let names: Vec<String> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["./x.0.0", "./x.0.1", "./x.0.2", "./x.1.0", "./x.1.1", "./x.1.2"]
+        );
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(1 << 20)));
+        assert_eq!(
+            r.job.file_sets,
+            Some(FileSets {
+                files: 3,
+                service: FileService::RoundRobin { every: 1 },
+                open_files: None,
+            })
+        );
+        assert_eq!((r.job.threads_per_target, r.layout), (1, Clones::Targets));
+        // Each clone moves size= over its files.
+        assert_eq!(
+            r.job.stop,
+            Stop::TotalBytes {
+                bytes: 2 * (3 << 20),
+                max_ns: None
+            }
+        );
+        // A list: the clones share the files, nrfiles does not count, as in fio.
+        let r = one(
+            "[x]\nfilename=/d/a:/d/b\nnrfiles=4\nsize=1m\nnumjobs=2\nfile_service_type=random:8\n",
+        );
+        assert_eq!(r.job.targets.len(), 2);
+        assert_eq!(r.job.targets[1].create_size, Some(512 << 10));
+        assert_eq!((r.job.threads_per_target, r.layout), (2, Clones::Threads));
+        assert_eq!(r.job.max_offset, Some(512 << 10));
+        assert_eq!(
+            r.job.file_sets.map(|f| f.service),
+            Some(FileService::Random { every: 8 })
+        );
+        let r = one("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=sequential\n");
+        assert_eq!(
+            r.job.file_sets.map(|f| f.service),
+            Some(FileService::Sequential)
+        );
+        // The same job from the native flags.
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let file = "[t]\nfilename=/d/a:/d/b:/d/c\nsize=3g\nruntime=5\ntime_based\nrw=randread\nfile_service_type=roundrobin:4\n";
+        let native = job_from_argv(&argv(
+            "iogauge run -r --file-set all --file-service roundrobin:4 -b 4k --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        assert_same!(one(file).job, native);
+        assert!(err("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=zipf:1.2\n")
+            .contains("t.fio:4: file_service_type: 'zipf:1.2': files drawn with a skew are not supported yet (planned)"));
+        assert!(
+            err("[x]\nfilename=/d/a:/d/b\nsize=1m\nfile_service_type=slots\n").contains(
+                "file_service_type: 'slots' is not roundrobin[:N], random[:N] or sequential"
+            )
+        );
+        assert!(err("[x]\nnrfiles=0\nsize=1m\n").contains("nrfiles: 0 is not between 1 and 65536"));
+        assert!(err("[x]\nnrfiles=4\nsize=3k\n")
+            .contains("size: leaves less than a block for each file"));
+    }
+
+    /// openfiles: a thread's files opened as I/Os go to them, at most so many at once; 0 or
+    /// a count from nrfiles up keeps every file open (as fio takes them).
+    #[test]
+    fn openfiles_limits_the_files_a_thread_keeps_open() {
+        let job = |extra: &str| one(&format!("[x]\nnrfiles=64\nsize=4m\nrw=randread\n{extra}")).job;
+        assert_eq!(job("openfiles=8\n").open_files(), Some(8));
+        for all in ["", "openfiles=0\n", "openfiles=64\n", "openfiles=100\n"] {
+            assert_eq!(job(all).open_files(), None, "{all}");
+        }
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        let file = "[t]\nfilename=/d/a:/d/b:/d/c\nsize=3g\nruntime=5\ntime_based\nrw=randread\nopenfiles=2\n";
+        let native = job_from_argv(&argv(
+            "iogauge run -r --file-set all --open-files 2 -b 4k --engine sync -o 1 --cache buffered -d 5 -W 0 -L -c 1G --max-offset 1G /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        assert_same!(one(file).job, native);
+        // Written back for fio: no registerfiles, which fio refuses with openfiles below nrfiles.
+        let uring = job_from_argv(&argv(
+            "iogauge run -r --file-set all --open-files 2 --engine io_uring --sqpoll -c 1M /d/a /d/b /d/c",
+        ))
+        .unwrap();
+        let back = crate::spec::export::to_fio(&uring, "t", false);
+        assert!(
+            back.contains("openfiles=2\n")
+                && back.contains("fixedbufs=1\n")
+                && !back.contains("registerfiles")
+                && back.contains("; fio's sqthread_poll registers the files"),
+            "{back}"
+        );
+        // fio's own filecreate example sets openfiles=1: a note, not a refusal.
+        let r = one("[x]\nnrfiles=4\nioengine=filecreate\nfilesize=4k\nopenfiles=1\n");
+        assert_eq!(r.job.open_files(), None);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("openfiles: ioengine=filecreate holds no file open")));
+        assert!(err("[x]\nnrfiles=4\nsize=4m\nioengine=mmap\nopenfiles=2\n").contains(
+            "openfiles=2: ioengine=mmap maps each file for the whole run; use the sync or io_uring engine"
+        ));
+        let native = |line: &str| job_from_argv(&argv(line)).unwrap_err().to_string();
+        assert_eq!(
+            native("iogauge run --file-set all --open-files 0 -c 1M /d/a /d/b"),
+            "--open-files 0: a thread needs at least one file open"
+        );
+        assert_eq!(
+            native("iogauge run --file-set all --file-service slots -o 2 --open-files 1 -c 1M /d/a /d/b"),
+            "--open-files 1: --file-service slots keeps I/Os in flight on all 2 files at once"
+        );
+        assert_eq!(
+            native("iogauge run --file-set all --open-files 1 --engine mmap --cache buffered -c 1M /d/a /d/b"),
+            "--open-files 1: --engine mmap maps each file for the whole run; use the sync or io_uring engine"
+        );
+    }
+
+    /// size=N% and offset=N% are shares of the file (here every existing file is 1 GiB).
+    #[test]
+    fn sizes_and_offsets_in_percent() {
+        let j = one("[j]\nfilename=/x\nsize=25%\n").job;
+        assert_eq!((j.base_offset, j.max_offset), (0, Some(256 << 20)));
+        let j = one("[j]\nfilename=/x\nsize=10%\noffset=50%\nbs=64k\n").job;
+        assert_eq!(j.base_offset, 512 << 20);
+        assert_eq!(j.max_offset, Some((512 << 20) + (1 << 30) / 10));
+        // The region ends at the end of the file.
+        let j = one("[j]\nfilename=/x\nsize=50%\noffset=75%\n").job;
+        assert_eq!(j.max_offset, Some(1 << 30));
+        // Offsets align down to the block size.
+        let j = one("[j]\nfilename=/x\nfilesize=1000k\nsize=50%\noffset=33%\nbs=64k\n").job;
+        assert_eq!(j.base_offset, 5 * (64 << 10));
+        // offset_increment: clone k's region starts k increments further; the file holds all.
+        let r = one("[j]\nfilename=/new/x\nsize=1m\noffset=4k\noffset_increment=2m\nnumjobs=3\n");
+        assert_eq!(r.job.thread_offset, 2 << 20);
+        assert_eq!(
+            r.job.targets[0].create_size,
+            Some((4 << 10) + (4 << 20) + (1 << 20))
+        );
+        assert!(err("[j]\nsize=1m\noffset_increment=1m\n")
+            .contains("t.fio:3: offset_increment: with a file per clone"));
+        // Generated files have no size to take a share of without filesize.
+        assert!(
+            err("[j]\nsize=50%\n").contains("t.fio:2: size: a percentage needs the file's size")
+        );
+        assert!(err("[j]\nfilename=/x\noffset=100%\nsize=10%\n").contains("leaves nothing"));
+    }
+
+    /// `explain`'s fio section read back gives the job it was written from.
+    #[test]
+    fn explain_fio_output_reads_back_as_the_same_job() {
+        let argv =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
+        for line in [
+            "iogauge run -b 4k -r -t 2 -o 32 --engine io_uring -L -c 1G t.dat",
+            "iogauge run -b 1M -s -w 100 -o 8 --engine io_uring -c 4G --cache buffered t.dat",
+            "iogauge run -b 64k -s=128k -w 40 -t 3 --engine sync -L -c 1G --base-offset 1M --max-offset 512M -d 30 -W 5 t.dat",
+            "iogauge run -b 8k -r=16k --distribution zipf:1.1 --rate-iops 200 --seed 7 --engine io_uring -L -c 1G --cache writethrough t.dat",
+            "iogauge run -b 4k -r --total 64M -d 10 --engine io_uring -L -c 1G t.dat",
+            "iogauge run -b 4k -r --engine io_uring -c 1G --submit-batch 4 -o 16 --affinity=0,1 --continue-on-error t.dat",
+            "iogauge run --block-sizes 4k/25:64k/75,8k/50:32k/50 -r -w 30 --random-pct 60 --engine io_uring -c 1G t.dat",
+            "iogauge run --block-sizes 4k-64k -s -w 100 --fsync 16 --end-fsync --engine sync -c 1G t.dat",
+            "iogauge run --block-sizes 4k,16k -r -w 50 --fdatasync 4 --think 300us --think-every 8 --think-spin 100us --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --compressible 30 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --refill-buffers --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -t 4 --thread-offset 256M --max-offset 256M --engine sync -c 1G t.dat",
+            "iogauge run -b 8k -r -w 20 --engine mmap --cache buffered -c 1G t.dat",
+            "iogauge run -b 4k -r --random-every 8 -w 50 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r --rate-min 10M --rate-min-iops 100 --rate-min-window 500 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -t 2 -o 8 --file-set all --file-service random:4 --engine io_uring -c 1G a.dat b.dat",
+            "iogauge run -b 4k -s -w 100 --file-set all --file-service sequential --max-offset 256M --total 1G --engine sync -c 1G a.dat b.dat c.dat",
+            "iogauge run -b 4k -r --file-set 2 --engine io_uring -c 1G a.dat b.dat",
+            "iogauge run -b 4k -r --distribution zoned:80/20:20/70 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 8k -r --distribution zoned_abs:70/64M:30/512M --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-iops 300,100 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-min 1M,2M --rate-min-iops ,10 --engine io_uring -c 1G t.dat",
+            "iogauge run -b 4k -r -w 30 --rate-bw ,8M --rate-iops 50, --engine io_uring -c 1G t.dat",
+            "iogauge run --engine filecreate --file-set all -L a.dat b.dat c.dat",
+            "iogauge run --engine filestat -b 8k -c 8k --file-set 2 --rate-iops 100 -d 5 a.dat b.dat",
+            "iogauge run --engine filedelete -w 100 -c 4k a.dat",
+        ] {
+            let job = job_from_argv(&argv(line)).unwrap();
+            let text = crate::spec::export::to_fio(&job, "pass", false);
+            let back = read_str(&text, "explain", Path::new("."), &vars())
+                .and_then(|jobs| plan(&jobs, &opts(false)))
+                .unwrap_or_else(|e| panic!("{line}: {e}\n{text}"));
+            assert_same!(back.runs[0].job, job, "{line}\n{text}");
+        }
+    }
+
+    /// Every pass of every profile, as `explain` writes it for fio, reads back as the same job,
+    /// but for what fio cannot express (said in the section's comments): a cool-down,
+    /// iogauge's steady-state rule, threads sharing one sequential offset.
+    #[test]
+    fn every_profile_pass_reads_back_from_its_fio_section() {
+        use crate::profile::{run_args, Params, PROFILES};
+        let params = Params {
+            size: 1 << 30,
+            seconds: 5.0,
+            cache: None,
+            steady_window_s: 60.0,
+            memory_bytes: 8 << 30,
+        };
+        let (mut checked, mut skipped) = (0, 0);
+        for p in PROFILES {
+            for pass in p.passes(&params) {
+                let argv = run_args(&pass, Path::new("t.dat"), params.size);
+                let job = job_from_argv(&argv).unwrap();
+                let inexpressible = job.cooldown_ns > 0
+                    || job.until_steady.is_some()
+                    || matches!(
+                        job.pattern,
+                        Pattern::Sequential {
+                            interlocked: true,
+                            ..
+                        }
+                    );
+                if inexpressible {
+                    skipped += 1;
+                    continue;
+                }
+                let text = crate::spec::export::to_fio(&job, &pass.label, false);
+                let back = read_str(&text, "explain", Path::new("."), &vars())
+                    .and_then(|jobs| plan(&jobs, &opts(false)))
+                    .unwrap_or_else(|e| panic!("{} {}: {e}\n{text}", p.name, pass.label));
+                // iogauge's automatic engine (io_uring where the kernel allows) is written as
+                // io_uring, and read back as that.
+                let mut want = job.clone();
+                want.engine = want.engine.or(Some(EngineKind::IoUring));
+                assert_same!(back.runs[0].job, want, "{} {}\n{text}", p.name, pass.label);
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 15 && skipped <= 3,
+            "{checked} checked, {skipped} skipped"
+        );
+    }
+
+    /// Jobs the fuzz target (fuzz/fuzz_targets/fio.rs) found panicking (bs=0M divided by
+    /// zero), and the overflows of the same arithmetic: each a one-line error naming the
+    /// option and its value.
+    #[test]
+    fn fuzz_found_jobs_are_errors() {
+        let f = "[j]\nfilename=/data/f\n";
+        for (text, want) in [
+            (
+                "[j]\nnrfiles=63\nsize=512m\nbs=0M\n",
+                "bs: '0M': a block size must be more than 0",
+            ),
+            (
+                &format!("{f}size=1m\nbssplit=0/50:4k/50\n"),
+                "must be more than 0",
+            ),
+            (
+                &format!("{f}size=1m\nrw=randread\nblockalign=0\n"),
+                "blockalign: must be more",
+            ),
+            (
+                &format!("{f}offset=15000p\nsize=15000p\n"),
+                "size: '15000p' makes a size",
+            ),
+            (
+                &format!("{f}size=1m\nnumjobs=4\noffset_increment=15000p\n"),
+                "offset_increment: '15000p' makes a size",
+            ),
+            (
+                &format!("{f}size=1m\nrw=read:15000p\nbs=15000p\n"),
+                "rw: 'read:15000p' makes",
+            ),
+            (
+                &format!("{f}size=1m\nwrite_bw_log=x\nlog_avg_msec=99999999999999\n"),
+                "log_avg_msec: '99999999999999' makes",
+            ),
+            (
+                &format!("{f}filesize=15000p\nsize=50%\n"),
+                "size: '50%' makes a size",
+            ),
+            (
+                "[j]\nioengine=filecreate\nnrfiles=4\nbs=15000p\nfilesize=15000p\n",
+                "bs: '15000p' makes a size",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.contains(want) && e.lines().count() == 1, "{text:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! How fast a job goes: limits (`rate`, `rate_iops`), floors (`rate_min`, `rate_iops_min`,
+//! `ratecycle`) and pauses between I/Os (`thinktime` and its `_spin` and `_blocks`).
+
+use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::fio::parse_time_ns;
+use crate::spec::{DirRates, Rate, Think};
+
+/// fio's rate and rate_iops: `X` limits each direction on its own, `R,W` reads and writes (an
+/// empty part: not limited); where both name a direction, rate wins, as in fio. A job that
+/// only reads or only writes gets one limit for both (the same thing); a mixed one, limits
+/// apart.
+pub(super) fn read_rates(
+    set: &Set,
+    reads: bool,
+    writes: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Rate>, Option<DirRates>)> {
+    let parse = |key: &str| -> Result<[Option<Rate>; 2]> {
+        let [r, w] = set.per_dir(key, key == "rate")?;
+        let rate = |n: Option<u64>| -> Result<Option<Rate>> {
+            match n {
+                Some(0) => Err(set.err(key, "a limit of 0 would stop the job")),
+                Some(n) if key == "rate" => Ok(Some(Rate::Bytes { per_sec: n })),
+                Some(iops) => Ok(Some(Rate::Iops { iops })),
+                None => Ok(None),
+            }
+        };
+        Ok([rate(r)?, rate(w)?])
+    };
+    let (bytes, iops) = (parse("rate")?, parse("rate_iops")?);
+    if (0..2).any(|d| bytes[d].is_some() && iops[d].is_some()) {
+        notes.push("rate and rate_iops both limit a direction: rate applies, as in fio".into());
+    }
+    let read = bytes[0].or(iops[0]).filter(|_| reads);
+    let write = bytes[1].or(iops[1]).filter(|_| writes);
+    Ok(match (reads && writes, read, write) {
+        (_, None, None) => (None, None),
+        (true, read, write) => (None, Some(DirRates { read, write })),
+        (false, one, None) | (false, None, one) => (one, None),
+        (false, Some(_), Some(_)) => unreachable!("a job that only reads or only writes"),
+    })
+}
+
+/// fio's rate_min, rate_iops_min and ratecycle: as rate, one value is a floor for each
+/// direction of a mixed job on its own and `R,W` gives them apart; a job that only reads or
+/// only writes gets one floor (the same thing).
+pub(super) fn read_min_rate(
+    set: &Set,
+    reads: bool,
+    writes: bool,
+) -> Result<Option<crate::spec::MinRate>> {
+    let parse = |key: &str| -> Result<[u64; 2]> {
+        let [r, w] = set.per_dir(key, key == "rate_min")?;
+        Ok([r.unwrap_or(0), w.unwrap_or(0)])
+    };
+    let (bytes, iops) = (parse("rate_min")?, parse("rate_iops_min")?);
+    let floor = |d: usize| crate::spec::Floor {
+        bytes_per_sec: bytes[d],
+        iops: iops[d],
+    };
+    let (r, w) = (floor(0), floor(1));
+    let none = crate::spec::Floor::default();
+    let window_ns = set
+        .int("ratecycle")?
+        .unwrap_or(1000)
+        .saturating_mul(1_000_000);
+    let together = |f: crate::spec::Floor| crate::spec::MinRate {
+        bytes_per_sec: f.bytes_per_sec,
+        iops: f.iops,
+        window_ns,
+        apart: None,
+    };
+    Ok(match (reads, writes) {
+        (true, true) if r == none && w == none => None,
+        (true, true) => Some(crate::spec::MinRate {
+            bytes_per_sec: 0,
+            iops: 0,
+            window_ns,
+            apart: Some([r, w]),
+        }),
+        (true, false) => (r != none).then(|| together(r)),
+        (false, _) => (w != none).then(|| together(w)),
+    })
+}
+
+/// fio's `thinktime` (microseconds without a unit), `thinktime_spin` and `thinktime_blocks`.
+pub(super) fn read_think(set: &Set) -> Result<Option<Think>> {
+    let us = |key: &str| -> Result<Option<u64>> {
+        set.text(key)
+            .map(|v| parse_time_ns(v, 1_000).map_err(|e| set.err(key, e)))
+            .transpose()
+    };
+    let Some(ns) = us("thinktime")?.filter(|&ns| ns > 0) else {
+        return Ok(None);
+    };
+    let spin_ns = us("thinktime_spin")?.unwrap_or(0);
+    if spin_ns > ns {
+        return Err(set.err("thinktime_spin", "is longer than thinktime"));
+    }
+    let every = set.int("thinktime_blocks")?.unwrap_or(1).max(1);
+    Ok(Some(Think {
+        ns,
+        spin_ns,
+        every: every.min(u32::MAX as u64) as u32,
+    }))
+}

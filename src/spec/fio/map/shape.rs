@@ -1,0 +1,341 @@
+//! The shape of a job's I/O: reads and writes (`rw` and its mix), random or sequential and how
+//! random, block sizes and their alignment, the distribution of random offsets, and what its
+//! writes carry.
+
+use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::fio::{parse_size, FioOption, Location};
+use crate::spec::{BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern};
+
+/// What each I/O of a job is, and where it goes.
+pub(super) struct Shape {
+    pub(super) random: bool,
+    pub(super) write_pct: u8,
+    pub(super) reads: bool,
+    pub(super) writes: bool,
+    pub(super) random_pct: Option<u8>,
+    pub(super) random_every: Option<u32>,
+    /// The largest block size.
+    pub(super) block_size: u64,
+    pub(super) block_mix: Option<BlockMix>,
+    /// The smallest block size.
+    pub(super) smallest: u64,
+    /// Where random offsets (and offsets in percent) are aligned.
+    pub(super) align: u64,
+    pub(super) pattern: Pattern,
+}
+
+/// `options`: the job's, in order (for which of rwmixread and rwmixwrite comes last).
+pub(super) fn read_shape(
+    set: &Set,
+    options: &[FioOption],
+    engine: EngineKind,
+    notes: &mut Vec<String>,
+) -> Result<Shape> {
+    let file_op = engine.is_file_op();
+    let (random, write_pct, skip) = read_rw(set)?;
+    // fio's file-operation engines time the operation on the file and nothing else: offsets
+    // mean nothing, and each operation counts as a read where the job reads at all, else as
+    // a write (fio's filecreate, filestat and filedelete).
+    let random = random && !file_op;
+    let mut write_pct = read_mix(set, write_pct, options)?;
+    if file_op {
+        write_pct = if write_pct < 100 { 0 } else { 100 };
+    }
+    let reads = write_pct < 100;
+    let writes = write_pct > 0;
+    let (random, random_pct) = read_random_pct(set, random, reads, writes, notes)?;
+    let (block_size, block_mix) = read_block_sizes(set, reads, writes)?;
+    let smallest = match &block_mix {
+        Some(m) => m.read.smallest().min(m.write.smallest()),
+        None => block_size,
+    };
+    let random_every = if random && skip > 1 {
+        Some(skip.min(u32::MAX as u64) as u32)
+    } else {
+        None
+    };
+    let skip = if random { 0 } else { skip };
+    if random_every.is_some() && random_pct.is_some() {
+        return Err(set.err(
+            "rw",
+            "a new offset every N I/Os with percentage_random is not supported: give one",
+        ));
+    }
+    if block_mix.is_some() && skip > 0 {
+        return Err(set.err(
+            "rw",
+            "a skip (:N) with block sizes that vary is not supported: iogauge walks such jobs without gaps",
+        ));
+    }
+    // fio aligns random offsets to the smallest block size unless blockalign says otherwise.
+    let align = set
+        .one_size("blockalign", reads, writes)?
+        .unwrap_or(smallest);
+    if align == 0 {
+        return Err(set.err("blockalign", "must be more than 0"));
+    }
+    let pattern = if random {
+        Pattern::Random {
+            align_bytes: align,
+            distribution: read_distribution(set, true, notes)?,
+        }
+    } else {
+        read_distribution(set, false, notes)?;
+        Pattern::Sequential {
+            stride_bytes: set.fits("rw", block_size.checked_add(skip))?,
+            interlocked: false,
+        }
+    };
+    Ok(Shape {
+        random,
+        write_pct,
+        reads,
+        writes,
+        random_pct,
+        random_every,
+        block_size,
+        block_mix,
+        smallest,
+        align,
+        pattern,
+    })
+}
+
+/// The write share of a mixed job (`rw`'s default, `write_pct`), as rwmixread or rwmixwrite
+/// set it: they set the same thing, and the later one wins, as in fio.
+fn read_mix(set: &Set, write_pct: u8, options: &[FioOption]) -> Result<u8> {
+    if write_pct == 0 || write_pct == 100 {
+        return Ok(write_pct);
+    }
+    let read_at = set.get("rwmixread").map(|o| &o.at);
+    let write_at = set.get("rwmixwrite").map(|o| &o.at);
+    let pct = |key: &str| -> Result<u8> {
+        let v = set.int(key)?.unwrap_or(0);
+        if v > 100 {
+            return Err(set.err(key, format!("{v} is not a percentage 0..100")));
+        }
+        Ok(v as u8)
+    };
+    Ok(match (read_at, write_at) {
+        (Some(r), Some(w)) if later(w, r, options) => pct("rwmixwrite")?,
+        (Some(_), _) => 100 - pct("rwmixread")?,
+        (None, Some(_)) => pct("rwmixwrite")?,
+        (None, None) => write_pct,
+    })
+}
+
+/// percentage_random applies to random jobs: 0 makes them sequential (as in fio). Whether the
+/// job is random, and its random share where it is partly.
+fn read_random_pct(
+    set: &Set,
+    random: bool,
+    reads: bool,
+    writes: bool,
+    notes: &mut Vec<String>,
+) -> Result<(bool, Option<u8>)> {
+    Ok(match set.one_size("percentage_random", reads, writes)? {
+        Some(p) if p > 100 => {
+            return Err(set.err(
+                "percentage_random",
+                format!("{p} is not a percentage 0..100"),
+            ))
+        }
+        Some(p) if random && p < 100 => (p > 0, (p > 0).then_some(p as u8)),
+        Some(p) if !random && p != 0 => {
+            notes.push("percentage_random has no effect on a sequential job (as in fio)".into());
+            (random, None)
+        }
+        _ => (random, None),
+    })
+}
+
+/// fio's `rw`: random or not, the default write share, and the `:N` skip of sequential jobs.
+fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
+    let v = set.text("rw").unwrap_or("read");
+    let (base, skip) = match v.split_once(':') {
+        Some((b, s)) => (b, Some(s)),
+        None => (v, None),
+    };
+    let (random, write_pct) = match base {
+        "read" => (false, 0),
+        "write" => (false, 100),
+        "randread" => (true, 0),
+        "randwrite" => (true, 100),
+        "rw" | "readwrite" => (false, 50),
+        "randrw" => (true, 50),
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            return Err(set.err(
+                "rw",
+                format!("'{base}': trim workloads are not supported yet (planned)"),
+            ))
+        }
+        _ => {
+            return Err(set.err(
+                "rw",
+                format!(
+                "'{base}' is not one of read, write, randread, randwrite, rw, readwrite, randrw"
+            ),
+            ))
+        }
+    };
+    // `:N` on a random job: a new offset every N I/Os; on a sequential one: N bytes skipped.
+    let skip = match skip {
+        None => 0,
+        Some(s) => {
+            parse_size(s, if random { 1000 } else { set.kb_base }).map_err(|e| set.err("rw", e))?
+        }
+    };
+    Ok((random, write_pct, skip))
+}
+
+/// fio's `bs`, `bsrange` and `bssplit` (the last one given wins over the others, as in fio),
+/// each `READ[,WRITE]`: the largest size, and the mix when sizes vary.
+fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option<BlockMix>)> {
+    let kb = set.kb_base;
+    let size = |t: &str| parse_size(t, kb);
+    let key = ["bssplit", "bsrange", "bs"]
+        .into_iter()
+        .find(|k| set.get(k).is_some());
+    let mut dirs = [
+        BlockSizes::Fixed { bytes: 4096 },
+        BlockSizes::Fixed { bytes: 4096 },
+    ];
+    if let Some(key) = key {
+        let v = set.text(key).unwrap_or("");
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        for (d, slot) in dirs.iter_mut().enumerate() {
+            // "4k" alone is for both; "4k,8k" reads then writes; an empty part keeps 4k.
+            let text = if parts.len() == 1 {
+                parts[0]
+            } else {
+                parts.get(d).copied().unwrap_or("")
+            };
+            if text.is_empty() {
+                continue;
+            }
+            let parsed = if key == "bs" {
+                size(text).map(|bytes| BlockSizes::Fixed { bytes })
+            } else {
+                BlockSizes::parse_with(text, &size)
+            };
+            *slot = parsed.map_err(|e| set.err(key, e))?;
+            if slot.smallest() == 0 {
+                return Err(set.err(key, format!("'{text}': a block size must be more than 0")));
+            }
+        }
+    }
+    let [mut read, mut write] = dirs;
+    // A direction the job does not use takes the other's sizes: nothing is drawn from it.
+    if !writes {
+        write = read.clone();
+    } else if !reads {
+        read = write.clone();
+    }
+    let largest = read.largest().max(write.largest());
+    Ok(match (&read, &write) {
+        (BlockSizes::Fixed { bytes: a }, BlockSizes::Fixed { bytes: b }) if a == b => (*a, None),
+        _ => (largest, Some(BlockMix { read, write })),
+    })
+}
+
+/// The mean size of a mix, for stops given in I/Os.
+pub(super) fn mean_size(b: &BlockSizes) -> u64 {
+    match b {
+        BlockSizes::Fixed { bytes } => *bytes,
+        BlockSizes::Range { min, max } => (min + max) / 2,
+        BlockSizes::Split { parts } => {
+            parts.iter().map(|p| p.bytes * p.pct as u64).sum::<u64>() / 100
+        }
+    }
+}
+
+fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result<Distribution> {
+    let Some(v) = set.text("random_distribution") else {
+        return Ok(Distribution::Uniform);
+    };
+    let (kind, param) = match v.split_once(':') {
+        Some((k, p)) => (k, Some(p)),
+        None => (v, None),
+    };
+    let number = |p: Option<&str>| -> Result<f64> {
+        p.and_then(|p| p.split(':').next())
+            .and_then(|p| p.trim().parse::<f64>().ok())
+            .ok_or_else(|| {
+                set.err(
+                    "random_distribution",
+                    format!("'{v}' needs a number: {kind}:VALUE"),
+                )
+            })
+    };
+    let d = match kind {
+        "random" => Distribution::Uniform,
+        "zipf" => Distribution::Zipf {
+            theta: number(param)?,
+        },
+        "pareto" => {
+            notes.push("random_distribution=pareto: iogauge's pareto:H sends 1-H of the I/O to a share H of the blocks; check that this is fio's meaning for your H".into());
+            Distribution::Pareto { h: number(param)? }
+        }
+        "zoned" | "zoned_abs" => {
+            let list = param.unwrap_or("");
+            if list.contains(',') {
+                return Err(set.err(
+                    "random_distribution",
+                    format!("'{v}': separate zones for reads and writes are not supported yet (planned)"),
+                ));
+            }
+            let kb = set.kb_base;
+            Distribution::zoned(list, kind == "zoned_abs", &|t| parse_size(t, kb))
+                .map_err(|e| set.err("random_distribution", format!("'{v}': {e}")))?
+        }
+        "normal" | "gauss" => {
+            return Err(set.err(
+                "random_distribution",
+                format!("'{kind}' is not supported yet (planned)"),
+            ))
+        }
+        _ => {
+            return Err(set.err(
+                "random_distribution",
+                format!("'{kind}' is not one of random, zipf, pareto, normal, zoned"),
+            ))
+        }
+    };
+    if !random && d != Distribution::Uniform {
+        notes.push("random_distribution has no effect on a sequential job (as in fio)".into());
+        return Ok(Distribution::Uniform);
+    }
+    Ok(d)
+}
+
+/// fio's `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.
+pub(super) fn read_buffers(set: &Set) -> Result<BufferFill> {
+    let mut b = BufferFill {
+        compress_pct: 0,
+        refill: set.flag("refill_buffers")?.unwrap_or(false),
+    };
+    if set.flag("zero_buffers")?.unwrap_or(false) {
+        b.compress_pct = 100;
+    }
+    if let Some(p) = set.int("buffer_compress_percentage")? {
+        if p > 100 {
+            return Err(set.err(
+                "buffer_compress_percentage",
+                format!("{p} is not a percentage 0..100"),
+            ));
+        }
+        b.compress_pct = p as u8;
+        // As fio: a partly compressible fill is refreshed per write.
+        if p > 0 && p < 100 {
+            b.refill = true;
+        }
+    }
+    Ok(b)
+}
+
+/// Whether option `a` comes after option `b` in the job's list.
+fn later(a: &Location, b: &Location, options: &[FioOption]) -> bool {
+    let pos = |l: &Location| options.iter().rposition(|o| &o.at == l);
+    pos(a) > pos(b)
+}

@@ -1,0 +1,82 @@
+//! A job's threads: how many clones (`numjobs`), on which CPUs (`cpus_allowed` and its
+//! policy), from which random seed (`randseed`, `randrepeat`), and whether they go on after
+//! an I/O error (`continue_on_error`).
+
+use crate::error::Result;
+use crate::spec::fio::options::Set;
+use crate::spec::Affinity;
+
+/// fio's numjobs: how many clones of the job run.
+pub(super) fn read_clones(set: &Set) -> Result<u32> {
+    let clones = set.int("numjobs")?.unwrap_or(1);
+    if clones == 0 || clones > 4096 {
+        return Err(set.err("numjobs", format!("{clones} is not between 1 and 4096")));
+    }
+    Ok(clones as u32)
+}
+
+/// randseed, else a fixed seed unless randrepeat=0 asks for a new one each run.
+pub(super) fn read_seed(set: &Set) -> Result<u64> {
+    Ok(match (set.int("randseed")?, set.flag("randrepeat")?) {
+        (Some(s), _) => s,
+        (None, Some(false)) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64),
+        (None, _) => 0,
+    })
+}
+
+pub(super) fn read_affinity(set: &Set, notes: &mut Vec<String>) -> Result<Option<Affinity>> {
+    Ok(match (read_cpus(set)?, set.text("cpus_allowed_policy")) {
+        (None, None) => None,
+        (None, Some("split")) => Some(Affinity::Auto),
+        (None, Some(_)) => None,
+        (Some(cpus), policy) => {
+            if policy != Some("split") {
+                notes.push("cpus_allowed: iogauge pins each thread to one CPU of the list in turn (fio's cpus_allowed_policy=split); fio's default lets every thread use every CPU of the list".into());
+            }
+            Some(Affinity::Cpus { cpus })
+        }
+    })
+}
+
+pub(super) fn read_continue_on_error(set: &Set, notes: &mut Vec<String>) -> bool {
+    match set.text("continue_on_error") {
+        None | Some("0") | Some("none") => false,
+        Some(_) => {
+            notes.push(
+                "continue_on_error: iogauge goes on after any I/O error, counting each by errno"
+                    .into(),
+            );
+            true
+        }
+    }
+}
+
+/// fio's CPU list: `0-3,8,10-11`.
+fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
+    let Some(v) = set.text("cpus_allowed") else {
+        return Ok(None);
+    };
+    let mut cpus = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || {
+            set.err(
+                "cpus_allowed",
+                format!("'{part}' is not a CPU or a range of CPUs"),
+            )
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if a > b || b - a > 4096 {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(Some(cpus))
+}

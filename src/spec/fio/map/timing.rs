@@ -1,0 +1,186 @@
+//! When a job starts and stops: `startdelay`; `runtime` and `time_based`; else the bytes it
+//! moves (`size`, `io_size`, `number_ios`, `loops`); `create_only`, which runs no I/O at all.
+
+use super::files::Files;
+use super::shape::{mean_size, Shape};
+use super::Job;
+use crate::error::{Error, Result};
+use crate::spec::fio::options::Set;
+use crate::spec::fio::parse_time_ns;
+use crate::spec::fio::plan::Clones;
+use crate::spec::{EngineKind, Stop};
+
+pub(super) fn read_stop(
+    j: &Job,
+    engine: EngineKind,
+    shape: &Shape,
+    files: &Files,
+    notes: &mut Vec<String>,
+) -> Result<Stop> {
+    let set = &j.set;
+    let time_based = set.flag("time_based")?.unwrap_or(false);
+    let runtime = set.seconds("runtime")?.filter(|&ns| ns > 0);
+    let stop = if engine.is_file_op() {
+        Stop::TotalBytes {
+            bytes: file_op_bytes(set, engine, time_based, shape, files, notes)?,
+            max_ns: runtime,
+        }
+    } else if time_based {
+        let Some(ns) = runtime else {
+            return Err(set.err("time_based", "needs runtime= (fio would run until stopped)"));
+        };
+        Stop::Duration { ns }
+    } else {
+        Stop::TotalBytes {
+            bytes: bytes_moved(j, shape, files, notes)?,
+            max_ns: runtime,
+        }
+    };
+    if shape.random && matches!(stop, Stop::TotalBytes { .. }) {
+        notes.push("fio's random map visits each block once per pass; iogauge draws random offsets independently (as fio's norandommap), so some blocks are visited twice and some not at all".into());
+    }
+    Ok(stop)
+}
+
+/// A file-operation engine does one operation per file: what would make a file see a second
+/// is refused. The bytes are a block per file.
+fn file_op_bytes(
+    set: &Set,
+    engine: EngineKind,
+    time_based: bool,
+    shape: &Shape,
+    files: &Files,
+    notes: &mut Vec<String>,
+) -> Result<u64> {
+    let once = format!(
+        "ioengine={} does one operation per file (a second create, stat or delete of it would be another test)",
+        engine.name()
+    );
+    if time_based {
+        return Err(set.err("time_based", format!("{once}: runtime= may only limit it")));
+    }
+    for key in ["io_size", "number_ios"] {
+        if set.get(key).is_some() {
+            return Err(set.err(key, &once));
+        }
+    }
+    if set.int("loops")?.unwrap_or(1) > 1 {
+        return Err(set.err("loops", &once));
+    }
+    let clones = files.clones;
+    if files.layout == Clones::Threads && clones > 1 {
+        return Err(set.err(
+            "numjobs",
+            format!("{once}: {clones} clones would share the files filename= names; leave filename= out so that each clone gets its own"),
+        ));
+    }
+    if files.offset > 0 {
+        return Err(set.err("offset", &once));
+    }
+    let block_size = shape.block_size;
+    if files
+        .filesize
+        .or(files.size)
+        .is_some_and(|f| f > block_size)
+        && engine != EngineKind::FileCreate
+    {
+        notes.push(format!("ioengine={}: fio counts filesize/bs I/Os per file, one of them timed; iogauge counts the one operation per file", engine.name()));
+    }
+    set.fits("bs", (files.targets.len() as u64).checked_mul(block_size))
+}
+
+/// What all of a job's clones move: each its io_size, else its region of every file, times
+/// loops; number_ios stops each loop of a clone early.
+fn bytes_moved(j: &Job, shape: &Shape, files: &Files, notes: &mut Vec<String>) -> Result<u64> {
+    let set = &j.set;
+    let volume = match set.size("io_size")? {
+        Some(b) => Ok(b),
+        None => clone_region(j, files),
+    };
+    let loops = set.int("loops")?.unwrap_or(1).max(1);
+    // number_ios stops each loop of a clone early; it never makes one move more (as fio's
+    // HOWTO says, and fio 3.33 counts it per loop).
+    let per_loop = match set.int("number_ios")? {
+        Some(n) => {
+            let by_count = if let Some(m) = &shape.block_mix {
+                notes.push("number_ios with block sizes that vary: iogauge stops after the bytes that many I/Os of the mean size move".into());
+                let mean = mean_size(if shape.writes && !shape.reads {
+                    &m.write
+                } else {
+                    &m.read
+                });
+                n.saturating_mul(mean)
+            } else {
+                n.saturating_mul(shape.block_size)
+            };
+            match volume {
+                Ok(v) => by_count.min(v),
+                Err(_) => by_count,
+            }
+        }
+        None => volume?,
+    };
+    Ok(per_loop
+        .saturating_mul(loops)
+        .saturating_mul(files.clones as u64))
+}
+
+/// The bytes of a clone's region of every file: from the offset to the end of the region,
+/// else of the file as it will be (or is, where it exists).
+fn clone_region(j: &Job, files: &Files) -> Result<u64> {
+    let t = &files.targets[0];
+    let end = match files.max_offset {
+        Some(end) => end,
+        None => t
+            .create_size
+            .filter(|_| !(j.o.exists)(&t.path))
+            .or_else(|| (j.o.size_of)(&t.path))
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "{}: job '{}': '{}' does not exist and no size= was given",
+                    j.fj.at,
+                    j.name,
+                    t.path.display()
+                ))
+            })?,
+    };
+    Ok(end
+        .saturating_sub(files.offset)
+        .saturating_mul(files.nfiles))
+}
+
+/// fio's startdelay. A range: a delay drawn at random within it, as fio does (one for all of
+/// a job's clones, which start together here).
+pub(super) fn read_start_delay(set: &Set, notes: &mut Vec<String>) -> Result<u64> {
+    Ok(match set.text("startdelay") {
+        Some(v) if v.contains('-') || v.contains(':') => {
+            let (a, b) = v
+                .split_once('-')
+                .or_else(|| v.split_once(':'))
+                .expect("checked above");
+            let t = |x: &str| parse_time_ns(x, 1_000_000_000).map_err(|e| set.err("startdelay", e));
+            let (a, b) = (t(a)?, t(b)?);
+            let (lo, hi) = (a.min(b), a.max(b));
+            let noise = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos() as u64);
+            // hi - lo + 1 overflows only for the whole u64 range, where any noise fits.
+            let drawn = lo + noise % (hi - lo).saturating_add(1);
+            notes.push(format!(
+                "startdelay={v}: {} ms drawn for this job",
+                drawn / 1_000_000
+            ));
+            drawn
+        }
+        _ => set.seconds("startdelay")?.unwrap_or(0),
+    })
+}
+
+/// fio's create_only: lay the files out (and keep them), run no I/O.
+pub(super) fn read_create_only(set: &Set, notes: &mut Vec<String>) -> Result<bool> {
+    let create_only = set.flag("create_only")?.unwrap_or(false);
+    if create_only {
+        notes.push("create_only: the files are laid out and kept (that is what the job is for); no I/O is run".into());
+    }
+    Ok(create_only)
+}

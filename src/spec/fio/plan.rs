@@ -1,0 +1,152 @@
+//! The plan of a fio run: every job mapped onto a JobSpec ([`super::map`]), with fio's
+//! groups and batches and what fio's reports need to know of each (clones, percentiles,
+//! logs, the options as written).
+//!
+//! Where fio and iogauge differ by design, fio's meaning wins: its defaults (psync, iodepth 1,
+//! 4k blocks, latency always measured), a job's clones each with their own file unless
+//! `filename` names one, `size` as the region and the bytes each clone moves.
+
+use super::map::map_job;
+use super::options::lookup;
+use super::{FioJob, Location};
+use crate::error::{Error, Result};
+use crate::spec::JobSpec;
+use std::path::Path;
+
+/// fio's default `percentile_list`.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// How the fio command should treat options iogauge does not support, and what it may touch.
+pub struct MapOptions<'a> {
+    /// Run without them, with a warning each, instead of refusing the job.
+    pub ignore_unsupported: bool,
+    pub allow_overwrite: bool,
+    pub keep: bool,
+    /// The size of an existing file or block device, for jobs that move "the whole file".
+    pub size_of: &'a dyn Fn(&Path) -> Option<u64>,
+    /// Whether a file or device is there: asked of the caller too, so that planning itself
+    /// never looks at the disk.
+    pub exists: &'a dyn Fn(&Path) -> bool,
+}
+
+/// How a job's `numjobs` clones were laid out in its JobSpec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clones {
+    /// One shared file (`filename`): clone i is thread i of the one target.
+    Threads,
+    /// A file per clone (fio's generated names): clone i is target i, one thread each.
+    Targets,
+}
+
+/// One fio job, ready to run.
+#[derive(Debug, Clone)]
+pub struct FioRun {
+    pub name: String,
+    /// fio's `groupid`: a new group at each `stonewall` or `new_group`.
+    pub group: u32,
+    /// Jobs of one batch run together; a `stonewall` job starts a new batch, which waits for
+    /// the one before to end.
+    pub batch: u32,
+    pub job: JobSpec,
+    pub clones: u32,
+    pub layout: Clones,
+    pub group_reporting: bool,
+    /// fio's `unified_rw_reporting`: reads and writes reported together as "mixed".
+    pub unified: bool,
+    /// Percentiles to report; empty when `clat_percentiles=0` and `lat_percentiles=0`.
+    pub percentiles: Vec<f64>,
+    /// Percentiles (and json+ bins) of completion latency: fio's `clat_percentiles`, on by
+    /// default.
+    pub clat_percentiles: bool,
+    /// Percentiles (and json+ bins) of total latency: fio's `lat_percentiles`. fio 3.33
+    /// reports both kinds where both are on.
+    pub lat_percentiles: bool,
+    /// fio's `invalidate`: drop the page cache of the job's files before it starts.
+    pub invalidate: bool,
+    /// The job's own options as written (fio's "job options").
+    pub options: Vec<(String, String)>,
+    /// fio's startdelay: the job starts this long after its group.
+    pub start_delay_ns: u64,
+    /// fio's create_only: lay the files out (and keep them), run no I/O.
+    pub create_only: bool,
+    /// fio's write_bw_log, write_lat_log and write_iops_log: the prefixes of the logs to write,
+    /// one line per interval (log_avg_msec) and direction.
+    pub logs: Logs,
+    /// How iogauge runs this job differently from fio, one line each.
+    pub notes: Vec<String>,
+    pub at: Location,
+}
+
+/// The logs a job asked for, each by its file name prefix.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Logs {
+    pub bw: Option<String>,
+    pub lat: Option<String>,
+    pub iops: Option<String>,
+    /// A line per I/O (no log_avg_msec), one file per clone, as fio writes them; else
+    /// averages over the job's interval, one file for the job.
+    pub per_io: bool,
+}
+
+impl Logs {
+    /// Whether the job asked for any log.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some()
+    }
+}
+
+/// Every job of a job file or command line, and the options ignored with
+/// `--ignore-unsupported` (one warning each).
+#[derive(Debug, Clone)]
+pub struct FioPlan {
+    pub runs: Vec<FioRun>,
+    /// Options that apply to every job (fio's "global options").
+    pub global_options: Vec<(String, String)>,
+    pub warnings: Vec<String>,
+}
+
+/// All jobs, with fio's groups and batches: a job with `stonewall` waits for every job before
+/// it and starts a new group; `new_group` starts a new group that still runs alongside.
+pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
+    if jobs.is_empty() {
+        return Err(Error::usage(
+            "no fio job given: name one with --name=NAME or a job file",
+        ));
+    }
+    let mut warnings = Vec::new();
+    let mut runs: Vec<FioRun> = Vec::new();
+    let (mut group, mut batch) = (0, 0);
+    for (i, fj) in jobs.iter().enumerate() {
+        let mut run = map_job(fj, o, &mut warnings)?;
+        let flag = |key: &str| {
+            fj.options
+                .iter()
+                .rev()
+                .find(|o| lookup(&o.key).map(|(n, _)| n) == Some(key))
+                .map(|o| !matches!(o.value.as_deref(), Some("0")))
+                .unwrap_or(false)
+        };
+        if i > 0 && flag("stonewall") {
+            batch += 1;
+            group += 1;
+        } else if i > 0 && flag("new_group") {
+            group += 1;
+        }
+        run.group = group;
+        run.batch = batch;
+        runs.push(run);
+    }
+    warnings.dedup();
+    let global_options = jobs[0].options[..jobs[0].inherited]
+        .iter()
+        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+        .collect();
+    Ok(FioPlan {
+        runs,
+        global_options,
+        warnings,
+    })
+}
