@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::result::{RunResult, StopReason};
 use crate::runner::{self, target::Cleanup, Observer};
 use crate::spec::native::job_from_argv;
-use crate::spec::units::format_size_human;
+use crate::units::format_size_human;
 use crate::spec::JobSpec;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

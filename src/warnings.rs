@@ -6,7 +6,7 @@ use crate::facts::Content;
 use crate::result::{RunResult, TargetResult};
 // TEMP until report/text.rs names result::Warning (renovation in progress).
 pub use crate::result::Warning;
-use crate::spec::units::format_size_human;
+use crate::units::format_size_human;
 use crate::spec::{CacheMode, Flag};
 
 /// Runs shorter than this miss caches filling, background flushes and thermal or credit limits.

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content, TargetKind};
 use crate::os::owned::{Folders, Identity, Owned, Removal};
 use crate::rng::Rng;
-use crate::spec::units::format_size;
+use crate::units::format_size;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};

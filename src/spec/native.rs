@@ -4,7 +4,7 @@
 //! ([`read`]); a text that is not one is kept as its message and reported when the job is
 //! built, in the same order and words as every other rejected value.
 
-use super::units::{parse_duration_ns, parse_size};
+use crate::units::{parse_duration_ns, parse_size};
 use super::*;
 use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs};
 use clap::Parser;

@@ -3,7 +3,7 @@
 //! fault the way the job's tool names it ([`JobSpec::name`]): `iodepth` in a fio job, `-o` on a
 //! DiskSpd line, `--queue-depth` on iogauge's own.
 
-use super::units::format_size;
+use crate::units::format_size;
 use super::*;
 
 /// The longest interval or run we accept: the histograms cover one hour per I/O, and longer

@@ -2,7 +2,7 @@
 //! and listed. Kept per pass in the store's `passes` table.
 
 use crate::result::RunResult;
-pub use crate::spec::units::{format_count, format_ns};
+pub use crate::units::{format_count, format_ns};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
-use crate::spec::units::format_size;
+use crate::units::format_size;
 use crate::spec::{JobSpec, Pattern};
 use serde::Serialize;
 
