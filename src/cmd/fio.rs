@@ -7,7 +7,7 @@
 use crate::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
-use iogauge::report::fio::IoLogs;
+use super::fio_logs::IoLogs;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
 use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};

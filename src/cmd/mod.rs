@@ -1,5 +1,6 @@
 pub mod diskspd;
 pub mod fio;
+pub mod fio_logs;
 pub mod fs;
 pub mod saved;
 
