@@ -9,8 +9,9 @@
 //! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
 //! Latency is DiskSpd's: from issue to completion (iogauge's total latency).
 //!
-//! [`profile`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
+//! [`ProfileXml`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
 
+use super::Exporter;
 use crate::result::{DirResult, RunResult};
 use crate::spec::diskspd::Diskspd;
 use crate::spec::{CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
@@ -81,8 +82,26 @@ fn hist(d: &DirResult) -> Option<LatencyHistogram> {
         .and_then(|h| LatencyHistogram::from_base64(h).ok())
 }
 
+/// DiskSpd's `-Rxml`: the report of a run of the command line `.0`.
+pub struct DiskspdXml<'a>(pub &'a Diskspd);
+
+impl Exporter for DiskspdXml<'_> {
+    fn render(&self, r: &RunResult) -> String {
+        render(r, self.0)
+    }
+}
+
+/// DiskSpd's `-Rpxml`: the `<Profile>` element alone, as DiskSpd prints it without running.
+pub struct ProfileXml;
+
+impl Exporter<Diskspd> for ProfileXml {
+    fn render(&self, d: &Diskspd) -> String {
+        profile(d)
+    }
+}
+
 /// The whole report of a run of `d`.
-pub fn render(r: &RunResult, d: &Diskspd) -> String {
+fn render(r: &RunResult, d: &Diskspd) -> String {
     let j = &r.job;
     let iops_stats = d.iops_stats;
     let mut x = Xml {
@@ -286,8 +305,7 @@ pub fn render(r: &RunResult, d: &Diskspd) -> String {
     x.o
 }
 
-/// DiskSpd's `-Rpxml`: the `<Profile>` element alone, as DiskSpd prints it without running.
-pub fn profile(d: &Diskspd) -> String {
+fn profile(d: &Diskspd) -> String {
     let mut x = Xml {
         o: String::new(),
         depth: 0,

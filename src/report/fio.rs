@@ -9,6 +9,7 @@
 //! measured; bw/iops sample statistics come from iogauge's time series; iodepth levels come
 //! from the configured depth, which iogauge keeps full; disk_util, ctx and faults are empty.
 
+use super::Exporter;
 use crate::result::{DirPair, DirResult, RunResult};
 use crate::spec::fio::options::{Clones, FioRun};
 use crate::stats::{LatencyHistogram, LatencySummary};
@@ -181,7 +182,7 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
 /// job `iogauge explain` writes for it.
 pub struct FioJson;
 
-impl super::Exporter for FioJson {
+impl Exporter for FioJson {
     fn render(&self, r: &RunResult) -> String {
         use crate::spec::fio::options::FIO_PERCENTILES;
         let section = crate::spec::export::to_fio(&r.job, "iogauge", false);
@@ -225,9 +226,34 @@ impl super::Exporter for FioJson {
     }
 }
 
-/// The whole document, as fio's `--output-format=json` (`plus`: `json+`, with each
-/// histogram's bins).
-pub fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
+/// What `iogauge fio` reports: each job as run, and the job file's global options.
+pub struct Jobs<'a> {
+    pub outcomes: Vec<Outcome<'a>>,
+    pub global_options: &'a [(String, String)],
+}
+
+/// fio's `--output-format=json` (`plus`: `json+`, with each histogram's bins).
+pub struct JobsJson {
+    pub plus: bool,
+}
+
+impl Exporter<Jobs<'_>> for JobsJson {
+    fn render(&self, jobs: &Jobs) -> String {
+        render(&jobs.outcomes, jobs.global_options, self.plus)
+    }
+}
+
+/// fio's `--output-format=normal`: its text.
+pub struct Normal;
+
+impl Exporter<Jobs<'_>> for Normal {
+    fn render(&self, jobs: &Jobs) -> String {
+        normal(&jobs.outcomes)
+    }
+}
+
+/// The whole JSON document.
+fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
     let doc = document(outcomes, global_options, plus);
     serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
 }
@@ -335,7 +361,7 @@ fn document(outcomes: &[Outcome], global_options: &[(String, String)], plus: boo
 
 /// fio's normal (text) output, made from the same figures as the JSON: per job its
 /// directions (IOPS, bandwidth, latency and percentiles), then each group's totals.
-pub fn normal(outcomes: &[Outcome]) -> String {
+fn normal(outcomes: &[Outcome]) -> String {
     use crate::spec::units::format_size_human as format_size;
     use std::fmt::Write;
     let doc = document(outcomes, &[], false);

@@ -4,6 +4,8 @@
 use super::Exporter;
 use crate::clock::ClockSource;
 use crate::facts::Content;
+use crate::fs_suite::FsResult;
+use crate::profile::ProfileResult;
 use crate::result::{DirPair, DirResult, Mode, RunResult};
 use crate::spec::units::{format_size, format_size_human};
 use crate::spec::{Distribution, EngineKind, Pattern, Stop};
@@ -28,11 +30,32 @@ impl Exporter for Text {
     fn render(&self, r: &RunResult) -> String {
         Headline::Completion.render(r)
     }
+
+    fn lists_warnings(&self) -> bool {
+        true
+    }
 }
 
 impl Exporter for DiskspdText {
     fn render(&self, r: &RunResult) -> String {
         Headline::Total.render(r)
+    }
+
+    fn lists_warnings(&self) -> bool {
+        true
+    }
+}
+
+/// A profile's text report is its table of passes.
+impl Exporter<ProfileResult> for Text {
+    fn render(&self, p: &ProfileResult) -> String {
+        super::table::profile_text(p)
+    }
+}
+
+impl Exporter<FsResult> for Text {
+    fn render(&self, r: &FsResult) -> String {
+        super::fs::text(r)
     }
 }
 
