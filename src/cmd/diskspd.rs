@@ -1,11 +1,11 @@
 //! `iogauge diskspd`: a DiskSpd command line, with DiskSpd's meaning, run like `iogauge run`.
 
-use crate::{absolute, interrupt_flag, write_output};
+use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
-use iogauge::report::text::{applies_to_total, DiskspdText};
-use iogauge::report::Exporter;
+use iogauge::report::text::applies_to_total;
+use iogauge::report::{diskspd_exporter, diskspd_profile_exporter};
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::diskspd::{self, Diskspd, Targets};
 use iogauge::store::record::Record;
@@ -75,29 +75,21 @@ pub fn cmd_diskspd(
     progress.end();
     let mut result = result?;
     result.notes.extend(d.notes.iter().cloned());
-    let text = if d.xml {
-        iogauge::report::diskspd_xml::render(&result, &d)
-    } else {
-        DiskspdText.render(&result)
-    };
-    sink.write(&text)?;
-    if d.xml || !sink.is_stdout() {
+    let exporter = diskspd_exporter(&d);
+    sink.write(&exporter.render(&result))?;
+    if !exporter.lists_warnings() || !sink.is_stdout() {
         for w in result.warnings.iter().filter(|w| applies_to_total(w)) {
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
     }
     let (reason, message) = (result.stop_reason, result.stop_message.clone());
     saver.save(&Record::Run(Box::new(result)))?;
-    Ok(crate::exit_for(reason, message.as_deref()))
+    Ok(super::exit_for(reason, message.as_deref()))
 }
 
 /// DiskSpd's -Rp: the profile, in text or (-Rpxml) XML; no target is opened or created.
 fn print_profile(d: &Diskspd, command_line: &[String], output_file: &str) -> Result<u8, Error> {
-    let text = if d.xml {
-        iogauge::report::diskspd_xml::profile(d)
-    } else {
-        iogauge::report::diskspd_profile::text(d, &command_line.join(" "))
-    };
+    let text = diskspd_profile_exporter(d, command_line.join(" ")).render(d);
     write_output(output_file, &text)?;
     Ok(exit::OK)
 }

@@ -4,10 +4,14 @@
 //! jobs of one batch together (each its own run, as fio's jobs are), batches one after the
 //! other, and reports them as fio does (text or fio-shaped JSON).
 
-use crate::{absolute, interrupt_flag, write_output};
+use super::fio_logs::IoLogs;
+use super::saved::Saver;
+use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
-use iogauge::report::fio::IoLogs;
+use iogauge::report::fio::{Jobs, Outcome};
+use iogauge::report::sink::Sink;
+use iogauge::report::FioFormat;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
 use iogauge::runner::{self, target::Cleanup, NoObserver};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
@@ -17,16 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Format {
-    Normal,
-    Json,
-    JsonPlus,
-}
-
 /// iogauge's own options among fio's.
 struct Own {
-    format: Format,
+    format: FioFormat,
     output: Option<String>,
     sections: Vec<String>,
     parse_only: bool,
@@ -47,7 +44,7 @@ struct Own {
 /// are passed on with them (so that `--description --keep` stays a job option's value).
 fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
     let mut own = Own {
-        format: Format::Normal,
+        format: FioFormat::Normal,
         output: None,
         sections: Vec::new(),
         parse_only: false,
@@ -75,18 +72,7 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-h" | "--help" => own.help = true,
-            "--output-format" => {
-                own.format = match need("normal|json|json+")?.as_str() {
-                    "normal" => Format::Normal,
-                    "json" => Format::Json,
-                    "json+" => Format::JsonPlus,
-                    other => {
-                        return Err(Error::usage(format!(
-                            "--output-format={other}: iogauge fio writes normal, json or json+"
-                        )))
-                    }
-                }
-            }
+            "--output-format" => own.format = FioFormat::from_name(&need("normal|json|json+")?)?,
             "--output" => own.output = Some(need("FILE")?),
             "--section" => own.sections.push(need("NAME")?),
             "--parse-only" => own.parse_only = true,
@@ -154,8 +140,30 @@ pub fn cmd_fio(
     if own.help {
         return help();
     }
+    let mut plan = make_plan(&own, &rest)?;
+    if own.parse_only {
+        write_output("-", &parse_only(&plan))?;
+        return Ok(exit::OK);
+    }
+    preflight(&plan)?;
+    let mut sink = Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
+    let mut saver = Saver::new(db, &own.save, true)?;
+    let interrupted = interrupt_flag()?;
+    let mut outcome = run_plan(&mut plan, &command_line, &interrupted, own.verbose);
+    if outcome.results.iter().any(Option::is_some) {
+        sink.write(&report(own.format, &plan, &outcome))?;
+    }
+    write_logs(&plan, &outcome.results)?;
+    let results = std::mem::take(&mut outcome.results);
+    save(&mut saver, &plan, results, own.verbose)?;
+    outcome.exit_status()
+}
+
+/// The jobs of the job files and the command line (those `--section` names, if any), as
+/// iogauge will run them.
+fn make_plan(own: &Own, rest: &[String]) -> Result<FioPlan, Error> {
     let vars = Vars::here();
-    let cl = fio::read_args(&rest, &vars)?;
+    let cl = fio::read_args(rest, &vars)?;
     let mut jobs = Vec::new();
     for f in &cl.files {
         for mut j in fio::read_file(Path::new(f), &vars)? {
@@ -192,38 +200,35 @@ pub fn cmd_fio(
             t.path = absolute(&t.path)?;
         }
     }
-    if own.parse_only {
-        write_output("-", &parse_only(&plan))?;
-        return Ok(exit::OK);
-    }
-    preflight(&plan)?;
-    let mut sink =
-        iogauge::report::sink::Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
-    let mut saver = super::saved::Saver::new(db, &own.save, true)?;
-    let interrupted = interrupt_flag()?;
-    let outcome = run_plan(&mut plan, &command_line, &interrupted, own.verbose);
+    Ok(plan)
+}
 
-    let outcomes: Vec<iogauge::report::fio::Outcome> = plan
-        .runs
-        .iter()
-        .zip(&outcome.results)
-        .map(|(run, r)| iogauge::report::fio::Outcome {
-            run,
-            result: r.as_ref(),
-            usr_cpu: outcome.cpu_share(&plan, run).0,
-            sys_cpu: outcome.cpu_share(&plan, run).1,
-        })
-        .collect();
-    let text = match own.format {
-        Format::Normal => iogauge::report::fio::normal(&outcomes),
-        Format::Json => iogauge::report::fio::render(&outcomes, &plan.global_options, false),
-        Format::JsonPlus => iogauge::report::fio::render(&outcomes, &plan.global_options, true),
+/// The report of every job, in fio's format `format`.
+fn report(format: FioFormat, plan: &FioPlan, outcome: &PlanOutcome) -> String {
+    let jobs = Jobs {
+        outcomes: plan
+            .runs
+            .iter()
+            .zip(&outcome.results)
+            .map(|(run, r)| {
+                let (usr_cpu, sys_cpu) = outcome.cpu_share(plan, run);
+                Outcome {
+                    run,
+                    result: r.as_ref(),
+                    usr_cpu,
+                    sys_cpu,
+                }
+            })
+            .collect(),
+        global_options: &plan.global_options,
     };
-    if outcome.results.iter().any(Option::is_some) {
-        sink.write(&text)?;
-    }
-    for (run, r) in plan.runs.iter().zip(&outcome.results) {
-        // Per-I/O logs were written during the run.
+    format.exporter().render(&jobs)
+}
+
+/// fio's averaged logs (log_avg_msec), from each job's time series; per-I/O logs were
+/// written during the run.
+fn write_logs(plan: &FioPlan, results: &[Option<RunResult>]) -> Result<(), Error> {
+    for (run, r) in plan.runs.iter().zip(results) {
         if let Some(r) = r.as_ref().filter(|_| !run.logs.per_io) {
             for (name, text) in iogauge::report::fio::logs(run, r) {
                 std::fs::write(&name, text).map_err(|e| {
@@ -235,38 +240,33 @@ pub fn cmd_fio(
             }
         }
     }
-    for (run, r) in plan.runs.iter().zip(outcome.results) {
-        if let Some(mut r) = r {
-            // Each clone's histograms merge exactly into its target's: not worth keeping.
-            for t in &mut r.targets {
-                for th in &mut t.threads {
-                    for d in [&mut th.total.read, &mut th.total.write, &mut th.total.all] {
-                        d.latency_histogram = None;
-                        d.latency_total_histogram = None;
-                    }
+    Ok(())
+}
+
+/// Save each job that ran as a run of its own.
+fn save(
+    saver: &mut Saver,
+    plan: &FioPlan,
+    results: Vec<Option<RunResult>>,
+    verbose: bool,
+) -> Result<(), Error> {
+    for (run, r) in plan.runs.iter().zip(results) {
+        let Some(mut r) = r else { continue };
+        // Each clone's histograms merge exactly into its target's: not worth keeping.
+        for t in &mut r.targets {
+            for th in &mut t.threads {
+                for d in [&mut th.total.read, &mut th.total.write, &mut th.total.all] {
+                    d.latency_histogram = None;
+                    d.latency_total_histogram = None;
                 }
             }
-            match saver.save(&Record::Run(Box::new(r)))? {
-                Some(id) if own.verbose => {
-                    eprintln!("iogauge: fio job '{}' saved as run {id}", run.name)
-                }
-                _ => {}
-            }
+        }
+        match saver.save(&Record::Run(Box::new(r)))? {
+            Some(id) if verbose => eprintln!("iogauge: fio job '{}' saved as run {id}", run.name),
+            _ => {}
         }
     }
-    drop(outcome.cleanups);
-    if let Some(e) = outcome.error {
-        if outcome.interrupted {
-            eprintln!("iogauge: interrupted; the results above are partial");
-            return Ok(exit::INTERRUPTED);
-        }
-        return Err(e);
-    }
-    Ok(if outcome.failed {
-        exit::FAILURE
-    } else {
-        exit::OK
-    })
+    Ok(())
 }
 
 /// The jobs as iogauge will run them: for `--parse-only`, and for tests comparing front ends.
@@ -370,6 +370,20 @@ struct PlanOutcome {
 }
 
 impl PlanOutcome {
+    /// The exit status once everything is reported and saved; the files iogauge created go
+    /// first.
+    fn exit_status(self) -> Result<u8, Error> {
+        drop(self.cleanups);
+        if let Some(e) = self.error {
+            if self.interrupted {
+                eprintln!("iogauge: interrupted; the results above are partial");
+                return Ok(exit::INTERRUPTED);
+            }
+            return Err(e);
+        }
+        Ok(if self.failed { exit::FAILURE } else { exit::OK })
+    }
+
     /// A job's share of its batch's CPU time, in percent of one CPU over its runtime, shared
     /// among the batch's jobs by their threads.
     fn cpu_share(&self, plan: &FioPlan, run: &options::FioRun) -> (f64, f64) {
@@ -406,6 +420,7 @@ fn run_plan(
         failed: false,
     };
     let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
+    // The files iogauge created so far: the later jobs may write them.
     let mut created: HashSet<PathBuf> = HashSet::new();
     for batch in 0..batches {
         if interrupted.load(Ordering::Relaxed) {
@@ -424,28 +439,7 @@ fn run_plan(
             out.error = Some(e);
             break;
         }
-        for &i in &members {
-            let run = &mut plan.runs[i];
-            // A file an earlier job created is iogauge's to write.
-            let ours = run
-                .job
-                .targets
-                .iter()
-                .all(|t| !t.path.exists() || created.contains(&t.path));
-            if ours {
-                run.job.allow_overwrite = true;
-            }
-            if run.invalidate && !run.job.cache.is_direct() {
-                for t in &run.job.targets {
-                    if drop_file_cache(&t.path) {
-                        run.notes.push(format!(
-                            "page cache of '{}' dropped before the job (fio's invalidate=1)",
-                            t.path.display()
-                        ));
-                    }
-                }
-            }
-        }
+        prepare_batch(plan, &members, &created);
         // What create_only jobs will lay out is iogauge's own for the jobs after them.
         let laid_out: HashSet<PathBuf> = members
             .iter()
@@ -453,11 +447,11 @@ fn run_plan(
             .flat_map(|&i| plan.runs[i].job.targets.iter().map(|t| t.path.clone()))
             .filter(|p| !p.exists())
             .collect();
-        let names: Vec<&str> = members
-            .iter()
-            .map(|&i| plan.runs[i].name.as_str())
-            .collect();
         if verbose {
+            let names: Vec<&str> = members
+                .iter()
+                .map(|&i| plan.runs[i].name.as_str())
+                .collect();
             eprintln!(
                 "iogauge: fio group {}: {}",
                 plan.runs[members[0]].group,
@@ -466,8 +460,7 @@ fn run_plan(
         }
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
-        let runs = &plan.runs;
-        let (done, halted) = run_batch(runs, &members, command_line, interrupted);
+        let (done, halted) = run_batch(&plan.runs, &members, command_line, interrupted);
         let after = SelfUsage::now();
         out.batch_cpu.push((
             after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
@@ -476,70 +469,118 @@ fn run_plan(
         ));
         for (i, r, cleanup) in done {
             out.cleanups.push(cleanup);
-            match r {
-                // create_only: files laid out, nothing measured.
-                Ok(None) => {
-                    if verbose {
-                        eprintln!(
-                            "iogauge: fio job '{}': files laid out (create_only)",
-                            plan.runs[i].name
-                        );
-                    }
-                    let job = &plan.runs[i].job;
-                    let ours = job.targets.iter().map(|t| &t.path);
-                    created.extend(ours.filter(|p| laid_out.contains(*p)).cloned());
-                }
-                Ok(Some(mut r)) => {
-                    r.notes.extend(plan.runs[i].notes.iter().cloned());
-                    for t in &r.targets {
-                        // A set's path joins its files' paths: each file says if it was created.
-                        if t.files.is_empty() {
-                            if t.created {
-                                created.insert(PathBuf::from(&t.path));
-                            }
-                        } else {
-                            let made = t.files.iter().filter(|f| f.created);
-                            created.extend(made.map(|f| PathBuf::from(&f.path)));
-                        }
-                    }
-                    match r.stop_reason {
-                        StopReason::Completed => {}
-                        StopReason::Interrupted => out.interrupted = true,
-                        StopReason::IoError => {
-                            out.failed = true;
-                            eprintln!(
-                                "iogauge: error: fio job '{}': {}",
-                                plan.runs[i].name,
-                                r.stop_message.as_deref().unwrap_or("I/O error")
-                            );
-                        }
-                    }
-                    out.results[i] = Some(r);
-                }
-                Err(e) => {
-                    if matches!(e, Error::Interrupted(_)) {
-                        out.interrupted = true;
-                    }
-                    out.error.get_or_insert(in_job(&plan.runs[i].name, e));
-                }
-            }
+            let run = &plan.runs[i];
+            out.take(i, run, r, &mut created, &laid_out, verbose);
         }
-        if let Some(e) = halted {
-            // The jobs that did start were stopped as by Ctrl-C: the cause is this.
-            out.interrupted = false;
-            out.error = Some(e);
-            break;
-        }
-        if out.interrupted {
-            out.error
-                .get_or_insert(Error::Interrupted("interrupted".into()));
-            break;
-        }
-        if out.error.is_some() {
+        if out.stops_after_batch(halted) {
             break;
         }
     }
     out
+}
+
+/// Before a batch starts: each job may write the files iogauge created, and fio's invalidate
+/// drops the page cache of its files.
+fn prepare_batch(plan: &mut FioPlan, members: &[usize], created: &HashSet<PathBuf>) {
+    for &i in members {
+        let run = &mut plan.runs[i];
+        let ours = run
+            .job
+            .targets
+            .iter()
+            .all(|t| !t.path.exists() || created.contains(&t.path));
+        if ours {
+            run.job.allow_overwrite = true;
+        }
+        if run.invalidate && !run.job.cache.is_direct() {
+            for t in &run.job.targets {
+                if drop_file_cache(&t.path) {
+                    run.notes.push(format!(
+                        "page cache of '{}' dropped before the job (fio's invalidate=1)",
+                        t.path.display()
+                    ));
+                }
+            }
+        }
+    }
+}
+
+impl PlanOutcome {
+    /// Take what job `i` (`run`) gave back: its result, the files it created (iogauge's own
+    /// from then on, for those that `laid_out` names when it only laid out), or its error.
+    fn take(
+        &mut self,
+        i: usize,
+        run: &options::FioRun,
+        r: Result<Option<RunResult>, Error>,
+        created: &mut HashSet<PathBuf>,
+        laid_out: &HashSet<PathBuf>,
+        verbose: bool,
+    ) {
+        match r {
+            // create_only: files laid out, nothing measured.
+            Ok(None) => {
+                if verbose {
+                    eprintln!(
+                        "iogauge: fio job '{}': files laid out (create_only)",
+                        run.name
+                    );
+                }
+                let ours = run.job.targets.iter().map(|t| &t.path);
+                created.extend(ours.filter(|p| laid_out.contains(*p)).cloned());
+            }
+            Ok(Some(mut r)) => {
+                r.notes.extend(run.notes.iter().cloned());
+                for t in &r.targets {
+                    // A set's path joins its files' paths: each file says if it was created.
+                    if t.files.is_empty() {
+                        if t.created {
+                            created.insert(PathBuf::from(&t.path));
+                        }
+                    } else {
+                        let made = t.files.iter().filter(|f| f.created);
+                        created.extend(made.map(|f| PathBuf::from(&f.path)));
+                    }
+                }
+                match r.stop_reason {
+                    StopReason::Completed => {}
+                    StopReason::Interrupted => self.interrupted = true,
+                    StopReason::IoError => {
+                        self.failed = true;
+                        eprintln!(
+                            "iogauge: error: fio job '{}': {}",
+                            run.name,
+                            r.stop_message.as_deref().unwrap_or("I/O error")
+                        );
+                    }
+                }
+                self.results[i] = Some(r);
+            }
+            Err(e) => {
+                if matches!(e, Error::Interrupted(_)) {
+                    self.interrupted = true;
+                }
+                self.error.get_or_insert(in_job(&run.name, e));
+            }
+        }
+    }
+
+    /// Whether the plan stops after this batch: a thread that would not start (`halted`),
+    /// Ctrl-C, or an error.
+    fn stops_after_batch(&mut self, halted: Option<Error>) -> bool {
+        if let Some(e) = halted {
+            // The jobs that did start were stopped as by Ctrl-C: the cause is this.
+            self.interrupted = false;
+            self.error = Some(e);
+            return true;
+        }
+        if self.interrupted {
+            self.error
+                .get_or_insert(Error::Interrupted("interrupted".into()));
+            return true;
+        }
+        self.error.is_some()
+    }
 }
 
 /// What [`lay_out_shared`] did: the files it laid out (iogauge's own from then on), the

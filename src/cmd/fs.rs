@@ -1,21 +1,18 @@
 //! `iogauge fs`: flags to the suite's parameters, then run, report and save.
 
+use super::interrupt_flag;
 use super::saved::Saver;
-use crate::interrupt_flag;
-use iogauge::cli::{FsArgs, OutputFormat};
+use iogauge::cli::FsArgs;
 use iogauge::error::{exit, Error, Result};
-use iogauge::fs_suite::{self, Params};
+use iogauge::fs_suite::{self, FsResult, Params};
+use iogauge::report::Subject;
 use iogauge::spec::units::parse_size;
 use iogauge::store::record::Record;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
-    if a.output == OutputFormat::FioJson {
-        return Err(Error::usage(
-            "iogauge fs writes text, json or csv (fio-json is for runs)",
-        ));
-    }
+    let exporter = Subject::Fs.exporter::<FsResult>(a.output)?;
     let tests = fs_suite::select_tests(&a.tests)?;
     let file_size = parse_size(&a.file_size).map_err(|e| {
         Error::usage(format!(
@@ -60,13 +57,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         eprint!("\r\x1b[K");
     }
     let result = result?;
-    let text = match a.output {
-        OutputFormat::Text => iogauge::report::fs::text(&result),
-        OutputFormat::Json => serde_json::to_string_pretty(&result).expect("serializes") + "\n",
-        OutputFormat::Csv => iogauge::report::fs::csv(&result),
-        OutputFormat::FioJson => unreachable!("refused before the suite runs"),
-    };
-    sink.write(&text)?;
+    sink.write(&exporter.render(&result))?;
     let failures = result.failures();
     let partial = result.partial;
     let measured = result

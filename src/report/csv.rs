@@ -1,6 +1,8 @@
-//! The CSV report: the time series, one row per interval, base units.
+//! The CSV report: the time series, one row per interval, base units; a profile's passes in
+//! one table, and the file-system suite's repetitions (`super::fs::csv`).
 
 use super::Exporter;
+use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use std::fmt::Write;
@@ -35,6 +37,18 @@ impl Exporter for Csv {
             out.push('\n');
         }
         out
+    }
+}
+
+impl Exporter<ProfileResult> for Csv {
+    fn render(&self, p: &ProfileResult) -> String {
+        profile(p)
+    }
+}
+
+impl Exporter<FsResult> for Csv {
+    fn render(&self, r: &FsResult) -> String {
+        super::fs::csv(r)
     }
 }
 

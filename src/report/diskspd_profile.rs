@@ -1,8 +1,9 @@
 //! DiskSpd's profile in text (`-Rp`, `-Rptext`): the command line as DiskSpd understood it,
 //! in the shape of DiskSpd's own "Input parameters" (one timespan, then each target), written
-//! without running anything. The XML form (`-Rpxml`) is [`super::diskspd_xml::profile`].
+//! without running anything. The XML form (`-Rpxml`) is [`super::diskspd_xml::ProfileXml`].
 
 use super::diskspd_xml::{requests, Requests};
+use super::Exporter;
 use crate::spec::diskspd::{Diskspd, MappedFlush};
 use crate::spec::{Affinity, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
 use std::fmt::Write;
@@ -23,8 +24,19 @@ fn size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// DiskSpd's `-Rp` in text, under the command line as typed.
+pub struct ProfileText {
+    pub command_line: String,
+}
+
+impl Exporter<Diskspd> for ProfileText {
+    fn render(&self, d: &Diskspd) -> String {
+        text(d, &self.command_line)
+    }
+}
+
 /// The profile of `d`; `command_line` as typed.
-pub fn text(d: &Diskspd, command_line: &str) -> String {
+fn text(d: &Diskspd, command_line: &str) -> String {
     let mut o = String::new();
     let _ = write!(o, "\nCommand Line: {command_line}\n\nInput parameters:\n\n");
     if d.shown.verbose {

@@ -9,9 +9,10 @@
 //! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
 //! Latency is DiskSpd's: from issue to completion (iogauge's total latency).
 //!
-//! [`profile`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
+//! [`ProfileXml`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
 
-use crate::result::{DirResult, RunResult};
+use super::Exporter;
+use crate::result::{DirResult, RunResult, TargetResult, ThreadResult};
 use crate::spec::diskspd::Diskspd;
 use crate::spec::{CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
 use crate::stats::LatencyHistogram;
@@ -51,6 +52,12 @@ struct Xml {
 }
 
 impl Xml {
+    fn new() -> Xml {
+        Xml {
+            o: String::new(),
+            depth: 0,
+        }
+    }
     fn open(&mut self, tag: &str) {
         let _ = writeln!(self.o, "{}<{tag}>", "  ".repeat(self.depth));
         self.depth += 1;
@@ -81,15 +88,59 @@ fn hist(d: &DirResult) -> Option<LatencyHistogram> {
         .and_then(|h| LatencyHistogram::from_base64(h).ok())
 }
 
-/// The whole report of a run of `d`.
-pub fn render(r: &RunResult, d: &Diskspd) -> String {
-    let j = &r.job;
-    let iops_stats = d.iops_stats;
-    let mut x = Xml {
-        o: String::new(),
-        depth: 0,
-    };
-    x.open("Results");
+/// DiskSpd's `-Rxml`: the report of a run of the command line `.0`.
+pub struct DiskspdXml<'a>(pub &'a Diskspd);
+
+impl Exporter for DiskspdXml<'_> {
+    fn render(&self, r: &RunResult) -> String {
+        let d = self.0;
+        let mut x = Xml::new();
+        x.open("Results");
+        write_system(&mut x, r);
+        write_profile(&mut x, d, r.queue_depth);
+        x.open("TimeSpan");
+        x.leaf(
+            "TestTimeSeconds",
+            format!("{:.2}", r.measured_ns as f64 / 1e9),
+        );
+        x.leaf("ThreadCount", r.job.total_threads());
+        x.leaf("RequestCount", r.queue_depth);
+        x.leaf("ProcCount", r.cpu.len());
+        write_cpu(&mut x, r);
+        if r.job.latency {
+            write_latency(&mut x, r);
+        }
+        if d.iops_stats {
+            write_iops(&mut x, r);
+        }
+        write_threads(&mut x, r);
+        if r.partial {
+            x.leaf(
+                "Error",
+                r.stop_message
+                    .as_deref()
+                    .unwrap_or("the run was interrupted"),
+            );
+        }
+        x.close("TimeSpan");
+        x.close("Results");
+        x.o
+    }
+}
+
+/// DiskSpd's `-Rpxml`: the `<Profile>` element alone, as DiskSpd prints it without running.
+pub struct ProfileXml;
+
+impl Exporter<Diskspd> for ProfileXml {
+    fn render(&self, d: &Diskspd) -> String {
+        let mut x = Xml::new();
+        write_profile(&mut x, d, d.job.queue_depth);
+        x.o
+    }
+}
+
+/// `<System>`: the machine and the tool.
+fn write_system(x: &mut Xml, r: &RunResult) {
     x.open("System");
     x.leaf("ComputerName", &r.system.hostname);
     x.open("Tool");
@@ -100,17 +151,10 @@ pub fn render(r: &RunResult, d: &Diskspd) -> String {
     x.close("RunTime");
     x.leaf("ProcessorTopology", format!("{} CPUs", r.system.cpus));
     x.close("System");
+}
 
-    write_profile(&mut x, d, r.queue_depth);
-
-    x.open("TimeSpan");
-    x.leaf(
-        "TestTimeSeconds",
-        format!("{:.2}", r.measured_ns as f64 / 1e9),
-    );
-    x.leaf("ThreadCount", j.total_threads());
-    x.leaf("RequestCount", r.queue_depth);
-    x.leaf("ProcCount", r.cpu.len());
+/// `<CpuUtilization>`: each CPU, then their average.
+fn write_cpu(x: &mut Xml, r: &RunResult) {
     x.open("CpuUtilization");
     let (mut usage, mut user, mut kernel, mut idle) = (0.0, 0.0, 0.0, 0.0);
     for c in &r.cpu {
@@ -136,164 +180,161 @@ pub fn render(r: &RunResult, d: &Diskspd) -> String {
     x.leaf("IdlePercent", format!("{:.2}", idle / n));
     x.close("Average");
     x.close("CpuUtilization");
+}
 
-    if j.latency {
-        let t = &r.total;
-        let hs = [hist(&t.read), hist(&t.write), hist(&t.all)];
-        x.open("Latency");
-        let pairs = [
+/// The mean and deviation of each direction that has a latency, under DiskSpd's names.
+fn write_means(x: &mut Xml, dirs: [(&DirResult, &str, &str); 3]) {
+    for (d, avg, dev) in dirs {
+        if let Some(l) = &d.latency_total {
+            x.leaf(avg, ms(l.mean_ns));
+            x.leaf(dev, ms(l.stdev_ns));
+        }
+    }
+}
+
+/// `<Latency>` (with -L): the run's means and deviations, and DiskSpd's percentile buckets.
+fn write_latency(x: &mut Xml, r: &RunResult) {
+    let t = &r.total;
+    let hs = [hist(&t.read), hist(&t.write), hist(&t.all)];
+    x.open("Latency");
+    write_means(
+        x,
+        [
             (&t.read, "AverageReadMilliseconds", "ReadLatencyStdev"),
             (&t.write, "AverageWriteMilliseconds", "WriteLatencyStdev"),
             (&t.all, "AverageTotalMilliseconds", "LatencyStdev"),
-        ];
-        for (d, avg, dev) in pairs {
-            if let Some(l) = &d.latency_total {
-                x.leaf(avg, ms(l.mean_ns));
-                x.leaf(dev, ms(l.stdev_ns));
+        ],
+    );
+    let bucket = |x: &mut Xml, label: &str, at: &dyn Fn(&LatencyHistogram) -> u64| {
+        x.open("Bucket");
+        x.leaf("Percentile", label);
+        for (h, tag) in
+            hs.iter()
+                .zip(["ReadMilliseconds", "WriteMilliseconds", "TotalMilliseconds"])
+        {
+            if let Some(h) = h {
+                x.leaf(tag, ms(at(h) as f64));
             }
         }
-        let bucket = |x: &mut Xml, label: &str, at: &dyn Fn(&LatencyHistogram) -> u64| {
-            x.open("Bucket");
-            x.leaf("Percentile", label);
-            for (h, tag) in
-                hs.iter()
-                    .zip(["ReadMilliseconds", "WriteMilliseconds", "TotalMilliseconds"])
-            {
-                if let Some(h) = h {
-                    x.leaf(tag, ms(at(h) as f64));
-                }
-            }
-            x.close("Bucket");
-        };
-        bucket(&mut x, "0", &|h| h.value_at_percentile(0.0));
-        for p in PERCENTILES {
-            let v: f64 = p.parse().expect("static percentiles parse");
-            bucket(&mut x, p, &|h| h.value_at_percentile(v));
-        }
-        bucket(&mut x, "100", &|h| h.value_at_percentile(100.0));
-        x.close("Latency");
+        x.close("Bucket");
+    };
+    bucket(x, "0", &|h| h.value_at_percentile(0.0));
+    for p in PERCENTILES {
+        let v: f64 = p.parse().expect("static percentiles parse");
+        bucket(x, p, &|h| h.value_at_percentile(v));
     }
+    bucket(x, "100", &|h| h.value_at_percentile(100.0));
+    x.close("Latency");
+}
 
-    if iops_stats {
-        x.open("Iops");
-        let interval_s = j.interval_ns as f64 / 1e9;
-        let full: Vec<_> = r
-            .time_series
-            .samples
-            .iter()
-            .filter(|s| s.duration_ns == j.interval_ns)
-            .collect();
-        let dev = |v: Vec<f64>| -> f64 {
-            if v.len() < 2 {
-                return 0.0;
-            }
-            let mean = v.iter().sum::<f64>() / v.len() as f64;
-            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
-        };
-        let per_s = |f: &dyn Fn(&crate::result::Sample) -> u64| -> Vec<f64> {
-            full.iter().map(|s| f(s) as f64 / interval_s).collect()
-        };
-        x.leaf(
-            "ReadIopsStdDev",
-            format!("{:.3}", dev(per_s(&|s| s.read.ios))),
-        );
-        x.leaf(
-            "WriteIopsStdDev",
-            format!("{:.3}", dev(per_s(&|s| s.write.ios))),
-        );
-        x.leaf(
-            "IopsStdDev",
-            format!("{:.3}", dev(per_s(&|s| s.read.ios + s.write.ios))),
-        );
-        for s in &full {
-            x.raw(&format!(
-                "<Bucket SampleMillisecond=\"{}\" Read=\"{}\" Write=\"{}\" Total=\"{}\"/>",
-                (s.start_ns + s.duration_ns) / 1_000_000,
-                s.read.ios,
-                s.write.ios,
-                s.read.ios + s.write.ios
-            ));
+/// `<Iops>` (with -D): the deviation of IOPS over full intervals, and each interval's counts.
+fn write_iops(x: &mut Xml, r: &RunResult) {
+    let j = &r.job;
+    x.open("Iops");
+    let interval_s = j.interval_ns as f64 / 1e9;
+    let full: Vec<_> = r
+        .time_series
+        .samples
+        .iter()
+        .filter(|s| s.duration_ns == j.interval_ns)
+        .collect();
+    let dev = |v: Vec<f64>| -> f64 {
+        if v.len() < 2 {
+            return 0.0;
         }
-        x.close("Iops");
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+    };
+    let per_s = |f: &dyn Fn(&crate::result::Sample) -> u64| -> Vec<f64> {
+        full.iter().map(|s| f(s) as f64 / interval_s).collect()
+    };
+    x.leaf(
+        "ReadIopsStdDev",
+        format!("{:.3}", dev(per_s(&|s| s.read.ios))),
+    );
+    x.leaf(
+        "WriteIopsStdDev",
+        format!("{:.3}", dev(per_s(&|s| s.write.ios))),
+    );
+    x.leaf(
+        "IopsStdDev",
+        format!("{:.3}", dev(per_s(&|s| s.read.ios + s.write.ios))),
+    );
+    for s in &full {
+        x.raw(&format!(
+            "<Bucket SampleMillisecond=\"{}\" Read=\"{}\" Write=\"{}\" Total=\"{}\"/>",
+            (s.start_ns + s.duration_ns) / 1_000_000,
+            s.read.ios,
+            s.write.ios,
+            s.read.ios + s.write.ios
+        ));
     }
+    x.close("Iops");
+}
 
+/// A `<Thread>` per thread, numbered across targets, with its `<Target>` counts.
+fn write_threads(x: &mut Xml, r: &RunResult) {
     let mut id = 0;
     for t in &r.targets {
         for th in &t.threads {
             x.open("Thread");
             x.leaf("Id", id);
             id += 1;
-            // -F over several targets: a Target per file, as DiskSpd writes them, with the
-            // counts (latency is measured for the thread's I/O as a whole, not per file).
-            if !th.files.is_empty() {
-                for (f, c) in t.files.iter().zip(&th.files) {
-                    x.open("Target");
-                    x.leaf("Path", &f.path);
-                    x.leaf("BytesCount", c.read.bytes + c.write.bytes);
-                    x.leaf("FileSize", f.size_bytes);
-                    x.leaf("IOCount", c.read.ios + c.write.ios);
-                    x.leaf("ReadBytes", c.read.bytes);
-                    x.leaf("ReadCount", c.read.ios);
-                    x.leaf("WriteBytes", c.write.bytes);
-                    x.leaf("WriteCount", c.write.ios);
-                    x.close("Target");
-                }
-                x.close("Thread");
-                continue;
+            if th.files.is_empty() {
+                write_thread_target(x, t, th);
+            } else {
+                write_file_targets(x, t, th);
             }
-            x.open("Target");
-            x.leaf("Path", &t.path);
-            x.leaf("BytesCount", th.total.all.bytes);
-            x.leaf("FileSize", t.size_bytes);
-            x.leaf("IOCount", th.total.all.ios);
-            x.leaf("ReadBytes", th.total.read.bytes);
-            x.leaf("ReadCount", th.total.read.ios);
-            x.leaf("WriteBytes", th.total.write.bytes);
-            x.leaf("WriteCount", th.total.write.ios);
-            let lat = [
-                (
-                    &th.total.read,
-                    "AverageReadLatencyMilliseconds",
-                    "ReadLatencyStdev",
-                ),
-                (
-                    &th.total.write,
-                    "AverageWriteLatencyMilliseconds",
-                    "WriteLatencyStdev",
-                ),
-                (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
-            ];
-            for (d, avg, dev) in lat {
-                if let Some(l) = &d.latency_total {
-                    x.leaf(avg, ms(l.mean_ns));
-                    x.leaf(dev, ms(l.stdev_ns));
-                }
-            }
-            x.close("Target");
             x.close("Thread");
         }
     }
-    if r.partial {
-        x.leaf(
-            "Error",
-            r.stop_message
-                .as_deref()
-                .unwrap_or("the run was interrupted"),
-        );
-    }
-    x.close("TimeSpan");
-    x.close("Results");
-    x.o
 }
 
-/// DiskSpd's `-Rpxml`: the `<Profile>` element alone, as DiskSpd prints it without running.
-pub fn profile(d: &Diskspd) -> String {
-    let mut x = Xml {
-        o: String::new(),
-        depth: 0,
-    };
-    write_profile(&mut x, d, d.job.queue_depth);
-    x.o
+/// The thread's I/O on its one target, with its latency.
+fn write_thread_target(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
+    x.open("Target");
+    x.leaf("Path", &t.path);
+    x.leaf("BytesCount", th.total.all.bytes);
+    x.leaf("FileSize", t.size_bytes);
+    x.leaf("IOCount", th.total.all.ios);
+    x.leaf("ReadBytes", th.total.read.bytes);
+    x.leaf("ReadCount", th.total.read.ios);
+    x.leaf("WriteBytes", th.total.write.bytes);
+    x.leaf("WriteCount", th.total.write.ios);
+    write_means(
+        x,
+        [
+            (
+                &th.total.read,
+                "AverageReadLatencyMilliseconds",
+                "ReadLatencyStdev",
+            ),
+            (
+                &th.total.write,
+                "AverageWriteLatencyMilliseconds",
+                "WriteLatencyStdev",
+            ),
+            (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
+        ],
+    );
+    x.close("Target");
+}
+
+/// -F over several targets: a Target per file, as DiskSpd writes them, with the counts
+/// (latency is measured for the thread's I/O as a whole, not per file).
+fn write_file_targets(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
+    for (f, c) in t.files.iter().zip(&th.files) {
+        x.open("Target");
+        x.leaf("Path", &f.path);
+        x.leaf("BytesCount", c.read.bytes + c.write.bytes);
+        x.leaf("FileSize", f.size_bytes);
+        x.leaf("IOCount", c.read.ios + c.write.ios);
+        x.leaf("ReadBytes", c.read.bytes);
+        x.leaf("ReadCount", c.read.ios);
+        x.leaf("WriteBytes", c.write.bytes);
+        x.leaf("WriteCount", c.write.ios);
+        x.close("Target");
+    }
 }
 
 /// How DiskSpd counts a job's threads and outstanding I/Os.

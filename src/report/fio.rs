@@ -9,11 +9,14 @@
 //! measured; bw/iops sample statistics come from iogauge's time series; iodepth levels come
 //! from the configured depth, which iogauge keeps full; disk_util, ctx and faults are empty.
 
+use super::Exporter;
 use crate::result::{DirPair, DirResult, RunResult};
 use crate::spec::fio::options::{Clones, FioRun};
+use crate::spec::units::format_size_human;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write;
 
 /// One fio job as run, with what it measured (None when it did not run: Ctrl-C or an error
 /// in an earlier group).
@@ -136,12 +139,21 @@ struct Part<'a> {
     series: Option<&'a RunResult>,
 }
 
+impl Part<'_> {
+    fn whole(r: &RunResult) -> Part<'_> {
+        Part {
+            pair: &r.total,
+            measured_ns: r.measured_ns,
+            series: Some(r),
+        }
+    }
+}
+
 /// fio's log files for one job, as (file name, text): `PREFIX_bw.1.log` (KiB/s),
 /// `PREFIX_iops.1.log` and `PREFIX_clat.1.log` (mean completion latency, ns), each line
 /// `time (ms), value, direction (0 read, 1 write), 0, 0` as fio writes averaged logs
 /// (log_avg_msec), from iogauge's time series of the measured window.
 pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
-    use std::fmt::Write;
     let l = &run.logs;
     let interval_s = r.time_series.interval_ns as f64 / 1e9;
     let mut out = Vec::new();
@@ -176,170 +188,12 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
     out
 }
 
-/// fio's per-I/O logs (no log_avg_msec), written as the runner hands over its records: for
-/// each clone N (from 1) `PREFIX_bw.N.log`, `_iops`, and for write_lat_log `_lat`, `_clat` and
-/// `_slat`, each line `time (ms), value, direction (0 read, 1 write), block size, 0` as fio
-/// 3.33 writes them: latencies in ns, bw in bytes per ms of the I/O's completion latency, iops
-/// 1. fio leaves the _slat log empty for engines that run I/O inline; so does this.
-pub struct IoLogs {
-    /// Per clone: (kind, file name), made by `ready` once the run is set up.
-    names: Vec<Vec<(&'static str, String)>>,
-    /// Per clone: (kind, writer).
-    files: Vec<Vec<(&'static str, std::io::BufWriter<std::fs::File>)>>,
-    slat: bool,
-    error: Option<String>,
-}
-
-impl IoLogs {
-    /// The logs of `run`'s clones, to be made (empty, as fio makes them, even if no I/O is
-    /// logged) when the run is set up: a job refused before leaves none behind.
-    pub fn new(run: &FioRun) -> Self {
-        let l = &run.logs;
-        let mut kinds: Vec<(&'static str, &str)> = Vec::new();
-        if let Some(p) = &l.bw {
-            kinds.push(("bw", p));
-        }
-        if let Some(p) = &l.iops {
-            kinds.push(("iops", p));
-        }
-        if let Some(p) = &l.lat {
-            kinds.extend([("lat", p.as_str()), ("clat", p), ("slat", p)]);
-        }
-        let clones = run.job.total_threads() as usize;
-        let names = (1..=clones)
-            .map(|n| {
-                kinds
-                    .iter()
-                    .map(|&(kind, prefix)| (kind, format!("{prefix}_{kind}.{n}.log")))
-                    .collect()
-            })
-            .collect();
-        IoLogs {
-            names,
-            files: Vec::new(),
-            slat: run.job.engine == Some(crate::spec::EngineKind::IoUring),
-            error: None,
-        }
-    }
-
-    /// Make every file; where one cannot be made, remove those made before it.
-    fn create(&mut self) -> Result<(), String> {
-        let mut made = Vec::new();
-        for clone in &self.names {
-            let mut mine = Vec::new();
-            for (kind, name) in clone {
-                match open_log(name) {
-                    Ok((f, id)) => {
-                        made.extend(id.map(|id| (name, id)));
-                        mine.push((*kind, std::io::BufWriter::new(f)));
-                    }
-                    Err(e) => {
-                        for (name, id) in made {
-                            remove_if_ours(name, id);
-                        }
-                        return Err(e);
-                    }
-                }
-            }
-            self.files.push(mine);
-        }
-        Ok(())
-    }
-
-    /// Flush the files: the first error met, if any.
-    pub fn finish(mut self) -> Result<(), String> {
-        use std::io::Write;
-        for (kind, w) in self.files.iter_mut().flatten() {
-            if let Err(e) = w.flush() {
-                self.error
-                    .get_or_insert(format!("cannot write the {kind} log: {e}"));
-            }
-        }
-        self.error.map_or(Ok(()), Err)
-    }
-}
-
-/// Open log `name` for writing, as fio does (a log already there is overwritten), with the
-/// identity (device, inode) of a file that was not there before: iogauge's to remove.
-fn open_log(name: &str) -> Result<(std::fs::File, Option<(u64, u64)>), String> {
-    use std::os::unix::fs::MetadataExt;
-    let err = |e: std::io::Error| format!("cannot create the log '{name}': {e}");
-    let new = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(name);
-    match new {
-        Ok(f) => match f.metadata() {
-            Ok(m) => Ok((f, Some((m.dev(), m.ino())))),
-            Err(e) => {
-                let _ = std::fs::remove_file(name);
-                Err(err(e))
-            }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            Ok((std::fs::File::create(name).map_err(err)?, None))
-        }
-        Err(e) => Err(err(e)),
-    }
-}
-
-/// Remove `name` if it is still the file iogauge made there (same device and inode).
-fn remove_if_ours(name: &str, id: (u64, u64)) {
-    use std::os::unix::fs::MetadataExt;
-    if let Ok(m) = std::fs::symlink_metadata(name) {
-        if (m.dev(), m.ino()) == id {
-            let _ = std::fs::remove_file(name);
-        }
-    }
-}
-
-impl crate::runner::Observer for IoLogs {
-    fn ready(&mut self) -> Result<(), String> {
-        self.create()
-    }
-
-    fn wants_ios(&self) -> bool {
-        true
-    }
-
-    fn ios(&mut self, worker: usize, records: &[crate::runner::worker::IoRecord]) {
-        use std::io::Write;
-        let slat = self.slat;
-        let Some(files) = self.files.get_mut(worker) else {
-            return;
-        };
-        for (kind, w) in files.iter_mut() {
-            for r in records {
-                let value = match *kind {
-                    "bw" => r.len as u64 * 1_000_000 / r.completion.max(1),
-                    "iops" => 1,
-                    "lat" => r.submission + r.completion,
-                    "clat" => r.completion,
-                    _ if slat => r.submission,
-                    _ => continue,
-                };
-                if let Err(e) = writeln!(
-                    w,
-                    "{}, {value}, {}, {}, 0",
-                    r.at / 1_000_000,
-                    r.write as u8,
-                    r.len
-                ) {
-                    self.error
-                        .get_or_insert(format!("cannot write the {kind} log: {e}"));
-                    return;
-                }
-            }
-        }
-    }
-}
-
 /// A run of `iogauge run` (or a saved one) in fio's JSON shape (`--output fio-json`): one
 /// fio job for the whole run, as with fio's group_reporting, whose "job options" are the fio
 /// job `iogauge explain` writes for it.
 pub struct FioJson;
 
-impl super::Exporter for FioJson {
+impl Exporter for FioJson {
     fn render(&self, r: &RunResult) -> String {
         use crate::spec::fio::options::FIO_PERCENTILES;
         let section = crate::spec::export::to_fio(&r.job, "iogauge", false);
@@ -383,9 +237,34 @@ impl super::Exporter for FioJson {
     }
 }
 
-/// The whole document, as fio's `--output-format=json` (`plus`: `json+`, with each
-/// histogram's bins).
-pub fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
+/// What `iogauge fio` reports: each job as run, and the job file's global options.
+pub struct Jobs<'a> {
+    pub outcomes: Vec<Outcome<'a>>,
+    pub global_options: &'a [(String, String)],
+}
+
+/// fio's `--output-format=json` (`plus`: `json+`, with each histogram's bins).
+pub struct JobsJson {
+    pub plus: bool,
+}
+
+impl Exporter<Jobs<'_>> for JobsJson {
+    fn render(&self, jobs: &Jobs) -> String {
+        render(&jobs.outcomes, jobs.global_options, self.plus)
+    }
+}
+
+/// fio's `--output-format=normal`: its text.
+pub struct Normal;
+
+impl Exporter<Jobs<'_>> for Normal {
+    fn render(&self, jobs: &Jobs) -> String {
+        normal(&jobs.outcomes)
+    }
+}
+
+/// The whole JSON document.
+fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
     let doc = document(outcomes, global_options, plus);
     serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
 }
@@ -394,92 +273,15 @@ fn document(outcomes: &[Outcome], global_options: &[(String, String)], plus: boo
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let mut jobs = Vec::new();
-    let groups: Vec<u32> = {
-        let mut g: Vec<u32> = outcomes.iter().map(|o| o.run.group).collect();
-        g.dedup();
-        g
-    };
-    for g in groups {
-        let members: Vec<&Outcome> = outcomes.iter().filter(|o| o.run.group == g).collect();
-        let ran: Vec<&Outcome> = members
-            .iter()
-            .copied()
-            .filter(|o| o.result.is_some())
-            .collect();
-        if ran.is_empty() {
-            continue;
-        }
-        // fio's aggregate of the group, for bw_agg: bytes over the longest runtime.
-        let group_bw = |dir: fn(&DirPair) -> &DirResult| -> f64 {
-            let bytes: u64 = ran
-                .iter()
-                .map(|o| dir(&o.result.unwrap().total).bytes)
-                .sum();
-            let ns = ran
-                .iter()
-                .map(|o| o.result.unwrap().measured_ns)
-                .max()
-                .unwrap_or(0);
-            per_sec(bytes, ns)
-        };
-        let agg = [
-            group_bw(|p| &p.read),
-            group_bw(|p| &p.write),
-            group_bw(|p| &p.all),
-        ];
-        if members.iter().any(|o| o.run.group_reporting) {
-            let parts: Vec<Part> = ran
-                .iter()
-                .map(|o| {
-                    let r = o.result.unwrap();
-                    Part {
-                        pair: &r.total,
-                        measured_ns: r.measured_ns,
-                        series: Some(r),
-                    }
-                })
-                .collect();
-            let usr = ran.iter().map(|o| o.usr_cpu).sum();
-            let sys = ran.iter().map(|o| o.sys_cpu).sum();
-            let clones = ran.iter().map(|o| o.run.clones).sum();
-            jobs.push(job(ran[0], &parts, clones, agg, usr, sys, plus));
-            continue;
-        }
-        for o in &ran {
-            let r = o.result.unwrap();
-            let clones = o.run.clones.max(1) as f64;
-            if o.run.clones <= 1 {
-                let part = Part {
-                    pair: &r.total,
-                    measured_ns: r.measured_ns,
-                    series: Some(r),
-                };
-                jobs.push(job(o, &[part], 1, agg, o.usr_cpu, o.sys_cpu, plus));
-                continue;
-            }
-            let pairs: Vec<&DirPair> = match o.run.layout {
-                Clones::Threads => r.targets[0].threads.iter().map(|t| &t.total).collect(),
-                Clones::Targets => r.targets.iter().map(|t| &t.total).collect(),
-            };
-            for pair in pairs {
-                let part = Part {
-                    pair,
-                    measured_ns: r.measured_ns,
-                    series: None,
-                };
-                jobs.push(job(
-                    o,
-                    &[part],
-                    1,
-                    agg,
-                    o.usr_cpu / clones,
-                    o.sys_cpu / clones,
-                    plus,
-                ));
-            }
-        }
-    }
+    let mut groups: Vec<u32> = outcomes.iter().map(|o| o.run.group).collect();
+    groups.dedup();
+    let jobs = groups
+        .into_iter()
+        .flat_map(|g| {
+            let members: Vec<&Outcome> = outcomes.iter().filter(|o| o.run.group == g).collect();
+            group_jobs(&members, plus)
+        })
+        .collect();
     Document {
         version: format!("iogauge-{}", env!("CARGO_PKG_VERSION")),
         timestamp: now.as_secs(),
@@ -491,126 +293,207 @@ fn document(outcomes: &[Outcome], global_options: &[(String, String)], plus: boo
     }
 }
 
+/// The entries of one group's jobs that ran: one for the whole group with group_reporting,
+/// else one per job, or per clone of a job that has several.
+fn group_jobs(members: &[&Outcome], plus: bool) -> Vec<Job> {
+    let ran: Vec<&Outcome> = members
+        .iter()
+        .copied()
+        .filter(|o| o.result.is_some())
+        .collect();
+    if ran.is_empty() {
+        return Vec::new();
+    }
+    // fio's aggregate of the group, for bw_agg: bytes over the longest runtime.
+    let group_bw = |dir: fn(&DirPair) -> &DirResult| -> f64 {
+        let bytes: u64 = ran
+            .iter()
+            .map(|o| dir(&o.result.unwrap().total).bytes)
+            .sum();
+        let ns = ran
+            .iter()
+            .map(|o| o.result.unwrap().measured_ns)
+            .max()
+            .unwrap_or(0);
+        per_sec(bytes, ns)
+    };
+    let agg = [
+        group_bw(|p| &p.read),
+        group_bw(|p| &p.write),
+        group_bw(|p| &p.all),
+    ];
+    if members.iter().any(|o| o.run.group_reporting) {
+        let parts: Vec<Part> = ran.iter().map(|o| Part::whole(o.result.unwrap())).collect();
+        let usr = ran.iter().map(|o| o.usr_cpu).sum();
+        let sys = ran.iter().map(|o| o.sys_cpu).sum();
+        let clones = ran.iter().map(|o| o.run.clones).sum();
+        return vec![job(ran[0], &parts, clones, agg, usr, sys, plus)];
+    }
+    let mut jobs = Vec::new();
+    for o in &ran {
+        let r = o.result.unwrap();
+        if o.run.clones <= 1 {
+            jobs.push(job(
+                o,
+                &[Part::whole(r)],
+                1,
+                agg,
+                o.usr_cpu,
+                o.sys_cpu,
+                plus,
+            ));
+            continue;
+        }
+        let clones = o.run.clones as f64;
+        let pairs: Vec<&DirPair> = match o.run.layout {
+            Clones::Threads => r.targets[0].threads.iter().map(|t| &t.total).collect(),
+            Clones::Targets => r.targets.iter().map(|t| &t.total).collect(),
+        };
+        for pair in pairs {
+            let part = Part {
+                pair,
+                measured_ns: r.measured_ns,
+                series: None,
+            };
+            let (usr, sys) = (o.usr_cpu / clones, o.sys_cpu / clones);
+            jobs.push(job(o, &[part], 1, agg, usr, sys, plus));
+        }
+    }
+    jobs
+}
+
 /// fio's normal (text) output, made from the same figures as the JSON: per job its
 /// directions (IOPS, bandwidth, latency and percentiles), then each group's totals.
-pub fn normal(outcomes: &[Outcome]) -> String {
-    use crate::spec::units::format_size_human as format_size;
-    use std::fmt::Write;
+fn normal(outcomes: &[Outcome]) -> String {
     let doc = document(outcomes, &[], false);
     let mut o = String::new();
     let mut groups: Vec<u32> = Vec::new();
     for j in &doc.jobs {
-        let _ = writeln!(
-            o,
-            "{}: (groupid={}, jobs={}): err={:>2}: iogauge {}",
-            j.jobname,
-            j.groupid,
-            j.clones,
-            j.error,
-            env!("CARGO_PKG_VERSION")
-        );
-        let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
-        for (name, d) in dirs {
-            let Some(d) = d.as_ref().filter(|d| d.total_ios > 0) else {
-                continue;
-            };
-            let _ = writeln!(
-                o,
-                "  {name}: IOPS={:.0}, BW={}/s ({:.1}MB/s)({}/{}msec)",
-                d.iops,
-                format_size(d.bw_bytes),
-                d.bw_bytes as f64 / 1e6,
-                format_size(d.io_bytes),
-                d.runtime
-            );
-            for (label, l) in [
-                ("slat", &d.slat_ns),
-                ("clat", &d.clat_ns),
-                (" lat", &d.lat_ns),
-            ] {
-                if l.n == 0 {
-                    continue;
-                }
-                let _ = writeln!(
-                    o,
-                    "    {label} (usec): min={:.2}, max={:.2}, avg={:.2}, stdev={:.2}",
-                    l.min as f64 / 1e3,
-                    l.max as f64 / 1e3,
-                    l.mean / 1e3,
-                    l.stddev / 1e3
-                );
-            }
-            for (label, l) in [("clat", &d.clat_ns), (" lat", &d.lat_ns)] {
-                let Some(p) = l.percentile.as_ref() else {
-                    continue;
-                };
-                let _ = writeln!(o, "    {label} percentiles (usec):");
-                let mut points: Vec<(f64, f64)> = p
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.parse().unwrap_or(0.0),
-                            v.as_u64().unwrap_or(0) as f64 / 1e3,
-                        )
-                    })
-                    .collect();
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let cells: Vec<String> = points
-                    .iter()
-                    .map(|(pct, us)| format!("{pct:6.2}th=[{us:>9.2}]"))
-                    .collect();
-                for row in cells.chunks(4) {
-                    let _ = writeln!(o, "     | {}", row.join(", "));
-                }
-            }
-        }
-        for n in &j.notes {
-            let _ = writeln!(o, "  note: {n}");
-        }
+        normal_job(&mut o, j);
         if !groups.contains(&j.groupid) {
             groups.push(j.groupid);
         }
     }
     for g in groups {
-        let _ = writeln!(o, "\nRun status group {g} (all jobs):");
-        for (label, pick) in [
-            (
-                "READ",
-                (|j: &Job| j.read.as_ref()) as fn(&Job) -> Option<&Dir>,
-            ),
-            ("WRITE", |j: &Job| j.write.as_ref()),
-            ("MIXED", |j: &Job| j.mixed.as_ref()),
-        ] {
-            let dirs: Vec<&Dir> = doc
-                .jobs
-                .iter()
-                .filter(|j| j.groupid == g)
-                .filter_map(pick)
-                .filter(|d| d.total_ios > 0)
-                .collect();
-            if dirs.is_empty() {
-                continue;
-            }
-            let bytes: u64 = dirs.iter().map(|d| d.io_bytes).sum();
-            let (lo, hi) = (
-                dirs.iter().map(|d| d.runtime).min().unwrap_or(0),
-                dirs.iter().map(|d| d.runtime).max().unwrap_or(0),
-            );
-            let bw = if hi > 0 {
-                bytes as f64 * 1000.0 / hi as f64
-            } else {
-                0.0
-            };
-            let _ = writeln!(
-                o,
-                "  {label:>5}: bw={}/s ({:.1}MB/s), io={}, run={lo}-{hi}msec",
-                format_size(bw as u64),
-                bw / 1e6,
-                format_size(bytes)
-            );
-        }
+        group_status(&mut o, &doc, g);
     }
     o
+}
+
+/// One job: its directions with their latencies and percentiles, and iogauge's notes.
+fn normal_job(o: &mut String, j: &Job) {
+    let _ = writeln!(
+        o,
+        "{}: (groupid={}, jobs={}): err={:>2}: iogauge {}",
+        j.jobname,
+        j.groupid,
+        j.clones,
+        j.error,
+        env!("CARGO_PKG_VERSION")
+    );
+    let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
+    for (name, d) in dirs {
+        let Some(d) = d.as_ref().filter(|d| d.total_ios > 0) else {
+            continue;
+        };
+        let _ = writeln!(
+            o,
+            "  {name}: IOPS={:.0}, BW={}/s ({:.1}MB/s)({}/{}msec)",
+            d.iops,
+            format_size_human(d.bw_bytes),
+            d.bw_bytes as f64 / 1e6,
+            format_size_human(d.io_bytes),
+            d.runtime
+        );
+        for (label, l) in [
+            ("slat", &d.slat_ns),
+            ("clat", &d.clat_ns),
+            (" lat", &d.lat_ns),
+        ] {
+            if l.n == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "    {label} (usec): min={:.2}, max={:.2}, avg={:.2}, stdev={:.2}",
+                l.min as f64 / 1e3,
+                l.max as f64 / 1e3,
+                l.mean / 1e3,
+                l.stddev / 1e3
+            );
+        }
+        for (label, l) in [("clat", &d.clat_ns), (" lat", &d.lat_ns)] {
+            if let Some(p) = l.percentile.as_ref() {
+                percentiles(o, label, p);
+            }
+        }
+    }
+    for n in &j.notes {
+        let _ = writeln!(o, "  note: {n}");
+    }
+}
+
+/// A latency's percentiles, four to a line, in microseconds.
+fn percentiles(o: &mut String, label: &str, p: &Map<String, Value>) {
+    let _ = writeln!(o, "    {label} percentiles (usec):");
+    let mut points: Vec<(f64, f64)> = p
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.parse().unwrap_or(0.0),
+                v.as_u64().unwrap_or(0) as f64 / 1e3,
+            )
+        })
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let cells: Vec<String> = points
+        .iter()
+        .map(|(pct, us)| format!("{pct:6.2}th=[{us:>9.2}]"))
+        .collect();
+    for row in cells.chunks(4) {
+        let _ = writeln!(o, "     | {}", row.join(", "));
+    }
+}
+
+/// "Run status group": the group's bytes and bandwidth per direction.
+fn group_status(o: &mut String, doc: &Document, g: u32) {
+    let _ = writeln!(o, "\nRun status group {g} (all jobs):");
+    for (label, pick) in [
+        (
+            "READ",
+            (|j: &Job| j.read.as_ref()) as fn(&Job) -> Option<&Dir>,
+        ),
+        ("WRITE", |j: &Job| j.write.as_ref()),
+        ("MIXED", |j: &Job| j.mixed.as_ref()),
+    ] {
+        let dirs: Vec<&Dir> = doc
+            .jobs
+            .iter()
+            .filter(|j| j.groupid == g)
+            .filter_map(pick)
+            .filter(|d| d.total_ios > 0)
+            .collect();
+        if dirs.is_empty() {
+            continue;
+        }
+        let bytes: u64 = dirs.iter().map(|d| d.io_bytes).sum();
+        let (lo, hi) = (
+            dirs.iter().map(|d| d.runtime).min().unwrap_or(0),
+            dirs.iter().map(|d| d.runtime).max().unwrap_or(0),
+        );
+        let bw = if hi > 0 {
+            bytes as f64 * 1000.0 / hi as f64
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            o,
+            "  {label:>5}: bw={}/s ({:.1}MB/s), io={}, run={lo}-{hi}msec",
+            format_size_human(bw as u64),
+            bw / 1e6,
+            format_size_human(bytes)
+        );
+    }
 }
 
 fn options_map(options: &[(String, String)]) -> Map<String, Value> {
@@ -750,98 +633,15 @@ fn direction(
         return empty_dir();
     }
     let bw_bytes = per_sec(bytes, runtime_ns);
-    let merged = |f: fn(&DirResult) -> Option<&String>| -> Option<LatencyHistogram> {
-        let mut h: Option<LatencyHistogram> = None;
-        for (d, _) in parts {
-            let one = LatencyHistogram::from_base64(f(d)?).ok()?;
-            h.get_or_insert_with(LatencyHistogram::new).merge(&one);
-        }
-        h
-    };
-    let clat_h = merged(|d| d.latency_histogram.as_ref());
-    let lat_h = merged(|d| d.latency_total_histogram.as_ref());
-    let pcts = |h: &Option<LatencyHistogram>, on: bool| {
-        if on && !run.percentiles.is_empty() {
-            h.as_ref().map(|h| percentile_map(h, &run.percentiles))
-        } else {
-            None
-        }
-    };
-    // json+ writes the bins of each histogram whose percentiles it writes, as fio 3.33 does.
-    let bins = |h: &Option<LatencyHistogram>, on: bool| {
-        h.as_ref().filter(|_| plus && on).map(|h| {
-            h.recorded()
-                .into_iter()
-                .map(|(v, n)| (v.to_string(), Value::from(n)))
-                .collect()
-        })
-    };
-    let clat = Lat {
-        percentile: pcts(&clat_h, run.clat_percentiles),
-        bins: bins(&clat_h, run.clat_percentiles),
-        ..lat_of(clat_h.as_ref())
-    };
-    let lat = Lat {
-        percentile: pcts(&lat_h, run.lat_percentiles),
-        bins: bins(&lat_h, run.lat_percentiles),
-        ..lat_of(lat_h.as_ref())
-    };
+    let (clat, lat) = latencies(run, parts, plus);
     let slat_parts: Vec<&LatencySummary> = parts
         .iter()
         .filter_map(|(d, _)| d.latency_submission.as_ref())
         .collect();
     let slat = pooled(&slat_parts, parts.iter().map(|(d, _)| d.ios).collect());
-    // Per-interval samples, in KiB/s and I/Os per second, when the entry is whole runs.
-    let mut bw_s = Vec::new();
-    let mut iops_s = Vec::new();
-    let series: Vec<&RunResult> = parts.iter().filter_map(|(_, s)| *s).collect();
-    if series.len() == parts.len() {
-        let n = series
-            .iter()
-            .map(|r| r.time_series.samples.len())
-            .max()
-            .unwrap_or(0);
-        for i in 0..n {
-            let (mut b, mut k, mut dur) = (0u64, 0u64, 0u64);
-            for r in &series {
-                if let Some(s) = r.time_series.samples.get(i) {
-                    let d = match which {
-                        0 => s.read,
-                        1 => s.write,
-                        _ => crate::result::SampleDir {
-                            ios: s.read.ios.saturating_add(s.write.ios),
-                            bytes: s.read.bytes.saturating_add(s.write.bytes),
-                            ..Default::default()
-                        },
-                    };
-                    b = b.saturating_add(d.bytes);
-                    k = k.saturating_add(d.ios);
-                    dur = dur.max(s.duration_ns);
-                }
-            }
-            // A short last interval would read as a dip that did not happen.
-            if dur.saturating_mul(2) >= series[0].time_series.interval_ns {
-                bw_s.push(per_sec(b, dur) / 1024.0);
-                iops_s.push(per_sec(k, dur));
-            }
-        }
-    }
-    let stats = |v: &[f64]| -> (f64, f64, f64, f64) {
-        if v.is_empty() {
-            return (0.0, 0.0, 0.0, 0.0);
-        }
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        let var = if v.len() > 1 {
-            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
-        } else {
-            0.0
-        };
-        let min = v.iter().cloned().fold(f64::MAX, f64::min);
-        let max = v.iter().cloned().fold(0.0, f64::max);
-        (min, max, mean, var.sqrt())
-    };
-    let (bmin, bmax, bmean, bdev) = stats(&bw_s);
-    let (imin, imax, imean, idev) = stats(&iops_s);
+    let (bw_s, iops_s) = interval_rates(parts, which);
+    let (bmin, bmax, bmean, bdev) = sample_stats(&bw_s);
+    let (imin, imax, imean, idev) = sample_stats(&iops_s);
     Dir {
         io_bytes: bytes,
         io_kbytes: bytes / 1024,
@@ -871,6 +671,104 @@ fn direction(
         iops_stddev: round6(idev),
         iops_samples: iops_s.len() as u64,
     }
+}
+
+/// Completion and total latency of the parts, from their merged histograms, with the
+/// percentiles the job asks for (and, for json+, the bins of each histogram whose
+/// percentiles are written, as fio 3.33 does).
+fn latencies(run: &FioRun, parts: &[(DirResult, Option<&RunResult>)], plus: bool) -> (Lat, Lat) {
+    let merged = |f: fn(&DirResult) -> Option<&String>| -> Option<LatencyHistogram> {
+        let mut h: Option<LatencyHistogram> = None;
+        for (d, _) in parts {
+            let one = LatencyHistogram::from_base64(f(d)?).ok()?;
+            h.get_or_insert_with(LatencyHistogram::new).merge(&one);
+        }
+        h
+    };
+    let with = |h: Option<LatencyHistogram>, on: bool| {
+        let percentile = h
+            .as_ref()
+            .filter(|_| on && !run.percentiles.is_empty())
+            .map(|h| percentile_map(h, &run.percentiles));
+        let bins = h.as_ref().filter(|_| plus && on).map(|h| {
+            h.recorded()
+                .into_iter()
+                .map(|(v, n)| (v.to_string(), Value::from(n)))
+                .collect()
+        });
+        Lat {
+            percentile,
+            bins,
+            ..lat_of(h.as_ref())
+        }
+    };
+    (
+        with(
+            merged(|d| d.latency_histogram.as_ref()),
+            run.clat_percentiles,
+        ),
+        with(
+            merged(|d| d.latency_total_histogram.as_ref()),
+            run.lat_percentiles,
+        ),
+    )
+}
+
+/// Per-interval bandwidth (KiB/s) and IOPS of direction `which`, summed over the parts, when
+/// every part is a whole run with its time series (none otherwise).
+fn interval_rates(parts: &[(DirResult, Option<&RunResult>)], which: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut bw_s = Vec::new();
+    let mut iops_s = Vec::new();
+    let series: Vec<&RunResult> = parts.iter().filter_map(|(_, s)| *s).collect();
+    if series.len() != parts.len() {
+        return (bw_s, iops_s);
+    }
+    let n = series
+        .iter()
+        .map(|r| r.time_series.samples.len())
+        .max()
+        .unwrap_or(0);
+    for i in 0..n {
+        let (mut b, mut k, mut dur) = (0u64, 0u64, 0u64);
+        for r in &series {
+            if let Some(s) = r.time_series.samples.get(i) {
+                let d = match which {
+                    0 => s.read,
+                    1 => s.write,
+                    _ => crate::result::SampleDir {
+                        ios: s.read.ios.saturating_add(s.write.ios),
+                        bytes: s.read.bytes.saturating_add(s.write.bytes),
+                        ..Default::default()
+                    },
+                };
+                b = b.saturating_add(d.bytes);
+                k = k.saturating_add(d.ios);
+                dur = dur.max(s.duration_ns);
+            }
+        }
+        // A short last interval would read as a dip that did not happen.
+        if dur.saturating_mul(2) >= series[0].time_series.interval_ns {
+            bw_s.push(per_sec(b, dur) / 1024.0);
+            iops_s.push(per_sec(k, dur));
+        }
+    }
+    (bw_s, iops_s)
+}
+
+/// (min, max, mean, sample standard deviation) of per-interval figures.
+fn sample_stats(v: &[f64]) -> (f64, f64, f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+    } else {
+        0.0
+    };
+    let min = v.iter().cloned().fold(f64::MAX, f64::min);
+    let max = v.iter().cloned().fold(0.0, f64::max);
+    (min, max, mean, var.sqrt())
 }
 
 /// fio's `sync`: the flushes of --fsync/--fdatasync/--end-fsync, for entries that cover the

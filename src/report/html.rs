@@ -8,7 +8,7 @@ use crate::compare::{self, Column};
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
 use crate::fs_suite::{FsResult, Group};
-use crate::result::RunResult;
+use crate::result::{RunResult, Sample};
 use crate::spec::units::format_size_human;
 use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
@@ -28,6 +28,14 @@ pub struct Loaded {
 struct Section<'a> {
     label: String,
     runs: Vec<(usize, &'a RunResult)>,
+}
+
+/// One run's lines in the charts over time.
+struct OverTime {
+    iops: Line,
+    mbps: Line,
+    /// Mean and p99, where the intervals measured latency.
+    latency: Vec<Line>,
 }
 
 pub struct Report<'a> {
@@ -141,74 +149,17 @@ impl<'a> Report<'a> {
         })
     }
 
-    /// The charts of one section.
+    /// The charts of one section: IOPS, throughput and latency over time, then the latency
+    /// distribution (by percentile, histogram) where the runs measured latency.
     fn charts(&self, n: usize, s: &Section) -> Vec<Chart> {
         let slug = format!("s{}", n + 1);
-        let mut out = Vec::new();
-        let mut iops = Vec::new();
-        let mut mbps = Vec::new();
-        let mut lat = Vec::new();
-        let mut nines = Vec::new();
-        let mut hist = Vec::new();
-        let mut max_count = 0u64;
+        let (mut iops, mut mbps, mut lat) = (Vec::new(), Vec::new(), Vec::new());
+        let mut latencies = Vec::new();
         for &(i, r) in &s.runs {
-            let name = self.name(i);
-            let line = |suffix: &str, secondary: bool, points: Vec<(f64, f64)>| Line {
-                name: format!("{name}{suffix}"),
-                color: i,
-                secondary,
-                points,
-                widths: Vec::new(),
-            };
-            let samples = &r.time_series.samples;
-            // Each interval's figure is its average: drawn flat from its start to its end,
-            // so one interval is a visible segment and a step is where it happened.
-            let steps = |f: &dyn Fn(&crate::result::Sample) -> Option<f64>| -> Vec<(f64, f64)> {
-                samples
-                    .iter()
-                    .filter_map(|st| {
-                        let v = f(st)?;
-                        let a = st.start_ns as f64 / 1e9;
-                        let b = st.start_ns.saturating_add(st.duration_ns) as f64 / 1e9;
-                        Some([(a, v), (b, v)])
-                    })
-                    .flatten()
-                    .collect()
-            };
-            let rate = |st: &crate::result::Sample, v: u64| {
-                v as f64 / (st.duration_ns.max(1) as f64 / 1e9)
-            };
-            iops.push(line(
-                "",
-                false,
-                steps(&|st| Some(rate(st, st.read.ios.saturating_add(st.write.ios)))),
-            ));
-            mbps.push(line(
-                "",
-                false,
-                steps(&|st| Some(rate(st, st.read.bytes.saturating_add(st.write.bytes)) / 1e6)),
-            ));
-            // Latency per interval: the I/O-weighted mean of both directions, and the higher
-            // of their p99s.
-            let mean = steps(&|st| {
-                let (sum, n) = [&st.read, &st.write]
-                    .iter()
-                    .fold((0.0, 0u64), |(s, n), d| match d.latency_mean_ns {
-                        Some(m) => (s + m as f64 * d.ios as f64, n.saturating_add(d.ios)),
-                        None => (s, n),
-                    });
-                (n > 0).then(|| sum / n as f64)
-            });
-            let p99 = steps(&|st| {
-                st.read
-                    .latency_p99_ns
-                    .max(st.write.latency_p99_ns)
-                    .map(|v| v as f64)
-            });
-            if !mean.is_empty() {
-                lat.push(line(" mean", false, mean));
-                lat.push(line(" p99", true, p99));
-            }
+            let over_time = self.over_time(i, r);
+            iops.push(over_time.iops);
+            mbps.push(over_time.mbps);
+            lat.extend(over_time.latency);
             if let Some(h) = r
                 .total
                 .all
@@ -216,20 +167,7 @@ impl<'a> Report<'a> {
                 .as_deref()
                 .and_then(|t| LatencyHistogram::from_base64(t).ok())
             {
-                max_count = max_count.max(h.count());
-                nines.push((i, h.clone()));
-                let total = h.count().max(1) as f64;
-                let bins = h.log_bins(48);
-                hist.push(Line {
-                    name: name.clone(),
-                    color: i,
-                    secondary: false,
-                    points: bins
-                        .iter()
-                        .map(|b| (b.0 as f64, 100.0 * b.2 as f64 / total))
-                        .collect(),
-                    widths: bins.iter().map(|b| (b.1 - b.0) as f64).collect(),
-                });
+                latencies.push((i, h));
             }
         }
         let time = |id: &str, title: &str, y: &str, unit: Unit, lines: Vec<Line>| Chart {
@@ -241,14 +179,16 @@ impl<'a> Report<'a> {
             y_unit: unit,
             lines,
         };
-        out.push(time("iops", "IOPS over time", "IOPS", Unit::Count, iops));
-        out.push(time(
-            "bandwidth",
-            "Throughput over time",
-            "MB/s",
-            Unit::MegaBytes,
-            mbps,
-        ));
+        let mut out = vec![
+            time("iops", "IOPS over time", "IOPS", Unit::Count, iops),
+            time(
+                "bandwidth",
+                "Throughput over time",
+                "MB/s",
+                Unit::MegaBytes,
+                mbps,
+            ),
+        ];
         if !lat.is_empty() {
             out.push(time(
                 "latency",
@@ -258,42 +198,126 @@ impl<'a> Report<'a> {
                 lat,
             ));
         }
-        if !nines.is_empty() {
-            // As many nines as the I/O count supports: beyond 1/count a percentile is the max.
-            let max_nines = (max_count as f64).log10().floor().clamp(2.0, 6.0);
-            out.push(Chart {
-                id: format!("{slug}-percentiles"),
-                title: "Completion latency by percentile".into(),
-                x_desc: "percentile".into(),
-                y_desc: "latency".into(),
-                kind: Kind::Nines { max_nines },
-                y_unit: Unit::Nanos,
-                lines: nines
-                    .iter()
-                    .map(|(i, h)| Line {
-                        name: self.name(*i),
-                        color: *i,
-                        secondary: false,
-                        points: h
-                            .nines_curve(max_nines, 120)
-                            .into_iter()
-                            .map(|(x, v)| (x, v as f64))
-                            .collect(),
-                        widths: Vec::new(),
-                    })
-                    .collect(),
-            });
-            out.push(Chart {
-                id: format!("{slug}-histogram"),
-                title: "Completion latency histogram".into(),
-                x_desc: "latency".into(),
-                y_desc: "share of I/Os".into(),
-                kind: Kind::Histogram,
-                y_unit: Unit::Percent,
-                lines: hist,
-            });
+        if !latencies.is_empty() {
+            out.push(self.percentile_chart(&slug, &latencies));
+            out.push(self.histogram_chart(&slug, &latencies));
         }
         out
+    }
+
+    /// Run `i`'s lines over time. Each interval's figure is its average: drawn flat from its
+    /// start to its end, so one interval is a visible segment and a step is where it happened.
+    fn over_time(&self, i: usize, r: &RunResult) -> OverTime {
+        let name = self.name(i);
+        let line = |suffix: &str, secondary: bool, points: Vec<(f64, f64)>| Line {
+            name: format!("{name}{suffix}"),
+            color: i,
+            secondary,
+            points,
+            widths: Vec::new(),
+        };
+        let samples = &r.time_series.samples;
+        let steps = |f: &dyn Fn(&Sample) -> Option<f64>| -> Vec<(f64, f64)> {
+            samples
+                .iter()
+                .filter_map(|st| {
+                    let v = f(st)?;
+                    let a = st.start_ns as f64 / 1e9;
+                    let b = st.start_ns.saturating_add(st.duration_ns) as f64 / 1e9;
+                    Some([(a, v), (b, v)])
+                })
+                .flatten()
+                .collect()
+        };
+        let rate = |st: &Sample, v: u64| v as f64 / (st.duration_ns.max(1) as f64 / 1e9);
+        let iops = steps(&|st| Some(rate(st, st.read.ios.saturating_add(st.write.ios))));
+        let mbps = steps(&|st| Some(rate(st, st.read.bytes.saturating_add(st.write.bytes)) / 1e6));
+        // Latency per interval: the I/O-weighted mean of both directions, and the higher of
+        // their p99s.
+        let mean = steps(&|st| {
+            let (sum, n) = [&st.read, &st.write].iter().fold((0.0, 0u64), |(s, n), d| {
+                match d.latency_mean_ns {
+                    Some(m) => (s + m as f64 * d.ios as f64, n.saturating_add(d.ios)),
+                    None => (s, n),
+                }
+            });
+            (n > 0).then(|| sum / n as f64)
+        });
+        let p99 = steps(&|st| {
+            st.read
+                .latency_p99_ns
+                .max(st.write.latency_p99_ns)
+                .map(|v| v as f64)
+        });
+        let latency = if mean.is_empty() {
+            Vec::new()
+        } else {
+            vec![line(" mean", false, mean), line(" p99", true, p99)]
+        };
+        OverTime {
+            iops: line("", false, iops),
+            mbps: line("", false, mbps),
+            latency,
+        }
+    }
+
+    /// Completion latency by percentile, with as many nines as the I/O count supports:
+    /// beyond 1/count a percentile is the max.
+    fn percentile_chart(&self, slug: &str, latencies: &[(usize, LatencyHistogram)]) -> Chart {
+        let max_count = latencies.iter().map(|(_, h)| h.count()).max().unwrap_or(0);
+        let max_nines = (max_count as f64).log10().floor().clamp(2.0, 6.0);
+        Chart {
+            id: format!("{slug}-percentiles"),
+            title: "Completion latency by percentile".into(),
+            x_desc: "percentile".into(),
+            y_desc: "latency".into(),
+            kind: Kind::Nines { max_nines },
+            y_unit: Unit::Nanos,
+            lines: latencies
+                .iter()
+                .map(|(i, h)| Line {
+                    name: self.name(*i),
+                    color: *i,
+                    secondary: false,
+                    points: h
+                        .nines_curve(max_nines, 120)
+                        .into_iter()
+                        .map(|(x, v)| (x, v as f64))
+                        .collect(),
+                    widths: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Completion latency as a histogram: each run's share of I/Os in each of 48 bins.
+    fn histogram_chart(&self, slug: &str, latencies: &[(usize, LatencyHistogram)]) -> Chart {
+        let lines = latencies
+            .iter()
+            .map(|(i, h)| {
+                let total = h.count().max(1) as f64;
+                let bins = h.log_bins(48);
+                Line {
+                    name: self.name(*i),
+                    color: *i,
+                    secondary: false,
+                    points: bins
+                        .iter()
+                        .map(|b| (b.0 as f64, 100.0 * b.2 as f64 / total))
+                        .collect(),
+                    widths: bins.iter().map(|b| (b.1 - b.0) as f64).collect(),
+                }
+            })
+            .collect();
+        Chart {
+            id: format!("{slug}-histogram"),
+            title: "Completion latency histogram".into(),
+            x_desc: "latency".into(),
+            y_desc: "share of I/Os".into(),
+            kind: Kind::Histogram,
+            y_unit: Unit::Percent,
+            lines,
+        }
     }
 
     /// The suite's bar charts: one per group of tests, the times relative to the reference.

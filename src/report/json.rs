@@ -1,14 +1,14 @@
-//! The JSON report: [`RunResult`] serialized as is. Its shape is documented by
+//! The JSON report: a result serialized as is. A run's shape is documented by
 //! `schema/run-result.schema.json`, checked against real output by the tests.
 
 use super::Exporter;
-use crate::result::RunResult;
+use serde::Serialize;
 
 pub struct Json;
 
-impl Exporter for Json {
-    fn render(&self, r: &RunResult) -> String {
-        let mut s = serde_json::to_string_pretty(r).expect("a run result always serializes");
+impl<R: Serialize + ?Sized> Exporter<R> for Json {
+    fn render(&self, r: &R) -> String {
+        let mut s = serde_json::to_string_pretty(r).expect("results always serialize");
         s.push('\n');
         s
     }

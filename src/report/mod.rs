@@ -1,5 +1,11 @@
-//! Reports: one file per format behind one trait. Each renders a finished [`RunResult`];
-//! none of them measures or changes anything.
+//! Reports: one file per format, each rendering a finished result; none of them measures or
+//! changes anything.
+//!
+//! Every format is an [`Exporter`] of the results it applies to, and this file is the one
+//! place that says which formats exist for which kind of result: the `--output` formats of
+//! each [`Subject`], fio's `--output-format` ([`FioFormat`]) and DiskSpd's text or XML
+//! ([`diskspd_exporter`], [`diskspd_profile_exporter`]). Front ends ask before they measure,
+//! so a refused format costs nothing, and every refusal is worded here.
 
 pub mod charts;
 pub mod csv;
@@ -14,17 +20,200 @@ pub mod table;
 pub mod text;
 
 use crate::cli::OutputFormat;
+use crate::error::Error;
+use crate::fs_suite::FsResult;
+use crate::profile::ProfileResult;
 use crate::result::RunResult;
+use crate::spec::diskspd::Diskspd;
 
-pub trait Exporter {
-    fn render(&self, result: &RunResult) -> String;
+/// One format of one kind of result (a run unless it says otherwise).
+pub trait Exporter<R: ?Sized = RunResult> {
+    fn render(&self, result: &R) -> String;
+
+    /// Whether the report lists the run's warnings itself, as the text reports do. Where it
+    /// does not (they are data in JSON, or absent), the front end says them on stderr.
+    fn lists_warnings(&self) -> bool {
+        false
+    }
 }
 
-pub fn exporter(format: OutputFormat) -> Box<dyn Exporter> {
-    match format {
-        OutputFormat::Text => Box::new(text::Text),
-        OutputFormat::Json => Box::new(json::Json),
-        OutputFormat::Csv => Box::new(csv::Csv),
-        OutputFormat::FioJson => Box::new(fio::FioJson),
+/// What a report is of, for the `--output` formats: each subject has its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// One run: `iogauge run`, or a saved run.
+    Run,
+    /// A profile as it runs (`iogauge profile`, `iogauge quick`).
+    Profile,
+    /// The file-system suite as it runs (`iogauge fs`).
+    Fs,
+    /// `iogauge selftest`.
+    Selftest,
+    /// The list of saved results (`results list`).
+    Listing,
+    /// Saved result `id`, a profile or a suite (`results show`, `results export`).
+    Saved(i64),
+}
+
+impl Subject {
+    /// Refuse a format this subject is not written in, saying which it is: the one table.
+    pub fn check(self, format: OutputFormat) -> Result<(), Error> {
+        use OutputFormat::{Csv, FioJson, Json, Text};
+        let refusal = match (self, format) {
+            (Subject::Run, _) | (_, Text | Json) | (Subject::Fs | Subject::Saved(_), Csv) => {
+                return Ok(())
+            }
+            (Subject::Profile, _) => {
+                "profiles write text or json (iogauge run writes csv and fio-json)".to_string()
+            }
+            (Subject::Fs, FioJson) => {
+                "iogauge fs writes text, json or csv (fio-json is for runs)".into()
+            }
+            (Subject::Selftest, _) => "selftest writes text or json".into(),
+            (Subject::Listing, _) => "results list writes text or json".into(),
+            (Subject::Saved(id), FioJson) => format!(
+                "result {id} is not a run: fio-json is written for runs (iogauge run, iogauge fio)"
+            ),
+        };
+        Err(Error::usage(refusal))
+    }
+
+    /// The exporter of `format` for this subject's result `R`, or [`Subject::check`]'s
+    /// refusal.
+    pub fn exporter<R: Formats + ?Sized>(
+        self,
+        format: OutputFormat,
+    ) -> Result<Box<dyn Exporter<R>>, Error> {
+        self.check(format)?;
+        Ok(R::exporter(format)
+            .expect("Subject::check passes only formats the result is written in"))
+    }
+}
+
+/// A result type and its exporter of each `--output` format it can be written in. Which of
+/// them a command offers is [`Subject::check`]'s to say.
+pub trait Formats {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>>;
+}
+
+impl Formats for RunResult {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        Some(match format {
+            OutputFormat::Text => Box::new(text::Text),
+            OutputFormat::Json => Box::new(json::Json),
+            OutputFormat::Csv => Box::new(csv::Csv),
+            OutputFormat::FioJson => Box::new(fio::FioJson),
+        })
+    }
+}
+
+impl Formats for ProfileResult {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(text::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            OutputFormat::Csv => Some(Box::new(csv::Csv)),
+            OutputFormat::FioJson => None,
+        }
+    }
+}
+
+impl Formats for FsResult {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(text::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            OutputFormat::Csv => Some(Box::new(csv::Csv)),
+            OutputFormat::FioJson => None,
+        }
+    }
+}
+
+/// `iogauge fio`'s reports, by fio's names for them (`--output-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FioFormat {
+    Normal,
+    Json,
+    JsonPlus,
+}
+
+impl FioFormat {
+    pub fn from_name(name: &str) -> Result<FioFormat, Error> {
+        match name {
+            "normal" => Ok(FioFormat::Normal),
+            "json" => Ok(FioFormat::Json),
+            "json+" => Ok(FioFormat::JsonPlus),
+            other => Err(Error::usage(format!(
+                "--output-format={other}: iogauge fio writes normal, json or json+"
+            ))),
+        }
+    }
+
+    pub fn exporter<'a>(self) -> Box<dyn Exporter<fio::Jobs<'a>>> {
+        match self {
+            FioFormat::Normal => Box::new(fio::Normal),
+            FioFormat::Json => Box::new(fio::JobsJson { plus: false }),
+            FioFormat::JsonPlus => Box::new(fio::JobsJson { plus: true }),
+        }
+    }
+}
+
+/// `iogauge diskspd`'s report of a run: DiskSpd's XML with `-Rxml`, else its text.
+pub fn diskspd_exporter(d: &Diskspd) -> Box<dyn Exporter + '_> {
+    if d.xml {
+        Box::new(diskspd_xml::DiskspdXml(d))
+    } else {
+        Box::new(text::DiskspdText)
+    }
+}
+
+/// DiskSpd's `-Rp`: the profile alone, nothing run, in XML with `-Rpxml`, else in text
+/// under `command_line` as typed.
+pub fn diskspd_profile_exporter(d: &Diskspd, command_line: String) -> Box<dyn Exporter<Diskspd>> {
+    if d.xml {
+        Box::new(diskspd_xml::ProfileXml)
+    } else {
+        Box::new(diskspd_profile::ProfileText { command_line })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORMATS: [OutputFormat; 4] = [
+        OutputFormat::Text,
+        OutputFormat::Json,
+        OutputFormat::Csv,
+        OutputFormat::FioJson,
+    ];
+
+    /// Every format a kind lets through has an exporter for that kind's results.
+    #[test]
+    fn what_check_passes_can_be_written() {
+        for f in FORMATS {
+            if Subject::Run.check(f).is_ok() {
+                assert!(RunResult::exporter(f).is_some(), "run {f:?}");
+            }
+            if Subject::Profile.check(f).is_ok() || Subject::Saved(1).check(f).is_ok() {
+                assert!(ProfileResult::exporter(f).is_some(), "profile {f:?}");
+            }
+            if Subject::Fs.check(f).is_ok() || Subject::Saved(1).check(f).is_ok() {
+                assert!(FsResult::exporter(f).is_some(), "fs {f:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_say_what_is_written() {
+        let refused = |k: Subject, f| k.check(f).unwrap_err().to_string();
+        assert!(
+            refused(Subject::Profile, OutputFormat::Csv).contains("profiles write text or json")
+        );
+        assert!(refused(Subject::Fs, OutputFormat::FioJson).contains("text, json or csv"));
+        assert!(
+            refused(Subject::Saved(7), OutputFormat::FioJson).starts_with("result 7 is not a run")
+        );
+        assert!(Subject::Run.check(OutputFormat::FioJson).is_ok());
+        assert!(Subject::Saved(7).check(OutputFormat::Csv).is_ok());
     }
 }

@@ -4,9 +4,11 @@
 use super::Exporter;
 use crate::clock::ClockSource;
 use crate::facts::Content;
-use crate::result::{DirPair, DirResult, Mode, RunResult};
+use crate::fs_suite::FsResult;
+use crate::profile::ProfileResult;
+use crate::result::{DirPair, DirResult, Mode, RunResult, TargetResult};
 use crate::spec::units::{format_size, format_size_human};
-use crate::spec::{Distribution, EngineKind, Pattern, Stop};
+use crate::spec::{Distribution, EngineKind, JobSpec, Pattern, Rate, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
 use std::fmt::Write;
 
@@ -28,11 +30,32 @@ impl Exporter for Text {
     fn render(&self, r: &RunResult) -> String {
         Headline::Completion.render(r)
     }
+
+    fn lists_warnings(&self) -> bool {
+        true
+    }
 }
 
 impl Exporter for DiskspdText {
     fn render(&self, r: &RunResult) -> String {
         Headline::Total.render(r)
+    }
+
+    fn lists_warnings(&self) -> bool {
+        true
+    }
+}
+
+/// A profile's text report is its table of passes.
+impl Exporter<ProfileResult> for Text {
+    fn render(&self, p: &ProfileResult) -> String {
+        super::table::profile_text(p)
+    }
+}
+
+impl Exporter<FsResult> for Text {
+    fn render(&self, r: &FsResult) -> String {
+        super::fs::text(r)
     }
 }
 
@@ -52,291 +75,20 @@ impl Headline {
         }
     }
 
+    /// The report, section by section in DiskSpd's order: what was asked, on what, then
+    /// what was measured.
     fn render(self, r: &RunResult) -> String {
-        let headline = self;
         let mut o = String::new();
-        let j = &r.job;
         let _ = writeln!(o, "Command Line: {}", r.command_line.join(" "));
-        let _ = writeln!(o, "\nInput parameters:\n");
-        match j.stop {
-            Stop::Duration { ns } => {
-                let _ = writeln!(o, "\tduration: {}", secs(ns));
-            }
-            Stop::TotalBytes { bytes, max_ns } => {
-                if j.engine.is_some_and(|e| e.is_file_op()) {
-                    let _ = writeln!(o, "\ttotal: {} operations, one per file", j.targets.len());
-                } else {
-                    let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
-                }
-                if let Some(ns) = max_ns {
-                    let _ = writeln!(o, "\tor duration, if sooner: {}", secs(ns));
-                }
-            }
-        }
-        let _ = writeln!(
-            o,
-            "\twarm up time: {}\n\tcool down time: {}",
-            secs(j.warmup_ns),
-            secs(j.cooldown_ns)
-        );
-        let _ = writeln!(
-            o,
-            "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}",
-            r.engine.name(),
-            j.interval_ns / 1_000_000,
-            j.seed
-        );
-        let mode = match r.mode {
-            Mode::Iops => {
-                "IOPS (I/Os counted, not timed; measure latency in a separate run with -L)"
-            }
-            Mode::Latency => {
-                "latency (-L: every I/O timed; measure IOPS in a separate run without -L)"
-            }
-        };
-        let _ = writeln!(o, "\tmode: {mode}");
-        if r.mode == Mode::Latency && headline == Headline::Total {
-            let _ = writeln!(
-                o,
-                "\tlatency: from issue to completion, as DiskSpd measures it (iogauge's total latency)"
-            );
-        }
-        let c = &r.clock;
-        let source = match c.source {
-            ClockSource::Tsc => "invariant TSC, calibrated against CLOCK_MONOTONIC",
-            ClockSource::Monotonic => "CLOCK_MONOTONIC",
-        };
-        let _ = writeln!(
-            o,
-            "\tclock: {source}, {:.1} ns per read (clock_gettime: {:.1} ns)",
-            c.read_cost_ns, c.monotonic_cost_ns
-        );
-        if let Some(u) = &r.io_uring {
-            let on = |b: bool| if b { "yes" } else { "no" };
-            let _ = writeln!(
-                o,
-                "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}",
-                on(u.registered_file),
-                on(u.registered_buffers),
-                on(u.defer_taskrun),
-                on(u.sqpoll),
-                on(u.hipri),
-                j.submit_batch
-            );
-        }
+        run_parameters(&mut o, r, self);
         for t in &r.targets {
-            let _ = writeln!(
-                o,
-                "\tpath: '{}'{}",
-                t.path,
-                if t.created {
-                    " (created by iogauge)"
-                } else {
-                    ""
-                }
-            );
-            let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
-            match &j.block_mix {
-                None => {
-                    if !j.engine.is_some_and(|e| e.is_file_op()) {
-                        let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
-                    }
-                }
-                Some(m) => {
-                    let _ = writeln!(
-                        o,
-                        "\t\tblock sizes: reads {}, writes {}",
-                        m.read.text(),
-                        m.write.text()
-                    );
-                }
-            }
-            if j.thread_start > 0 {
-                let _ = writeln!(
-                    o,
-                    "\t\tthread stride: thread k starts k x {} in",
-                    format_size(j.thread_start)
-                );
-            }
-            if j.thread_offset > 0 {
-                let _ = writeln!(
-                    o,
-                    "\t\tthread offset: thread k's working set moved k x {}",
-                    format_size(j.thread_offset)
-                );
-            }
-            if let Some(p) = j.random_pct {
-                let _ = writeln!(
-                    o,
-                    "\t\t{p}% of I/Os at random offsets, the others after the one before"
-                );
-            }
-            if let Some(f) = j.flush {
-                let _ = writeln!(
-                    o,
-                    "\t\t{} every {} writes{}",
-                    if f.data_only { "fdatasync" } else { "fsync" },
-                    f.writes,
-                    if j.end_fsync { ", and at the end" } else { "" }
-                );
-            } else if j.end_fsync {
-                let _ = writeln!(o, "\t\tfsync at the end");
-            }
-            if let Some(t) = j.think {
-                let _ = writeln!(
-                    o,
-                    "\t\tthink time: {} us after every {} I/Os ({} us of it spinning)",
-                    t.ns / 1000,
-                    t.every,
-                    t.spin_ns / 1000
-                );
-            }
-            if !j.buffers.is_default() {
-                let _ = writeln!(
-                    o,
-                    "\t\twrite data: {}% zeros per 512 bytes{}",
-                    j.buffers.compress_pct,
-                    if j.buffers.refill {
-                        ", new for every write"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            if let Some(e) = j.engine.filter(|e| e.is_file_op()) {
-                let what = match e {
-                    EngineKind::FileCreate => "create (open with O_CREAT|O_EXCL, then close)",
-                    EngineKind::FileStat => "stat",
-                    _ => "delete (unlink)",
-                };
-                let dir = if j.write_pct == 100 {
-                    "writes"
-                } else {
-                    "reads"
-                };
-                let _ = writeln!(
-                    o,
-                    "\t\toperation: {what}, once per file, counted as {dir}; no data moves"
-                );
-                for f in &t.files {
-                    let _ = writeln!(
-                        o,
-                        "\t\t\t'{}': {} operations",
-                        f.path,
-                        f.read.ios.saturating_add(f.write.ios)
-                    );
-                }
-            } else {
-                match &j.pattern {
-                    Pattern::Random {
-                        align_bytes,
-                        distribution,
-                    } => {
-                        let dist = match distribution {
-                            Distribution::Uniform => "uniform".to_string(),
-                            Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
-                            Distribution::Pareto { h } => format!("pareto, h {h}"),
-                            z @ Distribution::Zoned { .. } => z.text(),
-                        };
-                        let _ = writeln!(
-                            o,
-                            "\t\tusing random I/O (alignment: {}, distribution: {dist})",
-                            format_size(*align_bytes)
-                        );
-                    }
-                    Pattern::Sequential {
-                        stride_bytes,
-                        interlocked,
-                    } => {
-                        let _ = writeln!(
-                            o,
-                            "\t\tusing {}sequential I/O (stride: {})",
-                            if *interlocked { "interlocked " } else { "" },
-                            format_size(*stride_bytes)
-                        );
-                    }
-                }
-                let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
-                if t.files.is_empty() {
-                    let _ = writeln!(
-                        o,
-                        "\t\tworking set: {}..{} of {}",
-                        t.working_set_start,
-                        t.working_set_end,
-                        format_size(t.size_bytes)
-                    );
-                } else {
-                    let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
-                    let open = match j.open_files() {
-                        Some(n) => format!(", at most {n} open at once"),
-                        None => String::new(),
-                    };
-                    let _ = writeln!(
-                        o,
-                        "\t\tfiles: each thread works over all {} (file service: {service}{open})",
-                        t.files.len()
-                    );
-                    for f in &t.files {
-                        let _ = writeln!(
-                            o,
-                            "\t\t\t'{}': working set {}..{} of {}; {} reads, {} writes, {} in all",
-                            f.path,
-                            f.working_set_start,
-                            f.working_set_end,
-                            format_size(f.size_bytes),
-                            f.read.ios,
-                            f.write.ios,
-                            format_size(f.read.bytes.saturating_add(f.write.bytes))
-                        );
-                    }
-                }
-            }
-            let _ = writeln!(
-                o,
-                "\t\tthreads: {}, outstanding I/O per thread: {}",
-                j.threads_per_target, r.queue_depth
-            );
-            if let Some(iops) = j.rate_iops {
-                let _ = writeln!(o, "\t\trate limit: {iops} IOPS per thread");
-            }
-            if let Some(bw) = j.rate_bytes_per_sec {
-                let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
-            }
-            if let Some(d) = j.rate_dirs {
-                for (dir, r) in [("reads", d.read), ("writes", d.write)] {
-                    let limit = match r {
-                        Some(crate::spec::Rate::Iops { iops }) => format!("{iops} IOPS"),
-                        Some(crate::spec::Rate::Bytes { per_sec }) => {
-                            format!("{}/s", format_size(per_sec))
-                        }
-                        None => "none".into(),
-                    };
-                    let _ = writeln!(o, "\t\trate limit of {dir}: {limit} per thread");
-                }
-            }
+            target_parameters(&mut o, r, t);
         }
         system_facts(&mut o, r);
         for n in &r.notes {
             let _ = writeln!(o, "\nNote: {n}");
         }
-        let _ = writeln!(o, "\nResults:\n{}", "*".repeat(79));
-        if r.partial {
-            let _ = writeln!(
-                o,
-                "\n*** PARTIAL RESULTS: {} ***",
-                r.stop_message
-                    .as_deref()
-                    .unwrap_or("the run did not complete")
-            );
-        }
-        let _ = writeln!(o, "\nactual test time:\t{}", secs(r.measured_ns));
-        let _ = writeln!(
-            o,
-            "thread count:\t\t{}\nproc count:\t\t{}",
-            r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
-            r.system.cpus
-        );
-
+        results_heading(&mut o, r);
         cpu_table(&mut o, r);
         for (title, pick) in [
             (
@@ -346,35 +98,9 @@ impl Headline {
             ("Read IO", |p: &DirPair| p.read.clone()),
             ("Write IO", |p: &DirPair| p.write.clone()),
         ] {
-            io_table(&mut o, r, title, pick, headline);
+            io_table(&mut o, r, title, pick, self);
         }
-        if !r.errors.is_empty() {
-            let _ = writeln!(o, "\nI/O errors:");
-            for e in &r.errors {
-                let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
-            }
-        }
-        if let Some(f) = &r.flushes {
-            let _ = write!(o, "\nFlushes: {}", f.count);
-            if let Some(l) = &f.latency {
-                let p99 = l
-                    .percentiles
-                    .iter()
-                    .find(|p| p.percentile == 99.0)
-                    .map_or(0, |p| p.ns);
-                let _ = write!(
-                    o,
-                    ", latency mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-                    l.mean_ns / 1e6,
-                    p99 as f64 / 1e6,
-                    l.max_ns as f64 / 1e6
-                );
-            }
-            if let Some(ns) = f.end_fsync_max_ns {
-                let _ = write!(o, "; end fsync {:.3} ms", ns as f64 / 1e6);
-            }
-            let _ = writeln!(o);
-        }
+        errors_and_flushes(&mut o, r);
         let w = &r.waits;
         let _ = writeln!(
             o,
@@ -383,7 +109,7 @@ impl Headline {
         );
         match r.mode {
             Mode::Latency => {
-                percentile_table(&mut o, r, headline);
+                percentile_table(&mut o, r, self);
                 kinds_table(&mut o, r);
             }
             Mode::Iops => {
@@ -393,21 +119,8 @@ impl Headline {
                 );
             }
         }
-        let series = super::table::throughput_series(r);
-        if series.len() > 1 {
-            let max = series.iter().cloned().fold(0.0, f64::max);
-            let min = series.iter().cloned().fold(f64::MAX, f64::min);
-            let _ = writeln!(
-                o,
-                "\nThroughput over time ({} intervals of {}ms, {:.1} to {:.1} MB/s):\n  {}",
-                series.len(),
-                r.time_series.interval_ns / 1_000_000,
-                min / 1e6,
-                max / 1e6,
-                super::table::sparkline(&series, 60)
-            );
-        }
-        for w in r.warnings.iter().filter(|w| shown_with(w, headline)) {
+        throughput_over_time(&mut o, r);
+        for w in r.warnings.iter().filter(|w| shown_with(w, self)) {
             let _ = writeln!(o, "\nWarning ({}): {}\n  fix: {}", w.code, w.message, w.fix);
         }
         let _ = writeln!(
@@ -418,6 +131,362 @@ impl Headline {
             secs(r.iogauge_usage.system_cpu_ns)
         );
         o
+    }
+}
+
+/// "Input parameters": how long, how measured, and with what engine and clock.
+fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
+    let j = &r.job;
+    let _ = writeln!(o, "\nInput parameters:\n");
+    match j.stop {
+        Stop::Duration { ns } => {
+            let _ = writeln!(o, "\tduration: {}", secs(ns));
+        }
+        Stop::TotalBytes { bytes, max_ns } => {
+            if j.engine.is_some_and(|e| e.is_file_op()) {
+                let _ = writeln!(o, "\ttotal: {} operations, one per file", j.targets.len());
+            } else {
+                let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
+            }
+            if let Some(ns) = max_ns {
+                let _ = writeln!(o, "\tor duration, if sooner: {}", secs(ns));
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\twarm up time: {}\n\tcool down time: {}",
+        secs(j.warmup_ns),
+        secs(j.cooldown_ns)
+    );
+    let _ = writeln!(
+        o,
+        "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}",
+        r.engine.name(),
+        j.interval_ns / 1_000_000,
+        j.seed
+    );
+    let mode = match r.mode {
+        Mode::Iops => "IOPS (I/Os counted, not timed; measure latency in a separate run with -L)",
+        Mode::Latency => "latency (-L: every I/O timed; measure IOPS in a separate run without -L)",
+    };
+    let _ = writeln!(o, "\tmode: {mode}");
+    if r.mode == Mode::Latency && headline == Headline::Total {
+        let _ = writeln!(
+            o,
+            "\tlatency: from issue to completion, as DiskSpd measures it (iogauge's total latency)"
+        );
+    }
+    clock_and_ring(o, r);
+}
+
+/// The clock iogauge timed with, and the io_uring features it found.
+fn clock_and_ring(o: &mut String, r: &RunResult) {
+    let c = &r.clock;
+    let source = match c.source {
+        ClockSource::Tsc => "invariant TSC, calibrated against CLOCK_MONOTONIC",
+        ClockSource::Monotonic => "CLOCK_MONOTONIC",
+    };
+    let _ = writeln!(
+        o,
+        "\tclock: {source}, {:.1} ns per read (clock_gettime: {:.1} ns)",
+        c.read_cost_ns, c.monotonic_cost_ns
+    );
+    if let Some(u) = &r.io_uring {
+        let on = |b: bool| if b { "yes" } else { "no" };
+        let _ = writeln!(
+            o,
+            "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}",
+            on(u.registered_file),
+            on(u.registered_buffers),
+            on(u.defer_taskrun),
+            on(u.sqpoll),
+            on(u.hipri),
+            r.job.submit_batch
+        );
+    }
+}
+
+/// One target's parameters: its path, the I/O as asked, where it goes, and by how many.
+fn target_parameters(o: &mut String, r: &RunResult, t: &TargetResult) {
+    let j = &r.job;
+    let _ = writeln!(
+        o,
+        "\tpath: '{}'{}",
+        t.path,
+        if t.created {
+            " (created by iogauge)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
+    io_shape(o, j);
+    if let Some(e) = j.engine.filter(|e| e.is_file_op()) {
+        file_operation(o, j, e, t);
+    } else {
+        access_pattern(o, j, t);
+    }
+    let _ = writeln!(
+        o,
+        "\t\tthreads: {}, outstanding I/O per thread: {}",
+        j.threads_per_target, r.queue_depth
+    );
+    rate_limits(o, j);
+}
+
+/// Block sizes, each thread's start, flushes, think time and the data written.
+fn io_shape(o: &mut String, j: &JobSpec) {
+    match &j.block_mix {
+        None => {
+            if !j.engine.is_some_and(|e| e.is_file_op()) {
+                let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+            }
+        }
+        Some(m) => {
+            let _ = writeln!(
+                o,
+                "\t\tblock sizes: reads {}, writes {}",
+                m.read.text(),
+                m.write.text()
+            );
+        }
+    }
+    if j.thread_start > 0 {
+        let _ = writeln!(
+            o,
+            "\t\tthread stride: thread k starts k x {} in",
+            format_size(j.thread_start)
+        );
+    }
+    if j.thread_offset > 0 {
+        let _ = writeln!(
+            o,
+            "\t\tthread offset: thread k's working set moved k x {}",
+            format_size(j.thread_offset)
+        );
+    }
+    if let Some(p) = j.random_pct {
+        let _ = writeln!(
+            o,
+            "\t\t{p}% of I/Os at random offsets, the others after the one before"
+        );
+    }
+    if let Some(f) = j.flush {
+        let _ = writeln!(
+            o,
+            "\t\t{} every {} writes{}",
+            if f.data_only { "fdatasync" } else { "fsync" },
+            f.writes,
+            if j.end_fsync { ", and at the end" } else { "" }
+        );
+    } else if j.end_fsync {
+        let _ = writeln!(o, "\t\tfsync at the end");
+    }
+    if let Some(t) = j.think {
+        let _ = writeln!(
+            o,
+            "\t\tthink time: {} us after every {} I/Os ({} us of it spinning)",
+            t.ns / 1000,
+            t.every,
+            t.spin_ns / 1000
+        );
+    }
+    if !j.buffers.is_default() {
+        let _ = writeln!(
+            o,
+            "\t\twrite data: {}% zeros per 512 bytes{}",
+            j.buffers.compress_pct,
+            if j.buffers.refill {
+                ", new for every write"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// A file-operation engine's job: the operation, and how many times each file saw it.
+fn file_operation(o: &mut String, j: &JobSpec, e: EngineKind, t: &TargetResult) {
+    let what = match e {
+        EngineKind::FileCreate => "create (open with O_CREAT|O_EXCL, then close)",
+        EngineKind::FileStat => "stat",
+        _ => "delete (unlink)",
+    };
+    let dir = if j.write_pct == 100 {
+        "writes"
+    } else {
+        "reads"
+    };
+    let _ = writeln!(
+        o,
+        "\t\toperation: {what}, once per file, counted as {dir}; no data moves"
+    );
+    for f in &t.files {
+        let _ = writeln!(
+            o,
+            "\t\t\t'{}': {} operations",
+            f.path,
+            f.read.ios.saturating_add(f.write.ios)
+        );
+    }
+}
+
+/// Where the I/O goes: random or sequential, the write share, and the working set or the
+/// files with what each received.
+fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
+    match &j.pattern {
+        Pattern::Random {
+            align_bytes,
+            distribution,
+        } => {
+            let dist = match distribution {
+                Distribution::Uniform => "uniform".to_string(),
+                Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
+                Distribution::Pareto { h } => format!("pareto, h {h}"),
+                z @ Distribution::Zoned { .. } => z.text(),
+            };
+            let _ = writeln!(
+                o,
+                "\t\tusing random I/O (alignment: {}, distribution: {dist})",
+                format_size(*align_bytes)
+            );
+        }
+        Pattern::Sequential {
+            stride_bytes,
+            interlocked,
+        } => {
+            let _ = writeln!(
+                o,
+                "\t\tusing {}sequential I/O (stride: {})",
+                if *interlocked { "interlocked " } else { "" },
+                format_size(*stride_bytes)
+            );
+        }
+    }
+    let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
+    if t.files.is_empty() {
+        let _ = writeln!(
+            o,
+            "\t\tworking set: {}..{} of {}",
+            t.working_set_start,
+            t.working_set_end,
+            format_size(t.size_bytes)
+        );
+        return;
+    }
+    let service = j.file_sets.map(|f| f.service.text()).unwrap_or_default();
+    let open = match j.open_files() {
+        Some(n) => format!(", at most {n} open at once"),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        o,
+        "\t\tfiles: each thread works over all {} (file service: {service}{open})",
+        t.files.len()
+    );
+    for f in &t.files {
+        let _ = writeln!(
+            o,
+            "\t\t\t'{}': working set {}..{} of {}; {} reads, {} writes, {} in all",
+            f.path,
+            f.working_set_start,
+            f.working_set_end,
+            format_size(f.size_bytes),
+            f.read.ios,
+            f.write.ios,
+            format_size(f.read.bytes.saturating_add(f.write.bytes))
+        );
+    }
+}
+
+fn rate_limits(o: &mut String, j: &JobSpec) {
+    if let Some(iops) = j.rate_iops {
+        let _ = writeln!(o, "\t\trate limit: {iops} IOPS per thread");
+    }
+    if let Some(bw) = j.rate_bytes_per_sec {
+        let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
+    }
+    if let Some(d) = j.rate_dirs {
+        for (dir, r) in [("reads", d.read), ("writes", d.write)] {
+            let limit = match r {
+                Some(Rate::Iops { iops }) => format!("{iops} IOPS"),
+                Some(Rate::Bytes { per_sec }) => format!("{}/s", format_size(per_sec)),
+                None => "none".into(),
+            };
+            let _ = writeln!(o, "\t\trate limit of {dir}: {limit} per thread");
+        }
+    }
+}
+
+/// "Results": whether they are partial, how long was measured, by how many threads.
+fn results_heading(o: &mut String, r: &RunResult) {
+    let _ = writeln!(o, "\nResults:\n{}", "*".repeat(79));
+    if r.partial {
+        let _ = writeln!(
+            o,
+            "\n*** PARTIAL RESULTS: {} ***",
+            r.stop_message
+                .as_deref()
+                .unwrap_or("the run did not complete")
+        );
+    }
+    let _ = writeln!(o, "\nactual test time:\t{}", secs(r.measured_ns));
+    let _ = writeln!(
+        o,
+        "thread count:\t\t{}\nproc count:\t\t{}",
+        r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
+        r.system.cpus
+    );
+}
+
+/// The I/O errors by name, and the flushes with their latency.
+fn errors_and_flushes(o: &mut String, r: &RunResult) {
+    if !r.errors.is_empty() {
+        let _ = writeln!(o, "\nI/O errors:");
+        for e in &r.errors {
+            let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
+        }
+    }
+    let Some(f) = &r.flushes else {
+        return;
+    };
+    let _ = write!(o, "\nFlushes: {}", f.count);
+    if let Some(l) = &f.latency {
+        let p99 = l
+            .percentiles
+            .iter()
+            .find(|p| p.percentile == 99.0)
+            .map_or(0, |p| p.ns);
+        let _ = write!(
+            o,
+            ", latency mean {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            l.mean_ns / 1e6,
+            p99 as f64 / 1e6,
+            l.max_ns as f64 / 1e6
+        );
+    }
+    if let Some(ns) = f.end_fsync_max_ns {
+        let _ = write!(o, "; end fsync {:.3} ms", ns as f64 / 1e6);
+    }
+    let _ = writeln!(o);
+}
+
+/// A sparkline of the throughput per interval, when there is more than one.
+fn throughput_over_time(o: &mut String, r: &RunResult) {
+    let series = super::table::throughput_series(r);
+    if series.len() > 1 {
+        let max = series.iter().cloned().fold(0.0, f64::max);
+        let min = series.iter().cloned().fold(f64::MAX, f64::min);
+        let _ = writeln!(
+            o,
+            "\nThroughput over time ({} intervals of {}ms, {:.1} to {:.1} MB/s):\n  {}",
+            series.len(),
+            r.time_series.interval_ns / 1_000_000,
+            min / 1e6,
+            max / 1e6,
+            super::table::sparkline(&series, 60)
+        );
     }
 }
 
