@@ -961,15 +961,8 @@ pub enum EngineArg {
     Filedelete,
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    Text,
-    Json,
-    Csv,
-    /// fio's `--output-format=json` shape, for scripts written for fio (runs only).
-    #[value(name = "fio-json")]
-    FioJson,
-}
+/// The formats are the reports' to say; the flags only name them.
+pub use crate::report::OutputFormat;
 
 /// Rewrite DiskSpd's glued optional values, which clap cannot parse, into forms it can:
 /// `-r4k` -> `-r=4k`, `-s8k` -> `-s=8k`, `-si` -> `--interlocked`, `-Su` -> `-S=u`,

@@ -6,7 +6,6 @@
 
 pub mod cli;
 pub mod clock;
-pub mod compare;
 pub mod dates;
 pub mod engine;
 pub mod error;

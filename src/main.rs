@@ -12,7 +12,16 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A job of thousands of files needs more descriptors than the usual soft limit of 1024.
     iogauge::os::limits::raise_nofile();
-    let raw: Vec<String> = std::env::args().collect();
+    // Flags, job files and paths are read as UTF-8 text: other bytes are refused by name, not
+    // a panic.
+    let raw: Vec<String> = match std::env::args_os().map(|a| a.into_string()).collect() {
+        Ok(raw) => raw,
+        Err(bad) => {
+            let shown = bad.to_string_lossy();
+            eprintln!("iogauge: error: argument '{shown}' is not valid UTF-8; name the file by a path in UTF-8");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     // fio's and DiskSpd's own front ends read their arguments themselves.
     let args = if matches!(subcommand(&raw), Some("fio" | "diskspd")) {
         raw

@@ -3,11 +3,9 @@
 //! JSON, a profile's table) and any later reader sees the same ones.
 
 use crate::facts::Content;
-use crate::result::{RunResult, TargetResult};
-// TEMP until report/text.rs names result::Warning (renovation in progress).
-pub use crate::result::Warning;
-use crate::units::format_size_human;
+use crate::result::{RunResult, TargetResult, Warning};
 use crate::spec::{CacheMode, Flag};
+use crate::units::format_size_human;
 
 /// Runs shorter than this miss caches filling, background flushes and thermal or credit limits.
 pub const MIN_RUN_NS: u64 = 5_000_000_000;

@@ -35,6 +35,21 @@ fn bad_sizes_and_numbers() {
     rejects(&["-Sq", "x"], &["-Sq"]);
 }
 
+/// A path that is not UTF-8 was a panic (exit 101) before it was refused.
+#[test]
+fn an_argument_that_is_not_utf8_is_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let o = bin()
+        .args(["run", "-c", "1M"])
+        .arg(std::ffi::OsStr::from_bytes(b"t\xff.dat"))
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("'t\u{FFFD}.dat' is not valid UTF-8"), "{err}");
+}
+
 #[test]
 fn missing_target_without_create() {
     let d = work_dir();

@@ -4,7 +4,7 @@
 //! JSON the store keeps.
 #![no_main]
 
-use iogauge::compare::{self, Column};
+use iogauge::report::compare::{self, Column};
 use iogauge::report::html::{Loaded, Report};
 use iogauge::report::{csv, fio, fs, json, table, text, Exporter};
 use iogauge::store::figures::Figures;

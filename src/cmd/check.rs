@@ -3,11 +3,11 @@
 use super::saved::{column, open, Saver};
 use super::{interrupt_flag, write_output};
 use iogauge::cli::CheckArgs;
-use iogauge::compare;
 use iogauge::dates::format_utc;
 use iogauge::error::{exit, Error, Result};
 use iogauge::profile;
 use iogauge::progress::Progress;
+use iogauge::report::compare;
 use iogauge::result::StopReason;
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::store::figures::Figures;

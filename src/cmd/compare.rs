@@ -3,8 +3,8 @@
 use super::saved::{column, open};
 use super::write_output;
 use iogauge::cli::{CompareArgs, TableFormat};
-use iogauge::compare;
 use iogauge::error::{exit, Error, Result};
+use iogauge::report::compare;
 use iogauge::store::record::Record;
 use std::path::PathBuf;
 

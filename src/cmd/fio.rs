@@ -762,16 +762,11 @@ fn wait(ns: u64, interrupted: &AtomicBool) -> bool {
 /// fio's invalidate: drop a file's pages from the page cache (posix_fadvise DONTNEED), so a
 /// buffered job starts cold. True if there was a regular file to drop.
 fn drop_file_cache(path: &Path) -> bool {
-    use std::os::fd::AsRawFd;
     let Ok(m) = std::fs::metadata(path) else {
         return false;
     };
     if !m.is_file() {
         return false;
     }
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    // SAFETY: fadvise on a descriptor we own; no memory is passed.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) == 0 }
+    std::fs::File::open(path).is_ok_and(|f| iogauge::os::cache::drop_file(&f).is_ok())
 }

@@ -6,8 +6,8 @@ use iogauge::cli::FsArgs;
 use iogauge::error::{exit, Error, Result};
 use iogauge::fs_suite::{self, FsResult, Params};
 use iogauge::report::Subject;
-use iogauge::spec::units::parse_size;
 use iogauge::store::record::Record;
+use iogauge::units::parse_size;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 

@@ -56,7 +56,7 @@ pub fn cmd_profile(
 
 /// A profile's parameters from its flags and this machine's memory.
 pub fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> {
-    use iogauge::spec::units::parse_size;
+    use iogauge::units::parse_size;
     let memory_bytes = iogauge::facts::memory_bytes().unwrap_or(0);
     let size = match &opts.size {
         Some(s) => parse_size(s)
@@ -90,7 +90,7 @@ pub fn profile_params(p: &Profile, opts: &ProfileOpts) -> Result<Params, Error> 
 
 /// A duration flag's value in seconds; a bare number is seconds.
 fn flag_seconds(flag: &str, v: &str) -> Result<f64, Error> {
-    use iogauge::spec::units::parse_duration_ns;
+    use iogauge::units::parse_duration_ns;
     let with_unit = if v.chars().last().is_some_and(|c| c.is_ascii_digit()) {
         format!("{v}s")
     } else {

@@ -2,8 +2,8 @@
 //! (without losing it when the save fails), and loading a saved result for comparison.
 
 use iogauge::cli::SaveOpts;
-use iogauge::compare::Column;
 use iogauge::error::{Error, Result};
+use iogauge::report::compare::Column;
 use iogauge::store::figures::Figures;
 use iogauge::store::record::Record;
 use iogauge::store::{self, Listed, Store};

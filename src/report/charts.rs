@@ -82,7 +82,7 @@ impl Unit {
             Unit::MegaBytes => format!("{v:.0}"),
             Unit::Nanos => crate::store::figures::format_ns(v),
             Unit::Percent => format!("{v:.0}%"),
-            Unit::Ratio => crate::spec::units::format_ratio(v),
+            Unit::Ratio => crate::units::format_ratio(v),
         }
     }
 }
@@ -329,7 +329,7 @@ fn bars<DB: DrawingBackend>(
         let values = l.points.iter().map(move |&(g, v)| {
             EmptyElement::at((v, top_of(g, j) - h / 2.0))
                 + Text::new(
-                    crate::spec::units::format_ratio(v),
+                    crate::units::format_ratio(v),
                     (4, 0),
                     TextStyle::from(("sans-serif", 11).into_font())
                         .pos(Pos::new(HPos::Left, VPos::Center)),

@@ -12,8 +12,8 @@
 use super::Exporter;
 use crate::result::{DirPair, DirResult, RunResult};
 use crate::spec::fio::options::{Clones, FioRun};
-use crate::spec::units::format_size_human;
 use crate::stats::{LatencyHistogram, LatencySummary};
+use crate::units::format_size_human;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write;

@@ -4,7 +4,7 @@
 
 use crate::fs_suite::{FsResult, Status, Summary};
 use crate::report::table::Grid;
-use crate::spec::units::{format_count, format_ns, format_ratio, format_size};
+use crate::units::{format_count, format_ns, format_ratio, format_size};
 
 /// What a cell shows when there is no time.
 fn no_time(status: Status, partial: bool) -> &'static str {

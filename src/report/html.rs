@@ -4,16 +4,16 @@
 
 use super::charts::{self, Chart, Kind, Line, Unit};
 use super::table::Grid;
-use crate::compare::{self, Column};
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
 use crate::fs_suite::{FsResult, Group};
+use crate::report::compare::{self, Column};
 use crate::result::{RunResult, Sample};
-use crate::spec::units::format_size_human;
 use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
 use crate::store::record::Record;
 use crate::store::Listed;
+use crate::units::format_size_human;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -582,18 +582,8 @@ fn facts_grid(l: &Loaded) -> Grid {
     let mut add = |k: &str, v: String| g.push(vec![k.to_string(), v]);
     add("host", s.hostname.clone());
     add("kernel", format!("Linux {}", s.kernel));
-    add(
-        "CPU",
-        format!(
-            "{} x {}",
-            s.cpus,
-            s.cpu_model.as_deref().unwrap_or("unknown")
-        ),
-    );
-    add(
-        "memory",
-        s.memory_bytes.map_or("?".into(), format_size_human),
-    );
+    add("CPU", s.cpu_line());
+    add("memory", s.memory_line());
     add("iogauge", version);
     if !l.listed.tags.is_empty() {
         add("tags", l.listed.tags.join(", "));

@@ -8,6 +8,7 @@
 //! so a refused format costs nothing, and every refusal is worded here.
 
 pub mod charts;
+pub mod compare;
 pub mod csv;
 pub mod diskspd_profile;
 pub mod diskspd_xml;
@@ -19,12 +20,22 @@ pub mod sink;
 pub mod table;
 pub mod text;
 
-use crate::cli::OutputFormat;
 use crate::error::Error;
 use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use crate::spec::diskspd::Diskspd;
+
+/// The output formats a report can be written in (`--output`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Csv,
+    /// fio's `--output-format=json` shape, for scripts written for fio (runs only).
+    #[value(name = "fio-json")]
+    FioJson,
+}
 
 /// One format of one kind of result (a run unless it says otherwise).
 pub trait Exporter<R: ?Sized = RunResult> {

@@ -3,7 +3,7 @@
 
 use crate::profile::{Measure, ProfileResult};
 use crate::result::RunResult;
-use crate::spec::units::format_size_human;
+use crate::units::format_size_human;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -49,7 +49,7 @@ fn mbs(bytes_per_sec: f64) -> String {
 }
 
 fn iops(v: f64) -> String {
-    format!("{} IOPS", crate::spec::units::format_count(v))
+    format!("{} IOPS", crate::units::format_count(v))
 }
 
 fn us(ns: u64) -> String {

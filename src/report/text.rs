@@ -7,9 +7,9 @@ use crate::facts::Content;
 use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::{DirPair, DirResult, Mode, RunResult, TargetResult};
-use crate::spec::units::{format_size, format_size_human};
 use crate::spec::{Distribution, EngineKind, JobSpec, Pattern, Rate, Stop};
 use crate::stats::{LatencySummary, PERCENTILES};
+use crate::units::{format_size, format_size_human};
 use std::fmt::Write;
 
 /// iogauge's text report: its latency tables show completion latency (submitted to completed).
@@ -494,12 +494,11 @@ fn system_facts(o: &mut String, r: &RunResult) {
     let sys = &r.system;
     let _ = writeln!(
         o,
-        "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpu: {} x {}\n\tmemory: {}",
+        "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpu: {}\n\tmemory: {}",
         sys.hostname,
         sys.kernel,
-        sys.cpus,
-        sys.cpu_model.as_deref().unwrap_or("unknown model"),
-        sys.memory_bytes.map_or("unknown".into(), format_size_human)
+        sys.cpu_line(),
+        sys.memory_line()
     );
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     for t in &r.targets {
@@ -585,11 +584,11 @@ fn cpu_table(o: &mut String, r: &RunResult) {
 
 /// Whether `w` applies to a report that shows total latency: the warning that completion
 /// latency leaves out the submission call does not.
-pub fn applies_to_total(w: &crate::warnings::Warning) -> bool {
+pub fn applies_to_total(w: &crate::result::Warning) -> bool {
     w.code != "inline-completion"
 }
 
-fn shown_with(w: &crate::warnings::Warning, headline: Headline) -> bool {
+fn shown_with(w: &crate::result::Warning, headline: Headline) -> bool {
     headline == Headline::Completion || applies_to_total(w)
 }
 

@@ -210,7 +210,7 @@ impl BlockSizes {
     /// `4k`, `4k-64k`, or `4k/10:64k/90` (fio's bssplit: a share left out takes an equal part
     /// of what the others leave).
     pub fn parse(text: &str) -> std::result::Result<BlockSizes, String> {
-        Self::parse_with(text, &|t| units::parse_size(t))
+        Self::parse_with(text, &|t| crate::units::parse_size(t))
     }
 
     /// As [`BlockSizes::parse`], with sizes read by `size` (fio's suffixes and kb_base).

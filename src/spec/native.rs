@@ -4,9 +4,9 @@
 //! ([`read`]); a text that is not one is kept as its message and reported when the job is
 //! built, in the same order and words as every other rejected value.
 
-use crate::units::{parse_duration_ns, parse_size};
 use super::*;
 use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs};
+use crate::units::{parse_duration_ns, parse_size};
 use clap::Parser;
 
 /// Size of the temporary file made when no target is given.

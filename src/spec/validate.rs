@@ -3,8 +3,8 @@
 //! fault the way the job's tool names it ([`JobSpec::name`]): `iodepth` in a fio job, `-o` on a
 //! DiskSpd line, `--queue-depth` on iogauge's own.
 
-use crate::units::format_size;
 use super::*;
+use crate::units::format_size;
 
 /// The longest interval or run we accept: the histograms cover one hour per I/O, and longer
 /// single values mean something is broken.

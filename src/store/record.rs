@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
-use crate::units::format_size;
 use crate::spec::{JobSpec, Pattern};
+use crate::units::format_size;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
