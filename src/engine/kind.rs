@@ -68,6 +68,18 @@ impl EngineKind {
         }
     }
 
+    /// The fio ioengine that does the same work, for a fio job written from an iogauge job
+    /// (`explain`). The delay engine has none: null, with a comment saying so.
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Sync => "psync",
+            EngineKind::Null | EngineKind::Delay => "null",
+            EngineKind::Mmap => "mmap",
+            EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => self.name(),
+        }
+    }
+
     /// An engine whose I/Os are operations on file names (filecreate, filestat, filedelete),
     /// one per file: no data moves, and no descriptor is held on the file.
     pub fn is_file_op(self) -> bool {

@@ -291,15 +291,8 @@ fn fio_region(o: &mut String, job: &JobSpec, first: &super::TargetSpec, nfiles: 
 
 /// ioengine= and the queue it keeps.
 fn fio_engine(o: &mut String, job: &JobSpec) {
-    let engine = match job.engine {
-        None | Some(EngineKind::IoUring) => "io_uring",
-        Some(EngineKind::Sync) => "psync",
-        Some(EngineKind::Null) | Some(EngineKind::Delay) => "null",
-        Some(EngineKind::Mmap) => "mmap",
-        Some(e @ (EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)) => {
-            e.name()
-        }
-    };
+    // No engine named: io_uring where the host has it, as fio is asked for it.
+    let engine = job.engine.map_or("io_uring", EngineKind::fio_name);
     let _ = writeln!(o, "ioengine={engine}");
     if job.engine == Some(EngineKind::FileCreate) {
         let _ = writeln!(o, "; iogauge's {engine} times open(O_CREAT|O_EXCL) and close for a create; fio times the open alone");
