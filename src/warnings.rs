@@ -32,7 +32,7 @@ pub fn check(r: &RunResult) -> Vec<Warning> {
 
 /// Operations on names have no working set: the page cache is not the question.
 fn is_file_op(r: &RunResult) -> bool {
-    r.job.engine.is_some_and(|e| e.is_file_op())
+    r.job.engine.kind.is_some_and(|e| e.is_file_op())
 }
 
 /// Buffered I/O on a working set that fits in memory.

@@ -300,12 +300,12 @@ fn preflight(plan: &FioPlan) -> Result<(), Error> {
     let mut created: HashSet<&Path> = HashSet::new();
     for run in &plan.runs {
         // A delete destroys as a write does.
-        let writes = run.job.write_pct > 0 || run.job.engine == Some(EngineKind::FileDelete);
+        let writes = run.job.write_pct > 0 || run.job.engine.kind == Some(EngineKind::FileDelete);
         for t in &run.job.targets {
             let p = t.path.as_path();
             let shown = p.display();
             let exists = p.exists();
-            if run.job.engine == Some(EngineKind::FileCreate) {
+            if run.job.engine.kind == Some(EngineKind::FileCreate) {
                 if exists || created.contains(&p) {
                     return Err(Error::usage(format!(
                         "{}: job '{}' creates '{shown}', which {}: ioengine=filecreate times the creation of new files",
@@ -609,7 +609,7 @@ fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -
     let mut named: HashMap<&Path, Named> = HashMap::new();
     for &i in members {
         let run = &plan.runs[i];
-        if run.job.engine == Some(EngineKind::FileCreate) {
+        if run.job.engine.kind == Some(EngineKind::FileCreate) {
             continue;
         }
         let mut mine = HashSet::new();

@@ -49,7 +49,7 @@ impl IoLogs {
         IoLogs {
             names,
             files: Vec::new(),
-            slat: run.job.engine == Some(EngineKind::IoUring),
+            slat: run.job.engine.kind == Some(EngineKind::IoUring),
             error: None,
         }
     }

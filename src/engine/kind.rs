@@ -27,6 +27,27 @@ pub enum EngineKind {
     FileDelete,
 }
 
+/// The engine a job asks for, and the settings only some engines take, as one value. Each
+/// setting is checked against the engine in validation, which words a refusal in the job's
+/// own tool's terms. Flat in a job's JSON (`engine`, `sqpoll`, `hipri`, `register`, `delay`,
+/// `delay_step`), as these were fields of the job before they were grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct EngineSpec {
+    /// `None`: io_uring where the kernel allows it, else sync.
+    #[serde(rename = "engine")]
+    pub kind: Option<EngineKind>,
+    /// io_uring: a kernel thread polls the submission queue.
+    pub sqpoll: bool,
+    /// io_uring: polled completions (IOPOLL; O_DIRECT on devices with poll queues).
+    pub hipri: bool,
+    /// io_uring: register the files and buffers with the ring (skipped where refused).
+    pub register: bool,
+    /// The delay engine's injected latency.
+    pub delay: Option<DelayDist>,
+    /// Delay engine: a later distribution (--delay-step).
+    pub delay_step: Option<DelayStep>,
+}
+
 /// The latency the delay engine injects.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

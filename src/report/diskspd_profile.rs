@@ -188,7 +188,7 @@ fn caching(o: &mut String, j: &JobSpec, flush: Option<MappedFlush>) {
             _ => "using hardware write cache, writethrough off",
         }
     );
-    if j.engine == Some(EngineKind::Mmap) {
+    if j.engine.kind == Some(EngineKind::Mmap) {
         let mode = match flush {
             Some(MappedFlush::ViewOfFile) => ", flush mode: FlushViewOfFile",
             Some(MappedFlush::NonVolatile) => ", flush mode: FlushNonVolatileMemory",

@@ -422,7 +422,7 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
     if j.cache.is_dsync() {
         x.leaf("WriteThrough", true);
     }
-    if j.engine == Some(EngineKind::Mmap) && j.cache == CacheMode::Buffered {
+    if j.engine.kind == Some(EngineKind::Mmap) && j.cache == CacheMode::Buffered {
         x.leaf("MemoryMappedIo", true);
     }
     if let Some(f) = shown.flush_mode {

@@ -143,7 +143,7 @@ fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
             let _ = writeln!(o, "\tduration: {}", secs(ns));
         }
         Stop::TotalBytes { bytes, max_ns } => {
-            if j.engine.is_some_and(|e| e.is_file_op()) {
+            if j.engine.kind.is_some_and(|e| e.is_file_op()) {
                 let _ = writeln!(o, "\ttotal: {} operations, one per file", j.targets.len());
             } else {
                 let _ = writeln!(o, "\ttotal: {} ({} bytes)", format_size(bytes), bytes);
@@ -222,7 +222,7 @@ fn target_parameters(o: &mut String, r: &RunResult, t: &TargetResult) {
     );
     let _ = writeln!(o, "\t\tcaching: {}", j.cache.name());
     io_shape(o, j);
-    if let Some(e) = j.engine.filter(|e| e.is_file_op()) {
+    if let Some(e) = j.engine.kind.filter(|e| e.is_file_op()) {
         file_operation(o, j, e, t);
     } else {
         access_pattern(o, j, t);
@@ -239,7 +239,7 @@ fn target_parameters(o: &mut String, r: &RunResult, t: &TargetResult) {
 fn io_shape(o: &mut String, j: &JobSpec) {
     match &j.block_mix {
         None => {
-            if !j.engine.is_some_and(|e| e.is_file_op()) {
+            if !j.engine.kind.is_some_and(|e| e.is_file_op()) {
                 let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
             }
         }

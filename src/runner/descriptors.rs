@@ -29,18 +29,18 @@ impl Need {
 /// The descriptors `job` holds at once: it may use them all together, so all count.
 pub fn need(job: &JobSpec) -> Need {
     let threads = job.total_threads();
-    let file_op = job.engine.is_some_and(|e| e.is_file_op());
+    let file_op = job.engine.kind.is_some_and(|e| e.is_file_op());
     let files = match job.open_files() {
         Some(n) => threads * n as u64,
         None if file_op => 0,
         None => job.targets.len() as u64,
     };
-    let rings = match job.engine {
+    let rings = match job.engine.kind {
         None | Some(EngineKind::IoUring) => threads,
         Some(_) => 0,
     };
     // Files laid out now keep a descriptor each, up to held_max(); a timed create keeps none.
-    let created = match job.engine {
+    let created = match job.engine.kind {
         Some(EngineKind::FileCreate) => 0,
         _ => job
             .targets

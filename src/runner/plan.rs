@@ -62,12 +62,12 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
     let engine = EngineSettings {
         kind,
         uring: UringOptions {
-            sqpoll: job.sqpoll,
-            hipri: job.hipri,
-            register: job.register,
+            sqpoll: job.engine.sqpoll,
+            hipri: job.engine.hipri,
+            register: job.engine.register,
             changing_files: job.open_files().is_some(),
         },
-        delay: job.delay.map(|d| (d, job.delay_step)),
+        delay: job.engine.delay.map(|d| (d, job.engine.delay_step)),
         seed: job.seed,
         writes: job.write_pct > 0,
         random: matches!(job.pattern, Pattern::Random { .. }),
@@ -89,7 +89,7 @@ fn resolve_engine(
     host: &Host,
     notes: &mut Vec<String>,
 ) -> Result<(EngineKind, u32)> {
-    let engine = match (job.engine, &host.uring) {
+    let engine = match (job.engine.kind, &host.uring) {
         (Some(EngineKind::IoUring), Err(e)) => {
             return Err(Error::usage(format!(
                 "{}: io_uring is not available here ({e}); use {}",

@@ -53,7 +53,7 @@ pub fn prepare(
         ));
     }
     let (clock, clock_info) = Clock::calibrated();
-    if plan.engine.kind == EngineKind::IoUring && (job.sqpoll || job.hipri) {
+    if plan.engine.kind == EngineKind::IoUring && (job.engine.sqpoll || job.engine.hipri) {
         for t in &targets {
             probe_uring_options(t, job, plan.engine.uring)?;
         }
@@ -218,7 +218,11 @@ pub fn set_name(set: &[OpenTarget]) -> String {
 /// a ring set up as the run's will be, so that a refusal is a clear error, not a failed run.
 fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
     let shown = t.path.display();
-    let flag = job.name(if job.hipri { Flag::Hipri } else { Flag::Sqpoll });
+    let flag = job.name(if job.engine.hipri {
+        Flag::Hipri
+    } else {
+        Flag::Sqpoll
+    });
     let mut rng = crate::rng::Rng::new(1, &[]);
     let buf = worker::buffers(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
     // A target checked and closed (--open-files) is opened again for the test.
@@ -253,7 +257,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     })?;
     match out.first() {
         Some(c) if c.result == job.block_size as i32 => Ok(()),
-        Some(c) if job.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
+        Some(c) if job.engine.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
             "{flag}: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop {flag}"
         ))),
         Some(c) => Err(Error::usage(format!(
@@ -264,7 +268,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
             // The read may still be in the kernel's hands: never free its buffer.
             drop(e);
             std::mem::forget(buf);
-            let why = if job.hipri {
+            let why = if job.engine.hipri {
                 "its device has no poll queues (for NVMe see nvme.poll_queues)"
             } else {
                 "the submission thread did not pick it up"

@@ -182,7 +182,7 @@ fn open_each(
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<Vec<OpenTarget>> {
-    match job.engine.filter(|e| e.is_file_op()) {
+    match job.engine.kind.filter(|e| e.is_file_op()) {
         Some(engine) => {
             // A job may name a million files in a few folders: the facts, once per folder.
             let mut facts: std::collections::HashMap<PathBuf, crate::facts::TargetFacts> =

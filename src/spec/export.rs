@@ -292,12 +292,12 @@ fn fio_region(o: &mut String, job: &JobSpec, first: &super::TargetSpec, nfiles: 
 /// ioengine= and the queue it keeps.
 fn fio_engine(o: &mut String, job: &JobSpec) {
     // No engine named: io_uring where the host has it, as fio is asked for it.
-    let engine = job.engine.map_or("io_uring", EngineKind::fio_name);
+    let engine = job.engine.kind.map_or("io_uring", EngineKind::fio_name);
     let _ = writeln!(o, "ioengine={engine}");
-    if job.engine == Some(EngineKind::FileCreate) {
+    if job.engine.kind == Some(EngineKind::FileCreate) {
         let _ = writeln!(o, "; iogauge's {engine} times open(O_CREAT|O_EXCL) and close for a create; fio times the open alone");
     }
-    if job.engine == Some(EngineKind::Delay) {
+    if job.engine.kind == Some(EngineKind::Delay) {
         let _ = writeln!(
             o,
             "; iogauge's delay engine (injected latency) has no fio counterpart"
@@ -315,17 +315,17 @@ fn fio_engine(o: &mut String, job: &JobSpec) {
 fn fio_uring_options(o: &mut String, job: &JobSpec) {
     // fio registers no files where openfiles is below nrfiles: it refuses registerfiles.
     let lazy = job.open_files().is_some();
-    if job.register {
+    if job.engine.register {
         let files = if lazy { "" } else { "\nregisterfiles=1" };
         let _ = writeln!(o, "fixedbufs=1{files}");
     }
-    if job.sqpoll {
+    if job.engine.sqpoll {
         let _ = writeln!(o, "sqthread_poll=1");
         if lazy {
             let _ = writeln!(o, "; fio's sqthread_poll registers the files, which it refuses with openfiles below nrfiles");
         }
     }
-    if job.hipri {
+    if job.engine.hipri {
         let _ = writeln!(o, "hipri=1");
     }
 }
@@ -339,7 +339,7 @@ fn fio_timing(o: &mut String, job: &JobSpec) {
         Stop::TotalBytes { bytes, max_ns } => {
             let jobs = job.total_threads();
             // A file operation is done once per file: fio has nothing to say about it.
-            if !job.engine.is_some_and(|e| e.is_file_op()) {
+            if !job.engine.kind.is_some_and(|e| e.is_file_op()) {
                 let _ = writeln!(o, "io_size={}", tool_size(bytes / jobs));
             }
             if let Some(ns) = max_ns {
@@ -536,7 +536,7 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     diskspd_pattern(job, &mut l);
     l.arg(format!("-w{}", job.write_pct));
     l.arg(match job.cache {
-        CacheMode::Buffered if job.engine == Some(EngineKind::Mmap) => "-Sm",
+        CacheMode::Buffered if job.engine.kind == Some(EngineKind::Mmap) => "-Sm",
         CacheMode::Buffered => "-Sb",
         CacheMode::Direct => "-Su",
         CacheMode::WriteThrough => "-Sw",
@@ -750,10 +750,10 @@ fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if job.until_steady.is_some() {
         l.caveat("DiskSpd has no steady-state stop (--until-steady): it runs the full -d");
     }
-    if matches!(job.engine, Some(EngineKind::Null | EngineKind::Delay)) {
+    if matches!(job.engine.kind, Some(EngineKind::Null | EngineKind::Delay)) {
         l.caveat("DiskSpd has no null or delay engine");
     }
-    if let Some(e) = job.engine.filter(|e| e.is_file_op()) {
+    if let Some(e) = job.engine.kind.filter(|e| e.is_file_op()) {
         l.caveat(format!(
             "DiskSpd reads and writes data only: it has no {} (operations on file names)",
             e.name()

@@ -12,7 +12,7 @@ pub mod flag;
 pub mod native;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.
-pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind};
+pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind, EngineSpec};
 pub use crate::units;
 mod validate;
 
@@ -592,17 +592,7 @@ pub struct JobSpec {
     /// Latency mode (-L): per-I/O timestamps and latency histograms. Without it, IOPS mode:
     /// counts only, for the highest IOPS.
     pub latency: bool,
-    /// The delay engine's injected latency.
-    pub delay: Option<DelayDist>,
-    /// Delay engine: a later distribution (--delay-step).
-    pub delay_step: Option<DelayStep>,
     pub affinity: Option<Affinity>,
-    /// io_uring: a kernel thread polls the submission queue.
-    pub sqpoll: bool,
-    /// io_uring: polled completions (IOPOLL; O_DIRECT on devices with poll queues).
-    pub hipri: bool,
-    /// io_uring: register the files and buffers with the ring (skipped where refused).
-    pub register: bool,
     pub block_size: u64,
     pub pattern: Pattern,
     /// 0..=100: the share of I/Os that are writes.
@@ -616,8 +606,9 @@ pub struct JobSpec {
     /// End of the working set (exclusive); `None`: the end of the target.
     pub max_offset: Option<u64>,
     pub cache: CacheMode,
-    /// `None`: io_uring where the kernel allows it, else sync.
-    pub engine: Option<EngineKind>,
+    /// The engine and the settings that belong to engines (flat in JSON).
+    #[serde(flatten)]
+    pub engine: EngineSpec,
     /// Per-thread limits.
     pub rate_iops: Option<u64>,
     pub rate_bytes_per_sec: Option<u64>,

@@ -389,19 +389,19 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let write_pct = args.write_pct.get()?;
     let stop = stop(args, block_size, file_op)?;
     let targets = targets(args, block_size, file_op)?;
-    // The fields below are checked in the order they are written.
+    // The fields below are checked in the order they are written (the first bad one is the
+    // one named); those that go into the engine's settings first.
+    let threads_per_target = args.threads.get()?;
+    let submit_batch = args.submit_batch.get()?;
+    let delay = args.delay.as_deref().map(delay).transpose()?;
+    let delay_step = args.delay_step.as_deref().map(delay_step).transpose()?;
     let job = JobSpec {
         targets,
-        threads_per_target: args.threads.get()?,
+        threads_per_target,
         queue_depth,
-        submit_batch: args.submit_batch.get()?,
+        submit_batch,
         latency: args.latency,
-        delay: args.delay.as_deref().map(delay).transpose()?,
-        delay_step: args.delay_step.as_deref().map(delay_step).transpose()?,
         affinity: args.affinity.as_deref().map(affinity).transpose()?,
-        sqpoll: args.sqpoll,
-        hipri: args.hipri,
-        register: !args.no_register,
         block_size,
         pattern,
         write_pct,
@@ -420,7 +420,14 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         base_offset: args.base_offset.get()?,
         max_offset: given(&args.max_offset)?,
         cache,
-        engine,
+        engine: EngineSpec {
+            kind: engine,
+            sqpoll: args.sqpoll,
+            hipri: args.hipri,
+            register: !args.no_register,
+            delay,
+            delay_step,
+        },
         rate_iops: together(args.rate_iops.as_deref())
             .map(|r| number("--rate-iops", r, "I/Os per second"))
             .transpose()?,
@@ -946,7 +953,7 @@ mod tests {
         let j = job("-L --engine delay --delay lognormal:1ms:0.5 -a f").unwrap();
         assert!(j.latency);
         assert_eq!(
-            j.delay,
+            j.engine.delay,
             Some(DelayDist::Lognormal {
                 median_ns: 1_000_000,
                 sigma: 0.5
@@ -960,6 +967,7 @@ mod tests {
         assert_eq!(
             job("--engine delay --delay uniform:100us:300us f")
                 .unwrap()
+                .engine
                 .delay,
             Some(DelayDist::Uniform {
                 min_ns: 100_000,
@@ -967,7 +975,7 @@ mod tests {
             })
         );
         assert!(!job("f").unwrap().latency, "IOPS mode by default");
-        assert!(job("f").unwrap().register);
+        assert!(job("f").unwrap().engine.register);
     }
 
     #[test]

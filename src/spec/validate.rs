@@ -77,14 +77,14 @@ impl JobSpec {
             ));
         }
         // The default engine is io_uring wherever it can be used.
-        let engine = self.engine.unwrap_or(EngineKind::IoUring);
+        let engine = self.engine.kind.unwrap_or(EngineKind::IoUring);
         if let Some(max) = engine.max_queue_depth().filter(|&m| self.queue_depth > m) {
             return bad(format!(
                 "{} {} is more than the {} engine{} can queue: at most {max} I/Os per thread",
                 n(Flag::QueueDepth),
                 self.queue_depth,
                 engine.name(),
-                if self.engine.is_none() {
+                if self.engine.kind.is_none() {
                     " (the default)"
                 } else {
                     ""
@@ -130,7 +130,7 @@ impl JobSpec {
     /// The engine and what only some engines have.
     fn validate_engine(&self) -> Result<()> {
         let n = |f| self.name(f);
-        match (self.engine, self.delay) {
+        match (self.engine.kind, self.engine.delay) {
             (Some(EngineKind::Delay), None) => {
                 return bad(format!(
                     "{} delay needs {} fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA",
@@ -141,7 +141,7 @@ impl JobSpec {
             (Some(EngineKind::Delay), Some(d)) => {
                 let steps = [
                     Some((Flag::Delay, d)),
-                    self.delay_step.map(|s| (Flag::DelayStep, s.dist)),
+                    self.engine.delay_step.map(|s| (Flag::DelayStep, s.dist)),
                 ];
                 for (flag, d) in steps.into_iter().flatten() {
                     match d {
@@ -165,7 +165,7 @@ impl JobSpec {
                     n(Flag::Engine)
                 ))
             }
-            (_, None) if self.delay_step.is_some() => {
+            (_, None) if self.engine.delay_step.is_some() => {
                 return bad(format!(
                     "{} needs {} delay and {}",
                     n(Flag::DelayStep),
@@ -175,19 +175,22 @@ impl JobSpec {
             }
             _ => {}
         }
-        for (flag, on) in [(Flag::Sqpoll, self.sqpoll), (Flag::Hipri, self.hipri)] {
-            if on && self.engine.is_some_and(|e| e != EngineKind::IoUring) {
+        for (flag, on) in [
+            (Flag::Sqpoll, self.engine.sqpoll),
+            (Flag::Hipri, self.engine.hipri),
+        ] {
+            if on && self.engine.kind.is_some_and(|e| e != EngineKind::IoUring) {
                 return bad(format!("{} applies to the io_uring engine", n(flag)));
             }
         }
-        if self.engine == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
+        if self.engine.kind == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
             return bad(format!(
                 "the mmap engine reads and writes through the page cache: {} cannot apply; use {}",
                 self.dialect.cache(self.cache),
                 self.dialect.cache(CacheMode::Buffered)
             ));
         }
-        if self.hipri && !self.cache.is_direct() {
+        if self.engine.hipri && !self.cache.is_direct() {
             return bad(format!(
                 "{} (polled completions) needs direct I/O: add {}",
                 n(Flag::Hipri),
@@ -530,11 +533,11 @@ impl JobSpec {
             if f.writes == 0 {
                 return bad(format!("{} must be at least 1 (writes per flush)", n(flag)));
             }
-            if self.hipri {
+            if self.engine.hipri {
                 return polled(flag);
             }
         }
-        if self.end_fsync && self.hipri {
+        if self.end_fsync && self.engine.hipri {
             return polled(Flag::EndFsync);
         }
         if let Some(t) = self.think {
@@ -634,7 +637,7 @@ impl JobSpec {
             return Ok(());
         };
         let limit = self.dialect.assign(Flag::OpenFiles, &open.to_string());
-        let why = match self.engine {
+        let why = match self.engine.kind {
             Some(EngineKind::Mmap) => "maps each file for the whole run",
             Some(e) if e.is_file_op() => "holds no file open",
             _ if f.service == FileService::Slots => {
@@ -646,7 +649,7 @@ impl JobSpec {
             }
             _ => return Ok(()),
         };
-        let engine = self.engine.map_or("", |e| e.name());
+        let engine = self.engine.kind.map_or("", |e| e.name());
         bad(format!(
             "{limit}: {} {why}; use the sync or io_uring engine",
             self.dialect.assign(Flag::Engine, engine)
@@ -657,7 +660,7 @@ impl JobSpec {
     /// file of a thread's set and move no data: whatever would make a file see two operations,
     /// or give bytes a meaning, is refused here.
     fn validate_file_ops(&self) -> Result<()> {
-        let Some(engine) = self.engine.filter(|e| e.is_file_op()) else {
+        let Some(engine) = self.engine.kind.filter(|e| e.is_file_op()) else {
             return Ok(());
         };
         let n = |f| self.name(f);

@@ -248,7 +248,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// "RND8K Q16T4 70/30"; "filestat 200 files T1" for the file-operation engines.
 pub fn describe(job: &JobSpec) -> String {
     // Operations on names: "filecreate 1000 files T4".
-    if let Some(e) = job.engine.filter(|e| e.is_file_op()) {
+    if let Some(e) = job.engine.kind.filter(|e| e.is_file_op()) {
         return format!(
             "{} {} files T{}",
             e.name(),

@@ -28,7 +28,7 @@ pub use shown::Shown;
 pub use targets::{disks_here, Targets};
 pub use words::{cache_words, flag_name};
 
-use super::{Dialect, JobSpec, Stop};
+use super::{Dialect, EngineSpec, JobSpec, Stop};
 use crate::error::Result;
 use switches::Switches;
 use values::bad;
@@ -103,12 +103,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         queue_depth: plan.queue_depth,
         submit_batch: 1,
         latency: report.latency,
-        delay: None,
-        delay_step: None,
         affinity: threads.affinity(),
-        sqpoll: false,
-        hipri: false,
-        register: true,
         block_size: block,
         pattern,
         write_pct: writes.pct,
@@ -121,7 +116,11 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         base_offset: extent.base,
         max_offset: extent.max,
         cache: cache_mode,
-        engine,
+        engine: EngineSpec {
+            kind: engine,
+            register: true,
+            ..EngineSpec::default()
+        },
         rate_iops: pace.rate_iops,
         rate_bytes_per_sec: pace.rate_bw,
         seed: access.seed,

@@ -155,7 +155,7 @@ fn mixed_random_think_time_and_write_buffers() {
     // -Sm: memory-mapped I/O through the page cache.
     let j = parse_line("-Sm -w50 t").unwrap().job;
     assert_eq!(
-        (j.engine, j.cache),
+        (j.engine.kind, j.cache),
         (Some(super::super::EngineKind::Mmap), CacheMode::Buffered)
     );
     assert!(err("-Su -Sm t").contains(

@@ -17,7 +17,7 @@ use super::options::{lookup, Kind, Set};
 use super::plan::{FioRun, Logs, MapOptions};
 use super::{FioJob, FioOption};
 use crate::error::{Error, Result};
-use crate::spec::{CacheMode, EngineKind, FileSets, JobSpec, Rate, Stop};
+use crate::spec::{CacheMode, EngineKind, EngineSpec, FileSets, JobSpec, Rate, Stop};
 use files::Files;
 use shape::Shape;
 use std::collections::HashMap;
@@ -197,12 +197,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         queue_depth: queue_depth as u32,
         submit_batch: submit.min(queue_depth) as u32,
         latency,
-        delay: None,
-        delay_step: None,
         affinity,
-        sqpoll,
-        hipri,
-        register: true,
         block_size: shape.block_size,
         pattern: shape.pattern,
         write_pct: shape.write_pct,
@@ -213,7 +208,13 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         base_offset: files.offset,
         max_offset: files.max_offset,
         cache,
-        engine: Some(engine),
+        engine: EngineSpec {
+            kind: Some(engine),
+            sqpoll,
+            hipri,
+            register: true,
+            ..EngineSpec::default()
+        },
         rate_iops: match rate_both {
             Some(Rate::Iops { iops }) => Some(iops),
             _ => None,
@@ -303,7 +304,7 @@ mod tests {
     fn fio_defaults_are_psync_depth_one_4k_buffered_sequential_reads() {
         let r = one("[j]\nfilename=/data/f\nsize=64m\n");
         let j = &r.job;
-        assert_eq!(j.engine, Some(EngineKind::Sync));
+        assert_eq!(j.engine.kind, Some(EngineKind::Sync));
         assert_eq!(j.queue_depth, 1);
         assert_eq!(j.block_size, 4096);
         assert_eq!(j.cache, CacheMode::Buffered);
@@ -365,7 +366,7 @@ group_reporting
 ";
         let r = one(text);
         let j = &r.job;
-        assert_eq!(j.engine, Some(EngineKind::IoUring));
+        assert_eq!(j.engine.kind, Some(EngineKind::IoUring));
         assert!(r
             .notes
             .iter()
@@ -565,7 +566,7 @@ group_reporting
             ("mmap", EngineKind::Mmap),
         ] {
             let r = one(&format!("[j]\nfilename=/x\nsize=1m\nioengine={engine}\n"));
-            assert_eq!(r.job.engine, Some(kind), "{engine}");
+            assert_eq!(r.job.engine.kind, Some(kind), "{engine}");
         }
         // Reads only: the write block size of bs=R,W does not matter.
         let r = one("[j]\nfilename=/x\nsize=1m\nbs=16k,64k\n");
@@ -768,7 +769,7 @@ ramp_time=2
         .unwrap()
         .job;
         // DiskSpd has no engine choice: iogauge picks io_uring where the kernel allows it.
-        from_diskspd.engine = Some(EngineKind::IoUring);
+        from_diskspd.engine.kind = Some(EngineKind::IoUring);
         assert_same!(native, diskspd);
         assert_same!(native, from_diskspd);
         assert_same!(native, from_file);
@@ -859,7 +860,7 @@ ramp_time=2
         let plan = plan_of("[global]\ncreate_on_open=1\nnrfiles=100\nioengine=filecreate\nfallocate=none\nfilesize=4k\nopenfiles=1\n\n[t0]\n[t1]\n").unwrap();
         assert_eq!(plan.runs.len(), 2);
         let j = &plan.runs[1].job;
-        assert_eq!(j.engine, Some(EngineKind::FileCreate));
+        assert_eq!(j.engine.kind, Some(EngineKind::FileCreate));
         assert_eq!(j.targets.len(), 100);
         assert_eq!(j.targets[7].path, Path::new("./t1.0.7"));
         assert_eq!(
@@ -1272,7 +1273,7 @@ ramp_time=2
                 // iogauge's automatic engine (io_uring where the kernel allows) is written as
                 // io_uring, and read back as that.
                 let mut want = job.clone();
-                want.engine = want.engine.or(Some(EngineKind::IoUring));
+                want.engine.kind = want.engine.kind.or(Some(EngineKind::IoUring));
                 assert_same!(back.runs[0].job, want, "{} {}\n{text}", p.name, pass.label);
                 checked += 1;
             }
