@@ -179,7 +179,7 @@ pub fn run_full(
     thread_histograms: bool,
 ) -> Result<RunResult> {
     descriptors::check(job)?;
-    let mut plan = plan::plan(job, &plan::Host::probe(), observer.wants_ios())?;
+    let mut plan = plan::plan(job, &plan::Host::probe(job), observer.wants_ios())?;
     let mut prepared = prepare::prepare(job, &plan, cleanup, interrupted)?;
     let ctl = Control::new(prepared.clock, plan.threads as usize, job.interval_ns);
     let (outcomes, measured) = run_workers(job, &plan, &prepared, &ctl, interrupted, observer);

@@ -20,9 +20,15 @@ pub struct Host {
 }
 
 impl Host {
-    pub fn probe() -> Host {
+    /// What `job` needs to know: io_uring is set up once to see whether it can be, only where
+    /// the job names it or names no engine.
+    pub fn probe(job: &JobSpec) -> Host {
+        let uring = match job.engine.kind {
+            None | Some(EngineKind::IoUring) => UringEngine::probe(),
+            Some(_) => Ok(()),
+        };
         Host {
-            uring: UringEngine::probe(),
+            uring,
             cpus: allowed_cpus(),
         }
     }
