@@ -300,7 +300,8 @@ fn preflight(plan: &FioPlan) -> Result<(), Error> {
     let mut created: HashSet<&Path> = HashSet::new();
     for run in &plan.runs {
         // A delete destroys as a write does.
-        let writes = run.job.write_pct > 0 || run.job.engine.kind == Some(EngineKind::FileDelete);
+        let writes =
+            run.job.shape.write_pct > 0 || run.job.engine.kind == Some(EngineKind::FileDelete);
         for t in &run.job.targets {
             let p = t.path.as_path();
             let shown = p.display();

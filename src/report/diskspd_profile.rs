@@ -59,11 +59,11 @@ fn text(d: &Diskspd, command_line: &str) -> String {
 fn timespan(o: &mut String, d: &Diskspd, req: &Requests) {
     let j = &d.job;
     let secs = |ns: u64| ns / 1_000_000_000;
-    if let Stop::Duration { ns } = j.stop {
+    if let Stop::Duration { ns } = j.timing.stop {
         let _ = writeln!(o, "\tduration: {}s", secs(ns));
     }
-    let _ = writeln!(o, "\twarm up time: {}s", secs(j.warmup_ns));
-    let _ = writeln!(o, "\tcool down time: {}s", secs(j.cooldown_ns));
+    let _ = writeln!(o, "\twarm up time: {}s", secs(j.timing.warmup_ns));
+    let _ = writeln!(o, "\tcool down time: {}s", secs(j.timing.cooldown_ns));
     if j.affinity.is_none() {
         let _ = writeln!(o, "\taffinity disabled");
     }
@@ -74,7 +74,7 @@ fn timespan(o: &mut String, d: &Diskspd, req: &Requests) {
         let _ = writeln!(
             o,
             "\tgathering IOPS at intervals of {}ms",
-            j.interval_ns / 1_000_000
+            j.timing.interval_ns / 1_000_000
         );
     }
     let _ = writeln!(o, "\trandom seed: {}", j.seed);
@@ -94,25 +94,28 @@ fn timespan(o: &mut String, d: &Diskspd, req: &Requests) {
             list.join(", ")
         );
     }
-    if j.buffers.refill {
+    if j.per_io.buffers.refill {
         let _ = writeln!(o, "\tgenerating random data for each write IO");
     }
 }
 
 fn target(o: &mut String, d: &Diskspd, req: &Requests) {
     let (j, shown) = (&d.job, &d.shown);
-    let think = j.think.map_or((0, 0), |t| (t.ns / 1_000_000, t.every));
+    let think = j
+        .per_io
+        .think
+        .map_or((0, 0), |t| (t.ns / 1_000_000, t.every));
     let _ = writeln!(o, "\t\tthink time: {}ms", think.0);
     let _ = writeln!(o, "\t\tburst size: {}", think.1);
     caching(o, j, shown.flush_mode);
-    if shown.write_buffer.is_none() && j.buffers.compress_pct == 100 {
+    if shown.write_buffer.is_none() && j.per_io.buffers.compress_pct == 100 {
         let _ = writeln!(o, "\t\tzeroing write buffers");
     }
     if let Some(b) = shown.write_buffer {
         let _ = writeln!(o, "\t\twrite buffer size: {}", size(b));
         let _ = writeln!(o, "\t\twrite buffer source: random fill");
     }
-    let _ = match j.write_pct {
+    let _ = match j.shape.write_pct {
         0 => writeln!(o, "\t\tperforming read test"),
         100 => writeln!(o, "\t\tperforming write test"),
         w => writeln!(
@@ -121,7 +124,7 @@ fn target(o: &mut String, d: &Diskspd, req: &Requests) {
             100 - w
         ),
     };
-    let _ = writeln!(o, "\t\tblock size: {}", size(j.block_size));
+    let _ = writeln!(o, "\t\tblock size: {}", size(j.shape.block_size));
     pattern(o, j);
     if req.per_thread > 0 {
         let _ = writeln!(o, "\t\trelative IO weight in thread pool: 1");
@@ -159,9 +162,9 @@ fn target(o: &mut String, d: &Diskspd, req: &Requests) {
     let priority = ["very low", "low", "normal"];
     let p = shown.io_priority.unwrap_or(3) as usize;
     let _ = writeln!(o, "\t\tIO priority: {}", priority[p.clamp(1, 3) - 1]);
-    if let Some(iops) = j.rate_iops {
+    if let Some(iops) = j.limits.rate_iops {
         let _ = writeln!(o, "\t\tthroughput rate-limited to {iops} IOPS");
-    } else if let Some(bw) = j.rate_bytes_per_sec {
+    } else if let Some(bw) = j.limits.rate_bytes_per_sec {
         let _ = writeln!(o, "\t\tthroughput rate-limited to {} B/ms", bw / 1000);
     }
     distribution(o, j);
@@ -202,7 +205,7 @@ fn caching(o: &mut String, j: &JobSpec, flush: Option<MappedFlush>) {
 }
 
 fn pattern(o: &mut String, j: &JobSpec) {
-    let _ = match (&j.pattern, j.random_pct) {
+    let _ = match (&j.shape.pattern, j.shape.random_pct) {
         (Pattern::Random { align_bytes, .. }, None) => writeln!(
             o,
             "\t\tusing random I/O (alignment: {})",
@@ -230,9 +233,9 @@ fn pattern(o: &mut String, j: &JobSpec) {
 
 fn offsets(o: &mut String, j: &JobSpec) {
     let named = [
-        ("base file offset", j.base_offset),
-        ("max file size", j.max_offset.unwrap_or(0)),
-        ("thread stride size", j.thread_start),
+        ("base file offset", j.shape.base_offset),
+        ("max file size", j.shape.max_offset.unwrap_or(0)),
+        ("thread stride size", j.shape.thread_start),
     ];
     for (name, v) in named {
         if v > 0 {
@@ -246,7 +249,7 @@ fn distribution(o: &mut String, j: &JobSpec) {
     let Pattern::Random {
         distribution: Distribution::Zoned { absolute, zones },
         ..
-    } = &j.pattern
+    } = &j.shape.pattern
     else {
         return;
     };

@@ -231,12 +231,12 @@ fn write_latency(x: &mut Xml, r: &RunResult) {
 fn write_iops(x: &mut Xml, r: &RunResult) {
     let j = &r.job;
     x.open("Iops");
-    let interval_s = j.interval_ns as f64 / 1e9;
+    let interval_s = j.timing.interval_ns as f64 / 1e9;
     let full: Vec<_> = r
         .time_series
         .samples
         .iter()
-        .filter(|s| s.duration_ns == j.interval_ns)
+        .filter(|s| s.duration_ns == j.timing.interval_ns)
         .collect();
     let dev = |v: Vec<f64>| -> f64 {
         if v.len() < 2 {
@@ -377,14 +377,14 @@ fn write_profile(x: &mut Xml, d: &Diskspd, qd: u32) {
     x.leaf("CalculateIopsStdDev", d.iops_stats);
     x.leaf("DisableAffinity", j.affinity.is_none());
     let secs = |ns: u64| ns / 1_000_000_000;
-    if let Stop::Duration { ns } = j.stop {
+    if let Stop::Duration { ns } = j.timing.stop {
         x.leaf("Duration", secs(ns));
     }
-    x.leaf("Warmup", secs(j.warmup_ns));
-    x.leaf("Cooldown", secs(j.cooldown_ns));
+    x.leaf("Warmup", secs(j.timing.warmup_ns));
+    x.leaf("Cooldown", secs(j.timing.cooldown_ns));
     x.leaf("ThreadCount", req.fixed_threads);
     x.leaf("RequestCount", req.per_thread);
-    x.leaf("IoBucketDuration", j.interval_ns / 1_000_000);
+    x.leaf("IoBucketDuration", j.timing.interval_ns / 1_000_000);
     x.leaf("RandSeed", j.seed);
     if let Some(crate::spec::Affinity::Cpus { cpus }) = &j.affinity {
         x.open("Affinity");
@@ -409,8 +409,8 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
     let (j, shown) = (&d.job, &d.shown);
     x.open("Target");
     x.leaf("Path", path);
-    x.leaf("BlockSize", j.block_size);
-    x.leaf("BaseFileOffset", j.base_offset);
+    x.leaf("BlockSize", j.shape.block_size);
+    x.leaf("BaseFileOffset", j.shape.base_offset);
     x.leaf("SequentialScan", shown.hints.contains('s'));
     x.leaf("RandomAccess", shown.hints.contains('r'));
     x.leaf("TemporaryFile", shown.hints.contains('t'));
@@ -436,12 +436,12 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
             x.leaf("SizeInBytes", size);
             x.close("RandomDataSource");
         }
-        None if j.buffers.compress_pct == 100 => x.leaf("Pattern", "zero"),
+        None if j.per_io.buffers.compress_pct == 100 => x.leaf("Pattern", "zero"),
         None => x.leaf("Pattern", "sequential"),
     }
     x.close("WriteBufferContent");
     x.leaf("ParallelAsyncIO", false);
-    if let Some(t) = j.think {
+    if let Some(t) = j.per_io.think {
         x.leaf("BurstSize", t.every);
         x.leaf("ThinkTime", t.ns / 1_000_000);
     }
@@ -449,11 +449,11 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
         x.leaf("FileSize", size);
     }
     write_pattern(x, j);
-    x.leaf("ThreadStride", j.thread_start);
-    x.leaf("MaxFileSize", j.max_offset.unwrap_or(0));
+    x.leaf("ThreadStride", j.shape.thread_start);
+    x.leaf("MaxFileSize", j.shape.max_offset.unwrap_or(0));
     x.leaf("RequestCount", req.per_target);
-    x.leaf("WriteRatio", j.write_pct);
-    match (j.rate_iops, j.rate_bytes_per_sec) {
+    x.leaf("WriteRatio", j.shape.write_pct);
+    match (j.limits.rate_iops, j.limits.rate_bytes_per_sec) {
         (Some(iops), _) => x.raw(&format!("<Throughput unit=\"IOPS\">{iops}</Throughput>")),
         // DiskSpd's unit is bytes per millisecond.
         (None, bw) => x.leaf("Throughput", bw.unwrap_or(0) / 1000),
@@ -472,13 +472,13 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
 }
 
 fn write_pattern(x: &mut Xml, j: &JobSpec) {
-    match &j.pattern {
+    match &j.shape.pattern {
         Pattern::Random {
             align_bytes,
             distribution,
         } => {
             x.leaf("Random", align_bytes);
-            if let Some(pct) = j.random_pct {
+            if let Some(pct) = j.shape.random_pct {
                 x.leaf("RandomRatio", pct);
             }
             if let Distribution::Zoned { absolute, zones } = distribution {

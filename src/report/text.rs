@@ -138,7 +138,7 @@ impl Headline {
 fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
     let j = &r.job;
     let _ = writeln!(o, "\nInput parameters:\n");
-    match j.stop {
+    match j.timing.stop {
         Stop::Duration { ns } => {
             let _ = writeln!(o, "\tduration: {}", secs(ns));
         }
@@ -156,14 +156,14 @@ fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
     let _ = writeln!(
         o,
         "\twarm up time: {}\n\tcool down time: {}",
-        secs(j.warmup_ns),
-        secs(j.cooldown_ns)
+        secs(j.timing.warmup_ns),
+        secs(j.timing.cooldown_ns)
     );
     let _ = writeln!(
         o,
         "\tengine: {}\n\tinterval: {}ms\n\trandom seed: {}",
         r.engine.name(),
-        j.interval_ns / 1_000_000,
+        j.timing.interval_ns / 1_000_000,
         j.seed
     );
     let mode = match r.mode {
@@ -237,10 +237,10 @@ fn target_parameters(o: &mut String, r: &RunResult, t: &TargetResult) {
 
 /// Block sizes, each thread's start, flushes, think time and the data written.
 fn io_shape(o: &mut String, j: &JobSpec) {
-    match &j.block_mix {
+    match &j.shape.block_mix {
         None => {
             if !j.engine.kind.is_some_and(|e| e.is_file_op()) {
-                let _ = writeln!(o, "\t\tblock size: {}", format_size(j.block_size));
+                let _ = writeln!(o, "\t\tblock size: {}", format_size(j.shape.block_size));
             }
         }
         Some(m) => {
@@ -252,38 +252,42 @@ fn io_shape(o: &mut String, j: &JobSpec) {
             );
         }
     }
-    if j.thread_start > 0 {
+    if j.shape.thread_start > 0 {
         let _ = writeln!(
             o,
             "\t\tthread stride: thread k starts k x {} in",
-            format_size(j.thread_start)
+            format_size(j.shape.thread_start)
         );
     }
-    if j.thread_offset > 0 {
+    if j.shape.thread_offset > 0 {
         let _ = writeln!(
             o,
             "\t\tthread offset: thread k's working set moved k x {}",
-            format_size(j.thread_offset)
+            format_size(j.shape.thread_offset)
         );
     }
-    if let Some(p) = j.random_pct {
+    if let Some(p) = j.shape.random_pct {
         let _ = writeln!(
             o,
             "\t\t{p}% of I/Os at random offsets, the others after the one before"
         );
     }
-    if let Some(f) = j.flush {
+    if let Some(f) = j.per_io.flush {
         let _ = writeln!(
             o,
             "\t\t{} every {} writes{}",
             if f.data_only { "fdatasync" } else { "fsync" },
             f.writes,
-            if j.end_fsync { ", and at the end" } else { "" }
+            if j.per_io.end_fsync {
+                ", and at the end"
+            } else {
+                ""
+            }
         );
-    } else if j.end_fsync {
+    } else if j.per_io.end_fsync {
         let _ = writeln!(o, "\t\tfsync at the end");
     }
-    if let Some(t) = j.think {
+    if let Some(t) = j.per_io.think {
         let _ = writeln!(
             o,
             "\t\tthink time: {} us after every {} I/Os ({} us of it spinning)",
@@ -292,12 +296,12 @@ fn io_shape(o: &mut String, j: &JobSpec) {
             t.spin_ns / 1000
         );
     }
-    if !j.buffers.is_default() {
+    if !j.per_io.buffers.is_default() {
         let _ = writeln!(
             o,
             "\t\twrite data: {}% zeros per 512 bytes{}",
-            j.buffers.compress_pct,
-            if j.buffers.refill {
+            j.per_io.buffers.compress_pct,
+            if j.per_io.buffers.refill {
                 ", new for every write"
             } else {
                 ""
@@ -313,7 +317,7 @@ fn file_operation(o: &mut String, j: &JobSpec, e: EngineKind, t: &TargetResult) 
         EngineKind::FileStat => "stat",
         _ => "delete (unlink)",
     };
-    let dir = if j.write_pct == 100 {
+    let dir = if j.shape.write_pct == 100 {
         "writes"
     } else {
         "reads"
@@ -335,7 +339,7 @@ fn file_operation(o: &mut String, j: &JobSpec, e: EngineKind, t: &TargetResult) 
 /// Where the I/O goes: random or sequential, the write share, and the working set or the
 /// files with what each received.
 fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
-    match &j.pattern {
+    match &j.shape.pattern {
         Pattern::Random {
             align_bytes,
             distribution,
@@ -364,7 +368,7 @@ fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
             );
         }
     }
-    let _ = writeln!(o, "\t\twrite percentage: {}%", j.write_pct);
+    let _ = writeln!(o, "\t\twrite percentage: {}%", j.shape.write_pct);
     if t.files.is_empty() {
         let _ = writeln!(
             o,
@@ -401,13 +405,13 @@ fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
 }
 
 fn rate_limits(o: &mut String, j: &JobSpec) {
-    if let Some(iops) = j.rate_iops {
+    if let Some(iops) = j.limits.rate_iops {
         let _ = writeln!(o, "\t\trate limit: {iops} IOPS per thread");
     }
-    if let Some(bw) = j.rate_bytes_per_sec {
+    if let Some(bw) = j.limits.rate_bytes_per_sec {
         let _ = writeln!(o, "\t\trate limit: {}/s per thread", format_size(bw));
     }
-    if let Some(d) = j.rate_dirs {
+    if let Some(d) = j.limits.rate_dirs {
         for (dir, r) in [("reads", d.read), ("writes", d.write)] {
             let limit = match r {
                 Some(Rate::Iops { iops }) => format!("{iops} IOPS"),

@@ -193,7 +193,7 @@ fn build_result(b: BuildInput) -> RunResult {
 
 /// --fsync / --end-fsync: how many flushes, how long they took, the longest end flush.
 fn flush_result(b: &BuildInput) -> Option<FlushResult> {
-    (b.job.flush.is_some() || b.job.end_fsync).then(|| {
+    (b.job.per_io.flush.is_some() || b.job.per_io.end_fsync).then(|| {
         let mut lat = crate::stats::LatencyHistogram::new();
         let mut count = 0;
         let mut end = None;
@@ -302,7 +302,7 @@ fn file_shares(set: &[OpenTarget], outcomes: &[WorkerOutcome]) -> Vec<FileShare>
 
 /// The intervals of the measured window (the last one cut at its end).
 fn time_series(b: &BuildInput) -> TimeSeries {
-    let interval = b.job.interval_ns;
+    let interval = b.job.timing.interval_ns;
     let latency = b.job.latency;
     let mut samples = Vec::new();
     for (i, s) in b.collector.samples.iter().enumerate() {

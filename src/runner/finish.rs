@@ -103,7 +103,7 @@ pub fn finish(
 
 /// What `--until-steady` decided.
 fn steady_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<String>) {
-    let Some(rule) = job.until_steady else {
+    let Some(rule) = job.timing.until_steady else {
         return;
     };
     let secs = |ns: u64| ns as f64 / 1e9;
@@ -136,7 +136,7 @@ fn bytes_end(
     notes: &mut Vec<String>,
 ) -> u64 {
     let done = outcomes.iter().filter_map(|o| o.quota_done_ns).max();
-    match job.stop {
+    match job.timing.stop {
         Stop::TotalBytes {
             max_ns: Some(limit),
             ..

@@ -169,7 +169,7 @@ pub fn measure(
         observer_error = Some(e);
     }
     let (start, m0, m1) = set_windows(job, ctl);
-    let started_unix_ns = unix_now_ns() + job.warmup_ns;
+    let started_unix_ns = unix_now_ns() + job.timing.warmup_ns;
     ctl.go.wait();
     let mut l = Watch {
         collector: Collector::new(workers),
@@ -207,8 +207,8 @@ pub fn measure(
 /// Returns (start, m0, m1) on the run clock.
 fn set_windows(job: &JobSpec, ctl: &Control) -> (u64, u64, u64) {
     let start = ctl.clock.now_ns();
-    let m0 = start + job.warmup_ns;
-    let m1 = match job.stop {
+    let m0 = start + job.timing.warmup_ns;
+    let m1 = match job.timing.stop {
         Stop::Duration { ns } => m0 + ns,
         Stop::TotalBytes { .. } => u64::MAX,
     };
@@ -217,14 +217,14 @@ fn set_windows(job: &JobSpec, ctl: &Control) -> (u64, u64, u64) {
     if let Stop::TotalBytes {
         max_ns: Some(limit),
         ..
-    } = job.stop
+    } = job.timing.stop
     {
         ctl.stop_ns
             .fetch_min(m0.saturating_add(limit), Ordering::Relaxed);
     }
     ctl.measure_start_ns.store(m0, Ordering::Relaxed);
     ctl.measure_end_ns.store(m1, Ordering::Relaxed);
-    let planned_stop = m1.saturating_add(job.cooldown_ns);
+    let planned_stop = m1.saturating_add(job.timing.cooldown_ns);
     ctl.stop_ns.fetch_min(planned_stop, Ordering::Relaxed);
     (start, m0, m1)
 }
@@ -284,7 +284,7 @@ impl Watch {
 
     /// `--until-steady`: stop once throughput has fallen from its peak and settled.
     fn check_steady(&mut self, ctl: &Control, job: &JobSpec) {
-        let (Some(rule), None) = (job.until_steady, self.steady_at) else {
+        let (Some(rule), None) = (job.timing.until_steady, self.steady_at) else {
             return;
         };
         if self.collector.samples.len() <= self.samples_seen {
@@ -297,7 +297,7 @@ impl Watch {
             .iter()
             .map(|r| r.bytes[0] + r.bytes[1])
             .collect();
-        let n = (rule.window_ns / job.interval_ns) as usize;
+        let n = (rule.window_ns / job.timing.interval_ns) as usize;
         if let Some(s) = steady::settled(&bytes, n, &rule) {
             let now = ctl.clock.now_ns();
             self.steady_at = Some((now, s));
@@ -315,7 +315,7 @@ fn live_view(ctl: &Control, job: &JobSpec, start: u64, m0: u64, m1: u64, now: u6
         let planned = (m1 != u64::MAX).then(|| m1 - m0);
         (LivePhase::Measuring, now - m0, planned)
     } else {
-        (LivePhase::Cooldown, now - end, Some(job.cooldown_ns))
+        (LivePhase::Cooldown, now - end, Some(job.timing.cooldown_ns))
     };
     let sum = |f: fn(&LiveCounters) -> &AtomicU64| {
         ctl.live.iter().map(|l| f(l).load(Ordering::Relaxed)).sum()

@@ -181,7 +181,11 @@ pub fn run_full(
     descriptors::check(job)?;
     let mut plan = plan::plan(job, &plan::Host::probe(job), observer.wants_ios())?;
     let mut prepared = prepare::prepare(job, &plan, cleanup, interrupted)?;
-    let ctl = Control::new(prepared.clock, plan.threads as usize, job.interval_ns);
+    let ctl = Control::new(
+        prepared.clock,
+        plan.threads as usize,
+        job.timing.interval_ns,
+    );
     let (outcomes, measured) = run_workers(job, &plan, &prepared, &ctl, interrupted, observer);
     finish::adopt_created(plan.engine.kind, &mut prepared, cleanup, &mut plan.notes);
     let (outcomes, measured) = (outcomes?, measured.expect("measured once the workers ran"));

@@ -75,8 +75,8 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
         },
         delay: job.engine.delay.map(|d| (d, job.engine.delay_step)),
         seed: job.seed,
-        writes: job.write_pct > 0,
-        random: matches!(job.pattern, Pattern::Random { .. }),
+        writes: job.shape.write_pct > 0,
+        random: matches!(job.shape.pattern, Pattern::Random { .. }),
     };
     Ok(RunPlan {
         engine,
@@ -143,13 +143,13 @@ fn file_service(job: &JobSpec, qd: u32, notes: &mut Vec<String>) -> Option<FileS
 /// Each thread's share of `--total`: whole blocks where every I/O is one size; with a mix the
 /// last I/O may pass it.
 fn quota(job: &JobSpec, threads: u64, notes: &mut Vec<String>) -> Option<u64> {
-    let Stop::TotalBytes { bytes, .. } = job.stop else {
+    let Stop::TotalBytes { bytes, .. } = job.timing.stop else {
         return None;
     };
-    let unit = if job.block_mix.is_some() {
+    let unit = if job.shape.block_mix.is_some() {
         1
     } else {
-        job.block_size
+        job.shape.block_size
     };
     let per = (bytes / threads / unit).max(1) * unit;
     if per * threads != bytes {

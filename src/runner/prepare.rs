@@ -124,7 +124,7 @@ fn worker_plan(
     // one before the next (validation allows round robin or sequential only).
     let file_op = plan.engine.kind.is_file_op();
     let region = |t: &OpenTarget| match file_op {
-        true => (0, job.block_size),
+        true => (0, job.shape.block_size),
         false => (t.start, t.end),
     };
     let offsets = set
@@ -133,16 +133,16 @@ fn worker_plan(
         .map(|(t, shared)| {
             let (start, end) = region(t);
             OffsetGen::new(
-                &job.pattern,
-                start + th as u64 * job.thread_offset,
-                end + th as u64 * job.thread_offset,
-                job.block_size,
+                &job.shape.pattern,
+                start + th as u64 * job.shape.thread_offset,
+                end + th as u64 * job.shape.thread_offset,
+                job.shape.block_size,
                 shared,
                 offsets::Walk {
-                    random_pct: job.random_pct,
-                    random_every: job.random_every,
-                    mixed: job.block_mix.is_some(),
-                    start: th as u64 * job.thread_start,
+                    random_pct: job.shape.random_pct,
+                    random_every: job.shape.random_every,
+                    mixed: job.shape.block_mix.is_some(),
+                    start: th as u64 * job.shape.thread_start,
                 },
             )
         })
@@ -151,7 +151,7 @@ fn worker_plan(
         let sizes = set.iter().map(region).map(|(s, e)| e - s).collect();
         offsets::FilePick::new(f, sizes)
     });
-    let (read_sizes, write_sizes) = job.sizes();
+    let (read_sizes, write_sizes) = job.shape.sizes();
     let qd = plan.queue_depth;
     WorkerPlan {
         id,
@@ -161,21 +161,21 @@ fn worker_plan(
         submit_batch: job.submit_batch.min(qd),
         latency: job.latency,
         trace: plan.trace,
-        block_size: job.block_size as u32,
+        block_size: job.shape.block_size as u32,
         sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
-        write_pct: job.write_pct as u64,
+        write_pct: job.shape.write_pct as u64,
         seed: job.seed,
         offsets,
         pick,
         // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows
         // each I/O's length (validation allows one of the two).
-        pacer: Pacer::new(job.rate_both(), job.rate_dirs, job.write_pct),
-        flush: job.flush,
-        end_fsync: job.end_fsync,
-        think: job.think,
-        refill: job.buffers.refill,
-        min_rate: job.min_rate,
-        compress_pct: job.buffers.compress_pct,
+        pacer: Pacer::new(job.limits.both(), job.limits.rate_dirs, job.shape.write_pct),
+        flush: job.per_io.flush,
+        end_fsync: job.per_io.end_fsync,
+        think: job.per_io.think,
+        refill: job.per_io.buffers.refill,
+        min_rate: job.limits.min_rate,
+        compress_pct: job.per_io.buffers.compress_pct,
         quota_bytes: plan.quota_bytes,
         continue_on_error: job.continue_on_error,
         path: set_name(set),
@@ -224,7 +224,8 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         Flag::Sqpoll
     });
     let mut rng = crate::rng::Rng::new(1, &[]);
-    let buf = worker::buffers(1, job.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
+    let buf =
+        worker::buffers(1, job.shape.block_size as usize, &mut rng, 0).map_err(Error::runtime)?;
     // A target checked and closed (--open-files) is opened again for the test.
     let again = match &t.file {
         Some(_) => None,
@@ -246,7 +247,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         op: Op::Read,
         file: 0,
         offset: t.start,
-        len: job.block_size as u32,
+        len: job.shape.block_size as u32,
         buf: buf.slot(0),
     });
     let mut out = Vec::new();
@@ -256,7 +257,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         ))
     })?;
     match out.first() {
-        Some(c) if c.result == job.block_size as i32 => Ok(()),
+        Some(c) if c.result == job.shape.block_size as i32 => Ok(()),
         Some(c) if job.engine.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
             "{flag}: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop {flag}"
         ))),

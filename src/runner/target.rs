@@ -140,7 +140,7 @@ pub fn check_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicB
 /// The flags of open(2) for the job's targets: read and write where it writes, and its cache
 /// mode (O_DIRECT, O_DSYNC).
 pub fn open_flags(job: &JobSpec) -> i32 {
-    let access = if job.write_pct > 0 {
+    let access = if job.shape.write_pct > 0 {
         libc::O_RDWR
     } else {
         libc::O_RDONLY
@@ -164,7 +164,7 @@ pub fn reopen(job: &JobSpec, t: &OpenTarget) -> Result<File> {
     let shown = t.path.display();
     let file = OpenOptions::new()
         .read(true)
-        .write(job.write_pct > 0)
+        .write(job.shape.write_pct > 0)
         .custom_flags(cache_flags(job))
         .open(&t.path)
         .map_err(|e| Error::runtime(format!("cannot open target '{shown}' again: {e}")))?;
@@ -334,7 +334,7 @@ fn examine(
 ) -> Result<(TargetKind, u64, bool)> {
     let path = &t.path;
     let shown = path.display();
-    let writes = job.write_pct > 0;
+    let writes = job.shape.write_pct > 0;
     let mut created = false;
     let (kind, size) = match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -403,7 +403,7 @@ fn open_checked(
     cleanup: &Cleanup,
 ) -> Result<(File, u64)> {
     let shown = path.display();
-    let writes = job.write_pct > 0;
+    let writes = job.shape.write_pct > 0;
     let file = OpenOptions::new()
         .read(true)
         .write(writes)
@@ -443,8 +443,8 @@ fn open_checked(
 /// The part of the target the job's I/Os go to, checked against its size.
 fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
     let shown = path.display();
-    let start = job.base_offset;
-    let end = job.max_offset.unwrap_or(size);
+    let start = job.shape.base_offset;
+    let end = job.shape.max_offset.unwrap_or(size);
     if end > size {
         return Err(Error::usage(format!(
             "{} {} is past the end of '{shown}' ({})",
@@ -454,22 +454,22 @@ fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
         )));
     }
     // With --thread-offset the last thread's working set lies furthest out.
-    let shift = job.thread_offset * (job.threads_per_target as u64 - 1);
+    let shift = job.shape.thread_offset * (job.threads_per_target as u64 - 1);
     if end + shift > size {
         return Err(Error::usage(format!(
             "{} {}: thread {}'s working set ends at {}, past the end of '{shown}' ({})",
             job.name(Flag::ThreadOffset),
-            format_size(job.thread_offset),
+            format_size(job.shape.thread_offset),
             job.threads_per_target - 1,
             format_size(end + shift),
             format_size(size)
         )));
     }
-    if start >= end || end - start < job.block_size {
+    if start >= end || end - start < job.shape.block_size {
         return Err(Error::usage(format!(
             "{} {} is larger than the working set of '{shown}' ({} from {} {})",
             job.name(Flag::BlockSize),
-            format_size(job.block_size),
+            format_size(job.shape.block_size),
             format_size(end.saturating_sub(start)),
             job.name(Flag::BaseOffset),
             format_size(start)

@@ -27,8 +27,8 @@ fn secs(ns: u64) -> String {
 
 /// fio's `rw=` and its mix for a pattern and write share.
 fn fio_rw(job: &JobSpec) -> (String, Option<String>) {
-    let random = matches!(job.pattern, Pattern::Random { .. });
-    let base = match (job.write_pct, random) {
+    let random = matches!(job.shape.pattern, Pattern::Random { .. });
+    let base = match (job.shape.write_pct, random) {
         (0, true) => "randread",
         (100, true) => "randwrite",
         (_, true) => "randrw",
@@ -36,8 +36,8 @@ fn fio_rw(job: &JobSpec) -> (String, Option<String>) {
         (100, false) => "write",
         (_, false) => "rw",
     };
-    let mix = (job.write_pct != 0 && job.write_pct != 100)
-        .then(|| format!("rwmixwrite={}", job.write_pct));
+    let mix = (job.shape.write_pct != 0 && job.shape.write_pct != 100)
+        .then(|| format!("rwmixwrite={}", job.shape.write_pct));
     (base.to_string(), mix)
 }
 
@@ -74,8 +74,8 @@ fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
 /// keep the mix (said in a comment).
 fn fio_rates(o: &mut String, job: &JobSpec) {
     use super::Rate;
-    let w = job.write_pct as u64;
-    let dirs = match (job.rate_both(), job.rate_dirs) {
+    let w = job.shape.write_pct as u64;
+    let dirs = match (job.limits.both(), job.limits.rate_dirs) {
         (Some(r), _) if w > 0 && w < 100 => {
             let share = |pct: u64| match r {
                 Rate::Iops { iops } => Rate::Iops {
@@ -148,7 +148,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
         }
-        if let Some(m) = job.min_rate {
+        if let Some(m) = job.limits.min_rate {
             fio_min_rate(&mut o, job, m);
         }
         fio_flushes(&mut o, job);
@@ -182,20 +182,21 @@ fn fio_files(o: &mut String, job: &JobSpec, set: &[super::TargetSpec]) {
 /// rw= (with a sequential gap or a random run), the read/write mix and the block sizes.
 fn fio_io_shape(o: &mut String, job: &JobSpec) {
     let (rw, mix) = fio_rw(job);
-    let (rw, comment) = match &job.pattern {
-        Pattern::Random { .. } if job.random_every.is_some() => {
-            (format!("{rw}:{}", job.random_every.unwrap_or(1)), None)
-        }
-        Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.block_size => (
-            format!("{rw}:{}", tool_size(stride_bytes - job.block_size)),
+    let (rw, comment) = match &job.shape.pattern {
+        Pattern::Random { .. } if job.shape.random_every.is_some() => (
+            format!("{rw}:{}", job.shape.random_every.unwrap_or(1)),
             None,
         ),
-        Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.block_size => (
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.shape.block_size => (
+            format!("{rw}:{}", tool_size(stride_bytes - job.shape.block_size)),
+            None,
+        ),
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.shape.block_size => (
             rw,
             Some(format!(
                 "; iogauge strides {} with {} blocks (overlapping): fio cannot",
                 tool_size(*stride_bytes),
-                tool_size(job.block_size)
+                tool_size(job.shape.block_size)
             )),
         ),
         _ => (rw, None),
@@ -207,27 +208,27 @@ fn fio_io_shape(o: &mut String, job: &JobSpec) {
     if let Some(m) = mix {
         let _ = writeln!(o, "{m}");
     }
-    match &job.block_mix {
+    match &job.shape.block_mix {
         None => {
-            let _ = writeln!(o, "bs={}", tool_size(job.block_size));
+            let _ = writeln!(o, "bs={}", tool_size(job.shape.block_size));
         }
         Some(m) => {
             let _ = writeln!(o, "{}", fio_block_sizes(&m.read, &m.write));
         }
     }
-    if let Some(p) = job.random_pct {
+    if let Some(p) = job.shape.random_pct {
         let _ = writeln!(o, "percentage_random={p}");
     }
 }
 
 /// How offsets are drawn: random alignment and distribution, or a shared sequential offset.
 fn fio_offsets(o: &mut String, job: &JobSpec) {
-    match &job.pattern {
+    match &job.shape.pattern {
         Pattern::Random {
             align_bytes,
             distribution,
         } => {
-            if *align_bytes != job.block_size {
+            if *align_bytes != job.shape.block_size {
                 let _ = writeln!(o, "blockalign={}", tool_size(*align_bytes));
             }
             // iogauge draws offsets with replacement, as fio does without its random map.
@@ -264,19 +265,23 @@ fn fio_distribution(o: &mut String, distribution: &Distribution) {
 
 /// The working set: where it begins, where each thread's begins, and the files' size.
 fn fio_region(o: &mut String, job: &JobSpec, first: &super::TargetSpec, nfiles: u64) {
-    if job.base_offset > 0 {
-        let _ = writeln!(o, "offset={}", tool_size(job.base_offset));
+    if job.shape.base_offset > 0 {
+        let _ = writeln!(o, "offset={}", tool_size(job.shape.base_offset));
     }
-    if job.thread_offset > 0 {
-        let _ = writeln!(o, "offset_increment={}", tool_size(job.thread_offset));
+    if job.shape.thread_offset > 0 {
+        let _ = writeln!(o, "offset_increment={}", tool_size(job.shape.thread_offset));
     }
-    if job.thread_start > 0 {
-        let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.thread_start));
+    if job.shape.thread_start > 0 {
+        let _ = writeln!(o, "; iogauge --thread-start {} (DiskSpd's -T): fio's clones cannot begin apart and wrap within one region", tool_size(job.shape.thread_start));
     }
-    match (job.max_offset, first.create_size) {
+    match (job.shape.max_offset, first.create_size) {
         // fio's size= is shared among a job's files.
         (Some(end), _) => {
-            let _ = writeln!(o, "size={}", tool_size((end - job.base_offset) * nfiles));
+            let _ = writeln!(
+                o,
+                "size={}",
+                tool_size((end - job.shape.base_offset) * nfiles)
+            );
             if let Some(c) = first.create_size {
                 let _ = writeln!(o, "filesize={}", tool_size(c));
             }
@@ -332,7 +337,7 @@ fn fio_uring_options(o: &mut String, job: &JobSpec) {
 
 /// When the job stops, and the time around the measurement.
 fn fio_timing(o: &mut String, job: &JobSpec) {
-    match job.stop {
+    match job.timing.stop {
         Stop::Duration { ns } => {
             let _ = writeln!(o, "time_based=1\nruntime={}", secs(ns));
         }
@@ -348,17 +353,17 @@ fn fio_timing(o: &mut String, job: &JobSpec) {
             }
         }
     }
-    if job.warmup_ns > 0 {
-        let _ = writeln!(o, "ramp_time={}", secs(job.warmup_ns));
+    if job.timing.warmup_ns > 0 {
+        let _ = writeln!(o, "ramp_time={}", secs(job.timing.warmup_ns));
     }
-    if job.cooldown_ns > 0 {
+    if job.timing.cooldown_ns > 0 {
         let _ = writeln!(
             o,
             "; iogauge -C {}: fio has no cool-down",
-            secs(job.cooldown_ns)
+            secs(job.timing.cooldown_ns)
         );
     }
-    if let Some(rule) = job.until_steady {
+    if let Some(rule) = job.timing.until_steady {
         let _ = writeln!(
             o,
             "steadystate=bw:{}%\nsteadystate_duration={}",
@@ -388,7 +393,7 @@ fn fio_affinity(o: &mut String, job: &JobSpec) {
 
 /// fio's rate_min and rate_iops_min, which apply to each direction on its own.
 fn fio_min_rate(o: &mut String, job: &JobSpec, m: super::MinRate) {
-    let w = job.write_pct;
+    let w = job.shape.write_pct;
     if m.apart.is_none() && (m.bytes_per_sec > 0 || m.iops > 0) && w > 0 && w < 100 {
         let _ = writeln!(o, "; iogauge's floor is for reads and writes together: fio's applies to each direction, so it is stricter here");
     }
@@ -426,17 +431,17 @@ fn fio_min_rate(o: &mut String, job: &JobSpec, m: super::MinRate) {
 }
 
 fn fio_flushes(o: &mut String, job: &JobSpec) {
-    if let Some(f) = job.flush {
+    if let Some(f) = job.per_io.flush {
         let key = if f.data_only { "fdatasync" } else { "fsync" };
         let _ = writeln!(o, "{key}={}", f.writes);
     }
-    if job.end_fsync {
+    if job.per_io.end_fsync {
         let _ = writeln!(o, "end_fsync=1");
     }
 }
 
 fn fio_think(o: &mut String, job: &JobSpec) {
-    let Some(t) = job.think else {
+    let Some(t) = job.per_io.think else {
         return;
     };
     // fio reads thinktime without a unit as microseconds.
@@ -455,7 +460,7 @@ fn fio_think(o: &mut String, job: &JobSpec) {
 
 /// What written buffers hold.
 fn fio_buffers(o: &mut String, job: &JobSpec) {
-    match (job.buffers.compress_pct, job.buffers.refill) {
+    match (job.per_io.buffers.compress_pct, job.per_io.buffers.refill) {
         (0, false) => {}
         (0, true) => {
             let _ = writeln!(o, "refill_buffers=1");
@@ -534,7 +539,7 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
     diskspd_timing(job, &mut l);
     diskspd_threads(job, &mut l);
     diskspd_pattern(job, &mut l);
-    l.arg(format!("-w{}", job.write_pct));
+    l.arg(format!("-w{}", job.shape.write_pct));
     l.arg(match job.cache {
         CacheMode::Buffered if job.engine.kind == Some(EngineKind::Mmap) => "-Sm",
         CacheMode::Buffered => "-Sb",
@@ -546,15 +551,15 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
         l.arg("-L");
     }
     diskspd_buffers(job, &mut l);
-    if job.thread_start > 0 {
-        l.arg(format!("-T{}", tool_size(job.thread_start)));
+    if job.shape.thread_start > 0 {
+        l.arg(format!("-T{}", tool_size(job.shape.thread_start)));
     }
     diskspd_missing_io_controls(job, &mut l);
     diskspd_think(job, &mut l);
-    if job.base_offset > 0 {
-        l.arg(format!("-B{}", tool_size(job.base_offset)));
+    if job.shape.base_offset > 0 {
+        l.arg(format!("-B{}", tool_size(job.shape.base_offset)));
     }
-    if let Some(m) = job.max_offset {
+    if let Some(m) = job.shape.max_offset {
         l.arg(format!("-f{}", tool_size(m)));
     }
     if job.seed != 0 {
@@ -564,7 +569,7 @@ pub fn to_diskspd(job: &JobSpec) -> (String, Vec<String>) {
         let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
         l.arg(format!("-a{}", list.join(",")));
     }
-    if let Some(bw) = job.rate_bytes_per_sec {
+    if let Some(bw) = job.limits.rate_bytes_per_sec {
         l.arg(format!("-g{}", bw / 1000));
     }
     diskspd_missing_run_controls(job, &mut l);
@@ -579,8 +584,8 @@ fn diskspd_sizes(job: &JobSpec, l: &mut DiskspdLine) {
     if let Some(c) = job.targets.iter().find_map(|t| t.create_size) {
         l.arg(format!("-c{}", tool_size(c)));
     }
-    l.arg(format!("-b{}", tool_size(job.block_size)));
-    if let Some(m) = &job.block_mix {
+    l.arg(format!("-b{}", tool_size(job.shape.block_size)));
+    if let Some(m) = &job.shape.block_mix {
         l.caveat(format!(
             "DiskSpd has one block size: iogauge draws reads from {} and writes from {}; -b is the largest",
             m.read.text(),
@@ -591,13 +596,13 @@ fn diskspd_sizes(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// -d, -W and -C.
 fn diskspd_timing(job: &JobSpec, l: &mut DiskspdLine) {
-    match job.stop {
+    match job.timing.stop {
         Stop::Duration { ns } => l.seconds("-d", ns),
         Stop::TotalBytes { .. } => l.caveat("DiskSpd has no stop after a byte count (--total)"),
     }
-    l.seconds("-W", job.warmup_ns);
-    if job.cooldown_ns > 0 {
-        l.seconds("-C", job.cooldown_ns);
+    l.seconds("-W", job.timing.warmup_ns);
+    if job.timing.cooldown_ns > 0 {
+        l.seconds("-C", job.timing.cooldown_ns);
     }
 }
 
@@ -637,16 +642,16 @@ fn diskspd_threads(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// -r (with -rs and -rdpct/-rdabs) or -s and -si.
 fn diskspd_pattern(job: &JobSpec, l: &mut DiskspdLine) {
-    match &job.pattern {
+    match &job.shape.pattern {
         Pattern::Random {
             align_bytes,
             distribution,
         } => {
-            if let Some(p) = job.random_pct {
+            if let Some(p) = job.shape.random_pct {
                 l.arg(format!("-rs{p}"));
             }
-            if *align_bytes == job.block_size {
-                if job.random_pct.is_none() {
+            if *align_bytes == job.shape.block_size {
+                if job.shape.random_pct.is_none() {
                     l.arg("-r");
                 }
             } else {
@@ -666,10 +671,10 @@ fn diskspd_pattern(job: &JobSpec, l: &mut DiskspdLine) {
         } => {
             if *interlocked {
                 l.arg("-si");
-                if *stride_bytes != job.block_size {
+                if *stride_bytes != job.shape.block_size {
                     l.arg(format!("-s{}", tool_size(*stride_bytes)));
                 }
-            } else if *stride_bytes == job.block_size {
+            } else if *stride_bytes == job.shape.block_size {
                 l.arg("-s");
             } else {
                 l.arg(format!("-s{}", tool_size(*stride_bytes)));
@@ -680,14 +685,14 @@ fn diskspd_pattern(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// -Z: what written buffers hold.
 fn diskspd_buffers(job: &JobSpec, l: &mut DiskspdLine) {
-    match (job.buffers.compress_pct, job.buffers.refill) {
+    match (job.per_io.buffers.compress_pct, job.per_io.buffers.refill) {
         (100, _) => l.arg("-Z"),
         (0, true) => l.arg("-Zr"),
-        (0, false) if job.write_pct > 0 => {
+        (0, false) if job.shape.write_pct > 0 => {
             // DiskSpd's default write buffers repeat a pattern; iogauge writes random data.
             l.arg(format!(
                 "-Z{}",
-                tool_size(job.block_size * job.queue_depth as u64)
+                tool_size(job.shape.block_size * job.queue_depth as u64)
             ));
         }
         (0, false) => {}
@@ -702,28 +707,28 @@ fn diskspd_buffers(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// What iogauge's threads do between I/Os that DiskSpd's cannot.
 fn diskspd_missing_io_controls(job: &JobSpec, l: &mut DiskspdLine) {
-    if let Some(n) = job.random_every {
+    if let Some(n) = job.shape.random_every {
         l.caveat(format!(
             "DiskSpd has no runs of {n} I/Os after each random offset (--random-every)"
         ));
     }
-    if job.min_rate.is_some() {
+    if job.limits.min_rate.is_some() {
         l.caveat("DiskSpd has no minimum rate (--rate-min): it never fails a slow run");
     }
-    if job.thread_offset > 0 {
+    if job.shape.thread_offset > 0 {
         l.caveat(format!(
             "DiskSpd's threads share one working set: no counterpart to --thread-offset {} (DiskSpd's -T only moves where each thread starts)",
-            tool_size(job.thread_offset)
+            tool_size(job.shape.thread_offset)
         ));
     }
-    if job.flush.is_some() || job.end_fsync {
+    if job.per_io.flush.is_some() || job.per_io.end_fsync {
         l.caveat("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)");
     }
 }
 
 /// -j and -i: DiskSpd's think time, in whole milliseconds.
 fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
-    let Some(t) = job.think else {
+    let Some(t) = job.per_io.think else {
         return;
     };
     let ms = t.ns.div_ceil(1_000_000);
@@ -744,10 +749,10 @@ fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// What iogauge's run can be asked for that DiskSpd's cannot.
 fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
-    if job.rate_iops.is_some() {
+    if job.limits.rate_iops.is_some() {
         l.caveat("DiskSpd limits bytes per millisecond (-g), not I/Os per second");
     }
-    if job.until_steady.is_some() {
+    if job.timing.until_steady.is_some() {
         l.caveat("DiskSpd has no steady-state stop (--until-steady): it runs the full -d");
     }
     if matches!(job.engine.kind, Some(EngineKind::Null | EngineKind::Delay)) {
@@ -759,7 +764,7 @@ fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
             e.name()
         ));
     }
-    if job.rate_dirs.is_some() {
+    if job.limits.rate_dirs.is_some() {
         l.caveat("DiskSpd has one limit (-g) for reads and writes together: no limits apart");
     }
 }

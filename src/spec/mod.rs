@@ -581,6 +581,107 @@ pub struct TargetSpec {
     pub temporary: bool,
 }
 
+/// What each I/O is and where it goes: sizes, the read/write mix, the offsets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shape {
+    pub block_size: u64,
+    /// Block sizes that vary per I/O or differ for writes; `None`: every I/O is `block_size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_mix: Option<BlockMix>,
+    pub pattern: Pattern,
+    /// 0..=100: the share of I/Os that are writes.
+    pub write_pct: u8,
+    /// With a random pattern, the share of I/Os (1..99) at random offsets; the others follow
+    /// the I/O before (fio's percentage_random, DiskSpd's -rs). `None`: all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_pct: Option<u8>,
+    /// With a random pattern: a new random offset every N I/Os, the others of each run after
+    /// the I/O before (fio's rw=randread:N). `None`: every I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_every: Option<u32>,
+    pub base_offset: u64,
+    /// End of the working set (exclusive); `None`: the end of the target.
+    pub max_offset: Option<u64>,
+    /// Thread k of each target works in the working set moved k times this far (fio's
+    /// offset_increment): `[base + k*step, end + k*step)`. 0: every thread in the same set.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_offset: u64,
+    /// Sequential I/O: thread k of each target begins k times this far into the working set
+    /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_start: u64,
+}
+
+impl Shape {
+    /// The block sizes of reads and of writes.
+    pub fn sizes(&self) -> (BlockSizes, BlockSizes) {
+        match &self.block_mix {
+            Some(m) => (m.read.clone(), m.write.clone()),
+            None => {
+                let f = BlockSizes::Fixed {
+                    bytes: self.block_size,
+                };
+                (f.clone(), f)
+            }
+        }
+    }
+}
+
+/// When measuring starts and ends, and how often it is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timing {
+    pub warmup_ns: u64,
+    pub stop: Stop,
+    /// Stop before the duration once throughput has dropped and settled (--until-steady).
+    pub until_steady: Option<SteadyRule>,
+    pub cooldown_ns: u64,
+    /// The time series' interval.
+    pub interval_ns: u64,
+}
+
+/// What a thread does around its I/Os besides issuing them: what it writes, when it flushes,
+/// how long it thinks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerIo {
+    #[serde(default, skip_serializing_if = "BufferFill::is_default")]
+    pub buffers: BufferFill,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<FlushEvery>,
+    /// Flush once when the thread has finished writing (fio's end_fsync); with a byte stop the
+    /// flush counts in the run's time, as fio counts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_fsync: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
+}
+
+/// Per-thread ceilings on the rate, and the floor below which a run fails. At most one of
+/// the ceilings for both directions (`rate_iops`, `rate_bytes_per_sec`) or `rate_dirs`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    pub rate_iops: Option<u64>,
+    pub rate_bytes_per_sec: Option<u64>,
+    /// Limits for reads and writes apart; instead of `rate_iops` and `rate_bytes_per_sec`,
+    /// which limit both together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_dirs: Option<DirRates>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<MinRate>,
+}
+
+impl Limits {
+    /// The one limit for reads and writes together (`rate_iops` or `rate_bytes_per_sec`).
+    pub fn both(&self) -> Option<Rate> {
+        match (self.rate_iops, self.rate_bytes_per_sec) {
+            (Some(iops), _) => Some(Rate::Iops { iops }),
+            (None, Some(per_sec)) => Some(Rate::Bytes { per_sec }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A workload, whichever front end wrote it. The concepts a run is made of are typed values
+/// of their own; in JSON their fields sit flat in the job, as they always have.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
     pub targets: Vec<TargetSpec>,
@@ -593,65 +694,22 @@ pub struct JobSpec {
     /// counts only, for the highest IOPS.
     pub latency: bool,
     pub affinity: Option<Affinity>,
-    pub block_size: u64,
-    pub pattern: Pattern,
-    /// 0..=100: the share of I/Os that are writes.
-    pub write_pct: u8,
-    pub warmup_ns: u64,
-    pub stop: Stop,
-    /// Stop before the duration once throughput has dropped and settled (--until-steady).
-    pub until_steady: Option<SteadyRule>,
-    pub cooldown_ns: u64,
-    pub base_offset: u64,
-    /// End of the working set (exclusive); `None`: the end of the target.
-    pub max_offset: Option<u64>,
+    #[serde(flatten)]
+    pub shape: Shape,
+    #[serde(flatten)]
+    pub timing: Timing,
     pub cache: CacheMode,
-    /// The engine and the settings that belong to engines (flat in JSON).
+    /// The engine and the settings that belong to engines.
     #[serde(flatten)]
     pub engine: EngineSpec,
-    /// Per-thread limits.
-    pub rate_iops: Option<u64>,
-    pub rate_bytes_per_sec: Option<u64>,
+    #[serde(flatten)]
+    pub limits: Limits,
+    #[serde(flatten)]
+    pub per_io: PerIo,
     pub seed: u64,
-    pub interval_ns: u64,
     pub allow_overwrite: bool,
     pub keep: bool,
     pub continue_on_error: bool,
-    /// Block sizes that vary per I/O or differ for writes; `None`: every I/O is `block_size`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_mix: Option<BlockMix>,
-    /// With a random pattern, the share of I/Os (1..99) at random offsets; the others follow
-    /// the I/O before (fio's percentage_random, DiskSpd's -rs). `None`: all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub random_pct: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flush: Option<FlushEvery>,
-    /// Flush once when the thread has finished writing (fio's end_fsync); with a byte stop the
-    /// flush counts in the run's time, as fio counts it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub end_fsync: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub think: Option<Think>,
-    #[serde(default, skip_serializing_if = "BufferFill::is_default")]
-    pub buffers: BufferFill,
-    /// Thread k of each target works in the working set moved k times this far (fio's
-    /// offset_increment): `[base + k*step, end + k*step)`. 0: every thread in the same set.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub thread_offset: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_rate: Option<MinRate>,
-    /// With a random pattern: a new random offset every N I/Os, the others of each run after
-    /// the I/O before (fio's rw=randread:N). `None`: every I/O.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub random_every: Option<u32>,
-    /// Sequential I/O: thread k of each target begins k times this far into the working set
-    /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub thread_start: u64,
-    /// Limits for reads and writes apart; instead of `rate_iops` and `rate_bytes_per_sec`,
-    /// which limit both together.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_dirs: Option<DirRates>,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,
@@ -669,30 +727,8 @@ fn is_zero(v: &u64) -> bool {
 pub const MIN_DIRECT_ALIGN: u64 = 512;
 
 impl JobSpec {
-    /// The block sizes of reads and of writes.
-    pub fn sizes(&self) -> (BlockSizes, BlockSizes) {
-        match &self.block_mix {
-            Some(m) => (m.read.clone(), m.write.clone()),
-            None => {
-                let f = BlockSizes::Fixed {
-                    bytes: self.block_size,
-                };
-                (f.clone(), f)
-            }
-        }
-    }
-
     pub fn total_threads(&self) -> u64 {
         self.sets() as u64 * self.threads_per_target as u64
-    }
-
-    /// The one limit for reads and writes together (`rate_iops` or `rate_bytes_per_sec`).
-    pub fn rate_both(&self) -> Option<Rate> {
-        match (self.rate_iops, self.rate_bytes_per_sec) {
-            (Some(iops), _) => Some(Rate::Iops { iops }),
-            (None, Some(per_sec)) => Some(Rate::Bytes { per_sec }),
-            (None, None) => None,
-        }
     }
 
     /// How many targets each thread works over: 1 unless [`JobSpec::file_sets`].

@@ -389,36 +389,70 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let write_pct = args.write_pct.get()?;
     let stop = stop(args, block_size, file_op)?;
     let targets = targets(args, block_size, file_op)?;
-    // The fields below are checked in the order they are written (the first bad one is the
-    // one named); those that go into the engine's settings first.
+    // Read in the order below: the first bad flag is the one named.
     let threads_per_target = args.threads.get()?;
     let submit_batch = args.submit_batch.get()?;
     let delay = args.delay.as_deref().map(delay).transpose()?;
     let delay_step = args.delay_step.as_deref().map(delay_step).transpose()?;
+    let affinity = args.affinity.as_deref().map(affinity).transpose()?;
+    let warmup_ns = match given(&args.warmup)? {
+        Some(w) => w,
+        None if file_op => 0,
+        None => DEFAULT_WARMUP_NS,
+    };
+    let until_steady = given(&args.until_steady)?.map(|window_ns| SteadyRule {
+        window_ns,
+        drop_pct: 30,
+        tolerance_pct: 10,
+    });
+    let cooldown_ns = args.cooldown.get()?;
+    let base_offset = args.base_offset.get()?;
+    let max_offset = given(&args.max_offset)?;
+    let rate_iops = together(args.rate_iops.as_deref())
+        .map(|r| number("--rate-iops", r, "I/Os per second"))
+        .transpose()?;
+    let rate_bytes_per_sec = together(args.rate_bw.as_deref())
+        .map(|r| size("--rate-bw", r))
+        .transpose()?;
+    let rate_dirs = rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?;
+    let seed = seed(args)?;
+    let interval_ns = args
+        .interval
+        .get()?
+        .checked_mul(1_000_000)
+        .ok_or_else(|| Error::usage("--interval is too large"))?;
+    let random_pct = given(&args.random_pct)?;
+    let random_every = given(&args.random_every)?;
+    let min_rate = min_rate(args)?;
+    let thread_start = given(&args.thread_start)?.unwrap_or(0);
+    let thread_offset = given(&args.thread_offset)?.unwrap_or(0);
+    let file_sets = file_sets(args)?;
     let job = JobSpec {
         targets,
         threads_per_target,
         queue_depth,
         submit_batch,
         latency: args.latency,
-        affinity: args.affinity.as_deref().map(affinity).transpose()?,
-        block_size,
-        pattern,
-        write_pct,
-        warmup_ns: match given(&args.warmup)? {
-            Some(w) => w,
-            None if file_op => 0,
-            None => DEFAULT_WARMUP_NS,
+        affinity,
+        shape: Shape {
+            block_size,
+            block_mix,
+            pattern,
+            write_pct,
+            random_pct,
+            random_every,
+            base_offset,
+            max_offset,
+            thread_offset,
+            thread_start,
         },
-        stop,
-        until_steady: given(&args.until_steady)?.map(|window_ns| SteadyRule {
-            window_ns,
-            drop_pct: 30,
-            tolerance_pct: 10,
-        }),
-        cooldown_ns: args.cooldown.get()?,
-        base_offset: args.base_offset.get()?,
-        max_offset: given(&args.max_offset)?,
+        timing: Timing {
+            warmup_ns,
+            stop,
+            until_steady,
+            cooldown_ns,
+            interval_ns,
+        },
         cache,
         engine: EngineSpec {
             kind: engine,
@@ -428,33 +462,23 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             delay,
             delay_step,
         },
-        rate_iops: together(args.rate_iops.as_deref())
-            .map(|r| number("--rate-iops", r, "I/Os per second"))
-            .transpose()?,
-        rate_bytes_per_sec: together(args.rate_bw.as_deref())
-            .map(|r| size("--rate-bw", r))
-            .transpose()?,
-        rate_dirs: rates_apart(args.rate_iops.as_deref(), args.rate_bw.as_deref())?,
-        seed: seed(args)?,
-        interval_ns: args
-            .interval
-            .get()?
-            .checked_mul(1_000_000)
-            .ok_or_else(|| Error::usage("--interval is too large"))?,
+        limits: Limits {
+            rate_iops,
+            rate_bytes_per_sec,
+            rate_dirs,
+            min_rate,
+        },
+        per_io: PerIo {
+            buffers,
+            flush,
+            end_fsync: args.end_fsync,
+            think,
+        },
+        seed,
         allow_overwrite: args.allow_overwrite,
         keep: args.keep,
         continue_on_error: args.continue_on_error,
-        block_mix,
-        random_pct: given(&args.random_pct)?,
-        random_every: given(&args.random_every)?,
-        flush,
-        end_fsync: args.end_fsync,
-        think,
-        buffers,
-        min_rate: min_rate(args)?,
-        thread_start: given(&args.thread_start)?.unwrap_or(0),
-        thread_offset: given(&args.thread_offset)?.unwrap_or(0),
-        file_sets: file_sets(args)?,
+        file_sets,
         dialect: Dialect::Iogauge,
     };
     job.validate()?;
@@ -757,14 +781,14 @@ mod tests {
             assert!(e.contains(why), "{text}: {e}");
         }
         let j = job("--block-sizes 4k/50:64k/50,16k -w 30 f").unwrap();
-        assert_eq!(j.block_size, 65536);
+        assert_eq!(j.shape.block_size, 65536);
         assert_eq!(
-            j.block_mix.as_ref().map(|m| &m.write),
+            j.shape.block_mix.as_ref().map(|m| &m.write),
             Some(&BlockSizes::Fixed { bytes: 16384 })
         );
         // Random offsets align to the smallest size of the mix.
         assert!(matches!(
-            j.pattern,
+            j.shape.pattern,
             Pattern::Random {
                 align_bytes: 4096,
                 ..
@@ -772,20 +796,20 @@ mod tests {
         ));
         // One size for both directions is no mix.
         let j = job("--block-sizes 8k f").unwrap();
-        assert_eq!((j.block_size, j.block_mix), (8192, None));
+        assert_eq!((j.shape.block_size, j.shape.block_mix), (8192, None));
         let j =
             job("--fdatasync 4 --end-fsync --think 1ms --think-every 3 --compressible 25 -w 100 f")
                 .unwrap();
         assert_eq!(
-            j.flush,
+            j.per_io.flush,
             Some(FlushEvery {
                 writes: 4,
                 data_only: true
             })
         );
-        assert!(j.end_fsync);
+        assert!(j.per_io.end_fsync);
         assert_eq!(
-            j.think,
+            j.per_io.think,
             Some(Think {
                 ns: 1_000_000,
                 spin_ns: 0,
@@ -794,14 +818,14 @@ mod tests {
         );
         // Partly compressible data is refreshed per write; all zeros is not.
         assert_eq!(
-            j.buffers,
+            j.per_io.buffers,
             BufferFill {
                 compress_pct: 25,
                 refill: true
             }
         );
-        assert!(!job("--compressible 100 f").unwrap().buffers.refill);
-        assert_eq!(job("-Z f").unwrap().buffers.compress_pct, 100);
+        assert!(!job("--compressible 100 f").unwrap().per_io.buffers.refill);
+        assert_eq!(job("-Z f").unwrap().per_io.buffers.compress_pct, 100);
         for (line, why) in [
             ("--random-pct 50 -s f", "--random-pct applies to random I/O"),
             (
@@ -905,17 +929,17 @@ mod tests {
     #[test]
     fn defaults() {
         let j = job("f").unwrap();
-        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.shape.block_size, 4096);
         assert_eq!(j.queue_depth, 32);
         assert_eq!(j.cache, CacheMode::Direct);
         assert_eq!(
-            j.pattern,
+            j.shape.pattern,
             Pattern::Random {
                 align_bytes: 4096,
                 distribution: Distribution::Uniform
             }
         );
-        assert_eq!(j.stop, Stop::Duration { ns: 10_000_000_000 });
+        assert_eq!(j.timing.stop, Stop::Duration { ns: 10_000_000_000 });
     }
 
     #[test]
@@ -929,14 +953,14 @@ mod tests {
         assert_eq!(a, b);
         let s = job("-si -Sw f").unwrap();
         assert_eq!(
-            job("-s8k -si f").unwrap().pattern,
+            job("-s8k -si f").unwrap().shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 8192,
                 interlocked: true
             }
         );
         assert_eq!(
-            s.pattern,
+            s.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 4096,
                 interlocked: true
@@ -982,7 +1006,7 @@ mod tests {
     fn distributions() {
         let j = job("--distribution zipf:1.2 f").unwrap();
         assert_eq!(
-            j.pattern,
+            j.shape.pattern,
             Pattern::Random {
                 align_bytes: 4096,
                 distribution: Distribution::Zipf { theta: 1.2 }

@@ -99,21 +99,21 @@ impl JobSpec {
                 self.queue_depth
             ));
         }
-        if self.block_size == 0 {
+        if self.shape.block_size == 0 {
             return bad(format!("{} must be more than 0", n(Flag::BlockSize)));
         }
-        if self.block_size > (1 << 30) {
+        if self.shape.block_size > (1 << 30) {
             return bad(format!(
                 "{} {} is more than 1GiB",
                 n(Flag::BlockSize),
-                format_size(self.block_size)
+                format_size(self.shape.block_size)
             ));
         }
-        if self.write_pct > 100 {
+        if self.shape.write_pct > 100 {
             return bad(format!(
                 "{} {} is not in 0..100",
                 n(Flag::WritePct),
-                self.write_pct
+                self.shape.write_pct
             ));
         }
         if let Some(Affinity::Cpus { cpus }) = &self.affinity {
@@ -203,7 +203,7 @@ impl JobSpec {
     /// Where in the targets I/O goes: the pattern and the working set.
     fn validate_offsets(&self) -> Result<()> {
         let n = |f| self.name(f);
-        match &self.pattern {
+        match &self.shape.pattern {
             Pattern::Random {
                 align_bytes,
                 distribution,
@@ -243,22 +243,22 @@ impl JobSpec {
                 }
             }
         }
-        if let Some(max) = self.max_offset {
-            if max <= self.base_offset {
+        if let Some(max) = self.shape.max_offset {
+            if max <= self.shape.base_offset {
                 return bad(format!(
                     "the working set ends ({} {}) before it begins ({} {})",
                     n(Flag::MaxOffset),
                     format_size(max),
                     n(Flag::BaseOffset),
-                    format_size(self.base_offset)
+                    format_size(self.shape.base_offset)
                 ));
             }
-            if max - self.base_offset < self.block_size {
+            if max - self.shape.base_offset < self.shape.block_size {
                 return bad(format!(
                     "{} {} is larger than the working set of {} between {} and {}",
                     n(Flag::BlockSize),
-                    format_size(self.block_size),
-                    format_size(max - self.base_offset),
+                    format_size(self.shape.block_size),
+                    format_size(max - self.shape.base_offset),
                     n(Flag::BaseOffset),
                     n(Flag::MaxOffset)
                 ));
@@ -270,8 +270,8 @@ impl JobSpec {
     /// When the measured window starts and ends, and how it is sampled.
     fn validate_timing(&self) -> Result<()> {
         let n = |f| self.name(f);
-        if let Some(rule) = self.until_steady {
-            if !matches!(self.stop, Stop::Duration { .. }) {
+        if let Some(rule) = self.timing.until_steady {
+            if !matches!(self.timing.stop, Stop::Duration { .. }) {
                 return bad(format!(
                     "{} needs a duration ({}, the maximum), not {}",
                     n(Flag::UntilSteady),
@@ -279,17 +279,17 @@ impl JobSpec {
                     n(Flag::Total)
                 ));
             }
-            if rule.window_ns < self.interval_ns {
+            if rule.window_ns < self.timing.interval_ns {
                 return bad(format!(
                     "{} window {}ms is shorter than {} {}ms",
                     n(Flag::UntilSteady),
                     rule.window_ns / 1_000_000,
                     n(Flag::Interval),
-                    self.interval_ns / 1_000_000
+                    self.timing.interval_ns / 1_000_000
                 ));
             }
         }
-        match self.stop {
+        match self.timing.stop {
             Stop::Duration { ns: 0 }
             | Stop::TotalBytes {
                 max_ns: Some(0), ..
@@ -297,15 +297,15 @@ impl JobSpec {
             Stop::Duration { ns } if ns / 1_000_000_000 > MAX_SECONDS => {
                 return bad(format!("{} is longer than a year", n(Flag::Duration)))
             }
-            Stop::TotalBytes { bytes, .. } if bytes < self.block_size => {
+            Stop::TotalBytes { bytes, .. } if bytes < self.shape.block_size => {
                 return bad(format!(
                     "{} {} is less than one block of {}",
                     n(Flag::Total),
                     format_size(bytes),
-                    format_size(self.block_size)
+                    format_size(self.shape.block_size)
                 ))
             }
-            Stop::TotalBytes { .. } if self.cooldown_ns > 0 => {
+            Stop::TotalBytes { .. } if self.timing.cooldown_ns > 0 => {
                 return bad(format!(
                     "{} cannot be combined with {}: a run by bytes ends when the bytes are done",
                     n(Flag::Cooldown),
@@ -315,8 +315,8 @@ impl JobSpec {
             _ => {}
         }
         for (flag, ns) in [
-            (Flag::Warmup, self.warmup_ns),
-            (Flag::Cooldown, self.cooldown_ns),
+            (Flag::Warmup, self.timing.warmup_ns),
+            (Flag::Cooldown, self.timing.cooldown_ns),
         ] {
             if ns / 1_000_000_000 > MAX_SECONDS {
                 return bad(format!("{} must be shorter than a year", n(flag)));
@@ -324,7 +324,7 @@ impl JobSpec {
         }
         // Each interval costs the collector a merge of every thread's histograms (about 0.5 MB
         // each); below 10 ms that work would compete with the workers for CPU.
-        if self.interval_ns < 10_000_000 {
+        if self.timing.interval_ns < 10_000_000 {
             return bad(format!("{} must be at least 10 ms", n(Flag::Interval)));
         }
         Ok(())
@@ -334,19 +334,19 @@ impl JobSpec {
     fn validate_rates(&self) -> Result<()> {
         let n = |f| self.name(f);
         let (iops, bw) = (n(Flag::RateIops), n(Flag::RateBw));
-        if self.rate_iops == Some(0) {
+        if self.limits.rate_iops == Some(0) {
             return bad(format!("{iops} must be more than 0"));
         }
-        if self.rate_bytes_per_sec == Some(0) {
+        if self.limits.rate_bytes_per_sec == Some(0) {
             return bad(format!("{bw} must be more than 0"));
         }
-        if self.rate_iops.is_some() && self.rate_bytes_per_sec.is_some() {
+        if self.limits.rate_iops.is_some() && self.limits.rate_bytes_per_sec.is_some() {
             return bad(format!(
                 "{iops} and {bw} cannot be combined: give one limit"
             ));
         }
-        if let Some(d) = self.rate_dirs {
-            if self.rate_iops.is_some() || self.rate_bytes_per_sec.is_some() {
+        if let Some(d) = self.limits.rate_dirs {
+            if self.limits.rate_iops.is_some() || self.limits.rate_bytes_per_sec.is_some() {
                 return bad("limits for reads and writes apart (R,W) cannot be combined with one limit for both".into());
             }
             if d.read.is_none() && d.write.is_none() {
@@ -360,7 +360,7 @@ impl JobSpec {
                 return bad(format!("{bw}/{iops} R,W: every limit must be more than 0"));
             }
         }
-        if let Some(m) = self.min_rate {
+        if let Some(m) = self.limits.min_rate {
             self.validate_min_rate(m)?;
         }
         Ok(())
@@ -378,8 +378,8 @@ impl JobSpec {
             return bad(format!("{floor}: floors for reads and writes apart (R,W) cannot be combined with one for both"));
         }
         // A floor above its own limit could only fail (fio refuses it too).
-        let both = self.rate_both();
-        let limits: Vec<(&str, Option<Rate>, Floor)> = match (m.apart, self.rate_dirs) {
+        let both = self.limits.both();
+        let limits: Vec<(&str, Option<Rate>, Floor)> = match (m.apart, self.limits.rate_dirs) {
             (Some(f), Some(d)) => vec![("reads", d.read, f[0]), ("writes", d.write, f[1])],
             (Some(f), None) => vec![("reads", both, f[0]), ("writes", both, f[1])],
             (None, _) => {
@@ -400,7 +400,7 @@ impl JobSpec {
                 return bad(format!("{floor}: the floor for {what} is above their rate limit: the run could only fail"));
             }
         }
-        if m.window_ns < self.interval_ns.min(100_000_000) {
+        if m.window_ns < self.timing.interval_ns.min(100_000_000) {
             return bad(format!(
                 "{} must be at least 100 ms",
                 self.name(Flag::RateMinWindow)
@@ -417,18 +417,18 @@ impl JobSpec {
         self.validate_pauses()?;
         self.validate_thread_spread()?;
         self.validate_file_sets()?;
-        if self.buffers.compress_pct > 100 {
+        if self.per_io.buffers.compress_pct > 100 {
             return bad(format!(
                 "{} {} is not in 0..100",
                 self.name(Flag::Compressible),
-                self.buffers.compress_pct
+                self.per_io.buffers.compress_pct
             ));
         }
         Ok(())
     }
 
     fn validate_block_mix(&self) -> Result<()> {
-        let Some(mix) = &self.block_mix else {
+        let Some(mix) = &self.shape.block_mix else {
             return Ok(());
         };
         let n = |f| self.name(f);
@@ -444,11 +444,11 @@ impl JobSpec {
             }
         }
         let largest = mix.read.largest().max(mix.write.largest());
-        if self.block_size != largest {
+        if self.shape.block_size != largest {
             return bad(format!(
                 "{} {} must be the largest size of {} ({})",
                 n(Flag::BlockSize),
-                format_size(self.block_size),
+                format_size(self.shape.block_size),
                 n(Flag::BlockSizes),
                 format_size(largest)
             ));
@@ -456,9 +456,9 @@ impl JobSpec {
         if let Pattern::Sequential {
             stride_bytes,
             interlocked,
-        } = self.pattern
+        } = self.shape.pattern
         {
-            if interlocked || stride_bytes != self.block_size {
+            if interlocked || stride_bytes != self.shape.block_size {
                 return bad(format!(
                     "{} with sequential I/O walks the working set without gaps (each I/O starts where the one before ended): it cannot be combined with a {} stride or {}",
                     n(Flag::BlockSizes),
@@ -473,8 +473,8 @@ impl JobSpec {
     /// Partly random offsets.
     fn validate_random_walk(&self) -> Result<()> {
         let n = |f| self.name(f);
-        let random = matches!(self.pattern, Pattern::Random { .. });
-        if let Some(pct) = self.random_pct {
+        let random = matches!(self.shape.pattern, Pattern::Random { .. });
+        if let Some(pct) = self.shape.random_pct {
             if !random {
                 return bad(format!(
                     "{} applies to random I/O ({})",
@@ -489,7 +489,7 @@ impl JobSpec {
                 ));
             }
         }
-        if let Some(every) = self.random_every {
+        if let Some(every) = self.shape.random_every {
             if !random {
                 return bad(format!(
                     "{} applies to random I/O ({})",
@@ -503,7 +503,7 @@ impl JobSpec {
                     n(Flag::RandomEvery)
                 ));
             }
-            if self.random_pct.is_some() {
+            if self.shape.random_pct.is_some() {
                 return bad(format!(
                     "{} and {} cannot be combined: give one",
                     n(Flag::RandomEvery),
@@ -524,7 +524,7 @@ impl JobSpec {
                 n(Flag::Hipri)
             ))
         };
-        if let Some(f) = self.flush {
+        if let Some(f) = self.per_io.flush {
             let flag = if f.data_only {
                 Flag::Fdatasync
             } else {
@@ -537,10 +537,10 @@ impl JobSpec {
                 return polled(flag);
             }
         }
-        if self.end_fsync && self.engine.hipri {
+        if self.per_io.end_fsync && self.engine.hipri {
             return polled(Flag::EndFsync);
         }
-        if let Some(t) = self.think {
+        if let Some(t) = self.per_io.think {
             if t.every == 0 {
                 return bad(format!("{} must be at least 1", n(Flag::ThinkEvery)));
             }
@@ -567,12 +567,12 @@ impl JobSpec {
                 n(flag)
             ))
         };
-        if self.thread_offset % MIN_DIRECT_ALIGN != 0 && self.cache.is_direct() {
-            return misaligned(Flag::ThreadOffset, self.thread_offset);
+        if self.shape.thread_offset % MIN_DIRECT_ALIGN != 0 && self.cache.is_direct() {
+            return misaligned(Flag::ThreadOffset, self.shape.thread_offset);
         }
-        if self.thread_start > 0 {
+        if self.shape.thread_start > 0 {
             let own_offsets = matches!(
-                self.pattern,
+                self.shape.pattern,
                 Pattern::Sequential {
                     interlocked: false,
                     ..
@@ -586,8 +586,8 @@ impl JobSpec {
                     n(Flag::Interlocked)
                 ));
             }
-            if self.cache.is_direct() && self.thread_start % MIN_DIRECT_ALIGN != 0 {
-                return misaligned(Flag::ThreadStart, self.thread_start);
+            if self.cache.is_direct() && self.shape.thread_start % MIN_DIRECT_ALIGN != 0 {
+                return misaligned(Flag::ThreadStart, self.shape.thread_start);
             }
         }
         Ok(())
@@ -671,8 +671,8 @@ impl JobSpec {
             ))
         };
         let files = self.targets.len() as u64;
-        let once = files * self.block_size;
-        match self.stop {
+        let once = files * self.shape.block_size;
+        match self.timing.stop {
             Stop::TotalBytes { bytes, .. } if bytes == once => {}
             Stop::TotalBytes { .. } => {
                 return fail(format!(
@@ -695,7 +695,7 @@ impl JobSpec {
                 n(Flag::Threads)
             ));
         }
-        if self.write_pct != 0 && self.write_pct != 100 {
+        if self.shape.write_pct != 0 && self.shape.write_pct != 100 {
             return fail(format!(
                 "an operation counts as a read or as a write, not a mix: {} must be 0 or 100",
                 n(Flag::WritePct)
@@ -709,7 +709,7 @@ impl JobSpec {
             ));
         }
         let in_turn = matches!(
-            self.pattern,
+            self.shape.pattern,
             Pattern::Sequential {
                 interlocked: false,
                 ..
@@ -742,13 +742,13 @@ impl JobSpec {
     /// The first setting a file-operation engine cannot take, named.
     fn file_op_refusals(&self) -> Option<String> {
         let n = |f| self.name(f);
-        let rate_bytes = self.rate_bytes_per_sec.is_some()
-            || self.rate_dirs.is_some_and(|d| {
+        let rate_bytes = self.limits.rate_bytes_per_sec.is_some()
+            || self.limits.rate_dirs.is_some_and(|d| {
                 [d.read, d.write]
                     .iter()
                     .any(|r| matches!(r, Some(Rate::Bytes { .. })))
             })
-            || self.min_rate.is_some_and(|m| {
+            || self.limits.min_rate.is_some_and(|m| {
                 m.bytes_per_sec > 0
                     || m.apart
                         .is_some_and(|a| a.iter().any(|f| f.bytes_per_sec > 0))
@@ -759,9 +759,12 @@ impl JobSpec {
                     "{} (operations in it would not be counted, and a file has one)",
                     n(Flag::Warmup)
                 ),
-                self.warmup_ns > 0,
+                self.timing.warmup_ns > 0,
             ),
-            (n(Flag::BlockSizes).to_string(), self.block_mix.is_some()),
+            (
+                n(Flag::BlockSizes).to_string(),
+                self.shape.block_mix.is_some(),
+            ),
             (
                 format!(
                     "{}, {} and {}",
@@ -769,7 +772,7 @@ impl JobSpec {
                     n(Flag::Fdatasync),
                     n(Flag::EndFsync)
                 ),
-                self.flush.is_some() || self.end_fsync,
+                self.per_io.flush.is_some() || self.per_io.end_fsync,
             ),
             (
                 format!(
@@ -787,14 +790,14 @@ impl JobSpec {
                     n(Flag::ThreadOffset),
                     n(Flag::ThreadStart)
                 ),
-                self.base_offset > 0
-                    || self.max_offset.is_some()
-                    || self.thread_offset > 0
-                    || self.thread_start > 0,
+                self.shape.base_offset > 0
+                    || self.shape.max_offset.is_some()
+                    || self.shape.thread_offset > 0
+                    || self.shape.thread_start > 0,
             ),
             (
                 format!("{} and {}", n(Flag::Compressible), n(Flag::RefillBuffers)),
-                !self.buffers.is_default(),
+                !self.per_io.buffers.is_default(),
             ),
         ];
         refused
@@ -807,18 +810,19 @@ impl JobSpec {
     /// to be multiples of `align`: 512 before any target is opened, the target's own
     /// requirement once it is (`on` names it in the message).
     pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {
-        let step = match &self.pattern {
+        let step = match &self.shape.pattern {
             Pattern::Random { align_bytes, .. } => (Flag::Random, " alignment", *align_bytes),
             Pattern::Sequential { stride_bytes, .. } => {
                 (Flag::Sequential, " stride", *stride_bytes)
             }
         };
         let checks = [
-            (Flag::BlockSize, "", self.block_size),
-            (Flag::BaseOffset, "", self.base_offset),
+            (Flag::BlockSize, "", self.shape.block_size),
+            (Flag::BaseOffset, "", self.shape.base_offset),
             step,
         ];
         let mixed: Vec<(Flag, &str, u64)> = self
+            .shape
             .block_mix
             .iter()
             .flat_map(|m| m.read.sizes().into_iter().chain(m.write.sizes()))

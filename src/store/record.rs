@@ -256,18 +256,18 @@ pub fn describe(job: &JobSpec) -> String {
             job.total_threads()
         );
     }
-    let pattern = match job.pattern {
+    let pattern = match job.shape.pattern {
         Pattern::Random { .. } => "RND",
         Pattern::Sequential { .. } => "SEQ",
     };
-    let mix = match job.write_pct {
+    let mix = match job.shape.write_pct {
         0 => "read".to_string(),
         100 => "write".to_string(),
         w => format!("{}/{}", 100 - w, w),
     };
     // A block-size mix shows as its largest size with a "~": RND~64K.
-    let sizes = format_size(job.block_size).replace("iB", "");
-    let sizes = if job.block_mix.is_some() {
+    let sizes = format_size(job.shape.block_size).replace("iB", "");
+    let sizes = if job.shape.block_mix.is_some() {
         format!("~{sizes}")
     } else {
         sizes

@@ -28,7 +28,7 @@ pub use shown::Shown;
 pub use targets::{disks_here, Targets};
 pub use words::{cache_words, flag_name};
 
-use super::{Dialect, EngineSpec, JobSpec, Stop};
+use super::{Dialect, EngineSpec, JobSpec, Limits, PerIo, Shape, Stop, Timing};
 use crate::error::Result;
 use switches::Switches;
 use values::bad;
@@ -104,42 +104,50 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         submit_batch: 1,
         latency: report.latency,
         affinity: threads.affinity(),
-        block_size: block,
-        pattern,
-        write_pct: writes.pct,
-        warmup_ns: phases.warmup_ns,
-        stop: Stop::Duration {
-            ns: phases.duration_ns,
+        shape: Shape {
+            block_size: block,
+            block_mix: None,
+            pattern,
+            write_pct: writes.pct,
+            random_pct: access.random_pct(),
+            random_every: None,
+            base_offset: extent.base,
+            max_offset: extent.max,
+            thread_offset: 0,
+            thread_start,
         },
-        until_steady: None,
-        cooldown_ns: phases.cooldown_ns,
-        base_offset: extent.base,
-        max_offset: extent.max,
+        timing: Timing {
+            warmup_ns: phases.warmup_ns,
+            stop: Stop::Duration {
+                ns: phases.duration_ns,
+            },
+            until_steady: None,
+            cooldown_ns: phases.cooldown_ns,
+            interval_ns,
+        },
         cache: cache_mode,
         engine: EngineSpec {
             kind: engine,
             register: true,
             ..EngineSpec::default()
         },
-        rate_iops: pace.rate_iops,
-        rate_bytes_per_sec: pace.rate_bw,
+        limits: Limits {
+            rate_iops: pace.rate_iops,
+            rate_bytes_per_sec: pace.rate_bw,
+            rate_dirs: None,
+            min_rate: None,
+        },
+        per_io: PerIo {
+            buffers: writes.buffers,
+            flush,
+            end_fsync: false,
+            think,
+        },
         seed: access.seed,
-        interval_ns,
         allow_overwrite: false,
         keep: false,
         continue_on_error: false,
-        block_mix: None,
-        random_pct: access.random_pct(),
-        random_every: None,
-        flush,
-        end_fsync: false,
-        think,
-        buffers: writes.buffers,
-        thread_offset: 0,
-        min_rate: None,
-        rate_dirs: None,
         file_sets: plan.file_sets,
-        thread_start,
         dialect: Dialect::Diskspd,
     };
     job.validate()?;

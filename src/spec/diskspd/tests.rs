@@ -23,15 +23,15 @@ fn err(line: &str) -> String {
 fn diskspd_defaults() {
     let d = parse_line("t.dat").unwrap();
     let j = &d.job;
-    assert_eq!(j.block_size, 64 << 10);
+    assert_eq!(j.shape.block_size, 64 << 10);
     assert_eq!(j.queue_depth, 2);
     assert_eq!(j.threads_per_target, 1);
-    assert_eq!(j.stop, Stop::Duration { ns: 10_000_000_000 });
-    assert_eq!(j.warmup_ns, 5_000_000_000);
+    assert_eq!(j.timing.stop, Stop::Duration { ns: 10_000_000_000 });
+    assert_eq!(j.timing.warmup_ns, 5_000_000_000);
     assert_eq!(j.cache, CacheMode::Buffered);
     assert_eq!(j.affinity, Some(Affinity::Auto));
     assert_eq!(
-        j.pattern,
+        j.shape.pattern,
         Pattern::Sequential {
             stride_bytes: 64 << 10,
             interlocked: false
@@ -49,15 +49,15 @@ fn glued_values_and_their_meaning() {
     let j = &d.job;
     assert_eq!(
         (
-            j.block_size,
+            j.shape.block_size,
             j.queue_depth,
             j.threads_per_target,
-            j.write_pct
+            j.shape.write_pct
         ),
         (8192, 32, 4, 30)
     );
     assert_eq!(
-        j.pattern,
+        j.shape.pattern,
         Pattern::Random {
             align_bytes: 8192,
             distribution: Distribution::Uniform
@@ -65,33 +65,36 @@ fn glued_values_and_their_meaning() {
     );
     assert_eq!(j.cache, CacheMode::DirectWriteThrough);
     assert_eq!(j.targets[0].create_size, Some(50 << 30));
-    assert_eq!((j.warmup_ns, j.cooldown_ns), (0, 2_000_000_000));
     assert_eq!(
-        (j.interval_ns, j.seed, j.rate_iops),
+        (j.timing.warmup_ns, j.timing.cooldown_ns),
+        (0, 2_000_000_000)
+    );
+    assert_eq!(
+        (j.timing.interval_ns, j.seed, j.limits.rate_iops),
         (500_000_000, 7, Some(100))
     );
     assert_eq!(j.affinity, Some(Affinity::Cpus { cpus: vec![0, 1] }));
     assert!(j.latency && d.xml && d.iops_stats);
     let d = parse_line("-b4K -si8K -t2 -B1M:1M -g4 -n #1").unwrap();
     assert_eq!(
-        d.job.pattern,
+        d.job.shape.pattern,
         Pattern::Sequential {
             stride_bytes: 8192,
             interlocked: true
         }
     );
     assert_eq!(
-        (d.job.base_offset, d.job.max_offset),
+        (d.job.shape.base_offset, d.job.shape.max_offset),
         (1 << 20, Some(2 << 20))
     );
-    assert_eq!(d.job.rate_bytes_per_sec, Some(4000));
+    assert_eq!(d.job.limits.rate_bytes_per_sec, Some(4000));
     assert_eq!(d.job.affinity, None);
     assert_eq!(d.job.targets[0].path, PathBuf::from("/dev/vdb"));
     // Sizes in blocks (b) follow -b wherever it is.
     let d = parse_line("-c100b -r2b -b4K t.dat").unwrap();
     assert_eq!(d.job.targets[0].create_size, Some(400 << 10));
     assert_eq!(
-        d.job.pattern,
+        d.job.shape.pattern,
         Pattern::Random {
             align_bytes: 8 << 10,
             distribution: Distribution::Uniform
@@ -118,12 +121,12 @@ fn mixed_random_think_time_and_write_buffers() {
     // -rs: the share of random I/O; -r (before or after) sets only the alignment.
     for line in ["-rs30 -b8K t", "-rs30 -r4K -b8K t", "-r4K -rs30 -b8K t"] {
         let j = parse_line(line).unwrap().job;
-        assert_eq!(j.random_pct, Some(30), "{line}");
-        assert!(matches!(j.pattern, Pattern::Random { .. }), "{line}");
+        assert_eq!(j.shape.random_pct, Some(30), "{line}");
+        assert!(matches!(j.shape.pattern, Pattern::Random { .. }), "{line}");
     }
     let j = parse_line("-rs30 -r4K -b8K t").unwrap().job;
     assert_eq!(
-        j.pattern,
+        j.shape.pattern,
         Pattern::Random {
             align_bytes: 4096,
             distribution: Distribution::Uniform
@@ -131,11 +134,11 @@ fn mixed_random_think_time_and_write_buffers() {
     );
     // -rs100 is plain -r.
     let j = parse_line("-rs100 t").unwrap().job;
-    assert_eq!(j.random_pct, None);
+    assert_eq!(j.shape.random_pct, None);
     // -j: milliseconds of think time after every -i I/Os (each I/O without -i).
     let j = parse_line("-j5 -i8 t").unwrap().job;
     assert_eq!(
-        j.think,
+        j.per_io.think,
         Some(Think {
             ns: 5_000_000,
             spin_ns: 0,
@@ -143,11 +146,16 @@ fn mixed_random_think_time_and_write_buffers() {
         })
     );
     assert_eq!(
-        parse_line("-j5 t").unwrap().job.think.map(|t| t.every),
+        parse_line("-j5 t")
+            .unwrap()
+            .job
+            .per_io
+            .think
+            .map(|t| t.every),
         Some(1)
     );
     let d = parse_line("-i8 t").unwrap();
-    assert_eq!(d.job.think, None);
+    assert_eq!(d.job.per_io.think, None);
     assert_eq!(
         d.warnings,
         ["-i (burst size) has no effect without -j (think time)"]
@@ -167,19 +175,24 @@ fn mixed_random_think_time_and_write_buffers() {
     assert!(err("-Smw t").contains("-Sm with writethrough"));
     // -T: where each sequential thread begins (DiskSpd's sample: -F8 -T1b -s8b).
     let j = parse_line("-b4K -F8 -T1b -s8b t").unwrap().job;
-    assert_eq!((j.thread_start, j.threads_per_target), (4096, 8));
+    assert_eq!((j.shape.thread_start, j.threads_per_target), (4096, 8));
     let d = parse_line("-b4K -t2 -T1b -r t").unwrap();
-    assert_eq!(d.job.thread_start, 0);
+    assert_eq!(d.job.shape.thread_start, 0);
     assert!(d
         .notes
         .iter()
         .any(|n| n == "-T has no effect on random I/O"));
     // -Z: zeros; -Zr: new random data per write.
     assert_eq!(
-        parse_line("-Z -w100 t").unwrap().job.buffers.compress_pct,
+        parse_line("-Z -w100 t")
+            .unwrap()
+            .job
+            .per_io
+            .buffers
+            .compress_pct,
         100
     );
-    assert!(parse_line("-Zr -w100 t").unwrap().job.buffers.refill);
+    assert!(parse_line("-Zr -w100 t").unwrap().job.per_io.buffers.refill);
 }
 
 /// -rdpct and -rdabs: DiskSpd's zones, its remainder zone, its refusals; and the line
@@ -188,7 +201,7 @@ fn mixed_random_think_time_and_write_buffers() {
 fn random_distributions_in_zones() {
     use crate::spec::Zone;
     let z = |io_pct, span| Zone { io_pct, span };
-    let zones = |line: &str| match parse_line(line).unwrap().job.pattern {
+    let zones = |line: &str| match parse_line(line).unwrap().job.shape.pattern {
         Pattern::Random {
             distribution: Distribution::Zoned { absolute, zones },
             ..
@@ -216,7 +229,7 @@ fn random_distributions_in_zones() {
         let (back, _) = crate::spec::export::to_diskspd(&job);
         let args: Vec<&str> = back.split_whitespace().skip(1).collect();
         let again = parse_line(&args.join(" ")).unwrap().job;
-        assert_eq!(again.pattern, job.pattern, "{line} -> {back}");
+        assert_eq!(again.shape.pattern, job.shape.pattern, "{line} -> {back}");
     }
     for (line, want) in [
         (
@@ -388,9 +401,9 @@ fn profile_only_forms() {
 #[test]
 fn bare_warmup_and_cooldown_are_zero() {
     let j = parse_line("-W t").unwrap().job;
-    assert_eq!(j.warmup_ns, 0);
+    assert_eq!(j.timing.warmup_ns, 0);
     let j = parse_line("-C t").unwrap().job;
-    assert_eq!(j.cooldown_ns, 0);
+    assert_eq!(j.timing.cooldown_ns, 0);
 }
 
 /// DiskSpd refuses -F0 (a thread count must be above 0) with its generic reason.
@@ -412,7 +425,7 @@ fn mapped_flush_modes() {
     ] {
         let d = parse_line(line).unwrap();
         assert_eq!(
-            d.job.flush,
+            d.job.per_io.flush,
             Some(crate::spec::FlushEvery {
                 writes: 1,
                 data_only: false

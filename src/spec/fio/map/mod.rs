@@ -17,7 +17,9 @@ use super::options::{lookup, Kind, Set};
 use super::plan::{FioRun, Logs, MapOptions};
 use super::{FioJob, FioOption};
 use crate::error::{Error, Result};
-use crate::spec::{CacheMode, EngineKind, EngineSpec, FileSets, JobSpec, Rate, Stop};
+use crate::spec::{
+    CacheMode, EngineKind, EngineSpec, FileSets, JobSpec, Limits, PerIo, Rate, Stop, Timing,
+};
 use files::Files;
 use shape::Shape;
 use std::collections::HashMap;
@@ -191,6 +193,16 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         files,
         stop,
     } = w;
+    // Read in this order: the first bad option is the one named.
+    let warmup_ns = set.seconds("ramp_time")?.unwrap_or(0);
+    let flush = cache::read_flush(set, notes)?;
+    let end_fsync = cache::read_end_fsync(set)?;
+    let think = pace::read_think(set)?;
+    let buffers = shape::read_buffers(set)?;
+    // Read whatever the number of files: a bad file_service_type is an error either way.
+    let service = files::read_file_service(set)?;
+    let open_files = files::read_open_files(set, engine, notes)?;
+    let min_rate = pace::read_min_rate(set, shape.reads, shape.writes)?;
     let job = JobSpec {
         threads_per_target: files.threads_per_target(),
         targets: files.targets,
@@ -198,15 +210,25 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         submit_batch: submit.min(queue_depth) as u32,
         latency,
         affinity,
-        block_size: shape.block_size,
-        pattern: shape.pattern,
-        write_pct: shape.write_pct,
-        warmup_ns: set.seconds("ramp_time")?.unwrap_or(0),
-        stop,
-        until_steady: None,
-        cooldown_ns: 0,
-        base_offset: files.offset,
-        max_offset: files.max_offset,
+        shape: crate::spec::Shape {
+            block_size: shape.block_size,
+            block_mix: shape.block_mix,
+            pattern: shape.pattern,
+            write_pct: shape.write_pct,
+            random_pct: shape.random_pct,
+            random_every: shape.random_every,
+            base_offset: files.offset,
+            max_offset: files.max_offset,
+            thread_offset: files.increment,
+            thread_start: 0,
+        },
+        timing: Timing {
+            warmup_ns,
+            stop,
+            until_steady: None,
+            cooldown_ns: 0,
+            interval_ns,
+        },
         cache,
         engine: EngineSpec {
             kind: Some(engine),
@@ -215,36 +237,33 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             register: true,
             ..EngineSpec::default()
         },
-        rate_iops: match rate_both {
-            Some(Rate::Iops { iops }) => Some(iops),
-            _ => None,
+        limits: Limits {
+            rate_iops: match rate_both {
+                Some(Rate::Iops { iops }) => Some(iops),
+                _ => None,
+            },
+            rate_bytes_per_sec: match rate_both {
+                Some(Rate::Bytes { per_sec }) => Some(per_sec),
+                _ => None,
+            },
+            rate_dirs,
+            min_rate,
         },
-        rate_bytes_per_sec: match rate_both {
-            Some(Rate::Bytes { per_sec }) => Some(per_sec),
-            _ => None,
+        per_io: PerIo {
+            buffers,
+            flush,
+            end_fsync,
+            think,
         },
-        rate_dirs,
         seed,
-        interval_ns,
         allow_overwrite: j.o.allow_overwrite,
         keep: j.o.keep,
         continue_on_error,
-        block_mix: shape.block_mix,
-        random_pct: shape.random_pct,
-        random_every: shape.random_every,
-        flush: cache::read_flush(set, notes)?,
-        end_fsync: cache::read_end_fsync(set)?,
-        think: pace::read_think(set)?,
-        buffers: shape::read_buffers(set)?,
-        thread_offset: files.increment,
-        thread_start: 0,
-        // Read whatever the number of files: a bad file_service_type is an error either way.
         file_sets: (files.nfiles > 1).then_some(FileSets {
             files: files.nfiles as u32,
-            service: files::read_file_service(set)?,
-            open_files: files::read_open_files(set, engine, notes)?,
+            service,
+            open_files,
         }),
-        min_rate: pace::read_min_rate(set, shape.reads, shape.writes)?,
         dialect: crate::spec::Dialect::Fio,
     };
     job.validate()
@@ -306,11 +325,11 @@ mod tests {
         let j = &r.job;
         assert_eq!(j.engine.kind, Some(EngineKind::Sync));
         assert_eq!(j.queue_depth, 1);
-        assert_eq!(j.block_size, 4096);
+        assert_eq!(j.shape.block_size, 4096);
         assert_eq!(j.cache, CacheMode::Buffered);
-        assert_eq!(j.write_pct, 0);
+        assert_eq!(j.shape.write_pct, 0);
         assert!(matches!(
-            j.pattern,
+            j.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 4096,
                 interlocked: false
@@ -319,14 +338,14 @@ mod tests {
         assert!(j.latency, "fio always measures latency");
         // One pass over the 64 MiB region, which fio would create if missing.
         assert_eq!(
-            j.stop,
+            j.timing.stop,
             Stop::TotalBytes {
                 bytes: 64 << 20,
                 max_ns: None
             }
         );
         assert_eq!(j.targets[0].create_size, Some(64 << 20));
-        assert_eq!(j.max_offset, Some(64 << 20));
+        assert_eq!(j.shape.max_offset, Some(64 << 20));
         assert_eq!(r.percentiles, FIO_PERCENTILES.to_vec());
         assert!(r.invalidate);
     }
@@ -375,13 +394,13 @@ group_reporting
         assert_eq!((j.queue_depth, j.submit_batch), (32, 8));
         // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
         // behaviour).
-        assert_eq!(j.base_offset, 1 << 20);
-        assert_eq!(j.max_offset, Some((1 << 20) + 100_000_000));
+        assert_eq!(j.shape.base_offset, 1 << 20);
+        assert_eq!(j.shape.max_offset, Some((1 << 20) + 100_000_000));
         assert_eq!(j.targets[0].create_size, Some(200_000_000));
-        assert_eq!(j.block_size, 4096);
-        assert_eq!(j.write_pct, 30);
+        assert_eq!(j.shape.block_size, 4096);
+        assert_eq!(j.shape.write_pct, 30);
         assert_eq!(
-            j.pattern,
+            j.shape.pattern,
             Pattern::Random {
                 align_bytes: 8192,
                 distribution: Distribution::Zipf { theta: 1.2 }
@@ -392,15 +411,15 @@ group_reporting
             (3, 3, Clones::Threads)
         );
         assert_eq!(
-            j.stop,
+            j.timing.stop,
             Stop::Duration {
                 ns: 120_000_000_000
             }
         );
-        assert_eq!(j.warmup_ns, 5_000_000_000);
+        assert_eq!(j.timing.warmup_ns, 5_000_000_000);
         // fio's one value limits each direction of a mixed job.
         assert_eq!(
-            j.rate_dirs,
+            j.limits.rate_dirs,
             Some(DirRates {
                 read: Some(Rate::Iops { iops: 500 }),
                 write: Some(Rate::Iops { iops: 500 })
@@ -450,7 +469,7 @@ group_reporting
         assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
         // Each clone writes its own 8 MiB.
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 3 * (8 << 20),
                 max_ns: None
@@ -478,7 +497,7 @@ group_reporting
     fn byte_counts_loops_number_ios_and_runtime_limits() {
         let r = one("[j]\nfilename=/dev/x\nio_size=10m\nloops=3\nruntime=30\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 30 << 20,
                 max_ns: Some(30_000_000_000)
@@ -486,7 +505,7 @@ group_reporting
         );
         let r = one("[j]\nfilename=/dev/x\nnumber_ios=100\nbs=8k\nnumjobs=2\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 2 * 100 * 8192,
                 max_ns: None
@@ -496,7 +515,7 @@ group_reporting
         // fio 3.33 does.
         let r = one("[j]\nfilename=/x\nsize=4m\nnumber_ios=4000\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 4 << 20,
                 max_ns: None
@@ -504,7 +523,7 @@ group_reporting
         );
         let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=1500\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 2 * (4 << 20),
                 max_ns: None
@@ -512,7 +531,7 @@ group_reporting
         );
         let r = one("[j]\nfilename=/x\nsize=4m\nloops=2\nnumber_ios=500\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 2 * 500 * 4096,
                 max_ns: None
@@ -521,7 +540,7 @@ group_reporting
         // No size: the whole existing file (1 GiB here) from the offset.
         let r = one("[j]\nfilename=/dev/x\noffset=256m\n");
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 768 << 20,
                 max_ns: None
@@ -538,7 +557,7 @@ group_reporting
     fn rw_mixes_skips_sync_and_engines() {
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=write:4k\nbs=8k\n");
         assert_eq!(
-            r.job.pattern,
+            r.job.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 12 << 10,
                 interlocked: false
@@ -546,11 +565,11 @@ group_reporting
         );
         // rwmixread and rwmixwrite: the later one wins, as in fio.
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixread=80\nrwmixwrite=40\n");
-        assert_eq!(r.job.write_pct, 40);
+        assert_eq!(r.job.shape.write_pct, 40);
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixwrite=40\nrwmixread=80\n");
-        assert_eq!(r.job.write_pct, 20);
+        assert_eq!(r.job.shape.write_pct, 20);
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=readwrite\n");
-        assert_eq!(r.job.write_pct, 50);
+        assert_eq!(r.job.shape.write_pct, 50);
         let r = one("[j]\nfilename=/x\nsize=1m\nsync=dsync\nbuffered=0\n");
         assert_eq!(r.job.cache, CacheMode::DirectWriteThrough);
         let r = one("[j]\nfilename=/x\nsize=1m\nsync=1\n");
@@ -570,17 +589,17 @@ group_reporting
         }
         // Reads only: the write block size of bs=R,W does not matter.
         let r = one("[j]\nfilename=/x\nsize=1m\nbs=16k,64k\n");
-        assert_eq!(r.job.block_size, 16 << 10);
+        assert_eq!(r.job.shape.block_size, 16 << 10);
         // Both directions in use: reads of 16k, writes of 64k.
         let m = one("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbs=16k,64k\n").job;
         assert_eq!(
-            m.block_mix,
+            m.shape.block_mix,
             Some(BlockMix {
                 read: BlockSizes::Fixed { bytes: 16384 },
                 write: BlockSizes::Fixed { bytes: 65536 }
             })
         );
-        assert_eq!(m.block_size, 65536);
+        assert_eq!(m.shape.block_size, 65536);
         let r = one("[j]\nfilename=/x\nsize=1m\ngtod_reduce=1\n");
         assert!(!r.job.latency);
     }
@@ -617,6 +636,7 @@ group_reporting
         assert_eq!(
             one("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n")
                 .job
+                .shape
                 .random_every,
             Some(8)
         );
@@ -671,11 +691,11 @@ group_reporting
                 per_io: false,
             }
         );
-        assert_eq!(r.job.interval_ns, 250_000_000);
+        assert_eq!(r.job.timing.interval_ns, 250_000_000);
         // Without log_avg_msec: a line per I/O, every I/O timed even with gtod_reduce.
         let r = one("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\ngtod_reduce=1\n");
         assert!(r.logs.per_io && r.job.latency);
-        assert_eq!(r.job.interval_ns, 1_000_000_000);
+        assert_eq!(r.job.timing.interval_ns, 1_000_000_000);
         assert!(
             err("[j]\nfilename=/x\nsize=1m\nwrite_iops_log=x\nlog_avg_msec=5\n")
                 .contains("t.fio:5: log_avg_msec: 5")
@@ -828,7 +848,7 @@ ramp_time=2
         }
         // A partly compressible fill is refreshed per write, as fio does.
         let j = one("[t]\nfilename=/x\nsize=1m\nrw=write\nbuffer_compress_percentage=50\n").job;
-        assert!(j.buffers.refill);
+        assert!(j.per_io.buffers.refill);
         assert!(err("[t]\nfilename=/x\nsize=1m\nbsrange=4k-6k\n")
             .contains("t.fio:4: bsrange: range '4k-6k': MAX must be a multiple of MIN"));
         assert!(err("[t]\nfilename=/x\nsize=1m\nbssplit=4k/60:8k/60\n").contains("add up to 120%"));
@@ -843,7 +863,7 @@ ramp_time=2
         // number_ios with a mix stops after that many I/Os of the mean size.
         let j = one("[t]\nfilename=/x\nsize=1m\nbssplit=4k/50:12k/50\nnumber_ios=100\n").job;
         assert_eq!(
-            j.stop,
+            j.timing.stop,
             Stop::TotalBytes {
                 bytes: 100 * 8192,
                 max_ns: None
@@ -872,23 +892,24 @@ ramp_time=2
             })
         );
         assert_eq!(
-            j.stop,
+            j.timing.stop,
             Stop::TotalBytes {
                 bytes: 100 * 4096,
                 max_ns: None
             }
         );
         assert_eq!(
-            (j.write_pct, j.cache, j.warmup_ns),
+            (j.shape.write_pct, j.cache, j.timing.warmup_ns),
             (0, CacheMode::Buffered, 0)
         );
-        assert!(matches!(j.pattern, Pattern::Sequential { .. }));
+        assert!(matches!(j.shape.pattern, Pattern::Sequential { .. }));
         // fio counts an operation as a read where the job reads at all, else as a write.
         let dir = |rw: &str| {
             one(&format!(
                 "[j]\nioengine=filestat\nnrfiles=2\nfilesize=4k\nrw={rw}\n"
             ))
             .job
+            .shape
             .write_pct
         };
         assert_eq!(
@@ -899,7 +920,7 @@ ramp_time=2
         let r = one("[j]\nioengine=filedelete\nnrfiles=2\nfilesize=64k\ndirect=1\nruntime=3\n");
         assert_eq!(r.job.cache, CacheMode::Buffered);
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 2 * 4096,
                 max_ns: Some(3_000_000_000)
@@ -988,7 +1009,7 @@ ramp_time=2
         }
         let r = one("[t]\nfilename=/x\nsize=1m\nrw=randrw\nrate=1m\nrate_iops=100\n");
         assert_eq!(
-            r.job.rate_dirs,
+            r.job.limits.rate_dirs,
             Some(DirRates {
                 read: Some(Rate::Bytes { per_sec: 1 << 20 }),
                 write: Some(Rate::Bytes { per_sec: 1 << 20 })
@@ -1063,7 +1084,7 @@ ramp_time=2
         assert_eq!((r.job.threads_per_target, r.layout), (1, Clones::Targets));
         // Each clone moves size= over its files.
         assert_eq!(
-            r.job.stop,
+            r.job.timing.stop,
             Stop::TotalBytes {
                 bytes: 2 * (3 << 20),
                 max_ns: None
@@ -1076,7 +1097,7 @@ ramp_time=2
         assert_eq!(r.job.targets.len(), 2);
         assert_eq!(r.job.targets[1].create_size, Some(512 << 10));
         assert_eq!((r.job.threads_per_target, r.layout), (2, Clones::Threads));
-        assert_eq!(r.job.max_offset, Some(512 << 10));
+        assert_eq!(r.job.shape.max_offset, Some(512 << 10));
         assert_eq!(
             r.job.file_sets.map(|f| f.service),
             Some(FileService::Random { every: 8 })
@@ -1166,19 +1187,22 @@ ramp_time=2
     #[test]
     fn sizes_and_offsets_in_percent() {
         let j = one("[j]\nfilename=/x\nsize=25%\n").job;
-        assert_eq!((j.base_offset, j.max_offset), (0, Some(256 << 20)));
+        assert_eq!(
+            (j.shape.base_offset, j.shape.max_offset),
+            (0, Some(256 << 20))
+        );
         let j = one("[j]\nfilename=/x\nsize=10%\noffset=50%\nbs=64k\n").job;
-        assert_eq!(j.base_offset, 512 << 20);
-        assert_eq!(j.max_offset, Some((512 << 20) + (1 << 30) / 10));
+        assert_eq!(j.shape.base_offset, 512 << 20);
+        assert_eq!(j.shape.max_offset, Some((512 << 20) + (1 << 30) / 10));
         // The region ends at the end of the file.
         let j = one("[j]\nfilename=/x\nsize=50%\noffset=75%\n").job;
-        assert_eq!(j.max_offset, Some(1 << 30));
+        assert_eq!(j.shape.max_offset, Some(1 << 30));
         // Offsets align down to the block size.
         let j = one("[j]\nfilename=/x\nfilesize=1000k\nsize=50%\noffset=33%\nbs=64k\n").job;
-        assert_eq!(j.base_offset, 5 * (64 << 10));
+        assert_eq!(j.shape.base_offset, 5 * (64 << 10));
         // offset_increment: clone k's region starts k increments further; the file holds all.
         let r = one("[j]\nfilename=/new/x\nsize=1m\noffset=4k\noffset_increment=2m\nnumjobs=3\n");
-        assert_eq!(r.job.thread_offset, 2 << 20);
+        assert_eq!(r.job.shape.thread_offset, 2 << 20);
         assert_eq!(
             r.job.targets[0].create_size,
             Some((4 << 10) + (4 << 20) + (1 << 20))
@@ -1253,10 +1277,10 @@ ramp_time=2
             for pass in p.passes(&params) {
                 let argv = run_args(&pass, Path::new("t.dat"), params.size);
                 let job = job_from_argv(&argv).unwrap();
-                let inexpressible = job.cooldown_ns > 0
-                    || job.until_steady.is_some()
+                let inexpressible = job.timing.cooldown_ns > 0
+                    || job.timing.until_steady.is_some()
                     || matches!(
-                        job.pattern,
+                        job.shape.pattern,
                         Pattern::Sequential {
                             interlocked: true,
                             ..
