@@ -294,7 +294,7 @@ pub const PROFILES: &[Profile] = &[
     },
     Profile {
         name: "burst",
-        summary: "sequential 1M write until throughput has fallen 30% below its peak and held within 10% for a window (default 60 s); -d is the maximum (default 1800 s)",
+        summary: "sequential 1M write until throughput has fallen 30% below a burst and the level after it has held for a window (default 60 s); -d is the maximum (default 1800 s). Reports how long the burst lasted, both levels and their ratio",
         default_seconds: 1800.0,
         default_size: one_gib,
         passes: burst,
@@ -340,8 +340,9 @@ pub struct PassResult {
 }
 
 pub const SCHEMA_NAME: &str = "iogauge-profile-result";
-/// Version 2 added `dir` and `params`, so a saved profile can be run again.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 2 added `dir` and `params`, so a saved profile can be run again; 3: each pass's
+/// result has its `phases` (run schema 2).
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileResult {

@@ -7,11 +7,13 @@ use crate::engine::uring::UringFeatures;
 use crate::facts::{SystemFacts, TargetFacts, TargetKind};
 use crate::spec::{EngineKind, JobSpec};
 use crate::stats::cpu::CpuUsage;
+use crate::stats::phases::PhaseLabel;
 use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA_NAME: &str = "iogauge-run-result";
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `phases` added.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +72,11 @@ pub struct RunResult {
     pub total: DirPair,
     pub errors: Vec<ErrorCount>,
     pub time_series: TimeSeries,
+    /// The stretches of the run at one throughput level, found in `time_series`
+    /// ([`TimeSeries::phases`]); one phase when the run held one level. Results saved before
+    /// schema 2 have none stored and are given theirs when read.
+    #[serde(default)]
+    pub phases: Vec<Phase>,
     pub iogauge_usage: SelfUsage,
     /// Flushes issued by --fsync, --fdatasync or --end-fsync; absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +198,174 @@ pub struct ErrorCount {
 pub struct TimeSeries {
     pub interval_ns: u64,
     pub samples: Vec<Sample>,
+}
+
+impl RunResult {
+    /// Did the I/O go through the page cache (so that a level the run fell from is the
+    /// cache's rather than the device's burst)?
+    pub fn through_cache(job: &JobSpec, engine: EngineKind) -> bool {
+        !job.cache.is_direct() && engine.can_cache()
+    }
+
+    /// Results saved before schema 2 carry no phases: find them, as a run does at its end.
+    pub fn add_phases(&mut self) {
+        if self.schema_version < 2 && self.phases.is_empty() {
+            let cached = RunResult::through_cache(&self.job, self.engine);
+            self.phases = self.time_series.phases(cached);
+        }
+    }
+}
+
+impl TimeSeries {
+    /// The full intervals (a last one cut short by the end of the run left out).
+    pub fn full(&self) -> impl Iterator<Item = &Sample> {
+        let iv = self.interval_ns.max(1);
+        self.samples.iter().filter(move |s| s.duration_ns == iv)
+    }
+
+    /// Throughput of each full interval: bytes per second, or I/Os per second where no bytes
+    /// moved (file operations).
+    pub fn rates(&self) -> Vec<f64> {
+        let per_sec = 1e9 / self.interval_ns.max(1) as f64;
+        let bytes = self.full().any(|s| s.read.bytes + s.write.bytes > 0);
+        self.full()
+            .map(|s| {
+                let v = if bytes {
+                    s.read.bytes.saturating_add(s.write.bytes)
+                } else {
+                    s.read.ios.saturating_add(s.write.ios)
+                };
+                v as f64 * per_sec
+            })
+            .collect()
+    }
+
+    /// The run's phases ([`crate::stats::phases`]); `cached`: the I/O went through the page
+    /// cache, so a level the run fell from is the cache's.
+    pub fn phases(&self, cached: bool) -> Vec<Phase> {
+        let full: Vec<&Sample> = self.full().collect();
+        let rates = self.rates();
+        crate::stats::phases::find(&rates, cached)
+            .iter()
+            .map(|span| {
+                Phase::of(
+                    span,
+                    &full[span.start..span.end],
+                    &rates[span.start..span.end],
+                )
+            })
+            .collect()
+    }
+}
+
+/// A stretch of the run at one throughput level.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Phase {
+    pub label: PhaseLabel,
+    /// From the start of the measured window; `end_ns` exclusive.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Over the phase's intervals; throughput is I/Os per second for file operations, where
+    /// no bytes move.
+    pub bytes_per_sec_mean: f64,
+    pub bytes_per_sec_p5: f64,
+    pub bytes_per_sec_p95: f64,
+    pub iops_mean: f64,
+    /// Completion latency of the phase's I/Os (mean of every I/O); null in IOPS mode.
+    pub latency_mean_ns: Option<u64>,
+    /// The median over the phase's intervals of each interval's p99 (the higher of reads'
+    /// and writes'): the p99 a typical interval of the phase had. Null in IOPS mode.
+    pub latency_p99_ns: Option<u64>,
+}
+
+impl Phase {
+    fn of(span: &crate::stats::phases::Span, samples: &[&Sample], rates: &[f64]) -> Phase {
+        let mut sorted = rates.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+        let ios: u64 = samples.iter().map(|s| s.read.ios + s.write.ios).sum();
+        let secs: f64 = samples.iter().map(|s| s.duration_ns as f64 / 1e9).sum();
+        let (mut lat_sum, mut lat_ios) = (0.0, 0u64);
+        let mut p99s = Vec::new();
+        for s in samples {
+            for d in [&s.read, &s.write] {
+                if let Some(m) = d.latency_mean_ns {
+                    lat_sum += m as f64 * d.ios as f64;
+                    lat_ios += d.ios;
+                }
+            }
+            if let Some(p) = s.read.latency_p99_ns.max(s.write.latency_p99_ns) {
+                p99s.push(p);
+            }
+        }
+        p99s.sort_unstable();
+        let first = samples.first().map_or(0, |s| s.start_ns);
+        let last = samples.last().map_or(0, |s| s.start_ns + s.duration_ns);
+        Phase {
+            label: span.label,
+            start_ns: first,
+            end_ns: last,
+            bytes_per_sec_mean: span.level,
+            bytes_per_sec_p5: at(0.05),
+            bytes_per_sec_p95: at(0.95),
+            iops_mean: if secs > 0.0 { ios as f64 / secs } else { 0.0 },
+            latency_mean_ns: (lat_ios > 0).then(|| (lat_sum / lat_ios as f64).round() as u64),
+            latency_p99_ns: p99s.get(p99s.len() / 2).copied(),
+        }
+    }
+
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+
+    fn is_high(&self) -> bool {
+        matches!(
+            self.label,
+            PhaseLabel::Peak | PhaseLabel::Burst | PhaseLabel::Cache
+        )
+    }
+}
+
+/// A run that fell from a burst (or the cache) to a baseline it held at its end: the burst
+/// profile's answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fall {
+    /// `Burst` or `Cache`.
+    pub high: PhaseLabel,
+    /// From the start of the measured window to the end of the last burst or peak phase.
+    pub high_ns: u64,
+    /// Time-weighted over the burst and peak phases.
+    pub high_bytes_per_sec: f64,
+    pub baseline_bytes_per_sec: f64,
+    /// How many times the baseline the burst is.
+    pub ratio: f64,
+}
+
+/// [`Fall`] of a run's phases; `None` unless the run ended on a baseline.
+pub fn fall(phases: &[Phase]) -> Option<Fall> {
+    let last = phases.last()?;
+    if last.label != PhaseLabel::Baseline {
+        return None;
+    }
+    let highs: Vec<&Phase> = phases.iter().filter(|p| p.is_high()).collect();
+    let secs: f64 = highs.iter().map(|p| p.duration_ns() as f64).sum();
+    let level = highs
+        .iter()
+        .map(|p| p.bytes_per_sec_mean * p.duration_ns() as f64)
+        .sum::<f64>()
+        / secs.max(1.0);
+    let high = if highs.iter().any(|p| p.label == PhaseLabel::Cache) {
+        PhaseLabel::Cache
+    } else {
+        PhaseLabel::Burst
+    };
+    Some(Fall {
+        high,
+        high_ns: highs.last()?.end_ns,
+        high_bytes_per_sec: level,
+        baseline_bytes_per_sec: last.bytes_per_sec_mean,
+        ratio: level / last.bytes_per_sec_mean.max(f64::MIN_POSITIVE),
+    })
 }
 
 /// One interval of the whole run (all targets and threads).

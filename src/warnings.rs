@@ -186,18 +186,30 @@ fn inline_completion(r: &RunResult) -> Option<Warning> {
 }
 
 fn throughput_varied(r: &RunResult) -> Option<Warning> {
-    let mut w = None;
-    if let Some(cv) = throughput_cv(r).filter(|&cv| cv > VARIATION_CV) {
-        w = Some(Warning {
-            code: "throughput-varied".into(),
-            message: format!(
-                "throughput varied a lot over the run (coefficient of variation {:.0}%): the average may mix phases, such as a burst and a lower baseline",
+    let cv = throughput_cv(r).filter(|&cv| cv > VARIATION_CV)?;
+    let (message, fix) = if r.phases.len() > 1 {
+        (
+            format!(
+                "throughput varied a lot over the run (coefficient of variation {:.0}%) and went through {} phases: the run's average mixes them",
+                cv * 100.0,
+                r.phases.len()
+            ),
+            "quote the phases' own figures (the phase table; phases[] in JSON); to stop once a burst has ended and the baseline held, add --until-steady (or run iogauge profile burst)".to_string(),
+        )
+    } else {
+        (
+            format!(
+                "throughput varied a lot over the run (coefficient of variation {:.0}%) without settling at another level: the average hides how unsteady it was",
                 cv * 100.0
             ),
-            fix: "look at the time series (--output csv); for burst then baseline, run longer (the burst profile: iogauge profile burst)".into(),
-        });
-    }
-    w
+            "look at the time series (--output csv) and the latency percentiles; a longer run shows whether it settles".to_string(),
+        )
+    };
+    Some(Warning {
+        code: "throughput-varied".into(),
+        message,
+        fix,
+    })
 }
 
 /// Busy share of all CPUs together over the measured window.

@@ -594,8 +594,15 @@ fn until_steady_stops_after_the_burst() -> Outcome {
         &[p(&f)],
     );
     let secs = u(&r["measured_ns"]) as f64 / 1e9;
-    // Burst to 1 s, then two 0.5 s windows of the baseline: about 2 s, far below the 30 s cap.
-    check!((1.9..6.0).contains(&secs), "stopped after {secs:.2}s");
+    // Burst to 1 s, then a 0.5 s window of the baseline: about 1.5 s, far below the 30 s cap.
+    check!((1.4..6.0).contains(&secs), "stopped after {secs:.2}s");
+    let phases: Vec<&str> = r["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
+    check!(phases == ["burst", "baseline"], "phases {phases:?}");
     let note = r["notes"]
         .as_array()
         .unwrap()

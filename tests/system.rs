@@ -275,8 +275,96 @@ fn disk_full_while_saving_keeps_the_results() -> Checked {
     Ok(())
 }
 
+/// A blkio cgroup (v1) that is removed when dropped.
+struct Cgroup(PathBuf);
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// A device whose burst ends: reads from a loop device limited to 40 MiB/s by the block
+/// cgroup, lowered to 10 MiB/s five seconds in. iogauge finds the two phases and their levels
+/// within 10%, and `--until-steady` stops once the lower level has held, long before `-d`.
+fn a_throttled_device_burst_and_baseline_are_found() -> Checked {
+    need_root()?;
+    let blkio = Path::new("/sys/fs/cgroup/blkio");
+    if !blkio.join("blkio.throttle.read_bps_device").exists() {
+        return Err("no cgroup v1 blkio controller with throttling here".into());
+    }
+    let d = work_dir();
+    let img = d.path().join("slow.img");
+    std::fs::File::create(&img)
+        .and_then(|f| f.set_len(256 << 20))
+        .unwrap();
+    let dev =
+        sh("losetup", &["-f", "--show", p(&img)]).map_err(|e| format!("no loop device: {e}"))?;
+    let _l = Loop(dev.clone());
+    let majmin = sh("lsblk", &["-dno", "MAJ:MIN", &dev])?.trim().to_string();
+    let cg = Cgroup(blkio.join(format!("iogauge-test-{}", std::process::id())));
+    std::fs::create_dir(&cg.0).map_err(|e| format!("cannot make a blkio cgroup: {e}"))?;
+    let limit = |bps: u64| {
+        std::fs::write(
+            cg.0.join("blkio.throttle.read_bps_device"),
+            format!("{majmin} {bps}"),
+        )
+        .unwrap()
+    };
+    let (high, low) = (40u64 << 20, 10u64 << 20);
+    limit(high);
+    // The shell joins the cgroup, then becomes iogauge: every I/O of the run is limited.
+    let procs = cg.0.join("cgroup.procs");
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo $$ > {} && exec \"$0\" \"$@\"", p(&procs)))
+        .arg(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["run", "--no-save", "--output", "json", "--engine", "sync"])
+        .args(["--cache", "direct", "-s", "-b", "1M", "-w", "0", "-W", "0"])
+        .args(["--interval", "500", "-d", "30", "--until-steady=3", &dev])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    limit(low);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let phases = r["phases"].as_array().unwrap();
+    let labels: Vec<&str> = phases
+        .iter()
+        .map(|x| x["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["burst", "baseline"], "{phases:?}");
+    let within = |v: f64, want: u64| (v / want as f64 - 1.0).abs() <= 0.10;
+    let (b, l) = (
+        f(&phases[0]["bytes_per_sec_mean"]),
+        f(&phases[1]["bytes_per_sec_mean"]),
+    );
+    assert!(within(b, high), "burst {b} B/s against a limit of {high}");
+    assert!(within(l, low), "baseline {l} B/s against a limit of {low}");
+    let change = u(&phases[1]["start_ns"]) as f64 / 1e9;
+    assert!(
+        (4.0..=7.0).contains(&change),
+        "the change found at {change}s"
+    );
+    let measured = u(&r["measured_ns"]) as f64 / 1e9;
+    assert!(measured < 15.0, "--until-steady ran {measured}s of 30");
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("fell to"), "{notes}");
+    Ok(())
+}
+
 fn main() {
-    let tests: [SystemTest; 5] = [
+    let tests: [SystemTest; 6] = [
+        (
+            "a_throttled_device_burst_and_baseline_are_found",
+            a_throttled_device_burst_and_baseline_are_found,
+        ),
         (
             "disk_full_while_saving_keeps_the_results",
             disk_full_while_saving_keeps_the_results,

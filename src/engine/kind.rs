@@ -119,6 +119,12 @@ impl EngineKind {
         }
     }
 
+    /// Engines whose data moves through the page cache unless the job asks for direct I/O
+    /// (the null and delay engines move none).
+    pub fn can_cache(self) -> bool {
+        !matches!(self, EngineKind::Null | EngineKind::Delay)
+    }
+
     /// Engines that run one I/O at a time per thread, inside the worker's wait.
     pub fn is_inline(self) -> bool {
         matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()

@@ -64,7 +64,27 @@ pub struct Chart {
     /// How y values are printed on the axis.
     pub y_unit: Unit,
     pub lines: Vec<Line>,
+    /// Shaded stretches of x behind the lines (a run's phases); time charts only.
+    pub bands: Vec<Band>,
 }
+
+/// A shaded stretch `[from, to)` of a time chart, named at its top.
+#[derive(Debug, Clone)]
+pub struct Band {
+    pub from: f64,
+    pub to: f64,
+    pub label: String,
+    /// Index into [`BAND_COLORS`].
+    pub shade: usize,
+}
+
+/// Light enough that lines over them stay legible.
+pub const BAND_COLORS: [RGBColor; 4] = [
+    RGBColor(253, 224, 196),
+    RGBColor(204, 229, 245),
+    RGBColor(210, 238, 224),
+    RGBColor(232, 232, 232),
+];
 
 #[derive(Debug, Clone, Copy)]
 pub enum Unit {
@@ -210,6 +230,7 @@ where
                 .axis_desc_style(("sans-serif", 14))
                 .draw()
                 .map_err(err)?;
+            bands(&mut chart, c, top).map_err(err)?;
             lines(&mut chart, c).map_err(err)?;
         }
         Kind::Nines { max_nines } => {
@@ -359,6 +380,31 @@ fn bars<DB: DrawingBackend>(
             .border_style(RGBColor(200, 200, 200))
             .label_font(("sans-serif", 12))
             .draw()?;
+    }
+    Ok(())
+}
+
+/// The chart's bands, each named just under the top edge.
+fn bands<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    c: &Chart,
+    top: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for b in &c.bands {
+        let shade = BAND_COLORS[b.shade % BAND_COLORS.len()];
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(b.from, 0.0), (b.to, top)],
+            shade.filled(),
+        )))?;
+        let style = ("sans-serif", 12)
+            .into_font()
+            .color(&RGBColor(90, 90, 90))
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        chart.draw_series(std::iter::once(Text::new(
+            b.label.clone(),
+            (b.from, top),
+            style,
+        )))?;
     }
     Ok(())
 }

@@ -2,13 +2,14 @@
 //! scripts, no network requests), the same tables as Markdown, and the charts as PNG files.
 //! Several results are overlaid: one colour per result in every chart.
 
-use super::charts::{self, Chart, Kind, Line, Unit};
+use super::charts::{self, Band, Chart, Kind, Line, Unit};
 use super::table::Grid;
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
 use crate::fs_suite::{FsResult, Group};
 use crate::report::compare::{self, Column};
 use crate::result::{RunResult, Sample};
+use crate::stats::phases::PhaseLabel;
 use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
 use crate::store::record::Record;
@@ -170,6 +171,11 @@ impl<'a> Report<'a> {
                 latencies.push((i, h));
             }
         }
+        // One run's phases shade its charts; with several runs overlaid, whose would they be?
+        let bands = match s.runs.as_slice() {
+            [(_, r)] => phase_bands(r),
+            _ => Vec::new(),
+        };
         let time = |id: &str, title: &str, y: &str, unit: Unit, lines: Vec<Line>| Chart {
             id: format!("{slug}-{id}"),
             title: title.to_string(),
@@ -178,6 +184,7 @@ impl<'a> Report<'a> {
             kind: Kind::Time,
             y_unit: unit,
             lines,
+            bands: bands.clone(),
         };
         let mut out = vec![
             time("iops", "IOPS over time", "IOPS", Unit::Count, iops),
@@ -287,6 +294,7 @@ impl<'a> Report<'a> {
                     widths: Vec::new(),
                 })
                 .collect(),
+            bands: Vec::new(),
         }
     }
 
@@ -317,6 +325,7 @@ impl<'a> Report<'a> {
             kind: Kind::Histogram,
             y_unit: Unit::Percent,
             lines,
+            bands: Vec::new(),
         }
     }
 
@@ -373,6 +382,7 @@ impl<'a> Report<'a> {
                 },
                 y_unit: Unit::Ratio,
                 lines,
+                bands: Vec::new(),
             });
         }
         out
@@ -548,6 +558,27 @@ impl<'a> Report<'a> {
 }
 
 /// Where and on what a result ran.
+/// A run's phases as shaded bands, when it had more than one.
+fn phase_bands(r: &RunResult) -> Vec<Band> {
+    if r.phases.len() < 2 {
+        return Vec::new();
+    }
+    r.phases
+        .iter()
+        .map(|p| Band {
+            from: p.start_ns as f64 / 1e9,
+            to: p.end_ns as f64 / 1e9,
+            label: p.label.name().into(),
+            shade: match p.label {
+                PhaseLabel::Peak | PhaseLabel::Burst => 0,
+                PhaseLabel::Baseline | PhaseLabel::Steady => 1,
+                PhaseLabel::Cache => 2,
+                PhaseLabel::Transition => 3,
+            },
+        })
+        .collect()
+}
+
 fn facts_grid(l: &Loaded) -> Grid {
     let mut g = Grid::new(vec!["fact".into(), "value".into()]);
     let (s, version, targets) = match &l.record {

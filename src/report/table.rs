@@ -44,6 +44,104 @@ pub fn throughput_series(r: &RunResult) -> Vec<f64> {
         .collect()
 }
 
+/// The unit a run's throughput is shown in: MB/s, or operations per second where no bytes
+/// moved (file operations).
+pub fn rate_unit(r: &RunResult) -> &'static str {
+    if r.total.all.bytes == 0 && r.total.all.ios > 0 {
+        "ops/s"
+    } else {
+        "MB/s"
+    }
+}
+
+/// A throughput in [`rate_unit`]'s unit, without the unit.
+pub fn rate_value(v: f64, unit: &str) -> String {
+    if unit == "MB/s" {
+        format!("{:.1}", v / 1e6)
+    } else {
+        crate::units::format_count(v)
+    }
+}
+
+/// The cache profile's answer: the level from the page cache, the level from storage, their
+/// ratio, and the sizes between which the working set outgrew memory.
+fn cache_levels(p: &ProfileResult) -> Option<String> {
+    if p.profile != "cache" {
+        return None;
+    }
+    let [_, cached, whole] = p.passes.as_slice() else {
+        return None;
+    };
+    let (c, s) = (cached.result.total.all.iops, whole.result.total.all.iops);
+    if cached.result.partial || whole.result.partial || s <= 0.0 {
+        return None;
+    }
+    let span = |r: &RunResult| {
+        r.targets
+            .first()
+            .map_or(0, |t| t.working_set_end - t.working_set_start)
+    };
+    let mem = p.params.memory_bytes;
+    let (small, large) = (span(&cached.result), span(&whole.result));
+    if large <= mem {
+        return Some(format!(
+            "The whole file ({}) fits in this machine's memory ({}) too: both passes may read the cache, so their ratio ({:.1}x) is not the cache's. Give --size larger than memory.",
+            format_size_human(large),
+            format_size_human(mem),
+            c / s
+        ));
+    }
+    Some(format!(
+        "From the cache {} IOPS, from storage {} IOPS: the cache gives {:.1}x. The working set outgrew this machine's memory ({}) between {} (fits) and {} (does not).",
+        crate::units::format_count(c),
+        crate::units::format_count(s),
+        c / s,
+        format_size_human(mem),
+        format_size_human(small),
+        format_size_human(large),
+    ))
+}
+
+/// What a fall from a burst (or the cache) to a baseline comes to, in a line.
+pub fn fall_line(f: &crate::result::Fall, unit: &str) -> String {
+    format!(
+        "{} for {:.1}s at {} {unit}, then a baseline of {} {unit} ({:.1}x lower)",
+        f.high.name(),
+        f.high_ns as f64 / 1e9,
+        rate_value(f.high_bytes_per_sec, unit),
+        rate_value(f.baseline_bytes_per_sec, unit),
+        f.ratio
+    )
+}
+
+/// One row per phase: when, what level, how it spread, what latency.
+pub fn phase_grid(phases: &[crate::result::Phase], unit: &str) -> Grid {
+    let value = |v: f64| rate_value(v, unit);
+    let lat = |v: Option<u64>| v.map_or("-".into(), |ns| crate::units::format_ns(ns as f64));
+    let mut g = Grid::new(
+        [
+            "phase", "from", "to", unit, "p5", "p95", "IOPS", "lat mean", "lat p99*",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    g.right = (1..9).collect();
+    for p in phases {
+        g.push(vec![
+            p.label.name().into(),
+            format!("{:.1}s", p.start_ns as f64 / 1e9),
+            format!("{:.1}s", p.end_ns as f64 / 1e9),
+            value(p.bytes_per_sec_mean),
+            value(p.bytes_per_sec_p5),
+            value(p.bytes_per_sec_p95),
+            crate::units::format_count(p.iops_mean),
+            lat(p.latency_mean_ns),
+            lat(p.latency_p99_ns),
+        ]);
+    }
+    g
+}
+
 fn mbs(bytes_per_sec: f64) -> String {
     format!("{:.1} MB/s", bytes_per_sec / 1e6)
 }
@@ -152,6 +250,14 @@ pub fn profile_text(p: &ProfileResult) -> String {
     let _ = writeln!(o, "{}", "-".repeat(label_w + fig_w + 41));
     for (label, fig, spark) in &rows {
         let _ = writeln!(o, "{label:<label_w$}  {fig:<fig_w$}  {spark}");
+    }
+    for x in &p.passes {
+        if let Some(f) = crate::result::fall(&x.result.phases) {
+            let _ = writeln!(o, "\n{}: {}", x.label, fall_line(&f, rate_unit(&x.result)));
+        }
+    }
+    if let Some(line) = cache_levels(p) {
+        let _ = writeln!(o, "\n{line}");
     }
     // The same warning often applies to several passes: say it once, naming them.
     let mut warned: BTreeMap<&str, (String, String, Vec<usize>)> = BTreeMap::new();

@@ -476,7 +476,8 @@ fn errors_and_flushes(o: &mut String, r: &RunResult) {
     let _ = writeln!(o);
 }
 
-/// A sparkline of the throughput per interval, when there is more than one.
+/// A sparkline of the throughput per interval, when there is more than one, and the phases
+/// found in it.
 fn throughput_over_time(o: &mut String, r: &RunResult) {
     let series = super::table::throughput_series(r);
     if series.len() > 1 {
@@ -491,6 +492,36 @@ fn throughput_over_time(o: &mut String, r: &RunResult) {
             max / 1e6,
             super::table::sparkline(&series, 60)
         );
+        phases(o, r);
+    }
+}
+
+/// The phases under the sparkline, and what a fall from a burst comes to.
+fn phases(o: &mut String, r: &RunResult) {
+    let unit = super::table::rate_unit(r);
+    match r.phases.as_slice() {
+        [] => {}
+        [p] => {
+            let _ = writeln!(
+                o,
+                "Phases: one: throughput held one level over the run ({} {unit}, p5 {} p95 {}).",
+                super::table::rate_value(p.bytes_per_sec_mean, unit),
+                super::table::rate_value(p.bytes_per_sec_p5, unit),
+                super::table::rate_value(p.bytes_per_sec_p95, unit),
+            );
+        }
+        many => {
+            let _ = writeln!(o, "Phases ({}, where the level changed):", many.len());
+            for line in super::table::phase_grid(many, unit).text().lines() {
+                let _ = writeln!(o, "  {line}");
+            }
+            if r.mode == Mode::Latency {
+                let _ = writeln!(o, "  * the median of the phase's interval p99s");
+            }
+            if let Some(f) = crate::result::fall(many) {
+                let _ = writeln!(o, "  {}", super::table::fall_line(&f, unit));
+            }
+        }
     }
 }
 

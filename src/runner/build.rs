@@ -156,6 +156,7 @@ fn build_result(b: BuildInput) -> RunResult {
         .collect();
     let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
     let total = pair(&parts, b.measured_ns, async_engine, true);
+    let series = time_series(&b);
     RunResult {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
@@ -185,7 +186,8 @@ fn build_result(b: BuildInput) -> RunResult {
         targets,
         total,
         errors: error_counts(&all_errors),
-        time_series: time_series(&b),
+        phases: series.phases(RunResult::through_cache(job, b.engine)),
+        time_series: series,
         iogauge_usage: SelfUsage::now(),
         flushes: flush_result(&b),
     }

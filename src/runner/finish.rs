@@ -107,19 +107,23 @@ fn steady_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<St
         return;
     };
     let secs = |ns: u64| ns as f64 / 1e9;
+    let iv = job.timing.interval_ns as f64;
+    let mbs = |per_interval: f64| per_interval * 1e9 / iv / 1e6;
     notes.push(match m.steady_at {
         Some((at, s)) => format!(
-            "stopped after {:.1}s of {:.1}s: throughput over the last {:.1}s held within {}% of the {:.1}s before, {:.0}% below its peak interval",
+            "stopped after {:.1}s of {:.1}s: a burst of {:.1} MB/s for {:.1}s fell to {:.1} MB/s ({:.1}x lower), which held for {:.1}s",
             secs(at.saturating_sub(m0)),
             secs(m1.saturating_sub(m0)),
+            mbs(s.burst),
+            s.burst_intervals as f64 * iv / 1e9,
+            mbs(s.baseline),
+            s.burst / s.baseline.max(f64::MIN_POSITIVE),
             secs(rule.window_ns),
-            rule.tolerance_pct,
-            secs(rule.window_ns),
-            100.0 * (1.0 - s.last / s.peak)
         ),
         None => format!(
-            "throughput did not fall {}% below its peak and settle within the {:.1}s maximum: the burst may last longer (raise {})",
+            "throughput did not fall {}% below a burst and hold for {:.1}s within the {:.1}s maximum: the burst may last longer (raise {})",
             rule.drop_pct,
+            secs(rule.window_ns),
             secs(m1.saturating_sub(m0)),
             job.name(Flag::Duration)
         ),

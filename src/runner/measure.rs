@@ -282,7 +282,7 @@ impl Watch {
         true
     }
 
-    /// `--until-steady`: stop once throughput has fallen from its peak and settled.
+    /// `--until-steady`: stop once throughput has fallen from a burst to a level that held.
     fn check_steady(&mut self, ctl: &Control, job: &JobSpec) {
         let (Some(rule), None) = (job.timing.until_steady, self.steady_at) else {
             return;
@@ -298,7 +298,8 @@ impl Watch {
             .map(|r| r.bytes[0] + r.bytes[1])
             .collect();
         let n = (rule.window_ns / job.timing.interval_ns) as usize;
-        if let Some(s) = steady::settled(&bytes, n, &rule) {
+        // Burst or cache, the rule is the same: which it was is the report's to say.
+        if let Some(s) = steady::settled(&bytes, n, &rule, false) {
             let now = ctl.clock.now_ns();
             self.steady_at = Some((now, s));
             ctl.stop_ns.fetch_min(now, Ordering::Relaxed);

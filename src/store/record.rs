@@ -50,15 +50,19 @@ impl Record {
             )));
         }
         let r = match schema {
-            crate::result::SCHEMA_NAME => {
-                serde_json::from_value(v).map(|r| Record::Run(Box::new(r)))
-            }
+            crate::result::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: RunResult| {
+                r.add_phases();
+                Record::Run(Box::new(r))
+            }),
             crate::fs_suite::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
                 // The figures are derived; what counts is every repetition's time.
                 r.summarize();
                 Record::Fs(Box::new(r))
             }),
-            _ => serde_json::from_value(v).map(|r| Record::Profile(Box::new(r))),
+            _ => serde_json::from_value(v).map(|mut r: ProfileResult| {
+                r.passes.iter_mut().for_each(|p| p.result.add_phases());
+                Record::Profile(Box::new(r))
+            }),
         };
         r.map_err(|e| bad(e.to_string()))
     }
