@@ -194,7 +194,11 @@ fn throughput_varied(r: &RunResult) -> Option<Warning> {
                 cv * 100.0,
                 r.phases.len()
             ),
-            "quote the phases' own figures (the phase table; phases[] in JSON); to stop once a burst has ended and the baseline held, add --until-steady (or run iogauge profile burst)".to_string(),
+            if r.job.timing.until_steady.is_some() {
+                "quote the phases' own figures (the phase table; phases[] in JSON)".to_string()
+            } else {
+                "quote the phases' own figures (the phase table; phases[] in JSON); to stop once a burst has ended and the baseline held, add --until-steady (or run iogauge profile burst)".to_string()
+            },
         )
     } else {
         (
@@ -226,10 +230,9 @@ fn cpu_busy_pct(r: &RunResult) -> Option<f64> {
 pub fn throughput_cv(r: &RunResult) -> Option<f64> {
     let iv = r.time_series.interval_ns.max(1);
     let per_bucket = VARIATION_BUCKET_NS.div_ceil(iv).max(1) as usize;
-    let samples = &r.time_series.samples;
-    let full: Vec<u64> = samples
-        .iter()
-        .filter(|s| s.duration_ns == iv)
+    let full: Vec<u64> = r
+        .time_series
+        .full()
         .map(|s| s.read.bytes + s.write.bytes)
         .collect();
     let buckets: Vec<f64> = full

@@ -35,12 +35,10 @@ pub fn sparkline(values: &[f64], width: usize) -> String {
 
 /// Bytes per second of each full interval of a run.
 pub fn throughput_series(r: &RunResult) -> Vec<f64> {
-    let iv = r.time_series.interval_ns.max(1);
+    let per_sec = 1e9 / r.time_series.interval_ns.max(1) as f64;
     r.time_series
-        .samples
-        .iter()
-        .filter(|s| s.duration_ns == iv)
-        .map(|s| s.read.bytes.saturating_add(s.write.bytes) as f64 * 1e9 / iv as f64)
+        .full()
+        .map(|s| s.read.bytes.saturating_add(s.write.bytes) as f64 * per_sec)
         .collect()
 }
 
@@ -115,19 +113,19 @@ pub fn fall_line(f: &crate::result::Fall, unit: &str) -> String {
 }
 
 /// One row per phase: when, what level, how it spread, what latency.
-pub fn phase_grid(phases: &[crate::result::Phase], unit: &str) -> Grid {
+pub fn phase_grid(phases: &[crate::result::Phase], unit: &str, latency: bool) -> Grid {
     let value = |v: f64| rate_value(v, unit);
     let lat = |v: Option<u64>| v.map_or("-".into(), |ns| crate::units::format_ns(ns as f64));
-    let mut g = Grid::new(
-        [
-            "phase", "from", "to", unit, "p5", "p95", "IOPS", "lat mean", "lat p99*",
-        ]
+    let mut header: Vec<String> = ["phase", "from", "to", unit, "p5", "p95", "IOPS"]
         .map(String::from)
-        .to_vec(),
-    );
+        .to_vec();
+    if latency {
+        header.extend(["lat mean".into(), "lat p99*".into()]);
+    }
+    let mut g = Grid::new(header);
     g.right = (1..9).collect();
     for p in phases {
-        g.push(vec![
+        let mut row = vec![
             p.label.name().into(),
             format!("{:.1}s", p.start_ns as f64 / 1e9),
             format!("{:.1}s", p.end_ns as f64 / 1e9),
@@ -135,9 +133,11 @@ pub fn phase_grid(phases: &[crate::result::Phase], unit: &str) -> Grid {
             value(p.bytes_per_sec_p5),
             value(p.bytes_per_sec_p95),
             crate::units::format_count(p.iops_mean),
-            lat(p.latency_mean_ns),
-            lat(p.latency_p99_ns),
-        ]);
+        ];
+        if latency {
+            row.extend([lat(p.latency_mean_ns), lat(p.latency_p99_ns)]);
+        }
+        g.push(row);
     }
     g
 }

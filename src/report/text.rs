@@ -512,10 +512,11 @@ fn phases(o: &mut String, r: &RunResult) {
         }
         many => {
             let _ = writeln!(o, "Phases ({}, where the level changed):", many.len());
-            for line in super::table::phase_grid(many, unit).text().lines() {
+            let latency = r.mode == Mode::Latency;
+            for line in super::table::phase_grid(many, unit, latency).text().lines() {
                 let _ = writeln!(o, "  {line}");
             }
-            if r.mode == Mode::Latency {
+            if latency {
                 let _ = writeln!(o, "  * the median of the phase's interval p99s");
             }
             if let Some(f) = crate::result::fall(many) {

@@ -120,6 +120,11 @@ fn steady_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<St
             s.burst / s.baseline.max(f64::MIN_POSITIVE),
             secs(rule.window_ns),
         ),
+        None if m.interrupted_at.is_some() => format!(
+            "interrupted before throughput had fallen {}% below a burst and held for {:.1}s",
+            rule.drop_pct,
+            secs(rule.window_ns),
+        ),
         None => format!(
             "throughput did not fall {}% below a burst and hold for {:.1}s within the {:.1}s maximum: the burst may last longer (raise {})",
             rule.drop_pct,
