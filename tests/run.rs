@@ -638,7 +638,10 @@ fn open_files_runs_more_files_than_the_descriptor_limit() {
         .iter()
         .map(|f| u(&f["read"]["ios"]))
         .collect();
-    assert_eq!(reads, vec![20; 40]);
+    // Each thread counts the first 400 I/Os to complete; at queue depth 8 one issued after
+    // the 400th may complete before it, so a file can be one over and another one under.
+    assert_eq!(reads.iter().sum::<u64>(), 800, "{reads:?}");
+    assert!(reads.iter().all(|&n| (19..=21).contains(&n)), "{reads:?}");
     assert_eq!(r["job"]["file_sets"]["open_files"], 4);
     assert!(files.iter().all(|f| !f.exists()), "the files are removed");
 
