@@ -59,6 +59,14 @@ pub enum Command {
     /// (cached, O_DIRECT, mapped, fsync): the WinFsp-style suite.
     #[command(after_help = FS_HELP)]
     Fs(FsArgs),
+    /// An iozone-style grid: file sizes x record sizes, each test one pass over the file, and
+    /// per test and record size the file size where the cache stops helping (the knee).
+    #[command(after_help = SWEEP_HELP)]
+    Sweep(SweepArgs),
+    /// Run an iozone command line (-a, -i N, -s, -r, -I, -e, -c, -t N, -R...) with iozone's
+    /// defaults and meaning, as a sweep; -R prints iozone's report layout.
+    #[command(after_help = IOZONE_HELP, disable_help_flag = true)]
+    Iozone(FioArgs),
     /// Run fio job files or a fio command line (--name=... --rw=... --bs=...) with fio's
     /// meaning, and report as fio would (--output-format=json gives fio-shaped JSON).
     #[command(after_help = FIO_HELP, disable_help_flag = true)]
@@ -322,6 +330,32 @@ Examples:
     exit_codes!()
 );
 
+const SWEEP_HELP: &str = "\
+Tests (--tests, in this order; iozone's -i number in brackets):
+  write [0]  rewrite [0]  read [1]  reread [1]  random_read [2]  random_write [2]
+  backward_read [3]  record_rewrite [4]  stride_read [5]
+Sizes: a list (4K,64K,1M) or a doubling range (64K..1G). Record sizes larger than a file are
+skipped, and, as iozone -a does, records under 64K for files of 32M and more (--all-records
+keeps them).
+
+Examples:
+  iogauge sweep /mnt/nas --file-sizes 1M..4G --record-sizes 64K,1M --tests write,read
+  iogauge sweep /data --memory-limit 256M --file-sizes 16M..1G --record-sizes 1M
+  iogauge sweep /data --cache direct --include-flush --output csv
+  iogauge compare 12 13            two saved sweeps, cell by cell
+  iogauge report 12 13 -o r.html   throughput by file size, one line per record size";
+
+const IOZONE_HELP: &str = "\
+Read: -a -A -z -i N -s SIZE -r SIZE -n SIZE -g SIZE -y SIZE -q SIZE -f FILE -I -e -c -o -R
+-b FILE -t N -j N. Sizes are in kB unless suffixed k, m or g, as in iozone. Besides iozone's
+report, iogauge's own (--output text|json|csv after the iozone options) and the knees.
+
+Examples:
+  iogauge iozone -a -g 2G -f /mnt/nas/iozone.tmp
+  iogauge iozone -Ra -n 1m -g 1g -i 0 -i 1 -f /data/iozone.tmp
+  iogauge iozone -e -I -a -s 100M -r 4k -r 16384k -i 0 -i 1 -i 2 -f /mnt/sd/test
+  iogauge iozone -t 4 -s 1g -r 1m -i 0 -i 1 -F /data/f1 /data/f2 /data/f3 /data/f4";
+
 const FS_HELP: &str = concat!(
     "\
 Tests (--tests takes names, or the groups metadata and page_io):
@@ -456,6 +490,78 @@ Examples:
   iogauge diskspd -Rpxml -c8G -b8K -t4 -o8 -r -w30 -Sh test.dat > profile.xml
 
 Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
+
+#[derive(Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// Folder to sweep in: iogauge makes its own folder inside and removes it at the end
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// File sizes: a list (64K,1M) or a doubling range (64K..4G) [default: 64K to twice
+    /// the memory]
+    #[arg(long = "file-sizes", value_name = "SIZES")]
+    pub file_sizes: Option<String>,
+
+    /// Record sizes (bytes per read or write call): a list or a doubling range
+    #[arg(long = "record-sizes", value_name = "SIZES", default_value = "4K..16M")]
+    pub record_sizes: String,
+
+    /// Tests to run, comma-separated, or all
+    #[arg(long = "tests", value_name = "LIST", default_value = "all")]
+    pub tests: String,
+
+    /// buffered (through the page cache, iozone's default) or direct (O_DIRECT, iozone -I)
+    #[arg(long = "cache", value_name = "MODE", default_value = "buffered")]
+    pub cache: String,
+
+    /// Time the fsync after each write pass too (iozone -e)
+    #[arg(long = "include-flush")]
+    pub include_flush: bool,
+
+    /// Time the close of the file too (iozone -c)
+    #[arg(long = "include-close")]
+    pub include_close: bool,
+
+    /// Open files for writing with O_SYNC (iozone -o)
+    #[arg(long = "sync")]
+    pub sync: bool,
+
+    /// Keep record sizes under 64K for files of 32M and more (iozone -z)
+    #[arg(long = "all-records")]
+    pub all_records: bool,
+
+    /// Threads, each with its own file of each size; throughput is their sum (iozone -t)
+    #[arg(long = "threads", value_name = "N", default_value_t = 1)]
+    pub threads: u32,
+
+    /// Records between two reads of stride_read (iozone -j)
+    #[arg(long = "stride", value_name = "N", default_value_t = 17)]
+    pub stride: u64,
+
+    /// How far below its cached plateau throughput must fall to call it a knee, percent
+    #[arg(long = "knee-drop", value_name = "PCT", default_value_t = 30.0)]
+    pub knee_drop: f64,
+
+    /// Run inside a memory cgroup of this size, so the page cache is small (cgroup v2 or
+    /// v1's memory controller; root)
+    #[arg(long = "memory-limit", value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+
+    /// Report format: text (a matrix per test), json (every cell), csv (one row per cell)
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+
+    /// Where to write the report; - is stdout
+    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
+    pub output_file: String,
+
+    /// No progress line
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub save: SaveOpts,
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct FsArgs {
@@ -923,6 +1029,11 @@ pub struct RunArgs {
     /// Allow writes to block devices and to existing files iogauge did not create
     #[arg(long = "allow-overwrite")]
     pub allow_overwrite: bool,
+
+    /// Run inside a memory cgroup of this size, so the page cache is small (cgroup v2 or
+    /// v1's memory controller; root)
+    #[arg(long = "memory-limit", value_name = "SIZE")]
+    pub memory_limit: Option<String>,
 
     /// Keep files iogauge created instead of removing them at the end
     #[arg(long = "keep")]

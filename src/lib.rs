@@ -22,5 +22,6 @@ pub mod selftest;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod sweep;
 pub mod units;
 pub mod warnings;

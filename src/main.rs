@@ -56,7 +56,7 @@ fn dispatch(
     args: Vec<String>,
 ) -> Result<u8, Error> {
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
-    use cmd::{report, results, run, selftest};
+    use cmd::{iozone, report, results, run, selftest, sweep};
     match command {
         None => profile::cmd_default(db),
         Some(Command::Run(run)) => run::cmd_run(db, &run, args),
@@ -68,6 +68,8 @@ fn dispatch(
         Some(Command::Check(c)) => check::cmd_check(db, &c, args),
         Some(Command::Report(r)) => report::cmd_report(db, &r),
         Some(Command::Fs(f)) => fs::cmd_fs(db, &f, args),
+        Some(Command::Sweep(s)) => sweep::cmd_sweep(db, &s, args),
+        Some(Command::Iozone(z)) => iozone::cmd_iozone(db, &z.args, args),
         Some(Command::Fio(f)) => fio::cmd_fio(db, &f.args, args),
         Some(Command::Diskspd(d)) => diskspd::cmd_diskspd(db, &d.args, args),
         Some(Command::Profiles) => profile::cmd_profiles(),

@@ -136,6 +136,10 @@ fn rerun(
              results: see it with iogauge results show {id}, iogauge compare or iogauge \
              report {id}"
         ))),
+        Record::Sweep(_) => Err(Error::usage(format!(
+            "run {id} is a sweep (iogauge sweep); check takes run and profile results: see it \
+             with iogauge results show {id}, iogauge compare or iogauge report {id}"
+        ))),
     }
 }
 

@@ -15,6 +15,29 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
         .iter()
         .map(|&id| store.load(id).map(|(_, r)| (id, r)))
         .collect::<Result<Vec<_>>>()?;
+    let sweeps: Vec<(i64, &iogauge::sweep::SweepResult)> = loaded
+        .iter()
+        .filter_map(|(id, r)| match r {
+            Record::Sweep(s) => Some((*id, &**s)),
+            _ => None,
+        })
+        .collect();
+    if !sweeps.is_empty() {
+        if let Some((id, _)) = loaded.iter().find(|(_, r)| !matches!(r, Record::Sweep(_))) {
+            return Err(Error::usage(format!(
+                "run {id} is not a sweep: compare takes sweeps (iogauge sweep, iogauge iozone) \
+                 only with each other"
+            )));
+        }
+        let c = iogauge::report::sweep::compare(&sweeps);
+        let text = match a.output {
+            TableFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
+            TableFormat::Markdown => format!("{}\n{}", c.grid().markdown(), c.legend()),
+            TableFormat::Text => format!("{}\n{}", c.grid().text(), c.legend()),
+        };
+        write_output("-", &text)?;
+        return Ok(exit::OK);
+    }
     let suites: Vec<(i64, &iogauge::fs_suite::FsResult)> = loaded
         .iter()
         .filter_map(|(id, r)| match r {

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod fio;
 pub mod fio_logs;
 pub mod fs;
+pub mod iozone;
 pub mod man;
 pub mod profile;
 pub mod report;
@@ -18,6 +19,7 @@ pub mod results;
 pub mod run;
 pub mod saved;
 pub mod selftest;
+pub mod sweep;
 
 use iogauge::error::{exit, Error};
 use iogauge::result::StopReason;
@@ -116,4 +118,34 @@ pub fn exit_for(reason: StopReason, message: Option<&str>) -> u8 {
 pub fn absolute(path: &Path) -> Result<PathBuf, Error> {
     std::path::absolute(path)
         .map_err(|e| Error::usage(format!("cannot resolve '{}': {e}", path.display())))
+}
+
+/// `--memory-limit SIZE`, read.
+pub fn memory_limit(text: Option<&str>) -> Result<Option<u64>, Error> {
+    text.map(|t| {
+        iogauge::units::parse_size(t)
+            .map_err(|e| Error::usage(format!("invalid value '{t}' for --memory-limit: {e}")))
+    })
+    .transpose()
+}
+
+/// Back out of a memory cgroup, keeping what it says about itself.
+pub fn leave_cgroup(
+    c: iogauge::os::memcg::MemoryCgroup,
+) -> Result<iogauge::sweep::MemoryCap, Error> {
+    use iogauge::os::memcg::CgroupVersion;
+    let cap = iogauge::sweep::MemoryCap {
+        limit_bytes: c.limit(),
+        cgroup: format!(
+            "{} {}",
+            match c.version() {
+                CgroupVersion::V1 => "v1",
+                CgroupVersion::V2 => "v2",
+            },
+            c.path().display()
+        ),
+        peak_bytes: c.peak(),
+    };
+    c.leave().map_err(Error::runtime)?;
+    Ok(cap)
 }

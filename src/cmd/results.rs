@@ -12,6 +12,7 @@ use iogauge::result::RunResult;
 use iogauge::store::figures::format_count;
 use iogauge::store::record::Record;
 use iogauge::store::{Filter, Listed, Store};
+use iogauge::sweep::SweepResult;
 use std::path::PathBuf;
 
 pub fn cmd_results(db: &Option<PathBuf>, args: &ResultsArgs) -> Result<u8> {
@@ -148,6 +149,9 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
             .exporter::<ProfileResult>(format)?
             .render(p),
         Record::Fs(f) => Subject::Saved(a.id).exporter::<FsResult>(format)?.render(f),
+        Record::Sweep(s) => Subject::Saved(a.id)
+            .exporter::<SweepResult>(format)?
+            .render(s),
     };
     let text = match format {
         OutputFormat::Text => saved_heading(&listed) + &body,

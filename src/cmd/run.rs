@@ -30,6 +30,11 @@ pub fn cmd_run(
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
     let mut progress = Progress::new(args.quiet);
+    let limit = super::memory_limit(args.memory_limit.as_deref())?;
+    let cgroup = limit
+        .map(iogauge::os::memcg::MemoryCgroup::enter)
+        .transpose()
+        .map_err(Error::usage)?;
     let result = runner::run_observed(
         &job,
         command_line,
@@ -38,7 +43,11 @@ pub fn cmd_run(
         &mut progress,
     );
     progress.end();
-    let result = result?;
+    let cap = cgroup.map(super::leave_cgroup).transpose()?;
+    let mut result = result?;
+    if let Some(c) = cap {
+        result.notes.push(c.describe());
+    }
     sink.write(&exporter.render(&result))?;
     // A person watching the terminal sees the warnings even where the report carries them
     // only as data, or goes to a file.

@@ -15,8 +15,8 @@ pub mod ops;
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
 use crate::os::cache;
-use crate::os::owned::{Folders, Owned};
 use crate::os::threads::Gate;
+use crate::os::workspace::Workspace;
 use ops::{MetaOp, Outcome, PageOp, Stop};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -569,69 +569,6 @@ fn summary_of(ops: u64, times: &[u64]) -> Option<Summary> {
     })
 }
 
-/// The folder the suite owns inside one DIR. Removed with everything in it when dropped, so
-/// an error, a panic or Ctrl-C leaves nothing behind; and only while it is still the folder
-/// the suite created ([`Owned`]), never one a user put at its place.
-struct Workspace {
-    root: PathBuf,
-    owned: Owned,
-    folders: Folders,
-}
-
-impl Workspace {
-    fn create(dir: &Path) -> Result<Workspace> {
-        let pid = std::process::id();
-        for n in 0..100 {
-            let root = dir.join(if n == 0 {
-                format!("iogauge-fs-{pid}")
-            } else {
-                format!("iogauge-fs-{pid}-{n}")
-            });
-            match std::fs::create_dir(&root) {
-                Ok(()) => {
-                    let mut folders = Folders::default();
-                    let owned = Owned::named(&root, &mut folders).map_err(|e| {
-                        Error::runtime(format!("cannot open '{}': {e}", root.display()))
-                    })?;
-                    return Ok(Workspace {
-                        root,
-                        owned,
-                        folders,
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(Error::usage(format!(
-                        "cannot write in folder '{}': {e}",
-                        dir.display()
-                    )))
-                }
-            }
-        }
-        Err(Error::runtime(format!(
-            "cannot find a free name for the suite's folder in '{}'",
-            dir.display()
-        )))
-    }
-
-    /// Remove one test's folder inside the workspace, if the workspace is still ours.
-    fn clear(&mut self, folder: &Path) {
-        if self.owned.still_ours() {
-            if let Ok(o) = Owned::named(folder, &mut self.folders) {
-                let _ = o.remove();
-            }
-        }
-    }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        if let Err(e) = self.owned.remove() {
-            eprintln!("iogauge: cannot remove '{}': {e}", self.root.display());
-        }
-    }
-}
-
 /// Whether O_DIRECT works in `dir`: a page written and read back through it.
 fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
     let path = dir.join("probe");
@@ -730,7 +667,7 @@ fn claim(targets: &[Target], params: &Params) -> Result<(Vec<Workspace>, Vec<FsT
     let mut spaces = Vec::new();
     let mut filesystems = Vec::new();
     for t in targets {
-        let ws = Workspace::create(&t.dir)?;
+        let ws = Workspace::create(&t.dir, "fs")?;
         let (probe, refused) = probe_direct(&ws.root, params.page_size)?;
         let facts = TargetFacts::collect(&ws.root.join("probe"), &probe, false, refused.is_none());
         drop(probe);

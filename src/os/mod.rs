@@ -2,10 +2,12 @@
 
 pub mod cache;
 pub mod limits;
+pub mod memcg;
 pub mod memory;
 pub mod meta;
 pub mod owned;
 pub mod threads;
+pub mod workspace;
 
 /// The page size of this machine: the unit of mappings, page I/O tests and fio's `pagesize`.
 pub fn page_size() -> u64 {

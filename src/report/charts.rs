@@ -39,6 +39,9 @@ pub enum Kind {
     /// Grouped horizontal bars, one group per name in `groups` (top to bottom), one bar per
     /// line; a line's points are (group index, value). A rule marks 1.0, the reference.
     Bars { groups: Vec<String> },
+    /// Values over sizes: x is log2 of a size in bytes (doubling sizes evenly spaced),
+    /// labelled as sizes; linear y from zero.
+    Sizes,
 }
 
 #[derive(Debug, Clone)]
@@ -266,6 +269,31 @@ where
             lines(&mut chart, c).map_err(err)?;
         }
         Kind::Bars { ref groups } => bars(root, builder, c, groups, y1).map_err(err)?,
+        Kind::Sizes => {
+            let top = linear_top(c, y1);
+            let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..top).map_err(err)?;
+            let size = |x: &f64| {
+                // Only whole powers of two are labelled: the sizes a sweep doubles through.
+                if (x.round() - x).abs() > 1e-6 || *x < 0.0 {
+                    String::new()
+                } else {
+                    crate::units::format_size(2f64.powf(x.round()) as u64)
+                }
+            };
+            chart
+                .configure_mesh()
+                .x_desc(&c.x_desc)
+                .y_desc(&c.y_desc)
+                .x_labels(((x1 - x0) as usize + 1).min(24))
+                .x_label_formatter(&size)
+                .y_label_formatter(&y_fmt)
+                .light_line_style(RGBColor(235, 235, 235))
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 14))
+                .draw()
+                .map_err(err)?;
+            lines(&mut chart, c).map_err(err)?;
+        }
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
             let hi = (x1 * 1.2).max(lo * 10.0);

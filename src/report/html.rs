@@ -14,6 +14,7 @@ use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
 use crate::store::record::Record;
 use crate::store::Listed;
+use crate::sweep::{SweepResult, Test};
 use crate::units::format_size_human;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -58,8 +59,8 @@ impl<'a> Report<'a> {
                     .iter()
                     .map(|x| (x.label.clone(), &x.result))
                     .collect(),
-                // The suite has its own section (fs_section), not workloads.
-                Record::Fs(_) => Vec::new(),
+                // The suite and sweeps have sections of their own, not workloads.
+                Record::Fs(_) | Record::Sweep(_) => Vec::new(),
             };
             for (label, r) in passes {
                 let key = if single { String::new() } else { label.clone() };
@@ -134,7 +135,7 @@ impl<'a> Report<'a> {
         let workloads: Vec<&Loaded> = self
             .loaded
             .iter()
-            .filter(|l| !matches!(l.record, Record::Fs(_)))
+            .filter(|l| !matches!(l.record, Record::Fs(_) | Record::Sweep(_)))
             .collect();
         (workloads.len() > 1).then(|| {
             let cols: Vec<Column> = workloads
@@ -405,12 +406,115 @@ impl<'a> Report<'a> {
         o
     }
 
+    /// The sweeps loaded, with their index in `loaded`.
+    fn sweeps(&self) -> Vec<(usize, &'a SweepResult)> {
+        self.loaded
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| match &l.record {
+                Record::Sweep(s) => Some((i, &**s)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// One chart per test: throughput over file size, a line per record size (the seed's
+    /// figures); a second sweep overlaid in thinner lines of the same colours.
+    fn sweep_charts(&self) -> Vec<Chart> {
+        let sweeps = self.sweeps();
+        let several = sweeps.len() > 1;
+        // Every test any of them ran, in iozone's order.
+        Test::ALL
+            .into_iter()
+            .filter(|t| sweeps.iter().any(|(_, s)| s.params.tests.contains(t)))
+            .map(|test| {
+                let mut lines = Vec::new();
+                for (n, (i, s)) in sweeps.iter().enumerate() {
+                    for (ri, &rec) in s.params.record_sizes.iter().enumerate() {
+                        let points: Vec<(f64, f64)> = s
+                            .of(test)
+                            .filter(|c| c.record_size == rec)
+                            .filter_map(|c| {
+                                Some(((c.file_size as f64).log2(), c.bytes_per_sec()? / 1e6))
+                            })
+                            .collect();
+                        if points.is_empty() {
+                            continue;
+                        }
+                        let size = crate::units::format_size(rec);
+                        lines.push(Line {
+                            name: if several {
+                                format!("{} {size}", self.name(*i))
+                            } else {
+                                size
+                            },
+                            color: ri,
+                            secondary: n > 0,
+                            points,
+                            widths: Vec::new(),
+                        });
+                    }
+                }
+                Chart {
+                    id: format!("sweep-{}", test.name()),
+                    title: format!(
+                        "{}: throughput by file size, a line per record size",
+                        test.name()
+                    ),
+                    x_desc: "file size".into(),
+                    y_desc: "MB/s".into(),
+                    kind: Kind::Sizes,
+                    y_unit: Unit::MegaBytes,
+                    lines,
+                    bands: Vec::new(),
+                }
+            })
+            .collect()
+    }
+
+    fn sweep_section(&self) -> String {
+        let sweeps = self.sweeps();
+        if sweeps.is_empty() {
+            return String::new();
+        }
+        let mut o = String::from("<section class=\"sweep\">\n<h2>Sweeps</h2>\n");
+        for c in self.sweep_charts() {
+            o.push_str(&figure(&c));
+        }
+        for (i, s) in sweeps {
+            let _ = writeln!(
+                o,
+                "<h3>{}{}</h3>",
+                esc(&self.name(i)),
+                if s.partial { " (partial)" } else { "" }
+            );
+            for &test in &s.params.tests {
+                let _ = writeln!(o, "<p>{} (MB/s): {}</p>", test.name(), esc(test.about()));
+                o.push_str(&grid_html(&crate::report::sweep::matrix(s, test), "sweep"));
+                let knees: Vec<String> = s
+                    .knees
+                    .iter()
+                    .filter(|k| k.test == test)
+                    .map(crate::report::sweep::knee_line)
+                    .collect();
+                if !knees.is_empty() {
+                    let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(&knees.join("; ")));
+                }
+            }
+        }
+        o.push_str("</section>\n");
+        o
+    }
+
     pub fn markdown(&self) -> String {
         let mut o = String::from("## iogauge results\n\n");
         for l in self.loaded.iter() {
             if let Record::Fs(r) = &l.record {
                 o.push_str(&crate::report::fs::markdown(r));
                 o.push('\n');
+            }
+            if let Record::Sweep(s) = &l.record {
+                let _ = write!(o, "```\n{}```\n\n", crate::report::sweep::text(s));
             }
         }
         o.push_str(&self.summary().markdown());
@@ -440,7 +544,8 @@ impl<'a> Report<'a> {
             .flat_map(|(i, l)| match &l.record {
                 Record::Fs(r) => self.fs_charts(i, r),
                 _ => Vec::new(),
-            });
+            })
+            .chain(self.sweep_charts());
         for c in fs_charts {
             let path = dir.join(format!("{}.png", c.id));
             charts::png(&c, &path)
@@ -510,6 +615,7 @@ impl<'a> Report<'a> {
                 o.push_str(&self.fs_section(i, r));
             }
         }
+        o.push_str(&self.sweep_section());
         for (i, l) in self.loaded.iter().enumerate() {
             let _ = writeln!(
                 o,
@@ -526,6 +632,10 @@ impl<'a> Report<'a> {
             );
             let mut notes: Vec<String> = Vec::new();
             if let Record::Fs(r) = &l.record {
+                notes.extend(r.notes.iter().map(|n| format!("Note: {n}")));
+                notes.extend(r.failures().into_iter().map(|f| format!("FAILED: {f}")));
+            }
+            if let Record::Sweep(r) = &l.record {
                 notes.extend(r.notes.iter().map(|n| format!("Note: {n}")));
                 notes.extend(r.failures().into_iter().map(|f| format!("FAILED: {f}")));
             }
@@ -589,6 +699,11 @@ fn facts_grid(l: &Loaded) -> Grid {
                 .iter()
                 .map(|f| (format!("{} = {}", f.label, f.dir), &f.facts))
                 .collect::<Vec<_>>(),
+        ),
+        Record::Sweep(r) => (
+            &r.system,
+            r.tool_version.clone(),
+            vec![(r.dir.clone(), &r.target)],
         ),
         _ => {
             let Some(p) = l.record.passes().into_iter().next() else {

@@ -17,6 +17,7 @@ pub mod fs;
 pub mod html;
 pub mod json;
 pub mod sink;
+pub mod sweep;
 pub mod table;
 pub mod text;
 
@@ -25,6 +26,7 @@ use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use crate::spec::diskspd::Diskspd;
+use crate::sweep::SweepResult;
 
 /// The output formats a report can be written in (`--output`).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,8 @@ pub enum Subject {
     Profile,
     /// The file-system suite as it runs (`iogauge fs`).
     Fs,
+    /// A sweep as it runs (`iogauge sweep`, `iogauge iozone`).
+    Sweep,
     /// `iogauge selftest`.
     Selftest,
     /// The list of saved results (`results list`).
@@ -70,14 +74,17 @@ impl Subject {
     pub fn check(self, format: OutputFormat) -> Result<(), Error> {
         use OutputFormat::{Csv, FioJson, Json, Text};
         let refusal = match (self, format) {
-            (Subject::Run, _) | (_, Text | Json) | (Subject::Fs | Subject::Saved(_), Csv) => {
-                return Ok(())
-            }
+            (Subject::Run, _)
+            | (_, Text | Json)
+            | (Subject::Fs | Subject::Sweep | Subject::Saved(_), Csv) => return Ok(()),
             (Subject::Profile, _) => {
                 "profiles write text or json (iogauge run writes csv and fio-json)".to_string()
             }
             (Subject::Fs, FioJson) => {
                 "iogauge fs writes text, json or csv (fio-json is for runs)".into()
+            }
+            (Subject::Sweep, FioJson) => {
+                "iogauge sweep writes text, json or csv (fio-json is for runs)".into()
             }
             (Subject::Selftest, _) => "selftest writes text or json".into(),
             (Subject::Listing, _) => "results list writes text or json".into(),
@@ -184,6 +191,17 @@ pub fn diskspd_profile_exporter(d: &Diskspd, command_line: String) -> Box<dyn Ex
         Box::new(diskspd_xml::ProfileXml)
     } else {
         Box::new(diskspd_profile::ProfileText { command_line })
+    }
+}
+
+impl Formats for SweepResult {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(sweep::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            OutputFormat::Csv => Some(Box::new(sweep::Csv)),
+            OutputFormat::FioJson => None,
+        }
     }
 }
 

@@ -9,6 +9,7 @@ pub mod diskspd;
 pub mod export;
 pub mod fio;
 pub mod flag;
+pub mod iozone;
 pub mod native;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.

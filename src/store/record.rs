@@ -8,6 +8,7 @@ use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::RunResult;
 use crate::spec::{JobSpec, Pattern};
+use crate::sweep::SweepResult;
 use crate::units::format_size;
 use serde::Serialize;
 
@@ -17,6 +18,7 @@ pub enum Record {
     Run(Box<RunResult>),
     Profile(Box<ProfileResult>),
     Fs(Box<FsResult>),
+    Sweep(Box<SweepResult>),
 }
 
 /// One measured workload of a record.
@@ -41,6 +43,7 @@ impl Record {
             crate::result::SCHEMA_NAME => crate::result::SCHEMA_VERSION,
             crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
             crate::fs_suite::SCHEMA_NAME => crate::fs_suite::SCHEMA_VERSION,
+            crate::sweep::SCHEMA_NAME => crate::sweep::SCHEMA_VERSION,
             "" => return Err(bad("no \"schema\" field".into())),
             other => return Err(bad(format!("its schema is '{other}'"))),
         };
@@ -58,6 +61,11 @@ impl Record {
                 // The figures are derived; what counts is every repetition's time.
                 r.summarize();
                 Record::Fs(Box::new(r))
+            }),
+            crate::sweep::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: SweepResult| {
+                // Knees are derived from the cells, by this version's rule.
+                r.find_knees();
+                Record::Sweep(Box::new(r))
             }),
             _ => serde_json::from_value(v).map(|mut r: ProfileResult| {
                 r.passes.iter_mut().for_each(|p| p.result.add_phases());
@@ -90,6 +98,7 @@ impl Record {
             Record::Run(_) => "run",
             Record::Profile(_) => "profile",
             Record::Fs(_) => "fs",
+            Record::Sweep(_) => "sweep",
         }
     }
 
@@ -99,6 +108,7 @@ impl Record {
             Record::Run(_) => "run",
             Record::Profile(p) => &p.profile,
             Record::Fs(_) => "fs",
+            Record::Sweep(_) => "sweep",
         }
     }
 
@@ -118,6 +128,8 @@ impl Record {
                 .collect(),
             // The suite's figures are times per test, not workloads: see FsResult.
             Record::Fs(_) => Vec::new(),
+            // Nor are a sweep's: one pass per cell, thousands of them (see SweepResult).
+            Record::Sweep(_) => Vec::new(),
         }
     }
 
@@ -137,6 +149,7 @@ impl Record {
                 .map(|t| t.dir.clone())
                 .collect::<Vec<_>>()
                 .join(" "),
+            Record::Sweep(s) => s.dir.clone(),
         }
     }
 
@@ -145,6 +158,7 @@ impl Record {
             Record::Run(r) => r.partial,
             Record::Profile(p) => p.partial,
             Record::Fs(f) => f.partial,
+            Record::Sweep(s) => s.partial,
         }
     }
 
@@ -152,13 +166,14 @@ impl Record {
         match self {
             Record::Run(r) => Some(r),
             Record::Profile(p) => p.passes.first().map(|x| &x.result),
-            Record::Fs(_) => None,
+            Record::Fs(_) | Record::Sweep(_) => None,
         }
     }
 
     pub fn started_unix_ns(&self) -> u64 {
         match self {
             Record::Fs(f) => f.started_unix_ns,
+            Record::Sweep(s) => s.started_unix_ns,
             _ => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
         }
     }
@@ -166,6 +181,7 @@ impl Record {
     pub fn hostname(&self) -> String {
         match self {
             Record::Fs(f) => f.system.hostname.clone(),
+            Record::Sweep(s) => s.system.hostname.clone(),
             _ => self
                 .first()
                 .map(|r| r.system.hostname.clone())
@@ -176,6 +192,7 @@ impl Record {
     pub fn tool_version(&self) -> String {
         match self {
             Record::Fs(f) => f.tool_version.clone(),
+            Record::Sweep(s) => s.tool_version.clone(),
             _ => self
                 .first()
                 .map(|r| r.tool_version.clone())
@@ -188,6 +205,7 @@ impl Record {
         match self {
             Record::Run(r) => r.command_line.join(" "),
             Record::Fs(f) => f.command_line.join(" "),
+            Record::Sweep(s) => s.command_line.join(" "),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
                 c.push_str(&format!(
@@ -229,6 +247,11 @@ impl Record {
                 "{}\0{}",
                 self.target(),
                 serde_json::to_string(&f.params).expect("params serialize")
+            ),
+            Record::Sweep(s) => format!(
+                "{}\0{}",
+                s.dir,
+                serde_json::to_string(&s.params).expect("params serialize")
             ),
         };
         format!(

@@ -16,6 +16,7 @@ pub fn check(r: &Record) -> Result<(), String> {
         Record::Run(r) => run(r),
         Record::Profile(p) => profile(p),
         Record::Fs(f) => fs(f),
+        Record::Sweep(s) => sweep(s),
     }
 }
 
@@ -115,4 +116,22 @@ fn fs(f: &FsResult) -> Result<(), String> {
     f.params
         .validate()
         .map_err(|e| format!("its params are not ones iogauge fs runs with ({e})"))
+}
+
+fn sweep(s: &crate::sweep::SweepResult) -> Result<(), String> {
+    s.params
+        .validate(&crate::sweep::Flags::NATIVE)
+        .map_err(|e| format!("its params are not ones iogauge sweep runs with ({e})"))?;
+    let grid = s.params.grid();
+    for c in &s.cells {
+        if !s.params.tests.contains(&c.test) || !grid.contains(&(c.file_size, c.record_size)) {
+            return Err(format!(
+                "it has a {} cell at file size {} and record size {} outside its grid",
+                c.test.name(),
+                c.file_size,
+                c.record_size
+            ));
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,137 @@
+//! `iogauge sweep`: flags to a sweep's parameters; and what `sweep` and `iozone` share: the
+//! memory cgroup, the progress line, the report, saving.
+
+use super::interrupt_flag;
+use super::saved::Saver;
+use iogauge::cli::{SaveOpts, SweepArgs};
+use iogauge::error::{exit, Error, Result};
+use iogauge::os::memcg::MemoryCgroup;
+use iogauge::report::{Exporter, Subject};
+use iogauge::store::record::Record;
+use iogauge::sweep::{self, CacheMode, Flags, Params, SweepResult};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Result<u8> {
+    let exporter = Subject::Sweep.exporter::<SweepResult>(a.output)?;
+    let sizes = |text: &str, flag: &str| {
+        sweep::parse_sizes(text)
+            .map_err(|e| Error::usage(format!("invalid value '{text}' for {flag}: {e}")))
+    };
+    let memory = iogauge::facts::memory_bytes().unwrap_or(1 << 30);
+    let file_sizes = match &a.file_sizes {
+        Some(t) => sizes(t, "--file-sizes")?,
+        None => sweep::default_file_sizes(memory),
+    };
+    let memory_limit = super::memory_limit(a.memory_limit.as_deref())?;
+    let params = Params {
+        file_sizes,
+        record_sizes: sizes(&a.record_sizes, "--record-sizes")?,
+        tests: sweep::select_tests(&a.tests)?,
+        cache: match a.cache.as_str() {
+            "buffered" => CacheMode::Buffered,
+            "direct" => CacheMode::Direct,
+            other => {
+                return Err(Error::usage(format!(
+                    "invalid value '{other}' for --cache: buffered or direct"
+                )))
+            }
+        },
+        include_flush: a.include_flush,
+        include_close: a.include_close,
+        sync_writes: a.sync,
+        skip_small_records: !a.all_records,
+        threads: a.threads,
+        stride: a.stride,
+        knee_drop_pct: a.knee_drop,
+        memory_limit,
+    };
+    params.validate(&Flags::NATIVE)?;
+    let how = How {
+        exporter,
+        output_file: &a.output_file,
+        quiet: a.quiet,
+        save: &a.save,
+    };
+    run_and_report(db, &a.dir, &params, argv, how, &mut |_| Ok(()))
+}
+
+/// How a sweep's result is reported and kept.
+pub struct How<'a> {
+    pub exporter: Box<dyn Exporter<SweepResult>>,
+    pub output_file: &'a str,
+    pub quiet: bool,
+    pub save: &'a SaveOpts,
+}
+
+/// Run the sweep in `dir` (inside a memory cgroup where asked), write the report, save it;
+/// `extra` writes what a front end adds (iozone's own report).
+pub fn run_and_report(
+    db: &Option<PathBuf>,
+    dir: &Path,
+    params: &Params,
+    argv: Vec<String>,
+    how: How,
+    extra: &mut dyn FnMut(&SweepResult) -> Result<()>,
+) -> Result<u8> {
+    // The output file and the database are opened before anything is measured: a bad
+    // --output-file or --db costs nothing.
+    let mut sink = iogauge::report::sink::Sink::open(how.output_file, "--output-file")?;
+    let mut saver = Saver::new(db, how.save, how.quiet)?;
+    let interrupted = interrupt_flag()?;
+    if !how.quiet {
+        eprintln!("iogauge: sweep: {}", plan_line(params));
+    }
+    let cgroup = params
+        .memory_limit
+        .map(MemoryCgroup::enter)
+        .transpose()
+        .map_err(Error::usage)?;
+    let live = !how.quiet && std::io::stderr().is_terminal();
+    let mut progress = |line: &str| {
+        if live {
+            eprint!("\r\x1b[K{line}");
+        }
+    };
+    let result = sweep::run(dir, params, argv, &interrupted, &mut progress);
+    if live {
+        eprint!("\r\x1b[K");
+    }
+    let cap = cgroup.map(super::leave_cgroup).transpose()?;
+    let mut result = result?;
+    result.memory_cap = cap;
+    sink.write(&how.exporter.render(&result))?;
+    extra(&result)?;
+    let failures = result.failures();
+    let partial = result.partial;
+    if !result.cells.is_empty() {
+        saver.save(&Record::Sweep(Box::new(result)))?;
+    }
+    if partial && interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("iogauge: interrupted; the results above are partial");
+        return Ok(exit::INTERRUPTED);
+    }
+    if !failures.is_empty() {
+        eprintln!(
+            "iogauge: error: {} cell{} failed: {}",
+            failures.len(),
+            if failures.len() == 1 { "" } else { "s" },
+            failures.join("; ")
+        );
+        return Ok(exit::FAILURE);
+    }
+    Ok(exit::OK)
+}
+
+/// "13 file sizes x 6 record sizes, 9 tests: 58 cells, about 12.4 GiB of I/O".
+fn plan_line(p: &Params) -> String {
+    let cells = p.grid().len() * p.tests.len();
+    let bytes = p.total_bytes().min(u64::MAX as u128) as u64;
+    format!(
+        "{} file sizes x {} record sizes, {} tests: {cells} cells, about {} of reads and writes",
+        p.file_sizes.len(),
+        p.record_sizes.len(),
+        p.tests.len(),
+        iogauge::units::format_size_human(bytes)
+    )
+}

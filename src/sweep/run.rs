@@ -1,0 +1,319 @@
+//! Running a sweep: for each file size and record size, the chosen tests in iozone's order on
+//! one file per thread; the threads start each test together (a barrier) and the cell's time
+//! runs from the first start to the last end.
+
+use super::pass::{self, Finish, Open, Order, Stop, Walk};
+use super::{CacheMode, Cell, Params, Status, SweepResult, Test};
+use crate::error::{Error, Result};
+use crate::facts::{SystemFacts, TargetFacts};
+use crate::os::memory::AlignedBuf;
+use crate::os::workspace::Workspace;
+use crate::units::{format_size, format_size_human};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::time::Instant;
+
+/// Progress lines for a terminal; called before each file size and record size.
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
+/// One thread's view of one step of a combination: when its timed part ran, or why not.
+type Step = std::result::Result<(Instant, Instant), String>;
+
+/// Run the sweep in `dir`. Errors before the first measurement (a folder that cannot be
+/// written, files that cannot fit, O_DIRECT refused) are returned; an I/O error is recorded
+/// in its cell, and a full file system ends the sweep with what it has.
+pub fn run(
+    dir: &Path,
+    params: &Params,
+    command_line: Vec<String>,
+    stop: &AtomicBool,
+    progress: Progress,
+) -> Result<SweepResult> {
+    let started_unix_ns = crate::dates::now_unix_ns();
+    let t0 = Instant::now();
+    let mut ws = Workspace::create(dir, "sweep")?;
+    let target = probe(&ws.root, params)?;
+    check_space(dir, &target, params)?;
+    let mut result = SweepResult {
+        schema: super::SCHEMA_NAME.into(),
+        schema_version: super::SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_ns,
+        command_line,
+        system: SystemFacts::collect(),
+        dir: dir.display().to_string(),
+        target,
+        params: params.clone(),
+        memory_cap: None,
+        cells: Vec::new(),
+        knees: Vec::new(),
+        wall_ns: 0,
+        io_ns: 0,
+        cleanup_ns: 0,
+        partial: false,
+        notes: Vec::new(),
+    };
+    let mut bufs = buffers(params)?;
+    let grid = params.grid();
+    for (i, &(file, record)) in grid.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) || result.partial {
+            result.partial = true;
+            break;
+        }
+        progress(&format!(
+            "[{}/{}] {} file, {} records",
+            i + 1,
+            grid.len(),
+            format_size_human(file),
+            format_size_human(record)
+        ));
+        let folder = ws.root.join(format!("{file}-{record}"));
+        std::fs::create_dir(&folder)
+            .map_err(|e| Error::runtime(format!("cannot make '{}': {e}", folder.display())))?;
+        let combo = Combo {
+            folder: &folder,
+            file,
+            record,
+            params,
+            stop,
+        };
+        let (cells, io_ns, ended) = combo.run(&mut bufs);
+        let removing = Instant::now();
+        ws.clear(&folder);
+        result.cleanup_ns += removing.elapsed().as_nanos() as u64;
+        result.cells.extend(cells);
+        result.io_ns += io_ns;
+        if let Some(why) = ended {
+            result.notes.push(why);
+            result.partial = true;
+        }
+    }
+    drop(ws);
+    result.wall_ns = t0.elapsed().as_nanos() as u64;
+    result.find_knees();
+    Ok(result)
+}
+
+/// The folder's file system, and whether it takes O_DIRECT where the sweep needs it.
+fn probe(root: &Path, params: &Params) -> Result<TargetFacts> {
+    let path = root.join("probe");
+    let direct = params.cache == CacheMode::Direct;
+    let how = Open {
+        write: true,
+        create: true,
+        direct,
+        sync: false,
+    };
+    let file = pass::open(&path, how).map_err(|e| {
+        let what = if direct { " with O_DIRECT" } else { "" };
+        Error::usage(format!(
+            "cannot create a file{what} in '{}': {e}",
+            root.parent().unwrap_or(root).display()
+        ))
+    })?;
+    let facts = TargetFacts::collect(&path, &file, false, direct);
+    drop(file);
+    let _ = std::fs::remove_file(&path);
+    Ok(facts)
+}
+
+/// The largest file of every thread must fit in the free space: a sweep that fills the disk
+/// halfway through measures nothing at the sizes that matter.
+fn check_space(dir: &Path, target: &TargetFacts, params: &Params) -> Result<()> {
+    let largest = params.grid().iter().map(|g| g.0).max().unwrap_or(0);
+    let need = largest.saturating_mul(params.threads as u64);
+    match target.free_bytes {
+        Some(free) if need > free => Err(Error::usage(format!(
+            "the largest file size, {}{}, does not fit in the {} free in '{}'",
+            format_size(largest),
+            if params.threads > 1 {
+                format!(" x {} threads", params.threads)
+            } else {
+                String::new()
+            },
+            format_size_human(free),
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// One buffer per thread, as large as the largest record, aligned for O_DIRECT and filled
+/// with data no file system can compress away.
+fn buffers(params: &Params) -> Result<Vec<AlignedBuf>> {
+    let len = *params.record_sizes.iter().max().unwrap_or(&4096) as usize;
+    (0..params.threads)
+        .map(|t| {
+            let mut b = AlignedBuf::new(1, len).map_err(Error::runtime)?;
+            crate::rng::Rng::new(0x5eed, &[t as u64]).fill(b.bytes_mut());
+            Ok(b)
+        })
+        .collect()
+}
+
+/// One file size and record size: every test, on every thread's file.
+struct Combo<'a> {
+    folder: &'a Path,
+    file: u64,
+    record: u64,
+    params: &'a Params,
+    stop: &'a AtomicBool,
+}
+
+impl Combo<'_> {
+    /// The cells, the time spent in I/O (timed and untimed passes) and, where the sweep must
+    /// end here, why.
+    fn run(&self, bufs: &mut [AlignedBuf]) -> (Vec<Cell>, u64, Option<String>) {
+        let per_thread: Vec<Vec<Step>> = if bufs.len() == 1 {
+            vec![self.thread(0, &mut bufs[0], None)]
+        } else {
+            let barrier = Barrier::new(bufs.len());
+            std::thread::scope(|s| {
+                let handles: Vec<_> = bufs
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, b)| {
+                        let barrier = &barrier;
+                        s.spawn(move || self.thread(t, b, Some(barrier)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("sweep threads do not panic"))
+                    .collect()
+            })
+        };
+        self.cells(&per_thread)
+    }
+
+    /// The steps of one thread: the untimed pass that makes the file (where the first test is
+    /// not `write`), then each test. After a failure or Ctrl-C the thread keeps meeting the
+    /// others at the barrier, doing nothing, so no thread waits forever.
+    fn thread(&self, t: usize, buf: &mut AlignedBuf, barrier: Option<&Barrier>) -> Vec<Step> {
+        let path = self.folder.join(format!("f{t}"));
+        let mut steps: Vec<Step> = Vec::new();
+        let mut failed: Option<String> = None;
+        for test in self.steps() {
+            if let Some(b) = barrier {
+                b.wait();
+            }
+            let step = match &failed {
+                Some(why) => Err(why.clone()),
+                None => self.one(&path, test, t, buf.bytes_mut()),
+            };
+            if let Err(why) = &step {
+                failed.get_or_insert_with(|| why.clone());
+            }
+            steps.push(step);
+        }
+        steps
+    }
+
+    /// The tests to run, with None first for the untimed pass that makes the file.
+    fn steps(&self) -> Vec<Option<Test>> {
+        let tests = &self.params.tests;
+        let make = tests.first() != Some(&Test::Write);
+        make.then_some(None)
+            .into_iter()
+            .chain(tests.iter().map(|&t| Some(t)))
+            .collect()
+    }
+
+    /// One pass: `None` makes the file untimed; interruption is reported as "interrupted".
+    fn one(&self, path: &Path, test: Option<Test>, t: usize, buf: &mut [u8]) -> Step {
+        let p = self.params;
+        let write = test.is_none_or(Test::writes);
+        let how = Open {
+            write,
+            create: matches!(test, None | Some(Test::Write)),
+            direct: p.cache == CacheMode::Direct,
+            sync: p.sync_writes,
+        };
+        let order = match test {
+            None => Order::Forward,
+            Some(x) => x.order(0x51ee_d000 + t as u64, p.stride),
+        };
+        let finish = Finish {
+            flush: p.include_flush && test.is_some(),
+            close: p.include_close && test.is_some(),
+        };
+        let walk = Walk {
+            size: self.file,
+            record: self.record,
+            order,
+            write,
+        };
+        let name = test.map_or("making the file", Test::name);
+        let file = pass::open(path, how).map_err(|e| format!("{name}: cannot open: {e}"))?;
+        pass::pass(file, walk, finish, buf, self.stop).map_err(|e| match e {
+            Stop::Interrupted => INTERRUPTED.to_string(),
+            Stop::Failed(e) if e.raw_os_error() == Some(libc::ENOSPC) => format!("{NO_SPACE}: {e}"),
+            Stop::Failed(e) => e.to_string(),
+        })
+    }
+
+    /// The threads' steps as cells (the untimed step only counted as I/O time), and why the
+    /// sweep ends here, if it does.
+    fn cells(&self, per_thread: &[Vec<Step>]) -> (Vec<Cell>, u64, Option<String>) {
+        let mut cells = Vec::new();
+        let mut io_ns = 0;
+        let mut ended = None;
+        for (i, test) in self.steps().into_iter().enumerate() {
+            let steps: Vec<&Step> = per_thread.iter().map(|s| &s[i]).collect();
+            let cell = self.cell(test.unwrap_or(Test::Write), &steps);
+            io_ns += cell.elapsed_ns;
+            if let Some(why) = &cell.reason {
+                if why == INTERRUPTED {
+                    ended.get_or_insert_with(|| "interrupted".to_string());
+                } else if why.starts_with(NO_SPACE) {
+                    ended.get_or_insert_with(|| format!("stopped: {why}"));
+                }
+            }
+            if test.is_some() {
+                cells.push(cell);
+            }
+        }
+        (cells, io_ns, ended)
+    }
+
+    fn cell(&self, test: Test, steps: &[&Step]) -> Cell {
+        let mut cell = Cell {
+            test,
+            file_size: self.file,
+            record_size: self.record,
+            status: Status::Ok,
+            reason: None,
+            bytes: 0,
+            elapsed_ns: 0,
+            thread_ns: Vec::new(),
+        };
+        if let Some(Err(why)) = steps.iter().find(|s| s.is_err()) {
+            cell.status = if why == INTERRUPTED {
+                Status::NotRun
+            } else {
+                Status::Failed
+            };
+            cell.reason = Some(why.clone());
+            return cell;
+        }
+        let spans: Vec<(Instant, Instant)> = steps
+            .iter()
+            .filter_map(|s| s.as_ref().ok().copied())
+            .collect();
+        let first = spans.iter().map(|s| s.0).min().expect("a step per thread");
+        let last = spans.iter().map(|s| s.1).max().expect("a step per thread");
+        cell.elapsed_ns = last.duration_since(first).as_nanos() as u64;
+        cell.bytes = self.file * spans.len() as u64;
+        if spans.len() > 1 {
+            cell.thread_ns = spans
+                .iter()
+                .map(|s| s.1.duration_since(s.0).as_nanos() as u64)
+                .collect();
+        }
+        cell
+    }
+}
+
+const INTERRUPTED: &str = "interrupted";
+const NO_SPACE: &str = "the file system is full";
