@@ -343,7 +343,7 @@ Examples:
   iogauge sweep /data --memory-limit 256M --file-sizes 16M..1G --record-sizes 1M
   iogauge sweep /data --cache direct --include-flush --output csv
   iogauge compare 12 13            two saved sweeps, cell by cell
-  iogauge report 12 13 -o r.html   throughput by file size, one line per record size";
+  iogauge report 12 13 --html r.html   throughput by file size, a line per record size";
 
 const IOZONE_HELP: &str = "\
 Read: -a -A -z -i N -s SIZE -r SIZE -n SIZE -g SIZE -y SIZE -q SIZE -f FILE -I -e -c -o -R

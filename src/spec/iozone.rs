@@ -507,4 +507,57 @@ mod tests {
             assert!(e.contains(needle), "{line}: {e}");
         }
     }
+
+    /// Command lines as published (iozone's documentation, benchmark scripts and articles; the
+    /// sources are in tests/iozone/README.md), -f and -F pointed at a folder that exists here.
+    #[test]
+    fn published_command_lines_are_read_or_refused_by_name() {
+        let tmp = std::env::temp_dir();
+        let t = tmp.display();
+        let read_ok = [
+            "-a".to_string(),
+            "-Ra".into(),
+            "-Rab output.wks".into(),
+            "-Ra -g 2G".into(),
+            "-Ra -g 2G -i 0 -i 1".into(),
+            "-Rac".into(),
+            "-az -i 0 -i 1".into(),
+            "-e -I -a -s 100M -r 4k -i 0 -i 1 -i 2".into(),
+            format!("-e -I -a -s 100M -r 1024k -i 0 -i 2 -f {t}/iozone"),
+            "-e -I -a -s 100M -r 4k -r 512k -r 16M -i 0 -i 1 -i 2".into(),
+            "-a -e -I -i 0 -i 1 -i 2 -s 80M -r 4k".into(),
+            "-e -I -a -s 100M -r 4k -r 16k -r 512k -r 1024k -r 16384k -i 0 -i 1 -i 2".into(),
+            "-e -I -a -s 1000M -r 1024k -r 16384k -i 0 -i 1".into(),
+            "-e -I -a -s 2000M -r 16384k -i 0 -i 1 -i 2".into(),
+            format!("-Raz -b {t}/lab-iogauge-test.wks -g 1G"),
+            format!("-a -n 512m -g 4g -i 0 -i 1 -i 5 -f {t}/iozone -Rb ./iozone-iogauge-test.xls"),
+            "-a -i 0 -i 1 -i 2 -s 8g -r 16m -Rb ./iozone-iogauge-test.xls".into(),
+            format!("-c -e -s 1024M -r 16K -t 1 -F {t}/f1 -i 0 -i 1"),
+            format!("-c -e -s 10240M -r 1M -t 1 -F {t}/f3 -i 0 -i 1"),
+        ];
+        for line in &read_ok {
+            if let Err(e) = read(line) {
+                panic!("{line}: {e}");
+            }
+        }
+        let p = read("-e -I -a -s 100M -r 4k -r 512k -r 16M -i 0 -i 1 -i 2")
+            .unwrap()
+            .params;
+        assert_eq!(p.grid().len(), 3);
+        assert_eq!(p.tests.len(), 6);
+        let refused = [
+            ("-aR -g 2G -i 0 -i 1 -i 2 -i 5 -i 8", "-i 8"),
+            ("-R -l 5 -u 30 -r 4k -s 20g", "-l"),
+            ("-M -+u -i0 -i1 -s1g -r256k -t12 -I", "-M"),
+            (
+                "-Rab 1gigtest.xls -i 0 -i 1 -+u -y 64k -q 64k -n 64k -g 1G -z",
+                "-+u",
+            ),
+            ("-i0 -i2 -i5 -i8 -r 64k -s 400m -ecp -K", "-i 8"),
+        ];
+        for (line, opt) in refused {
+            let e = read(line).unwrap_err().to_string();
+            assert!(e.contains(&format!("iozone {opt}")), "{line}: {e}");
+        }
+    }
 }

@@ -236,6 +236,16 @@ impl Params {
                 self.knee_drop_pct
             ));
         }
+        if let Some(m) = self
+            .memory_limit
+            .filter(|&m| m < crate::os::memcg::MIN_LIMIT)
+        {
+            return bad(format!(
+                "--memory-limit {} is under the {} a process needs to run in",
+                format_size(m),
+                format_size(crate::os::memcg::MIN_LIMIT)
+            ));
+        }
         if self.grid().is_empty() {
             return bad(format!(
                 "no record size ({}) fits in any file size ({}): each record must be no \
