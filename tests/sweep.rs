@@ -323,8 +323,10 @@ fn saved_sweeps_are_shown_compared_and_charted() -> Outcome {
     Outcome::Pass(format!("#{a} and #{b}"))
 }
 
+type Case = (&'static str, fn() -> Outcome);
+
 fn main() {
-    let tests: Vec<(&str, fn() -> Outcome)> = vec![
+    let tests: Vec<Case> = vec![
         (
             "a_memory_limit_moves_the_knee_to_the_limit",
             a_memory_limit_moves_the_knee_to_the_limit,
