@@ -155,7 +155,7 @@ pub fn text(r: &SweepResult) -> String {
     }
     let _ = writeln!(
         o,
-        "\nTime: {:.1} s; iogauge's own {:.2}%, removing files between cells {:.2}%, the rest in \
+        "\nTime: {:.1} s; iogauge's own {:.2}%, making and removing each cell's files {:.2}%, the rest in \
          reads, writes, fsync and close",
         r.wall_ns as f64 / 1e9,
         r.overhead_pct(),

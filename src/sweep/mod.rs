@@ -451,9 +451,9 @@ pub struct SweepResult {
     #[serde(default)]
     pub knees: Vec<knee::Knee>,
     /// The sweep's whole time; the part of it spent in read, write, fsync and close calls
-    /// (timed passes and the untimed ones that make files); and the part spent removing each
-    /// cell's files (the file system's work, as in iozone, which unlinks them too). The rest
-    /// is iogauge's own.
+    /// (timed passes and the untimed ones that make files); and the part spent making each
+    /// cell's folder and removing it with its files (the file system's work; iozone unlinks
+    /// its files too). The rest is iogauge's own.
     pub wall_ns: u64,
     pub io_ns: u64,
     #[serde(default)]

@@ -69,8 +69,10 @@ pub fn run(
             format_size_human(record)
         ));
         let folder = ws.root.join(format!("{file}-{record}"));
-        std::fs::create_dir(&folder)
-            .map_err(|e| Error::runtime(format!("cannot make '{}': {e}", folder.display())))?;
+        let making = Instant::now();
+        let made = std::fs::create_dir(&folder);
+        result.cleanup_ns += making.elapsed().as_nanos() as u64;
+        made.map_err(|e| Error::runtime(format!("cannot make '{}': {e}", folder.display())))?;
         let combo = Combo {
             folder: &folder,
             file,
