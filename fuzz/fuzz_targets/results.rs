@@ -6,7 +6,7 @@
 
 use iogauge::report::compare::{self, Column};
 use iogauge::report::html::{Loaded, Report};
-use iogauge::report::{csv, fio, fs, json, table, text, Exporter};
+use iogauge::report::{csv, fio, fs, json, sweep, table, text, Exporter};
 use iogauge::store::figures::Figures;
 use iogauge::store::record::Record;
 use iogauge::store::{Listed, ListedPass};
@@ -60,6 +60,13 @@ fn show(record: &Record) {
         Record::Fs(f) => {
             let _ = (fs::text(f), fs::markdown(f), fs::csv(f));
             let c = fs::compare(&[(1, f), (2, f)]);
+            let _ = (c.grid().text(), c.grid().markdown(), c.legend());
+            let _ = serde_json::to_string(&c);
+        }
+        Record::Sweep(s) => {
+            let _ = (sweep::text(s), sweep::csv(s));
+            let _ = (sweep::iozone_excel(s), sweep::iozone_throughput(s));
+            let c = sweep::compare(&[(1, s), (2, s)]);
             let _ = (c.grid().text(), c.grid().markdown(), c.legend());
             let _ = serde_json::to_string(&c);
         }
