@@ -45,16 +45,12 @@ pub fn cmd_iozone(db: &Option<PathBuf>, args: &[String], argv: Vec<String>) -> R
     if let Some(k) = knee_drop {
         z.params.knee_drop_pct = k;
     }
-    if !quiet {
-        for n in &z.notes {
-            eprintln!("iogauge: {n}");
-        }
-    }
     let how = How {
         exporter: Subject::Sweep.exporter::<SweepResult>(output)?,
         output_file: &output_file,
         quiet,
         save: &save,
+        notes: z.notes.clone(),
     };
     let dir = z.dir.clone();
     let params = z.params.clone();

@@ -130,9 +130,7 @@ pub fn memory_limit(text: Option<&str>) -> Result<Option<u64>, Error> {
 }
 
 /// Back out of a memory cgroup, keeping what it says about itself.
-pub fn leave_cgroup(
-    c: iogauge::os::memcg::MemoryCgroup,
-) -> Result<iogauge::sweep::MemoryCap, Error> {
+pub fn leave_cgroup(c: iogauge::os::memcg::MemoryCgroup) -> iogauge::sweep::MemoryCap {
     use iogauge::os::memcg::CgroupVersion;
     let cap = iogauge::sweep::MemoryCap {
         limit_bytes: c.limit(),
@@ -146,6 +144,9 @@ pub fn leave_cgroup(
         ),
         peak_bytes: c.peak(),
     };
-    c.leave().map_err(Error::runtime)?;
-    Ok(cap)
+    // The measurement is done and kept; a cgroup that will not go is said, not fatal.
+    if let Err(e) = c.leave() {
+        eprintln!("iogauge: warning: {e}");
+    }
+    cap
 }

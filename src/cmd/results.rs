@@ -51,6 +51,9 @@ fn headline(l: &Listed) -> String {
     if l.kind == "fs" {
         return format!("file-system suite: iogauge results show {}", l.id);
     }
+    if l.kind == "sweep" {
+        return format!("sweep (a matrix per test): iogauge results show {}", l.id);
+    }
     match l.passes.as_slice() {
         [] => "no passes".into(),
         [p] => {

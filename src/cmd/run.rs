@@ -43,7 +43,7 @@ pub fn cmd_run(
         &mut progress,
     );
     progress.end();
-    let cap = cgroup.map(super::leave_cgroup).transpose()?;
+    let cap = cgroup.map(super::leave_cgroup);
     let mut result = result?;
     if let Some(c) = cap {
         result.notes.push(c.describe());

@@ -52,6 +52,7 @@ pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Resu
         output_file: &a.output_file,
         quiet: a.quiet,
         save: &a.save,
+        notes: Vec::new(),
     };
     run_and_report(db, &a.dir, &params, argv, how, &mut |_| Ok(()))
 }
@@ -62,6 +63,8 @@ pub struct How<'a> {
     pub output_file: &'a str,
     pub quiet: bool,
     pub save: &'a SaveOpts,
+    /// What the front end did differently from the tool it reads, for the report's notes.
+    pub notes: Vec<String>,
 }
 
 /// Run the sweep in `dir` (inside a memory cgroup where asked), write the report, save it;
@@ -79,7 +82,9 @@ pub fn run_and_report(
     let mut sink = iogauge::report::sink::Sink::open(how.output_file, "--output-file")?;
     let mut saver = Saver::new(db, how.save, how.quiet)?;
     let interrupted = interrupt_flag()?;
-    if !how.quiet {
+    // A person at a terminal learns how big the grid is; a script's stderr stays quiet.
+    let live = !how.quiet && std::io::stderr().is_terminal();
+    if live {
         eprintln!("iogauge: sweep: {}", plan_line(params));
     }
     let cgroup = params
@@ -87,7 +92,6 @@ pub fn run_and_report(
         .map(MemoryCgroup::enter)
         .transpose()
         .map_err(Error::usage)?;
-    let live = !how.quiet && std::io::stderr().is_terminal();
     let mut progress = |line: &str| {
         if live {
             eprint!("\r\x1b[K{line}");
@@ -97,9 +101,10 @@ pub fn run_and_report(
     if live {
         eprint!("\r\x1b[K");
     }
-    let cap = cgroup.map(super::leave_cgroup).transpose()?;
+    let cap = cgroup.map(super::leave_cgroup);
     let mut result = result?;
     result.memory_cap = cap;
+    result.notes.splice(0..0, how.notes);
     sink.write(&how.exporter.render(&result))?;
     extra(&result)?;
     let failures = result.failures();

@@ -206,7 +206,6 @@ where
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("chart '{}': {e:?}", c.id);
     root.fill(&WHITE).map_err(err)?;
-    // Time charts ignore x0: they start at the measured window's start.
     let (x0, x1, y0, y1) = bounds(c);
     let mut builder = ChartBuilder::on(root);
     builder
@@ -218,21 +217,27 @@ where
     let unit = c.y_unit;
     let y_fmt = move |v: &f64| unit.format(*v);
     match c.kind {
-        Kind::Time => {
-            // From the start of the measured window, and from zero: a drop looks as big as
-            // it is.
+        Kind::Time | Kind::Sizes => {
+            // Time charts start at the measured window's start, size charts at the smallest
+            // size; both from zero up: a drop looks as big as it is.
+            let sizes = matches!(c.kind, Kind::Sizes);
+            let left = if sizes { x0 } else { 0.0 };
             let top = linear_top(c, y1);
-            let mut chart = builder.build_cartesian_2d(0.0..x1, 0.0..top).map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(&c.x_desc)
+            let mut chart = builder
+                .build_cartesian_2d(left..x1, 0.0..top)
+                .map_err(err)?;
+            let mut mesh = chart.configure_mesh();
+            mesh.x_desc(&c.x_desc)
                 .y_desc(&c.y_desc)
                 .y_label_formatter(&y_fmt)
                 .light_line_style(RGBColor(235, 235, 235))
                 .label_style(("sans-serif", 13))
-                .axis_desc_style(("sans-serif", 14))
-                .draw()
-                .map_err(err)?;
+                .axis_desc_style(("sans-serif", 14));
+            if sizes {
+                mesh.x_labels(((x1 - x0) as usize + 1).min(24))
+                    .x_label_formatter(&size_label);
+            }
+            mesh.draw().map_err(err)?;
             bands(&mut chart, c, top).map_err(err)?;
             lines(&mut chart, c).map_err(err)?;
         }
@@ -269,31 +274,6 @@ where
             lines(&mut chart, c).map_err(err)?;
         }
         Kind::Bars { ref groups } => bars(root, builder, c, groups, y1).map_err(err)?,
-        Kind::Sizes => {
-            let top = linear_top(c, y1);
-            let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..top).map_err(err)?;
-            let size = |x: &f64| {
-                // Only whole powers of two are labelled: the sizes a sweep doubles through.
-                if (x.round() - x).abs() > 1e-6 || *x < 0.0 {
-                    String::new()
-                } else {
-                    crate::units::format_size(2f64.powf(x.round()) as u64)
-                }
-            };
-            chart
-                .configure_mesh()
-                .x_desc(&c.x_desc)
-                .y_desc(&c.y_desc)
-                .x_labels(((x1 - x0) as usize + 1).min(24))
-                .x_label_formatter(&size)
-                .y_label_formatter(&y_fmt)
-                .light_line_style(RGBColor(235, 235, 235))
-                .label_style(("sans-serif", 13))
-                .axis_desc_style(("sans-serif", 14))
-                .draw()
-                .map_err(err)?;
-            lines(&mut chart, c).map_err(err)?;
-        }
         Kind::Histogram => {
             let lo = (x0.max(1.0) / 1.2).max(1.0);
             let hi = (x1 * 1.2).max(lo * 10.0);
@@ -329,6 +309,16 @@ where
         }
     }
     Ok(())
+}
+
+/// A size axis' label at each whole power of two (x is log2 of bytes): the sizes a sweep
+/// doubles through.
+fn size_label(x: &f64) -> String {
+    if (x.round() - x).abs() > 1e-6 || *x < 0.0 {
+        String::new()
+    } else {
+        crate::units::format_size(2f64.powf(x.round()) as u64)
+    }
 }
 
 /// Grouped horizontal bars. Labels of the groups are drawn beside the plot at each group's

@@ -275,15 +275,11 @@ pub fn iozone_throughput(r: &SweepResult) -> String {
             let _ = writeln!(
                 o,
                 "\tMin xfer \t\t\t\t\t= {:10.2} kB\n",
-                rec_kb(c.file_size)
+                c.file_size as f64 / 1024.0
             );
         }
     }
     o
-}
-
-fn rec_kb(bytes: u64) -> f64 {
-    bytes as f64 / 1024.0
 }
 
 /// The order iozone -t runs its tests in.

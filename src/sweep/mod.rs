@@ -196,7 +196,9 @@ impl Params {
     /// Bytes the sweep reads and writes in all, untimed passes included: for the user's
     /// "how long will this take?" before it starts.
     pub fn total_bytes(&self) -> u128 {
-        let passes = self.tests.len() as u128 + 1;
+        // Where the first test is not write, an untimed pass makes the file first.
+        let making = u128::from(self.tests.first() != Some(&Test::Write));
+        let passes = self.tests.len() as u128 + making;
         self.grid()
             .iter()
             .map(|&(f, _)| f as u128 * passes * self.threads as u128)

@@ -180,16 +180,18 @@ struct Visit {
     order: Order,
     n: u64,
     i: u64,
-    /// For Shuffled: the power-of-two domain's mask and the seed; for Stride: the step.
+    /// For Shuffled: the power-of-two domain's mask and the seed; for Stride: the step
+    /// (below n) and the record it is at.
     mask: u64,
     step: u64,
+    at: u64,
 }
 
 impl Visit {
     fn new(order: Order, n: u64) -> Visit {
         let mask = n.max(2).next_power_of_two() - 1;
         let step = match order {
-            Order::Stride(s) => coprime_step(s, n),
+            Order::Stride(s) => coprime_step(s, n) % n.max(1),
             Order::Shuffled(seed) => seed,
             _ => 1,
         };
@@ -199,6 +201,7 @@ impl Visit {
             i: 0,
             mask,
             step,
+            at: 0,
         }
     }
 
@@ -209,7 +212,15 @@ impl Visit {
             Order::Forward => i,
             Order::Backward => self.n - 1 - i,
             Order::First => 0,
-            Order::Stride(_) => ((i as u128 * self.step as u128) % self.n as u128) as u64,
+            // i * step mod n, kept by adding: no division per record.
+            Order::Stride(_) => {
+                let at = self.at;
+                self.at += self.step;
+                if self.at >= self.n {
+                    self.at -= self.n;
+                }
+                at
+            }
             Order::Shuffled(_) => self.shuffled(i),
         }
     }

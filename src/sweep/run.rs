@@ -191,7 +191,8 @@ impl Combo<'_> {
 
     /// The steps of one thread: the untimed pass that makes the file (where the first test is
     /// not `write`), then each test. After a failure or Ctrl-C the thread keeps meeting the
-    /// others at the barrier, doing nothing, so no thread waits forever.
+    /// others at the barrier, doing nothing (its later steps are SKIPPED, or interrupted), so
+    /// no thread waits forever.
     fn thread(&self, t: usize, buf: &mut AlignedBuf, barrier: Option<&Barrier>) -> Vec<Step> {
         let path = self.folder.join(format!("f{t}"));
         let mut steps: Vec<Step> = Vec::new();
@@ -201,7 +202,8 @@ impl Combo<'_> {
                 b.wait();
             }
             let step = match &failed {
-                Some(why) => Err(why.clone()),
+                Some(why) if why == INTERRUPTED => Err(INTERRUPTED.to_string()),
+                Some(_) => Err(SKIPPED.to_string()),
                 None => self.one(&path, test, t, buf.bytes_mut()),
             };
             if let Err(why) = &step {
@@ -261,9 +263,17 @@ impl Combo<'_> {
         let mut cells = Vec::new();
         let mut io_ns = 0;
         let mut ended = None;
+        // The untimed pass's failure is the first test's: it is why that test has no figure.
+        let mut making_failed: Option<String> = None;
         for (i, test) in self.steps().into_iter().enumerate() {
             let steps: Vec<&Step> = per_thread.iter().map(|s| &s[i]).collect();
-            let cell = self.cell(test.unwrap_or(Test::Write), &steps);
+            let mut cell = self.cell(test.unwrap_or(Test::Write), &steps);
+            if test.is_none() && cell.status == Status::Failed {
+                making_failed = cell.reason.take().map(|r| format!("making the file: {r}"));
+            } else if let Some(why) = making_failed.take() {
+                cell.status = Status::Failed;
+                cell.reason = Some(why);
+            }
             io_ns += cell.elapsed_ns;
             if let Some(why) = &cell.reason {
                 if why == INTERRUPTED {
@@ -290,13 +300,19 @@ impl Combo<'_> {
             elapsed_ns: 0,
             thread_ns: Vec::new(),
         };
-        if let Some(Err(why)) = steps.iter().find(|s| s.is_err()) {
+        let error = |s: &&&Step| matches!(s, Err(why) if why != SKIPPED);
+        if let Some(Err(why)) = steps.iter().find(error) {
             cell.status = if why == INTERRUPTED {
                 Status::NotRun
             } else {
                 Status::Failed
             };
             cell.reason = Some(why.clone());
+            return cell;
+        }
+        if steps.iter().any(|s| s.is_err()) {
+            cell.status = Status::NotRun;
+            cell.reason = Some("not run: an earlier test on this file failed".into());
             return cell;
         }
         let spans: Vec<(Instant, Instant)> = steps
@@ -318,4 +334,6 @@ impl Combo<'_> {
 }
 
 const INTERRUPTED: &str = "interrupted";
+/// A step a thread did not take because an earlier one of its own failed.
+const SKIPPED: &str = "skipped";
 const NO_SPACE: &str = "the file system is full";
