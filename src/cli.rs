@@ -832,6 +832,13 @@ pub struct RunArgs {
           default_missing_value = "60", value_parser = read::seconds())]
     pub until_steady: Option<Checked<u64>>,
 
+    /// Stop once the last WINDOW seconds (default 60) are flat, as fio's steadystate=:
+    /// iops, bw or lat (each point within LIMIT of the window's mean) or iops_slope, bw_slope,
+    /// lat_slope (least-squares slope under LIMIT per interval); LIMIT absolute or in % of the
+    /// mean, e.g. iops:5% or bw_slope:0.5%,30. One point per --interval; -d is the maximum
+    #[arg(long = "until-flat", value_name = "CRITERION:LIMIT[,WINDOW]", value_parser = read::until_flat())]
+    pub until_flat: Option<Checked<crate::spec::flat::FlatRule>>,
+
     /// Stop after this many bytes in all (split evenly across threads) instead of a duration;
     /// with -d as well, after whichever comes first
     #[arg(long = "total", value_name = "SIZE", value_parser = read::size())]

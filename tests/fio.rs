@@ -1017,6 +1017,71 @@ fn create_only_and_startdelay() -> Outcome {
     Outcome::Pass(String::new())
 }
 
+/// fio's steadystate= stops a job as fio stops it: after ss_ramp and one full ss_dur window
+/// that meets the criterion, with fio's `steadystate` object in the JSON and its line in the
+/// text; a criterion never met runs the full runtime. Where fio is installed, it runs the same
+/// job and its object has the same keys.
+fn steadystate_stops_as_fio_does() -> Outcome {
+    let dir = work_dir();
+    // Deviation from the mean of two points is at most the mean: iops:101% is met by the
+    // first full window of any job that does I/O, so the stop time is fio's rule alone.
+    let job = "[global]\nfilename=ss.dat\nsize=8m\nrw=read\ntime_based\n\
+               [flat]\nruntime=30\nss=iops:101%\nss_dur=2\nss_ramp=1\n\
+               [never]\nstonewall\nruntime=3\nss=iops_slope:0%\nss_dur=2\n";
+    std::fs::write(dir.path().join("ss.fio"), job).unwrap();
+    let o = fio_cmd(dir.path(), &["ss.fio", "--output-format=json", "--no-save"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (flat, never) = (&doc["jobs"][0], &doc["jobs"][1]);
+    let ms = u(&flat["job_runtime"]);
+    assert!(
+        (3000..6000).contains(&ms),
+        "stopped after {ms} ms (ramp 1 s + window 2 s)"
+    );
+    let ss = &flat["steadystate"];
+    assert_eq!(ss["ss"], "iops:101.000000%");
+    assert_eq!(
+        (ss["duration"].clone(), ss["attained"].clone()),
+        (2.into(), 1.into())
+    );
+    assert_eq!(ss["data"]["iops"].as_array().map(Vec::len), Some(2), "{ss}");
+    assert!(
+        u(&ss["data"]["iops_mean"]) > 0 && u(&ss["data"]["bw_mean"]) > 0,
+        "{ss}"
+    );
+    assert!(ss["criterion"].as_str().unwrap().ends_with('%'));
+    let ms = u(&never["job_runtime"]);
+    assert!(ms >= 2900, "a criterion never met ran {ms} ms of 3000");
+    assert_eq!(never["steadystate"]["attained"], 0);
+    let text = fio_cmd(dir.path(), &["ss.fio", "--no-save"]);
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.contains("steadystate  : attained=yes"), "{text}");
+    assert!(text.contains("steadystate  : attained=no"), "{text}");
+    let Ok(fio) = std::process::Command::new("fio")
+        .current_dir(dir.path())
+        .args(["--output-format=json", "ss.fio"])
+        .output()
+    else {
+        return Outcome::Skip("fio is not installed (scripts/install-test-tools.sh installs it): iogauge's side checked, fio's not run".into());
+    };
+    assert!(fio.status.success(), "fio: {}", stderr(&fio));
+    let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let ss_fio = &theirs["jobs"][0]["steadystate"];
+    assert_eq!(keys(ss), keys(ss_fio), "fio's steadystate keys");
+    assert_eq!(keys(&ss["data"]), keys(&ss_fio["data"]));
+    assert_eq!(ss_fio["attained"], 1, "fio met iops:101% too: {ss_fio}");
+    Outcome::Pass(format!(
+        "stopped after {} ms; fio after {} ms",
+        u(&flat["job_runtime"]),
+        u(&theirs["jobs"][0]["job_runtime"])
+    ))
+}
+
 /// Run `cmd` in `dir` under strace with `filter` (strace's own options, before `-o`): the
 /// command's output and strace's log.
 fn under_strace(
@@ -1936,6 +2001,10 @@ fn main() {
         ("logs_in_fio_format", logs_in_fio_format),
         ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),
+        (
+            "steadystate_stops_as_fio_does",
+            steadystate_stops_as_fio_does,
+        ),
         (
             "flushes_are_the_system_calls_strace_counts",
             flushes_are_the_system_calls_strace_counts,

@@ -613,6 +613,53 @@ fn until_steady_stops_after_the_burst() -> Outcome {
     Outcome::Pass(format!("stopped after {secs:.2}s of 30s"))
 }
 
+/// fio's rule from iogauge's own flags: a flat window ends the run early; a limit that cannot
+/// be met runs the full -d and says how flat the last window was.
+fn until_flat_stops_on_a_flat_window() -> Outcome {
+    let d = work_dir();
+    let f = file_in(&d, "f.dat");
+    let notes = |r: &Value| -> Vec<String> {
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    // A fixed 100us delay gives the same IOPS every interval: 5 points of 100 ms are flat.
+    let r = json_l(
+        "-c 1M -d 30 -W 0 --interval 100 --until-flat=iops:50%,0.5 --engine delay --delay fixed:100us -o 1",
+        &[p(&f)],
+    );
+    let secs = u(&r["measured_ns"]) as f64 / 1e9;
+    check!((0.45..3.0).contains(&secs), "stopped after {secs:.2}s");
+    let n = notes(&r);
+    check!(
+        n.iter().any(|n| n
+            .starts_with("steady state attained (--until-flat=iops:50% over 0.5s): stopped after")),
+        "notes {n:?}"
+    );
+    check!(
+        r["partial"] == false && r["stop_reason"] == "completed",
+        "{}",
+        r["stop_reason"]
+    );
+    // A slope strictly under 0 per interval is never met.
+    let r = json_l(
+        "-c 1M -d 1 -W 0 --interval 100 --until-flat=iops_slope:0,0.5 --engine delay --delay fixed:100us -o 1",
+        &[p(&f)],
+    );
+    let full = u(&r["measured_ns"]) as f64 / 1e9;
+    check!((0.99..5.0).contains(&full), "ran {full:.2}s of 1s");
+    let n = notes(&r);
+    check!(
+        n.iter()
+            .any(|n| n.starts_with("steady state not attained") && n.contains("IOPS")),
+        "notes {n:?}"
+    );
+    Outcome::Pass(format!("stopped after {secs:.2}s of 30s"))
+}
+
 fn no_progress_off_a_terminal() -> Outcome {
     let d = work_dir();
     let f = file_in(&d, "f.dat");
@@ -790,6 +837,10 @@ fn main() {
         (
             "until_steady_stops_after_the_burst",
             until_steady_stops_after_the_burst,
+        ),
+        (
+            "until_flat_stops_on_a_flat_window",
+            until_flat_stops_on_a_flat_window,
         ),
         ("no_progress_off_a_terminal", no_progress_off_a_terminal),
         ("progress_renders_under_tmux", progress_renders_under_tmux),

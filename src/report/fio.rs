@@ -10,8 +10,10 @@
 //! from the configured depth, which iogauge keeps full; disk_util, ctx and faults are empty.
 
 use super::Exporter;
-use crate::result::{DirPair, DirResult, RunResult};
+use crate::result::{DirPair, DirResult, RunResult, SampleDir};
 use crate::spec::fio::options::{Clones, FioRun};
+use crate::spec::flat::FlatMetric;
+use crate::stats::flat;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::units::format_size_human;
 use serde::Serialize;
@@ -76,6 +78,9 @@ struct Job {
     latency_target: u64,
     latency_percentile: f64,
     latency_window: u64,
+    /// fio's steady-state object, for a job with steadystate= (ss_dur).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steadystate: Option<SteadyState>,
     /// For the text output only.
     #[serde(skip)]
     clones: u32,
@@ -122,6 +127,31 @@ struct Lat {
     percentile: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bins: Option<Map<String, Value>>,
+}
+
+/// fio's `steadystate` object: the rule, whether it was met, and the window that decided
+/// (the first flat one, else the last), replayed from the saved time series.
+#[derive(Serialize)]
+struct SteadyState {
+    ss: String,
+    duration: u64,
+    attained: u8,
+    criterion: String,
+    max_deviation: f64,
+    slope: f64,
+    data: SteadyData,
+}
+
+#[derive(Serialize)]
+struct SteadyData {
+    bw_mean: u64,
+    iops_mean: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lat_mean: Option<u64>,
+    iops: Vec<u64>,
+    bw: Vec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lat: Option<Vec<u64>>,
 }
 
 #[derive(Serialize, Default)]
@@ -428,6 +458,9 @@ fn normal_job(o: &mut String, j: &Job) {
             }
         }
     }
+    if let Some(ss) = &j.steadystate {
+        steadystate_line(o, ss);
+    }
     for n in &j.notes {
         let _ = writeln!(o, "  note: {n}");
     }
@@ -581,9 +614,78 @@ fn job<'a>(
         latency_target: 0,
         latency_percentile: 100.0,
         latency_window: 0,
+        steadystate: steadystate(r),
         clones,
         notes: r.notes.clone(),
     }
+}
+
+/// The flat-window rule replayed over the run's whole intervals (a cut-off last interval is
+/// not a point), as fio reports it.
+fn steadystate(r: &RunResult) -> Option<SteadyState> {
+    let rule = r.job.timing.until_flat?;
+    let ts = &r.time_series;
+    let bases: Vec<flat::Base> = ts
+        .samples
+        .iter()
+        .take_while(|s| s.duration_ns == ts.interval_ns)
+        .map(|s| {
+            let timed = |d: &SampleDir| d.latency_mean_ns.map(|m| (m, d.ios));
+            flat::Base::new(
+                s.read.ios + s.write.ios,
+                s.read.bytes + s.write.bytes,
+                [timed(&s.read), timed(&s.write)],
+            )
+        })
+        .collect();
+    let rp = flat::replay(&bases, &rule, ts.interval_ns);
+    let v = rp.verdict;
+    let pct = if rule.limit.is_percent() { "%" } else { "" };
+    let mean = |f: fn(&flat::Point) -> f64| {
+        let n = rp.window.len().max(1) as f64;
+        (rp.window.iter().map(f).sum::<f64>() / n) as u64
+    };
+    let series = |f: fn(&flat::Point) -> f64| rp.window.iter().map(|p| f(p) as u64).collect();
+    let lat = rule.metric == FlatMetric::Lat;
+    Some(SteadyState {
+        ss: rule.fio_text(),
+        duration: rule.window_ns / 1_000_000_000,
+        attained: u8::from(v.is_some_and(|v| v.attained)),
+        criterion: format!("{:.6}{pct}", v.map_or(0.0, |v| v.criterion)),
+        max_deviation: v.map_or(0.0, |v| round6(v.deviation)),
+        slope: v.map_or(0.0, |v| round6(v.slope)),
+        data: SteadyData {
+            bw_mean: mean(|p| p.bw),
+            iops_mean: mean(|p| p.iops),
+            lat_mean: lat.then(|| mean(|p| p.lat_ns)),
+            iops: series(|p| p.iops),
+            bw: series(|p| p.bw),
+            lat: lat.then(|| series(|p| p.lat_ns)),
+        },
+    })
+}
+
+/// fio's text line for the steady-state rule.
+fn steadystate_line(o: &mut String, ss: &SteadyState) {
+    let d = &ss.data;
+    let lat = d
+        .lat_mean
+        .map(|l| format!(", lat={:.1}usec", l as f64 / 1e3))
+        .unwrap_or_default();
+    let (name, _) = ss.ss.split_once(':').unwrap_or((&ss.ss, ""));
+    let (metric, test) = match name.split_once('_') {
+        Some((m, _)) => (m, "slope"),
+        None => (name, "mean dev"),
+    };
+    let _ = writeln!(
+        o,
+        "  steadystate  : attained={}, bw={}/s ({:.1}MB/s), iops={}{lat}, {metric} {test}={}",
+        if ss.attained == 1 { "yes" } else { "no" },
+        format_size_human(d.bw_mean),
+        d.bw_mean as f64 / 1e6,
+        d.iops_mean,
+        ss.criterion
+    );
 }
 
 fn round6(v: f64) -> f64 {

@@ -2,7 +2,7 @@
 //! to clean-up, and the run's end decided: why it stopped (completed, a signal, an error, a
 //! settled burst) and how long the measured window really was. A verify pass goes after this.
 
-use super::measure::{Measured, Worker};
+use super::measure::{flat_base, Measured, Worker};
 use super::prepare::Prepared;
 use super::target::Cleanup;
 use super::worker::WorkerOutcome;
@@ -11,6 +11,7 @@ use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::result::StopReason;
 use crate::spec::{Flag, JobSpec, Stop};
+use crate::stats::flat;
 use std::sync::atomic::Ordering;
 
 /// How the run ended.
@@ -81,12 +82,13 @@ pub fn finish(
             Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
             Some(at),
         )
-    } else if let Some((at, _)) = m.steady_at {
+    } else if let Some(at) = m.steady_at.map(|(at, _)| at).or(m.flat_at) {
         (StopReason::Completed, None, Some(at))
     } else {
         (StopReason::Completed, None, None)
     };
     steady_note(job, m, m0, m1, notes);
+    flat_note(job, m, m0, m1, notes);
     let planned_end = if m1 == u64::MAX {
         bytes_end(job, &outcomes, m0, cut_at.is_none(), notes)
     } else {
@@ -135,6 +137,51 @@ fn steady_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<St
     });
 }
 
+/// What the flat-window rule (fio's steadystate=) decided, replayed over the series.
+fn flat_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<String>) {
+    let Some(rule) = job.timing.until_flat else {
+        return;
+    };
+    let secs = |ns: u64| ns as f64 / 1e9;
+    // The measured window only: not the cool-down after it.
+    let end = m.flat_at.unwrap_or(m1).saturating_sub(m0);
+    let samples = &m.collector.samples;
+    let within = (end.div_ceil(job.timing.interval_ns) as usize).min(samples.len());
+    let bases: Vec<flat::Base> = samples[..within].iter().map(flat_base).collect();
+    let r = flat::replay(&bases, &rule, job.timing.interval_ns);
+    let rule_text = format!(
+        "{}={} over {}s",
+        job.name(Flag::UntilFlat).0,
+        rule.text(),
+        secs(rule.window_ns)
+    );
+    notes.push(match (m.flat_at, r.verdict) {
+        (Some(at), Some(v)) => format!(
+            "steady state attained ({rule_text}): stopped after {:.1}s of {}: {}",
+            secs(at.saturating_sub(m0)),
+            if m1 == u64::MAX {
+                "the planned bytes".to_string()
+            } else {
+                format!("{:.1}s", secs(m1 - m0))
+            },
+            flat::describe(&rule, &v)
+        ),
+        (_, None) => format!(
+            "steady state not attained ({rule_text}): the run gave {} of the window's {} points",
+            r.window.len(),
+            rule.points()
+        ),
+        (_, Some(v)) if m.interrupted_at.is_some() => format!(
+            "interrupted before steady state ({rule_text}); the last window had {}",
+            flat::describe(&rule, &v)
+        ),
+        (_, Some(v)) => format!(
+            "steady state not attained ({rule_text}) within the run; the last window had {}",
+            flat::describe(&rule, &v)
+        ),
+    });
+}
+
 /// The end of a run by bytes: when the last worker finished its share, or the time limit
 /// where some worker did not.
 fn bytes_end(
@@ -145,6 +192,11 @@ fn bytes_end(
     notes: &mut Vec<String>,
 ) -> u64 {
     let done = outcomes.iter().filter_map(|o| o.quota_done_ns).max();
+    // Cut (a signal, an error, a stop rule) before every thread had done its bytes: the cut
+    // is the end.
+    if !uncut && outcomes.iter().any(|o| o.quota_done_ns.is_none()) {
+        return u64::MAX;
+    }
     match job.timing.stop {
         Stop::TotalBytes {
             max_ns: Some(limit),

@@ -4,7 +4,7 @@
 //! and a settled burst, and tells observers how it goes. Both run inside one thread scope, so
 //! a caller can put its own step between them (see [`super::Observer::ready`]).
 
-use super::collect::Collector;
+use super::collect::{Collector, SampleRec};
 use super::plan::RunPlan;
 use super::prepare::WorkerSetup;
 use super::worker::{self, WorkerOutcome};
@@ -12,7 +12,7 @@ use super::{steady, Control, Live, LiveCounters, LivePhase, Msg, Observer};
 use crate::engine::build::{self, Drive, ThreadIo};
 use crate::error::{Error, Result};
 use crate::spec::{Affinity, Flag, JobSpec, Stop};
-use crate::stats::cpu;
+use crate::stats::{cpu, flat};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -30,6 +30,8 @@ pub struct Measured {
     pub cpu: Vec<cpu::CpuUsage>,
     pub interrupted_at: Option<u64>,
     pub steady_at: Option<(u64, steady::Settled)>,
+    /// When the flat-window rule (fio's steadystate=) was met.
+    pub flat_at: Option<u64>,
     /// An observer that could not get ready (it stops the run before any I/O).
     pub observer_error: Option<String>,
 }
@@ -178,6 +180,8 @@ pub fn measure(
         interrupted_at: None,
         steady_at: None,
         samples_seen: 0,
+        flat_at: None,
+        flat_points: 0,
     };
     let mut next_observe = 0;
     while !l.collector.all_done() {
@@ -199,6 +203,7 @@ pub fn measure(
         cpu: cpu::usage(&cpu_start, &cpu_end),
         interrupted_at: l.interrupted_at,
         steady_at: l.steady_at,
+        flat_at: l.flat_at,
         observer_error,
     }
 }
@@ -237,6 +242,9 @@ struct Watch {
     interrupted_at: Option<u64>,
     steady_at: Option<(u64, steady::Settled)>,
     samples_seen: usize,
+    flat_at: Option<u64>,
+    /// Check intervals of the flat-window rule judged so far.
+    flat_points: usize,
 }
 
 impl Watch {
@@ -279,7 +287,33 @@ impl Watch {
             Err(RecvTimeoutError::Disconnected) => return false,
         }
         self.check_steady(ctl, job);
+        self.check_flat(ctl, job);
         true
+    }
+
+    /// fio's steadystate=: stop once the last window is flat. Judged once per check interval
+    /// that finishes, on that window alone (a few points: no cost that grows with the run).
+    fn check_flat(&mut self, ctl: &Control, job: &JobSpec) {
+        let (Some(rule), None) = (job.timing.until_flat, self.flat_at) else {
+            return;
+        };
+        let interval = job.timing.interval_ns;
+        let samples = &self.collector.samples;
+        let count = flat::point_count(samples.len(), &rule, interval);
+        if count == self.flat_points {
+            return;
+        }
+        self.flat_points = count;
+        let Some(window) =
+            flat::last_window(samples.len(), |i| flat_base(&samples[i]), &rule, interval)
+        else {
+            return;
+        };
+        if flat::judge(&window, &rule).attained {
+            let now = ctl.clock.now_ns();
+            self.flat_at = Some(now);
+            ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
+        }
     }
 
     /// `--until-steady`: stop once throughput has fallen from a burst to a level that held.
@@ -352,4 +386,15 @@ fn unix_now_ns() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+/// One interval of the collector's series as the flat-window rule reads it.
+pub fn flat_base(s: &SampleRec) -> flat::Base {
+    // A direction's mean is 0 where nothing was timed (IOPS mode, or no I/O).
+    let timed = |d: usize| (s.mean_ns[d] > 0).then_some((s.mean_ns[d], s.ios[d]));
+    flat::Base::new(
+        s.ios[0] + s.ios[1],
+        s.bytes[0] + s.bytes[1],
+        [timed(0), timed(1)],
+    )
 }

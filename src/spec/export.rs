@@ -3,6 +3,8 @@
 //! cannot express is said, never dropped silently: as `;` comments in the fio section, and as
 //! caveats beside the DiskSpd line.
 
+use super::flat::{FlatLimit, FlatMetric, FlatRule};
+use super::Flag;
 use super::{BlockSizes, CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
 use std::fmt::Write;
 
@@ -371,6 +373,38 @@ fn fio_timing(o: &mut String, job: &JobSpec) {
             secs(rule.window_ns)
         );
         let _ = writeln!(o, "; iogauge also waits for throughput to fall {}% below its peak; fio's steady state does not", rule.drop_pct);
+    }
+    if let Some(rule) = job.timing.until_flat {
+        fio_flat(o, &rule);
+    }
+}
+
+/// The flat-window rule is fio's own: its options, limits in fio's units (bytes per second,
+/// latency in microseconds).
+fn fio_flat(o: &mut String, rule: &FlatRule) {
+    let limit = match (rule.metric, rule.limit) {
+        (_, FlatLimit::Percent(p)) => format!("{p}%"),
+        (FlatMetric::Lat, FlatLimit::Absolute(ns)) => format!("{}us", ns / 1e3),
+        (_, FlatLimit::Absolute(v)) => format!("{v}"),
+    };
+    let secs = |ns: u64| ns as f64 / 1e9;
+    let _ = writeln!(
+        o,
+        "steadystate={}:{limit}\nsteadystate_duration={}",
+        rule.criterion_name(),
+        secs(rule.window_ns)
+    );
+    if rule.ramp_ns > 0 {
+        let _ = writeln!(o, "steadystate_ramp_time={}", secs(rule.ramp_ns));
+    }
+    if rule.check_ns < 1_000_000_000 {
+        let _ = writeln!(
+            o,
+            "; iogauge judged a point every {}ms; fio checks at most once a second",
+            rule.check_ns / 1_000_000
+        );
+    } else if rule.check_ns != 1_000_000_000 {
+        let _ = writeln!(o, "steadystate_check_interval={}", secs(rule.check_ns));
     }
 }
 
@@ -752,8 +786,15 @@ fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if job.limits.rate_iops.is_some() {
         l.caveat("DiskSpd limits bytes per millisecond (-g), not I/Os per second");
     }
-    if job.timing.until_steady.is_some() {
-        l.caveat("DiskSpd has no steady-state stop (--until-steady): it runs the full -d");
+    if job.timing.until_steady.is_some() || job.timing.until_flat.is_some() {
+        l.caveat(format!(
+            "DiskSpd has no steady-state stop ({}): it runs the full -d",
+            if job.timing.until_flat.is_some() {
+                job.name(Flag::UntilFlat).0
+            } else {
+                job.name(Flag::UntilSteady).0
+            }
+        ));
     }
     if matches!(job.engine.kind, Some(EngineKind::Null | EngineKind::Delay)) {
         l.caveat("DiskSpd has no null or delay engine");

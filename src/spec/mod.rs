@@ -9,6 +9,7 @@ pub mod diskspd;
 pub mod export;
 pub mod fio;
 pub mod flag;
+pub mod flat;
 pub mod iozone;
 pub mod native;
 // TEMP: old path of crate::units while the front ends are renovated.
@@ -635,6 +636,9 @@ pub struct Timing {
     pub stop: Stop,
     /// Stop before the duration once throughput has dropped and settled (--until-steady).
     pub until_steady: Option<SteadyRule>,
+    /// Stop once the last window is flat, fio's steadystate= (--until-flat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_flat: Option<flat::FlatRule>,
     pub cooldown_ns: u64,
     /// The time series' interval.
     pub interval_ns: u64,

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs};
+use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits};
 use crate::units::{parse_duration_ns, parse_size};
 use clap::Parser;
 
@@ -42,6 +43,30 @@ fn seconds(flag: &str, text: &str) -> Result<u64> {
 fn duration(flag: &str, text: &str) -> Result<u64> {
     parse_duration_ns(text)
         .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))
+}
+
+/// `--until-flat CRITERION:LIMIT[,WINDOW]`: fio's criterion syntax, bandwidth in iogauge's
+/// sizes, latency with a unit, the window in seconds (60 if left out). The check interval is
+/// the time series' (--interval), filled in with the rest of the job.
+fn until_flat(flag: &str, text: &str) -> Result<FlatRule> {
+    let (criterion, window) = match text.split_once(',') {
+        Some((c, w)) => (c, seconds(flag, w)?),
+        None => (text, 60_000_000_000),
+    };
+    let units = LimitUnits {
+        size: &parse_size,
+        time_ns: &parse_duration_ns,
+    };
+    let (metric, test, limit) = parse_criterion(criterion, &units)
+        .map_err(|why| Error::usage(format!("invalid value '{text}' for {flag}: {why}")))?;
+    Ok(FlatRule {
+        metric,
+        test,
+        limit,
+        window_ns: window,
+        ramp_ns: 0,
+        check_ns: 0,
+    })
 }
 
 /// clap's value parsers for [`RunArgs`]' numbers, sizes and durations.
@@ -120,6 +145,14 @@ pub mod read {
     pub fn seconds() -> Reader<u64> {
         Reader {
             read: |flag, text, _| super::seconds(flag, text),
+            what: "",
+        }
+    }
+
+    /// fio's steady-state criterion and a window (--until-flat).
+    pub fn until_flat() -> Reader<crate::spec::flat::FlatRule> {
+        Reader {
+            read: |flag, text, _| super::until_flat(flag, text),
             what: "",
         }
     }
@@ -450,6 +483,10 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             warmup_ns,
             stop,
             until_steady,
+            until_flat: given(&args.until_flat)?.map(|r| FlatRule {
+                check_ns: interval_ns,
+                ..r
+            }),
             cooldown_ns,
             interval_ns,
         },
@@ -741,6 +778,46 @@ mod tests {
             panic!("run")
         };
         job_from_args(&run)
+    }
+
+    #[test]
+    fn until_flat_reads_fios_criterion_with_iogauges_units() {
+        use crate::spec::flat::{FlatLimit, FlatMetric, FlatTest};
+        let j = job("--until-flat=bw_slope:1M,30 --interval 500 -d 60 f").unwrap();
+        let f = j.timing.until_flat.unwrap();
+        assert_eq!(
+            (f.metric, f.test, f.limit),
+            (
+                FlatMetric::Bw,
+                FlatTest::Slope,
+                FlatLimit::Absolute(1048576.0)
+            )
+        );
+        // One point per --interval.
+        assert_eq!(
+            (f.window_ns, f.check_ns, f.ramp_ns),
+            (30_000_000_000, 500_000_000, 0)
+        );
+        let j = job("--until-flat=lat:2ms -L f").unwrap();
+        let f = j.timing.until_flat.unwrap();
+        assert_eq!(
+            (f.limit, f.window_ns),
+            (FlatLimit::Absolute(2e6), 60_000_000_000)
+        );
+        let e = |line| job(line).unwrap_err().to_string();
+        assert!(
+            e("--until-flat=iops f")
+                .contains("invalid value 'iops' for --until-flat: 'iops' needs a limit"),
+            "{}",
+            e("--until-flat=iops f")
+        );
+        assert!(e("--until-flat=iops:5%,x f").contains("invalid value 'x' for --until-flat"));
+        assert!(e("--until-flat=lat:5% f")
+            .contains("--until-flat judges latency, which this job does not time (add -L)"));
+        assert!(e("--until-flat=iops:5%,1.5 f")
+            .contains("--until-flat 1500ms must be a whole number of --interval (1000ms)"));
+        assert!(e("--until-flat=iops:5% --until-steady f")
+            .contains("--until-steady and --until-flat are two different stop rules"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! fault the way the job's tool names it ([`JobSpec::name`]): `iodepth` in a fio job, `-o` on a
 //! DiskSpd line, `--queue-depth` on iogauge's own.
 
+use super::flat::{FlatMetric, FlatRule};
 use super::*;
 use crate::units::format_size;
 
@@ -267,6 +268,47 @@ impl JobSpec {
         Ok(())
     }
 
+    /// The flat-window rule (fio's steadystate=): whole check intervals of whole time-series
+    /// intervals, a window of more than one point, latency only where latency is timed.
+    fn validate_flat(&self, rule: &FlatRule) -> Result<()> {
+        let n = |f| self.name(f);
+        if self.timing.until_steady.is_some() {
+            return bad(format!(
+                "{} and {} are two different stop rules: give one",
+                n(Flag::UntilSteady),
+                n(Flag::UntilFlat)
+            ));
+        }
+        let ms = |ns: u64| format!("{}ms", ns / 1_000_000);
+        let interval = self.timing.interval_ns;
+        if rule.check_ns == 0 || rule.check_ns % interval != 0 {
+            return bad(format!(
+                "{} {} is not a whole number of {} ({})",
+                n(Flag::FlatCheck),
+                ms(rule.check_ns),
+                n(Flag::Interval),
+                ms(interval)
+            ));
+        }
+        if rule.window_ns % rule.check_ns != 0 || rule.window_ns <= rule.check_ns {
+            return bad(format!(
+                "{} {} must be a whole number of {} ({}), and more than one",
+                n(Flag::FlatWindow),
+                ms(rule.window_ns),
+                n(Flag::FlatCheck),
+                ms(rule.check_ns)
+            ));
+        }
+        if rule.metric == FlatMetric::Lat && !self.latency {
+            return bad(format!(
+                "{} judges latency, which this job does not time (add {})",
+                n(Flag::UntilFlat),
+                n(Flag::Latency)
+            ));
+        }
+        Ok(())
+    }
+
     /// When the measured window starts and ends, and how it is sampled.
     fn validate_timing(&self) -> Result<()> {
         let n = |f| self.name(f);
@@ -288,6 +330,9 @@ impl JobSpec {
                     self.timing.interval_ns / 1_000_000
                 ));
             }
+        }
+        if let Some(rule) = self.timing.until_flat {
+            self.validate_flat(&rule)?;
         }
         match self.timing.stop {
             Stop::Duration { ns: 0 }

@@ -122,6 +122,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
                 ns: phases.duration_ns,
             },
             until_steady: None,
+            until_flat: None,
             cooldown_ns: phases.cooldown_ns,
             interval_ns,
         },

@@ -31,10 +31,10 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Compressible => "-Z",
         RefillBuffers => "-Zr",
         FileSet => "-F",
-        SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | Interval | ThreadOffset
-        | Engine | Delay | DelayStep | Sqpoll | Hipri | RateIops | RateMin | RateMinIops
-        | RateMinWindow | Fsync | Fdatasync | EndFsync | ThinkSpin | FileService | OpenFiles
-        | AllowOverwrite => return None,
+        SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | UntilFlat | FlatWindow
+        | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
+        | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
+        | ThinkSpin | FileService | OpenFiles | AllowOverwrite => return None,
     })
 }
 

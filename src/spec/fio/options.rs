@@ -192,9 +192,10 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("verify_only", &[], Kind::Planned("data verification")),
     ("write_hist_log", &[], Kind::Planned("fio's log files")),
     ("dedupe_percentage", &[], Kind::Planned("deduplicable write data")),
-    ("steadystate", &["ss"], Kind::Planned("fio's steady-state detection (iogauge run --until-steady is its own rule)")),
-    ("steadystate_duration", &["ss_dur"], Kind::Planned("fio's steady-state detection")),
-    ("steadystate_ramp_time", &["ss_ramp"], Kind::Planned("fio's steady-state detection")),
+    ("steadystate", &["ss"], Kind::Mapped),
+    ("steadystate_duration", &["ss_dur"], Kind::Mapped),
+    ("steadystate_ramp_time", &["ss_ramp"], Kind::Mapped),
+    ("steadystate_check_interval", &["ss_interval"], Kind::Mapped),
     ("exitall", &[], Kind::Planned("ending every job when one ends")),
     ("exitall_on_error", &[], Kind::Planned("ending every job when one fails")),
     ("file_service_type", &[], Kind::Mapped),
@@ -254,7 +255,8 @@ impl<'a> Set<'a> {
     }
     pub(super) fn err(&self, key: &str, msg: impl std::fmt::Display) -> Error {
         match self.get(key) {
-            Some(o) => Error::usage(format!("{}: {key}: {msg}", o.at)),
+            // Named as the user spelled it (ss_dur, not steadystate_duration).
+            Some(o) => Error::usage(format!("{}: {}: {msg}", o.at, o.key)),
             None => Error::usage(format!("{key}: {msg}")),
         }
     }
@@ -387,6 +389,9 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Total | Create | MaxOffset => "size",
         Warmup => "ramp_time",
         Interval => "log_avg_msec",
+        UntilFlat => "steadystate",
+        FlatWindow => "ss_dur",
+        FlatCheck => "ss_interval",
         BaseOffset => "offset",
         ThreadOffset => "offset_increment",
         Cache => "direct",

@@ -17,6 +17,7 @@ use super::options::{lookup, Kind, Set};
 use super::plan::{FioRun, Logs, MapOptions};
 use super::{FioJob, FioOption};
 use crate::error::{Error, Result};
+use crate::spec::flat::FlatMetric;
 use crate::spec::{
     CacheMode, EngineKind, EngineSpec, FileSets, JobSpec, Limits, PerIo, Rate, Stop, Timing,
 };
@@ -195,6 +196,13 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     } = w;
     // Read in this order: the first bad option is the one named.
     let warmup_ns = set.seconds("ramp_time")?.unwrap_or(0);
+    let until_flat = timing::read_flat(set, files.clones, notes)?;
+    // fio times completions for a latency criterion unless told to time nothing.
+    if until_flat.is_some_and(|r| r.metric == FlatMetric::Lat)
+        && !set.flag("gtod_reduce")?.unwrap_or(false)
+    {
+        latency = true;
+    }
     let flush = cache::read_flush(set, notes)?;
     let end_fsync = cache::read_end_fsync(set)?;
     let think = pace::read_think(set)?;
@@ -226,6 +234,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             warmup_ns,
             stop,
             until_steady: None,
+            until_flat,
             cooldown_ns: 0,
             interval_ns,
         },
@@ -317,6 +326,101 @@ mod tests {
 
     fn err(text: &str) -> String {
         plan_of(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn steadystate_options_keep_fios_meaning() {
+        use crate::spec::flat::{FlatLimit, FlatMetric, FlatTest};
+        let base = "[j]\nfilename=/data/f\nsize=1g\ntime_based\nruntime=300\n";
+        let r = one(&format!("{base}ss=iops:10%\nss_dur=30s\nss_ramp=10s\n"));
+        let f = r.job.timing.until_flat.expect("a flat rule");
+        assert_eq!(
+            (f.metric, f.test, f.limit),
+            (
+                FlatMetric::Iops,
+                FlatTest::Deviation,
+                FlatLimit::Percent(10.0)
+            )
+        );
+        assert_eq!(
+            (f.window_ns, f.ramp_ns, f.check_ns),
+            (30_000_000_000, 10_000_000_000, 1_000_000_000)
+        );
+        // ss_dur alone: fio's default criterion.
+        let r = one(&format!("{base}steadystate_duration=60\n"));
+        let f = r.job.timing.until_flat.unwrap();
+        assert_eq!(
+            (f.metric, f.test, f.limit),
+            (FlatMetric::Iops, FlatTest::Slope, FlatLimit::Percent(0.01))
+        );
+        // Absolute limits in fio's units: bandwidth with kb_base, latency in microseconds.
+        let r = one(&format!("{base}ss=bw_slope:1M\nss_dur=10\nkb_base=1000\n"));
+        assert_eq!(
+            r.job.timing.until_flat.unwrap().limit,
+            FlatLimit::Absolute(1e6)
+        );
+        let r = one(&format!("{base}gtod_reduce=0\ndisable_lat=1\ndisable_clat=1\nss=lat:200\nss_dur=10\nss_interval=2\n"));
+        let f = r.job.timing.until_flat.unwrap();
+        assert_eq!(
+            (f.limit, f.check_ns),
+            (FlatLimit::Absolute(200_000.0), 2_000_000_000)
+        );
+        // A latency criterion times latency, as fio does.
+        assert!(r.job.latency);
+        // steadystate= without ss_dur is off in fio: a note, no rule.
+        let r = one(&format!("{base}ss=iops:5%\n"));
+        assert!(r.job.timing.until_flat.is_none());
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("does nothing without ss_dur=")),
+            "{:?}",
+            r.notes
+        );
+        // Clones judged together: said when fio would judge them apart.
+        let r = one(&format!("{base}numjobs=4\nss=iops:5%\nss_dur=10\n"));
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("judges each of the 4 clones alone")),
+            "{:?}",
+            r.notes
+        );
+        let r = one(&format!(
+            "{base}numjobs=4\ngroup_reporting\nss=iops:5%\nss_dur=10\n"
+        ));
+        assert!(
+            !r.notes.iter().any(|n| n.contains("clones alone")),
+            "{:?}",
+            r.notes
+        );
+    }
+
+    #[test]
+    fn bad_steadystate_options_name_fios_words() {
+        let base = "[j]\nfilename=/data/f\nsize=1g\ntime_based\nruntime=300\n";
+        let e = |opts: &str| err(&format!("{base}{opts}"));
+        assert!(
+            e("ss=iops\nss_dur=10\n").contains("t.fio:6: ss: 'iops' needs a limit"),
+            "{}",
+            e("ss=iops\nss_dur=10\n")
+        );
+        assert!(e("ss=clat:1%\nss_dur=10\n").contains("'clat' is not a criterion"));
+        assert!(e("ss=iops:1%\nss_dur=10\nss_interval=500ms\n")
+            .contains("ss_interval: must be at least 1s"));
+        let window = e("ss=iops:1%\nss_dur=2500ms\n");
+        assert!(
+            window.contains("ss_dur 2500ms must be a whole number of ss_interval (1000ms)"),
+            "{window}"
+        );
+        assert!(e("ss=iops:1%\nss_dur=1\n").contains("and more than one"));
+        let check = e("ss=iops:1%\nss_dur=10\nlog_avg_msec=300\nwrite_bw_log=x\n");
+        assert!(
+            check.contains("ss_interval 1000ms is not a whole number of log_avg_msec (300ms)"),
+            "{check}"
+        );
+        let lat = e("gtod_reduce=1\nss=lat:5%\nss_dur=10\n");
+        assert!(lat.contains("steadystate judges latency"), "{lat}");
     }
 
     #[test]

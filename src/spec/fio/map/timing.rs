@@ -6,9 +6,57 @@ use super::shape::{mean_size, Shape};
 use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
-use crate::spec::fio::parse_time_ns;
 use crate::spec::fio::plan::Clones;
+use crate::spec::fio::{parse_size, parse_time_ns};
+use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits, FIO_DEFAULT};
 use crate::spec::{EngineKind, Stop};
+
+/// fio's steady-state options: `steadystate` (criterion and limit, iops_slope:0.01% unless
+/// given), `ss_dur` (the window; 0, its default, turns the rule off), `ss_ramp` and
+/// `ss_interval` (1 s unless given, at least 1 s as fio requires).
+pub(super) fn read_flat(
+    set: &Set,
+    clones: u32,
+    notes: &mut Vec<String>,
+) -> Result<Option<FlatRule>> {
+    let window_ns = set.seconds("steadystate_duration")?.unwrap_or(0);
+    if window_ns == 0 {
+        if set.get("steadystate").is_some() {
+            notes.push("steadystate= does nothing without ss_dur= (its default of 0 turns fio's steady-state detection off)".into());
+        }
+        return Ok(None);
+    }
+    let kb_base = set.kb_base;
+    let size = move |s: &str| parse_size(s, kb_base);
+    let time_ns = |s: &str| parse_time_ns(s, 1_000);
+    let units = LimitUnits {
+        size: &size,
+        time_ns: &time_ns,
+    };
+    let text = set.text("steadystate").unwrap_or(FIO_DEFAULT);
+    let (metric, test, limit) =
+        parse_criterion(text, &units).map_err(|e| set.err("steadystate", e))?;
+    let check_ns = set
+        .seconds("steadystate_check_interval")?
+        .unwrap_or(1_000_000_000);
+    if check_ns < 1_000_000_000 {
+        return Err(set.err(
+            "steadystate_check_interval",
+            "must be at least 1s, as in fio",
+        ));
+    }
+    if clones > 1 && !set.flag("group_reporting")?.unwrap_or(false) {
+        notes.push(format!("steadystate: fio without group_reporting judges each of the {clones} clones alone and stops each on its own; iogauge judges them together and stops them together"));
+    }
+    Ok(Some(FlatRule {
+        metric,
+        test,
+        limit,
+        window_ns,
+        ramp_ns: set.seconds("steadystate_ramp_time")?.unwrap_or(0),
+        check_ns,
+    }))
+}
 
 pub(super) fn read_stop(
     j: &Job,
