@@ -143,10 +143,15 @@ fn flat_note(job: &JobSpec, m: &Measured, m0: u64, m1: u64, notes: &mut Vec<Stri
         return;
     };
     let secs = |ns: u64| ns as f64 / 1e9;
-    // The measured window only: not the cool-down after it.
-    let end = m.flat_at.unwrap_or(m1).saturating_sub(m0);
+    // Whole intervals of the measured window only: not one cut off by a signal (it would read
+    // as a fall), not the cool-down. The fio-shaped report replays the same intervals.
+    let end = m
+        .flat_at
+        .or(m.interrupted_at)
+        .unwrap_or(m1)
+        .saturating_sub(m0);
     let samples = &m.collector.samples;
-    let within = (end.div_ceil(job.timing.interval_ns) as usize).min(samples.len());
+    let within = ((end / job.timing.interval_ns) as usize).min(samples.len());
     let bases: Vec<flat::Base> = samples[..within].iter().map(flat_base).collect();
     let r = flat::replay(&bases, &rule, job.timing.interval_ns);
     let rule_text = format!(
