@@ -7,16 +7,20 @@
 #                builds xfs and btrfs images and a FUSE mount to run `iogauge fs` on
 #   strace       counts the fsync/fdatasync calls a job makes (tests/fio.rs)
 #   fio-examples fio's own example job files: seeds for the fio fuzz target (scripts/fuzz.sh)
+#   openmpi-bin, libopenmpi-dev, libclang-dev
+#                mpirun, and what building with `--features mpi` needs (rsmpi binds the MPI
+#                library through libclang): tests/mpi.rs runs iogauge under mpirun -np 4
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
 want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
-    bindfs:bindfs strace:strace; do
+    bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
+compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
 [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 if ! command -v apt-get >/dev/null; then

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod dates;
 pub mod engine;
 pub mod error;

@@ -40,12 +40,30 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if let Err(e) = alone_unless_run(&cli.command, &args) {
+        eprintln!("iogauge: error: {e}");
+        return ExitCode::from(e.exit_code());
+    }
     match dispatch(&cli.db, cli.command, args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("iogauge: error: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// Only `iogauge run` runs as the ranks of an MPI job; any other command started as several
+/// ranks would run once per rank on the same files, and is refused by name.
+fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Error> {
+    let ranks = iogauge::cluster::launched_ranks().filter(|(n, _)| *n > 1);
+    match (command, ranks) {
+        (Some(Command::Run(_)), _) | (_, None) => Ok(()),
+        (_, Some((n, var))) => Err(Error::usage(format!(
+            "iogauge {} runs alone, not as one of {n} MPI ranks ({var}={n}); under mpirun, \
+             run `iogauge run`",
+            subcommand(args).unwrap_or("(the default job)")
+        ))),
     }
 }
 

@@ -81,6 +81,9 @@ pub struct RunResult {
     /// Flushes issued by --fsync, --fdatasync or --end-fsync; absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flushes: Option<FlushResult>,
+    /// The ranks of an MPI job, when this result is their aggregate ([`crate::cluster`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterResult>,
 }
 
 /// Flushes of all threads. `count` and `latency` are the every-N-writes flushes (--fsync,
@@ -184,6 +187,12 @@ pub struct DirResult {
     /// The HDR histogram behind `latency_total`.
     #[serde(default)]
     pub latency_total_histogram: Option<String>,
+    /// The histograms behind `latency_submission` and `latency_scheduled`: kept only where
+    /// results are merged later (the ranks of an MPI job), not in saved results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_submission_histogram: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_scheduled_histogram: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -450,4 +459,43 @@ pub struct Warning {
     pub code: String,
     pub message: String,
     pub fix: String,
+}
+
+/// What the aggregate of an MPI job's ranks says about them ([`crate::cluster::aggregate`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClusterResult {
+    pub ranks: u32,
+    pub hosts: u32,
+    /// Spread of the ranks' measured-window starts on the wall clock (across hosts, as good
+    /// as their clocks agree): how together they started.
+    pub start_skew_ns: u64,
+    /// Spread of their ends.
+    pub end_skew_ns: u64,
+    /// The sum of each rank's rate over its own window: above the aggregate rate by as much
+    /// as the ranks did not overlap (IOR prints both the same way).
+    pub sum_of_rank_bytes_per_sec: f64,
+    pub rank_rows: Vec<RankRow>,
+    pub host_rows: Vec<HostRow>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankRow {
+    pub rank: u32,
+    pub host: String,
+    pub local_rank: u32,
+    pub started_unix_ns: u64,
+    pub measured_ns: u64,
+    pub stop_reason: StopReason,
+    /// Its targets, paths as the rank expanded them.
+    pub targets: Vec<String>,
+    /// Over its own window; latency summaries without their histograms.
+    pub total: DirPair,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostRow {
+    pub host: String,
+    pub ranks: Vec<u32>,
+    /// The host's ranks merged, rates over the job's window.
+    pub total: DirPair,
 }

@@ -70,7 +70,7 @@ pub fn cmd_diskspd(
         &interrupted,
         &mut cleanup,
         &mut progress,
-        false,
+        runner::Keep::default(),
     );
     progress.end();
     let mut result = result?;

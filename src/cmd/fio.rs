@@ -707,6 +707,12 @@ fn run_batch(
     })
 }
 
+/// fio reports each clone (numjobs) of a job apart: keep each thread's histograms.
+const PER_THREAD: runner::Keep = runner::Keep {
+    per_thread: true,
+    every_histogram: false,
+};
+
 /// One job, on its own thread: wait for its start delay, then lay out (create_only) or run.
 fn run_job(
     i: usize,
@@ -726,7 +732,14 @@ fn run_job(
     if run.logs.per_io && run.logs.any() {
         // A line per I/O, written as the records come, to files made once the run is set up.
         let mut logs = IoLogs::new(run);
-        let r = runner::run_full(&run.job, line, interrupted, &mut cleanup, &mut logs, true);
+        let r = runner::run_full(
+            &run.job,
+            line,
+            interrupted,
+            &mut cleanup,
+            &mut logs,
+            PER_THREAD,
+        );
         let r = match (r, logs.finish()) {
             (Ok(r), Ok(())) => Ok(Some(r)),
             (Err(e), _) => Err(e),
@@ -740,7 +753,7 @@ fn run_job(
         interrupted,
         &mut cleanup,
         &mut NoObserver,
-        true,
+        PER_THREAD,
     );
     (i, r.map(Some), cleanup)
 }

@@ -1,27 +1,35 @@
-//! `iogauge run`: one job from iogauge's own flags, run, reported and saved.
+//! `iogauge run`: one job from iogauge's own flags, run, reported and saved; under an MPI
+//! launcher, run by every rank and reported by rank 0 as one ([`iogauge::cluster`]).
 
 use super::saved::Saver;
 use super::{absolute, exit_for, interrupt_flag};
 use iogauge::cli::RunArgs;
-use iogauge::error::Error;
+use iogauge::cluster::{self, Cluster};
+use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
-use iogauge::report::{sink::Sink, Subject};
+use iogauge::report::{sink::Sink, Exporter, Subject};
 use iogauge::result::RunResult;
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::native::job_from_args;
+use iogauge::spec::JobSpec;
 use iogauge::store::record::Record;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 pub fn cmd_run(
     db: &Option<PathBuf>,
     args: &RunArgs,
     command_line: Vec<String>,
 ) -> Result<u8, Error> {
+    let cluster = cluster::detect()?;
     let mut job = job_from_args(args)?;
     // Saved jobs are run again by `iogauge check`, maybe from another folder: keep where
     // the targets really are.
     for t in &mut job.targets {
         t.path = absolute(&t.path)?;
+    }
+    if cluster.place().size > 1 {
+        return cmd_team(cluster.as_ref(), db, args, &job, command_line);
     }
     let exporter = Subject::Run.exporter::<RunResult>(args.output)?;
     let mut sink = Sink::open(&args.output_file, "--output-file")?;
@@ -48,6 +56,16 @@ pub fn cmd_run(
     if let Some(c) = cap {
         result.notes.push(c.describe());
     }
+    report_and_save(result, exporter.as_ref(), &mut sink, &mut saver)
+}
+
+/// Write the report, say the warnings, save: the exit status of the run.
+fn report_and_save(
+    result: RunResult,
+    exporter: &dyn Exporter<RunResult>,
+    sink: &mut Sink,
+    saver: &mut Saver,
+) -> Result<u8, Error> {
     sink.write(&exporter.render(&result))?;
     // A person watching the terminal sees the warnings even where the report carries them
     // only as data, or goes to a file.
@@ -60,4 +78,55 @@ pub fn cmd_run(
     let stop_message = result.stop_message.clone();
     saver.save(&Record::Run(Box::new(result)))?;
     Ok(exit_for(stop_reason, stop_message.as_deref()))
+}
+
+/// The job as one rank of an MPI job. Rank 0 alone opens the report and the store, so a
+/// report path or store it cannot use ends the job before any rank lays out a file.
+fn cmd_team(
+    cluster: &dyn Cluster,
+    db: &Option<PathBuf>,
+    args: &RunArgs,
+    job: &JobSpec,
+    command_line: Vec<String>,
+) -> Result<u8, Error> {
+    if args.memory_limit.is_some() {
+        return Err(Error::usage(
+            "--memory-limit is for one process; under mpirun, limit each rank's page cache with \
+             the launcher's own means (Slurm's --mem)",
+        ));
+    }
+    let root = cluster.place().is_root();
+    let outputs = root.then(|| {
+        Ok::<_, Error>((
+            Subject::Run.exporter::<RunResult>(args.output)?,
+            Sink::open(&args.output_file, "--output-file")?,
+            Saver::new(db, &args.save, args.quiet)?,
+        ))
+    });
+    let outputs = outputs.transpose().unwrap_or_else(|e| abort(cluster, e));
+    let interrupted = interrupt_flag().unwrap_or_else(|e| abort(cluster, e));
+    let mut progress = Progress::new(args.quiet || !root);
+    let result = cluster::team::run(cluster, job, command_line, &interrupted, &mut progress);
+    progress.end();
+    let result = match result {
+        Ok(r) => r,
+        // The same error on every rank: rank 0 says it.
+        Err(e) if !root => return Ok(e.exit_code()),
+        Err(e) => return Err(e),
+    };
+    match (result, outputs) {
+        (Some(result), Some((exporter, mut sink, mut saver))) => {
+            report_and_save(result, exporter.as_ref(), &mut sink, &mut saver)
+        }
+        // The other ranks: rank 0 reports for all of them.
+        _ if interrupted.load(Ordering::Relaxed) => Ok(exit::INTERRUPTED),
+        _ => Ok(exit::OK),
+    }
+}
+
+/// An error on one rank before the ranks meet: said, and the whole job ended.
+fn abort(cluster: &dyn Cluster, e: Error) -> ! {
+    let p = cluster.place();
+    eprintln!("iogauge: error: rank {} on {}: {e}", p.rank, p.host);
+    cluster.abort(i32::from(e.exit_code()))
 }

@@ -101,6 +101,9 @@ impl Headline {
             io_table(&mut o, r, title, pick, self);
         }
         errors_and_flushes(&mut o, r);
+        if let Some(c) = &r.cluster {
+            ranks_table(&mut o, c, self);
+        }
         let w = &r.waits;
         let _ = writeln!(
             o,
@@ -442,6 +445,56 @@ fn results_heading(o: &mut String, r: &RunResult) {
         r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
         r.system.cpus
     );
+}
+
+/// An MPI job's ranks and hosts, each over its own window beside the aggregate over the
+/// job's, to spot a slow client.
+fn ranks_table(o: &mut String, c: &crate::result::ClusterResult, h: Headline) {
+    let _ = writeln!(
+        o,
+        "\nMPI ranks: {} on {} host(s); starts within {}, ends within {}; the totals above \
+         count every rank over the window from the first start to the last end \
+         (the ranks' own rates add up to {:.2} MiB/s)",
+        c.ranks,
+        c.hosts,
+        ms(c.start_skew_ns),
+        ms(c.end_skew_ns),
+        c.sum_of_rank_bytes_per_sec / MIB
+    );
+    let row = |o: &mut String, who: &str, d: &DirResult| {
+        let lat = h.of(d).as_ref().map_or("-".to_string(), |l| {
+            let p99 = l
+                .at(99.0)
+                .map_or("-".into(), |v| format!("{:.3}", v as f64 / 1e6));
+            format!("{:>10.3} {:>10}", l.mean_ns / 1e6, p99)
+        });
+        let _ = writeln!(
+            o,
+            "  {who:<28} {:>12} {:>12.2} {:>12.2} {lat}",
+            d.ios,
+            d.iops,
+            d.bytes_per_sec / MIB
+        );
+    };
+    let _ = writeln!(
+        o,
+        "  {:<28} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "rank (host)", "I/Os", "IOPS", "MiB/s", "mean ms", "p99 ms"
+    );
+    for r in &c.rank_rows {
+        row(o, &format!("{} ({})", r.rank, r.host), &r.total.all);
+    }
+    if c.hosts > 1 {
+        for hr in &c.host_rows {
+            row(o, &format!("host {}", hr.host), &hr.total.all);
+        }
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+fn ms(ns: u64) -> String {
+    format!("{:.3} ms", ns as f64 / 1e6)
 }
 
 /// The I/O errors by name, and the flushes with their latency.

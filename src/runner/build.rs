@@ -19,7 +19,7 @@ pub fn build(
     measured: Measured,
     finished: Finished,
     command_line: Vec<String>,
-    thread_histograms: bool,
+    keep: super::Keep,
 ) -> RunResult {
     build_result(BuildInput {
         job,
@@ -36,7 +36,7 @@ pub fn build(
         targets: &prepared.targets,
         collector: measured.collector,
         outcomes: finished.outcomes,
-        thread_histograms,
+        keep,
     })
 }
 
@@ -55,13 +55,20 @@ struct BuildInput<'a> {
     targets: &'a [OpenTarget],
     collector: super::collect::Collector,
     outcomes: Vec<WorkerOutcome>,
-    thread_histograms: bool,
+    keep: super::Keep,
 }
 
 /// `histograms`: serialize the latency histograms too. Done for targets and the run, not for
 /// each thread: those merge exactly into their target's, and sixteen threads' worth would
-/// make a saved result ten times larger for nothing a report uses.
-fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool, histograms: bool) -> DirResult {
+/// make a saved result ten times larger for nothing a report uses. `every`: the submission
+/// and scheduled histograms too (results merged later).
+fn dir_result(
+    t: &DirTotals,
+    measured_ns: u64,
+    async_engine: bool,
+    histograms: bool,
+    every: bool,
+) -> DirResult {
     let secs = measured_ns as f64 / 1e9;
     let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
     let lat = t.lat.as_deref();
@@ -82,6 +89,12 @@ fn dir_result(t: &DirTotals, measured_ns: u64, async_engine: bool, histograms: b
         latency_total_histogram: lat
             .filter(|l| histograms && l.total.count() > 0)
             .map(|l| l.total.to_base64()),
+        latency_submission_histogram: lat
+            .filter(|l| histograms && every && async_engine && l.submission.count() > 0)
+            .map(|l| l.submission.to_base64()),
+        latency_scheduled_histogram: lat
+            .filter(|l| histograms && every && l.scheduled.count() > 0)
+            .map(|l| l.scheduled.to_base64()),
     }
 }
 
@@ -101,6 +114,7 @@ fn pair(
     measured_ns: u64,
     async_engine: bool,
     histograms: bool,
+    every: bool,
 ) -> DirPair {
     let mut dirs: [DirTotals; 2] = Default::default();
     for p in parts {
@@ -111,9 +125,9 @@ fn pair(
     let mut all = dirs[0].clone();
     add_totals(&mut all, &dirs[1]);
     DirPair {
-        read: dir_result(&dirs[0], measured_ns, async_engine, histograms),
-        write: dir_result(&dirs[1], measured_ns, async_engine, histograms),
-        all: dir_result(&all, measured_ns, async_engine, histograms),
+        read: dir_result(&dirs[0], measured_ns, async_engine, histograms, every),
+        write: dir_result(&dirs[1], measured_ns, async_engine, histograms, every),
+        all: dir_result(&all, measured_ns, async_engine, histograms, every),
     }
 }
 
@@ -155,7 +169,13 @@ fn build_result(b: BuildInput) -> RunResult {
         .map(|(ti, set)| target_result(&b, ti, set, async_engine))
         .collect();
     let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
-    let total = pair(&parts, b.measured_ns, async_engine, true);
+    let total = pair(
+        &parts,
+        b.measured_ns,
+        async_engine,
+        true,
+        b.keep.every_histogram,
+    );
     let series = time_series(&b);
     RunResult {
         schema: SCHEMA_NAME.into(),
@@ -190,6 +210,7 @@ fn build_result(b: BuildInput) -> RunResult {
         time_series: series,
         iogauge_usage: SelfUsage::now(),
         flushes: flush_result(&b),
+        cluster: None,
     }
 }
 
@@ -241,7 +262,13 @@ fn target_result(
         created: set.iter().all(|f| f.created),
         facts: t.facts.clone(),
         threads,
-        total: pair(&parts, b.measured_ns, async_engine, true),
+        total: pair(
+            &parts,
+            b.measured_ns,
+            async_engine,
+            true,
+            b.keep.every_histogram,
+        ),
         files,
     }
 }
@@ -260,7 +287,8 @@ fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) ->
             &[&o.totals],
             b.measured_ns,
             async_engine,
-            b.thread_histograms,
+            b.keep.per_thread,
+            false,
         ),
         errors: error_counts(&o.errors),
         waits: o.waits,

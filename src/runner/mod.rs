@@ -161,12 +161,29 @@ pub fn run_observed(
     cleanup: &mut Cleanup,
     observer: &mut dyn Observer,
 ) -> Result<RunResult> {
-    run_full(job, command_line, interrupted, cleanup, observer, false)
+    run_full(
+        job,
+        command_line,
+        interrupted,
+        cleanup,
+        observer,
+        Keep::default(),
+    )
 }
 
-/// [`run_observed`]; `thread_histograms` keeps each thread's latency histograms in the
-/// result too (for reports per thread, such as fio's per-clone jobs). Callers that save the
-/// result should drop them first: they merge exactly into the target's.
+/// Which latency histograms a result carries beyond the run's and each target's completion
+/// and total histograms.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Keep {
+    /// Each thread's, for reports per thread (fio's per-clone jobs). Callers that save the
+    /// result should drop them first: they merge exactly into the target's.
+    pub per_thread: bool,
+    /// The submission and scheduled histograms too, for results merged later (the ranks of
+    /// an MPI job), so that every figure of the merge is exact.
+    pub every_histogram: bool,
+}
+
+/// [`run_observed`], keeping the histograms `keep` names.
 ///
 /// The stages, in order; each is a function of its own so that a caller can put a step
 /// between two (a barrier before the I/O starts, a verify pass after it ends).
@@ -176,7 +193,7 @@ pub fn run_full(
     interrupted: &AtomicBool,
     cleanup: &mut Cleanup,
     observer: &mut dyn Observer,
-    thread_histograms: bool,
+    keep: Keep,
 ) -> Result<RunResult> {
     descriptors::check(job)?;
     let mut plan = plan::plan(job, &plan::Host::probe(job), observer.wants_ios())?;
@@ -193,15 +210,7 @@ pub fn run_full(
         return Err(crate::error::Error::runtime(e.clone()));
     }
     let finished = finish::finish(job, &ctl, &measured, outcomes, &mut plan.notes);
-    let mut result = build::build(
-        job,
-        plan,
-        &prepared,
-        measured,
-        finished,
-        command_line,
-        thread_histograms,
-    );
+    let mut result = build::build(job, plan, &prepared, measured, finished, command_line, keep);
     result.warnings = crate::warnings::check(&result);
     Ok(result)
 }

@@ -1,0 +1,321 @@
+//! iogauge under a real MPI launcher: `mpirun --oversubscribe -np 4` on this machine.
+//! Needs OpenMPI (`bash scripts/install-test-tools.sh` installs it) and a build with the `mpi`
+//! feature (`cargo test --features mpi --test mpi`, as .ci/run does); without them the tests
+//! that need them say SKIPPED. Own harness: a skip is never counted as a pass.
+
+mod common;
+
+use common::{harness, Outcome};
+use iogauge::stats::LatencyHistogram;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const RANKS: &str = "4";
+
+/// `mpirun` with what running it as root on one small machine needs.
+fn mpirun(np: &str, args: &[&str]) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", np])
+        .arg(env!("CARGO_BIN_EXE_iogauge"))
+        .args(args)
+        .env("IOGAUGE_DB", common::test_db())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdin(Stdio::null());
+    c
+}
+
+fn have_mpirun() -> Result<(), String> {
+    match Command::new("mpirun").arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(()),
+        _ => Err("no mpirun here (bash scripts/install-test-tools.sh installs OpenMPI)".into()),
+    }
+}
+
+fn with_mpi() -> Result<(), String> {
+    have_mpirun()?;
+    if cfg!(feature = "mpi") {
+        Ok(())
+    } else {
+        Err("built without the mpi feature (cargo test --features mpi --test mpi)".into())
+    }
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn ok_json(o: &Output) -> Result<Value, String> {
+    if !o.status.success() {
+        return Err(format!(
+            "mpirun failed: {}\n{}",
+            o.status,
+            common::stderr(o)
+        ));
+    }
+    serde_json::from_slice(&o.stdout).map_err(|e| format!("not one JSON report: {e}"))
+}
+
+fn hist_count(d: &Value) -> u64 {
+    let text = d["latency_histogram"].as_str().expect("a histogram");
+    LatencyHistogram::from_base64(text).unwrap().count()
+}
+
+/// Four ranks, one file each: the job's I/Os, bytes and latency histogram are exactly the
+/// sum of the ranks'; each rank's file had its rank in its name and none is left.
+fn aggregate_is_the_sum_of_the_ranks() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/f.{{rank}}-of-{{nranks}}", common::p(dir.path()));
+    let o = mpirun(
+        RANKS,
+        &[
+            "run", &target, "-c", "8M", "-d", "1", "-L", "-w", "30", "--output", "json",
+        ],
+    )
+    .output()
+    .unwrap();
+    let r = ok_json(&o)?;
+    let c = &r["cluster"];
+    let rows = c["rank_rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{c}");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(common::u(&row["rank"]), i as u64);
+        let want = format!("{}/f.{i}-of-4", common::p(dir.path()));
+        assert_eq!(row["targets"][0].as_str(), Some(want.as_str()), "{row}");
+    }
+    for d in ["read", "write", "all"] {
+        let sum = |k: &str| {
+            rows.iter()
+                .map(|x| common::u(&x["total"][d][k]))
+                .sum::<u64>()
+        };
+        assert_eq!(common::u(&r["total"][d]["ios"]), sum("ios"), "{d} I/Os");
+        assert_eq!(
+            common::u(&r["total"][d]["bytes"]),
+            sum("bytes"),
+            "{d} bytes"
+        );
+    }
+    // Each rank's histogram sits with its target in the report; the job's is their merge.
+    let targets = r["targets"].as_array().unwrap();
+    let per_rank: u64 = targets.iter().map(|t| hist_count(&t["total"]["all"])).sum();
+    let all = &r["total"]["all"];
+    assert_eq!(hist_count(all), per_rank);
+    assert_eq!(hist_count(all), common::u(&all["ios"]));
+    let series: u64 = r["time_series"]["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| common::u(&s["read"]["ios"]) + common::u(&s["write"]["ios"]))
+        .sum();
+    assert_eq!(
+        series,
+        common::u(&all["ios"]),
+        "the time series counts every I/O once"
+    );
+    let left = files_in(dir.path());
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let schema: Value =
+        serde_json::from_str(include_str!("../schema/run-result.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    let errors: Vec<String> = validator.iter_errors(&r).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "the aggregate breaks its schema: {errors:?}"
+    );
+    Ok(format!(
+        "{} I/Os from 4 ranks, starts within {} µs",
+        common::u(&all["ios"]),
+        common::u(&c["start_skew_ns"]) / 1000
+    ))
+}
+
+/// A rank that cannot lay out its file ends the whole job at once, non-zero, saying which
+/// rank on which host; the other ranks' files are gone.
+fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    for i in [0, 2, 3] {
+        std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
+    }
+    let target = format!("{}/d{{rank}}/f", common::p(dir.path()));
+    let t = Instant::now();
+    let o = mpirun(RANKS, &["run", &target, "-c", "64M", "-d", "30", "-q"])
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    let err = common::stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert!(err.contains("rank 1 of 4 on "), "{err}");
+    assert!(err.contains("d1' does not exist"), "{err}");
+    for i in [0, 2, 3] {
+        let left = files_in(&dir.path().join(format!("d{i}")));
+        assert!(left.is_empty(), "rank {i} left {left:?}");
+    }
+    Ok(format!("ended in {:.1} s", took.as_secs_f64()))
+}
+
+/// Ctrl-C on mpirun: every rank stops and removes its file; rank 0 reports what was done.
+fn sigint_to_mpirun_cleans_every_rank() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/g.{{rank}}", common::p(dir.path()));
+    let report = dir.path().join("report.json");
+    let mut child = mpirun(
+        RANKS,
+        &[
+            "run", &target, "-c", "32M", "-d", "60", "-q", "--output", "json",
+        ],
+    )
+    .arg("--output-file")
+    .arg(&report)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let t = Instant::now();
+    while files_in(dir.path())
+        .iter()
+        .filter(|f| f.starts_with("g."))
+        .count()
+        < 4
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the ranks never made their files"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(20),
+            "mpirun did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let left: Vec<String> = files_in(dir.path())
+        .into_iter()
+        .filter(|f| f.starts_with("g."))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["stop_reason"], "interrupted", "{}", r["stop_reason"]);
+    assert_eq!(r["cluster"]["ranks"], 4);
+    Ok(format!(
+        "ended {:.1} s after SIGINT",
+        stopped.elapsed().as_secs_f64()
+    ))
+}
+
+/// The same file for every rank would have them overwrite and remove each other's: refused
+/// before any is made, by rank 0 alone, naming the path.
+fn one_file_for_every_rank_is_refused() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/same", common::p(dir.path()));
+    let o = mpirun("2", &["run", &target, "-c", "8M", "-d", "1"])
+        .output()
+        .unwrap();
+    let err = common::stderr(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("ranks 0 and 1 were both given"), "{err}");
+    let lines = err.lines().filter(|l| l.starts_with("iogauge:")).count();
+    assert_eq!(lines, 1, "one line from rank 0 only: {err}");
+    assert!(files_in(dir.path()).is_empty());
+    Ok(String::new())
+}
+
+/// A build without MPI started as several ranks would run the job once per rank on the
+/// same files: refused with how to build it.
+fn without_the_feature_several_ranks_are_refused() -> Result<String, String> {
+    have_mpirun()?;
+    if cfg!(feature = "mpi") {
+        return Err("built with the mpi feature: this test is for the default build".into());
+    }
+    let dir = common::work_dir();
+    let target = format!("{}/f.{{rank}}", common::p(dir.path()));
+    let o = mpirun("2", &["run", &target, "-c", "8M", "-d", "1"])
+        .output()
+        .unwrap();
+    let err = common::stderr(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("built without MPI"), "{err}");
+    assert!(err.contains("--features mpi"), "{err}");
+    Ok(String::new())
+}
+
+/// Only `iogauge run` runs as ranks: another command started as several is refused by
+/// name, before it touches a file, in either build.
+fn other_commands_are_refused_as_ranks() -> Result<String, String> {
+    have_mpirun()?;
+    let dir = common::work_dir();
+    let o = mpirun("2", &["fs", common::p(dir.path())])
+        .output()
+        .unwrap();
+    let err = common::stderr(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("iogauge fs runs alone, not as one of 2 MPI ranks"),
+        "{err}"
+    );
+    assert!(files_in(dir.path()).is_empty());
+    Ok(String::new())
+}
+
+fn main() {
+    type Test = fn() -> Result<String, String>;
+    let tests: Vec<(&str, Test)> = vec![
+        (
+            "aggregate_is_the_sum_of_the_ranks",
+            aggregate_is_the_sum_of_the_ranks,
+        ),
+        (
+            "a_failing_rank_ends_the_job_fast",
+            a_failing_rank_ends_the_job_fast,
+        ),
+        (
+            "sigint_to_mpirun_cleans_every_rank",
+            sigint_to_mpirun_cleans_every_rank,
+        ),
+        (
+            "one_file_for_every_rank_is_refused",
+            one_file_for_every_rank_is_refused,
+        ),
+        (
+            "without_the_feature_several_ranks_are_refused",
+            without_the_feature_several_ranks_are_refused,
+        ),
+        (
+            "other_commands_are_refused_as_ranks",
+            other_commands_are_refused_as_ranks,
+        ),
+    ];
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| {
+            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
+                Ok(what) => Outcome::Pass(what),
+                Err(why) => Outcome::Skip(why),
+            });
+            (name.to_string(), run)
+        })
+        .collect();
+    harness("mpi", tests);
+}
