@@ -22,10 +22,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 job=(run --engine null -b 4k -c 64M -d "$SECS" --no-save -q --output json)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p bench/results
+out="bench/results/$(date +%F)-$(hostname)-mpi.txt"
+echo "$(nproc) CPUs, $NP ranks, ${SECS}s each, null engine, 4k" >"$out"
 for i in $(seq "$ROUNDS"); do
-    mpirun --oversubscribe -np "$NP" "$IOG" "${job[@]}" "$WORK_DIR/mpi.{rank}" >"$tmp/ranks.json"
+    # stderr: the short run's and the busy CPUs' warnings, expected here.
+    mpirun --oversubscribe -np "$NP" "$IOG" "${job[@]}" "$WORK_DIR/mpi.{rank}" >"$tmp/ranks.json" 2>/dev/null
     for r in $(seq 0 $((NP - 1))); do
-        "$IOG" "${job[@]}" "$WORK_DIR/solo.$r" >"$tmp/solo.$r.json" &
+        "$IOG" "${job[@]}" "$WORK_DIR/solo.$r" >"$tmp/solo.$r.json" 2>/dev/null &
     done
     wait
     python3 - "$tmp" "$NP" "$i" <<'PY'
@@ -38,4 +42,5 @@ skew = ranks["cluster"]["start_skew_ns"] / 1e6
 print(f"round {i}: {np} ranks {mpi:,.0f} IOPS (sum of rank rates), {np} lone processes "
       f"{solo:,.0f} IOPS: ratio {mpi / solo:.3f}; ranks started within {skew:.3f} ms")
 PY
-done
+done | tee -a "$out"
+echo "saved in $out" >&2

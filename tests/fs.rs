@@ -662,15 +662,5 @@ fn main() {
             a_million_files_in_under_200_mb,
         ),
     ];
-    let tests = tests
-        .into_iter()
-        .map(|(name, t)| {
-            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
-                Ok(what) => Outcome::Pass(what),
-                Err(why) => Outcome::Skip(why),
-            });
-            (name.to_string(), run)
-        })
-        .collect();
-    harness("fs", tests);
+    common::harness_skip_or("fs", tests);
 }

@@ -5,7 +5,6 @@
 
 mod common;
 
-use common::{harness, Outcome};
 use iogauge::stats::LatencyHistogram;
 use serde_json::Value;
 use std::path::Path;
@@ -280,8 +279,7 @@ fn other_commands_are_refused_as_ranks() -> Result<String, String> {
 }
 
 fn main() {
-    type Test = fn() -> Result<String, String>;
-    let tests: Vec<(&str, Test)> = vec![
+    let tests: Vec<(&str, common::SkipOr)> = vec![
         (
             "aggregate_is_the_sum_of_the_ranks",
             aggregate_is_the_sum_of_the_ranks,
@@ -307,15 +305,5 @@ fn main() {
             other_commands_are_refused_as_ranks,
         ),
     ];
-    let tests = tests
-        .into_iter()
-        .map(|(name, t)| {
-            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
-                Ok(what) => Outcome::Pass(what),
-                Err(why) => Outcome::Skip(why),
-            });
-            (name.to_string(), run)
-        })
-        .collect();
-    harness("mpi", tests);
+    common::harness_skip_or("mpi", tests);
 }

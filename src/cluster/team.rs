@@ -49,7 +49,11 @@ pub fn run(
     drop(cleanup);
     let r = match r {
         Ok(r) if r.stop_reason != StopReason::IoError => r,
-        Ok(r) => fail(cluster, r.stop_message.as_deref().unwrap_or("I/O error"), 1),
+        Ok(r) => fail(
+            cluster,
+            r.stop_message.as_deref().unwrap_or("I/O error"),
+            exit::FAILURE,
+        ),
         Err(e) if interrupted.load(Ordering::Relaxed) => return Err(e),
         Err(e) => fail(cluster, &e.to_string(), e.exit_code()),
     };
@@ -69,14 +73,14 @@ pub fn run(
     Ok(Some(total))
 }
 
-/// Say what failed where, and end every rank of the job.
-fn fail(cluster: &dyn Cluster, msg: &str, code: u8) -> ! {
+/// Say what failed where, and end every rank of the job with `code`.
+pub fn fail(cluster: &dyn Cluster, msg: &str, code: u8) -> ! {
     let p = cluster.place();
     eprintln!(
         "iogauge: error: rank {} of {} on {}: {msg}",
         p.rank, p.size, p.host
     );
-    cluster.abort(if code == exit::OK { 1 } else { code } as i32)
+    cluster.abort(i32::from(code))
 }
 
 /// The job as this rank runs it: target paths with `{rank}`, `{host}`, `{nranks}` and

@@ -126,7 +126,5 @@ fn cmd_team(
 
 /// An error on one rank before the ranks meet: said, and the whole job ended.
 fn abort(cluster: &dyn Cluster, e: Error) -> ! {
-    let p = cluster.place();
-    eprintln!("iogauge: error: rank {} on {}: {e}", p.rank, p.host);
-    cluster.abort(i32::from(e.exit_code()))
+    cluster::team::fail(cluster, &e.to_string(), e.exit_code())
 }

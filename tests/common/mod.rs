@@ -154,6 +154,25 @@ pub fn harness(title: &str, tests: Vec<(String, Box<dyn Fn() -> Outcome>)>) {
     }
 }
 
+/// A test that says what it saw (`Ok`) or why it could not run here (`Err`, a skip); a
+/// wrong result panics (a failure).
+pub type SkipOr = fn() -> Result<String, String>;
+
+/// [`harness`] over tests of that shape.
+pub fn harness_skip_or<'a>(title: &str, tests: impl IntoIterator<Item = (&'a str, SkipOr)>) {
+    let tests = tests
+        .into_iter()
+        .map(|(name, t)| {
+            let run: Box<dyn Fn() -> Outcome> = Box::new(move || match t() {
+                Ok(what) => Outcome::Pass(what),
+                Err(why) => Outcome::Skip(why),
+            });
+            (name.to_string(), run)
+        })
+        .collect();
+    harness(title, tests);
+}
+
 /// The ID in "iogauge: saved as run N ..." on stderr.
 pub fn saved_id(o: &Output) -> i64 {
     assert!(o.status.success(), "{}", stderr(o));
