@@ -844,6 +844,18 @@ pub struct RunArgs {
     #[arg(long = "total", value_name = "SIZE", value_parser = read::size())]
     pub total: Option<Checked<u64>>,
 
+    /// With --total: every thread stops issuing SECONDS into the measured window, on every
+    /// MPI rank at once (IOR's stonewalling, -D); the report says whether the deadline came
+    /// before the bytes were done and what each rank had done by then
+    #[arg(long = "stonewall", value_name = "SECONDS", value_parser = read::seconds())]
+    pub stonewall: Option<Checked<u64>>,
+
+    /// With --stonewall: after the deadline, every thread goes on until it has done as many
+    /// bytes as the busiest thread of any rank had (IOR's stoneWallingWearOut), so the work is
+    /// equal and the rate is the slowest client's
+    #[arg(long = "wear-out", requires = "stonewall")]
+    pub wear_out: bool,
+
     /// Create the target with this size if it is missing, filled with incompressible data
     #[arg(short = 'c', long = "create", value_name = "SIZE", value_parser = read::size())]
     pub create: Option<Checked<u64>>,

@@ -84,6 +84,40 @@ pub struct RunResult {
     /// The ranks of an MPI job, when this result is their aggregate ([`crate::cluster`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterResult>,
+    /// How a stonewall deadline went (`--stonewall`, IOR's -D).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<StonewallResult>,
+}
+
+/// IOR's stonewalling, as it went: whether the deadline cut the work, and what had been done
+/// by then. On an MPI job's aggregate, summed over the ranks (the spread is in `cluster`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StonewallResult {
+    /// From the start of the measured window.
+    pub deadline_ns: u64,
+    pub wear_out: bool,
+    /// Whether the deadline came before every thread had done its bytes.
+    pub reached: bool,
+    /// Bytes done by the deadline (with wear-out: when the last thread had stopped at it).
+    pub bytes_at_deadline: u64,
+    /// From the start of the measured window to when the last thread had stopped at the
+    /// deadline or ended before it; over an MPI job, from the first rank's start.
+    pub stopped_ns: u64,
+    /// Wear-out: the bytes each thread then went on to, the most any one thread (of any rank)
+    /// had done by the deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_thread: Option<u64>,
+}
+
+impl StonewallResult {
+    /// The rate over the stonewalled window: the bytes done by the deadline over the time
+    /// until every thread had stopped.
+    pub fn bytes_per_sec(&self) -> f64 {
+        if self.stopped_ns == 0 {
+            return 0.0;
+        }
+        self.bytes_at_deadline as f64 * 1e9 / self.stopped_ns as f64
+    }
 }
 
 /// Flushes of all threads. `count` and `latency` are the every-N-writes flushes (--fsync,
@@ -490,6 +524,9 @@ pub struct RankRow {
     pub targets: Vec<String>,
     /// Over its own window; latency summaries without their histograms.
     pub total: DirPair,
+    /// Its own stonewall: what it had done by the deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<StonewallResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

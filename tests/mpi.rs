@@ -137,6 +137,67 @@ fn aggregate_is_the_sum_of_the_ranks() -> Result<String, String> {
     ))
 }
 
+/// IOR's stonewalling with wear-out: every thread of every rank stops at the deadline, they
+/// agree on the most bytes one thread had done, and every thread goes on to that: each rank
+/// ends with the same bytes, and the report says the deadline was reached and what each rank
+/// had done by it.
+fn stonewall_with_wear_out_gives_equal_work() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/s.{{rank}}", common::p(dir.path()));
+    // The null engine on 4 ranks sharing 2 cores: far from done at the deadline, and the
+    // ranks' threads get different shares of the CPUs.
+    let args = [
+        "run",
+        &target,
+        "-c",
+        "1M",
+        "--engine",
+        "null",
+        "-t",
+        "2",
+        "--total",
+        "40T",
+        "--stonewall",
+        "1",
+        "--wear-out",
+        "--output",
+        "json",
+    ];
+    let o = mpirun(RANKS, &args).output().unwrap();
+    let r = ok_json(&o)?;
+    let w = &r["stonewall"];
+    assert_eq!(w["reached"], Value::Bool(true), "{w}");
+    let per_thread = common::u(&w["bytes_per_thread"]);
+    let rows = r["cluster"]["rank_rows"].as_array().unwrap();
+    let mut by_deadline = Vec::new();
+    for row in rows {
+        let done = common::u(&row["total"]["all"]["bytes"]);
+        assert_eq!(done, 2 * per_thread, "every rank did the same work: {row}");
+        let at = common::u(&row["stonewall"]["bytes_at_deadline"]);
+        assert!(at <= done, "{row}");
+        by_deadline.push(at);
+    }
+    assert_eq!(common::u(&r["total"]["all"]["bytes"]), 8 * per_thread);
+    assert_eq!(
+        common::u(&w["bytes_at_deadline"]),
+        by_deadline.iter().sum::<u64>()
+    );
+    // Unless every thread had done exactly as much, some went on after the deadline.
+    assert!(
+        by_deadline.iter().any(|&b| b < 2 * per_thread),
+        "no rank had less to do after the deadline: {by_deadline:?}"
+    );
+    assert!(files_in(dir.path()).is_empty());
+    let (min, max) = (by_deadline.iter().min(), by_deadline.iter().max());
+    Ok(format!(
+        "by the deadline ranks had {:.1}-{:.1} GiB; each then did {:.1} GiB",
+        *min.unwrap() as f64 / 1073741824.0,
+        *max.unwrap() as f64 / 1073741824.0,
+        2.0 * per_thread as f64 / 1073741824.0
+    ))
+}
+
 /// A rank that cannot lay out its file ends the whole job at once, non-zero, saying which
 /// rank on which host; the other ranks' files are gone.
 fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
@@ -283,6 +344,10 @@ fn main() {
         (
             "aggregate_is_the_sum_of_the_ranks",
             aggregate_is_the_sum_of_the_ranks,
+        ),
+        (
+            "stonewall_with_wear_out_gives_equal_work",
+            stonewall_with_wear_out_gives_equal_work,
         ),
         (
             "a_failing_rank_ends_the_job_fast",

@@ -686,3 +686,40 @@ fn open_files_names_a_file_that_cannot_be_opened_again() {
         "{e}"
     );
 }
+
+/// `--stonewall` alone: a run by bytes that cannot finish is cut at the deadline, and says
+/// so; with `--wear-out` every thread ends with as many bytes as the busiest had by then.
+/// Refused where it means nothing: a timed run, a deadline after the time limit.
+#[test]
+fn stonewall_cuts_a_run_by_bytes_and_wear_out_evens_the_threads() {
+    let d = work_dir();
+    let f = d.path().join("s");
+    let line = "-c 1M --engine null -t 2 --total 40T --stonewall 1 --no-save";
+    let r = json_l(line, &[p(&f)]);
+    let w = &r["stonewall"];
+    assert_eq!(w["reached"], Value::Bool(true), "{w}");
+    assert_eq!(u(&w["bytes_at_deadline"]), u(&r["total"]["all"]["bytes"]));
+    let secs = u(&r["measured_ns"]) as f64 / 1e9;
+    assert!((0.99..1.05).contains(&secs), "cut at the deadline: {secs}s");
+    assert_eq!(r["stop_reason"], "completed");
+
+    let r = json_l(&format!("{line} --wear-out"), &[p(&f)]);
+    let per = u(&r["stonewall"]["bytes_per_thread"]);
+    for t in r["targets"][0]["threads"].as_array().unwrap() {
+        assert_eq!(u(&t["total"]["all"]["bytes"]), per, "{t}");
+    }
+    assert!(u(&r["stonewall"]["bytes_at_deadline"]) <= 2 * per);
+
+    let e = stderr(&run_l("-c 1M -d 2 --stonewall 1", &[p(&f)]));
+    assert!(
+        e.contains("--stonewall needs a run by bytes (--total)"),
+        "{e}"
+    );
+    let e = stderr(&run_l("-c 1M --total 1G -d 1 --stonewall 2", &[p(&f)]));
+    assert!(
+        e.contains("--stonewall is not before the end of --duration"),
+        "{e}"
+    );
+    let e = stderr(&run_l("-c 1M --total 1G --wear-out", &[p(&f)]));
+    assert!(e.contains("--stonewall"), "{e}");
+}

@@ -6,7 +6,7 @@
 
 use super::Place;
 use crate::result::{ClusterResult, DirPair, DirResult, ErrorCount, HostRow, RankRow};
-use crate::result::{RunResult, Sample, StopReason, TimeSeries};
+use crate::result::{RunResult, Sample, StonewallResult, StopReason, TimeSeries};
 use crate::stats::LatencyHistogram;
 
 /// One result for the job from each rank's, in rank order (rank 0 first). Fails only on a
@@ -40,6 +40,7 @@ pub fn aggregate(parts: Vec<(Place, RunResult)>) -> Result<RunResult, String> {
     });
     out.notes = notes(&parts);
     add_usage(&mut out, &parts);
+    out.stonewall = stonewall(&parts, start);
     out.cluster = Some(cluster(&parts, window_ns)?);
     out.warnings = crate::warnings::check(&out);
     Ok(out)
@@ -232,6 +233,29 @@ fn add_usage(out: &mut RunResult, parts: &[(Place, RunResult)]) {
     }
 }
 
+/// The job's stonewall: bytes by the deadline summed, reached where any rank reached it,
+/// stopped when the last rank had stopped, counted from the first rank's start (so that its
+/// rate is over the job's stonewalled window, as IOR's).
+fn stonewall(parts: &[(Place, RunResult)], start: u64) -> Option<StonewallResult> {
+    let walls: Vec<(&RunResult, &StonewallResult)> = parts
+        .iter()
+        .filter_map(|(_, r)| Some((r, r.stonewall.as_ref()?)))
+        .collect();
+    let first = walls.first()?.1;
+    Some(StonewallResult {
+        deadline_ns: first.deadline_ns,
+        wear_out: first.wear_out,
+        reached: walls.iter().any(|(_, w)| w.reached),
+        bytes_at_deadline: walls.iter().map(|(_, w)| w.bytes_at_deadline).sum(),
+        stopped_ns: walls
+            .iter()
+            .map(|(r, w)| r.started_unix_ns + w.stopped_ns - start)
+            .max()
+            .unwrap_or(0),
+        bytes_per_thread: walls.iter().filter_map(|(_, w)| w.bytes_per_thread).max(),
+    })
+}
+
 fn cluster(parts: &[(Place, RunResult)], window_ns: u64) -> Result<ClusterResult, String> {
     let starts = parts.iter().map(|(_, r)| r.started_unix_ns);
     let ends = parts.iter().map(|(_, r)| r.started_unix_ns + r.measured_ns);
@@ -254,6 +278,7 @@ fn cluster(parts: &[(Place, RunResult)], window_ns: u64) -> Result<ClusterResult
                 stop_reason: r.stop_reason,
                 targets: r.targets.iter().map(|t| t.path.clone()).collect(),
                 total: merge_pairs(&[&r.total], r.measured_ns, false)?,
+                stonewall: r.stonewall.clone(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

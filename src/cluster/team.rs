@@ -175,6 +175,14 @@ impl Observer for Fenced<'_> {
     fn ios(&mut self, worker: usize, records: &[runner::worker::IoRecord]) {
         self.inner.ios(worker, records)
     }
+    /// Every rank's threads have stopped at the deadline (the fence), and all go on to the
+    /// most any one thread of any rank had done.
+    fn stonewall(&mut self, most: u64) -> Option<u64> {
+        let mine = self.inner.stonewall(most)?;
+        self.cluster
+            .fence(self.interrupted)
+            .then(|| self.cluster.max_u64(mine))
+    }
 }
 
 #[cfg(test)]

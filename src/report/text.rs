@@ -101,6 +101,7 @@ impl Headline {
             io_table(&mut o, r, title, pick, self);
         }
         errors_and_flushes(&mut o, r);
+        stonewall_lines(&mut o, r);
         if let Some(c) = &r.cluster {
             ranks_table(&mut o, c, self);
         }
@@ -153,6 +154,10 @@ fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
             }
             if let Some(ns) = max_ns {
                 let _ = writeln!(o, "\tor duration, if sooner: {}", secs(ns));
+            }
+            if let Some(w) = j.timing.stonewall {
+                let how = if w.wear_out { ", then wear-out" } else { "" };
+                let _ = writeln!(o, "\tstonewall: {}{how}", secs(w.ns));
             }
         }
     }
@@ -444,6 +449,66 @@ fn results_heading(o: &mut String, r: &RunResult) {
         "thread count:\t\t{}\nproc count:\t\t{}",
         r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
         r.system.cpus
+    );
+}
+
+/// How the stonewall went (`--stonewall`): whether the deadline cut the work, what was done
+/// by then and at what rate, and over an MPI job how far apart the ranks were.
+fn stonewall_lines(o: &mut String, r: &RunResult) {
+    let Some(w) = &r.stonewall else {
+        return;
+    };
+    let how = if w.wear_out { " with wear-out" } else { "" };
+    if !w.reached {
+        let _ = writeln!(
+            o,
+            "\nStonewall at {}{how}: not reached, every thread had done its bytes by {}",
+            secs(w.deadline_ns),
+            secs(w.stopped_ns)
+        );
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nStonewall at {}{how}: reached; {:.2} MiB done by then, {:.2} MiB/s over the \
+         stonewalled window (until every thread had stopped, {})",
+        secs(w.deadline_ns),
+        w.bytes_at_deadline as f64 / MIB,
+        w.bytes_per_sec() / MIB,
+        secs(w.stopped_ns)
+    );
+    if let Some(q) = w.bytes_per_thread {
+        let _ = writeln!(
+            o,
+            "\tevery thread then went on to {:.2} MiB, the most one had done: equal work, \
+             so the totals above include the slowest",
+            q as f64 / MIB
+        );
+    }
+    let Some(c) = &r.cluster else {
+        return;
+    };
+    let done: Vec<u64> = c
+        .rank_rows
+        .iter()
+        .filter_map(|row| Some(row.stonewall.as_ref()?.bytes_at_deadline))
+        .collect();
+    let (Some(&min), Some(&max)) = (done.iter().min(), done.iter().max()) else {
+        return;
+    };
+    let mean = done.iter().sum::<u64>() as f64 / done.len() as f64;
+    let _ = writeln!(
+        o,
+        "\tdone by the deadline per rank: min {:.2} MiB, max {:.2} MiB, mean {:.2} MiB \
+         (the slowest did {:.0}% of the fastest)",
+        min as f64 / MIB,
+        max as f64 / MIB,
+        mean / MIB,
+        if max > 0 {
+            min as f64 * 100.0 / max as f64
+        } else {
+            100.0
+        }
     );
 }
 

@@ -36,6 +36,7 @@ pub fn build(
         targets: &prepared.targets,
         collector: measured.collector,
         outcomes: finished.outcomes,
+        stonewall: finished.stonewall,
         keep,
     })
 }
@@ -55,6 +56,7 @@ struct BuildInput<'a> {
     targets: &'a [OpenTarget],
     collector: super::collect::Collector,
     outcomes: Vec<WorkerOutcome>,
+    stonewall: Option<StonewallResult>,
     keep: super::Keep,
 }
 
@@ -211,6 +213,7 @@ fn build_result(b: BuildInput) -> RunResult {
         iogauge_usage: SelfUsage::now(),
         flushes: flush_result(&b),
         cluster: None,
+        stonewall: b.stonewall,
     }
 }
 

@@ -9,7 +9,7 @@ use super::worker::WorkerOutcome;
 use super::Control;
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
-use crate::result::StopReason;
+use crate::result::{StonewallResult, StopReason};
 use crate::spec::{Flag, JobSpec, Stop};
 use crate::stats::flat;
 use std::sync::atomic::Ordering;
@@ -20,6 +20,7 @@ pub struct Finished {
     pub stop_reason: StopReason,
     pub stop_message: Option<String>,
     pub measured_ns: u64,
+    pub stonewall: Option<StonewallResult>,
 }
 
 /// Wait for every worker; the first setup error (or a panic) ends the run with an error.
@@ -95,12 +96,55 @@ pub fn finish(
         m1
     };
     let measured_end = cut_at.map_or(planned_end, |c| c.min(planned_end));
+    let stonewall = stonewall(job, ctl, &outcomes, m0, measured_end);
     Finished {
         outcomes,
         stop_reason,
         stop_message,
         measured_ns: measured_end.saturating_sub(m0),
+        stonewall,
     }
+}
+
+/// How the stonewall went: with wear-out, as the workers met it; without, the deadline was
+/// the stop, so what was counted is what was done by it.
+fn stonewall(
+    job: &JobSpec,
+    ctl: &Control,
+    outcomes: &[WorkerOutcome],
+    m0: u64,
+    end: u64,
+) -> Option<StonewallResult> {
+    let wall = job.timing.stonewall?;
+    let mut r = StonewallResult {
+        deadline_ns: wall.ns,
+        wear_out: wall.wear_out,
+        reached: false,
+        bytes_at_deadline: 0,
+        stopped_ns: 0,
+        bytes_per_thread: None,
+    };
+    if wall.wear_out {
+        // No verdict: the run ended another way (Ctrl-C, an error) before the deadline.
+        let at = ctl.wall.outcome()?;
+        r.reached = at.reached;
+        r.bytes_at_deadline = at.bytes;
+        r.stopped_ns = if at.reached {
+            at.settled_at.saturating_sub(m0)
+        } else {
+            end.saturating_sub(m0)
+        };
+        r.bytes_per_thread = at.quota;
+    } else {
+        let undone = outcomes.iter().any(|o| o.quota_done_ns.is_none());
+        r.reached = undone && end.saturating_sub(m0) >= wall.ns;
+        r.bytes_at_deadline = outcomes
+            .iter()
+            .map(|o| o.totals[0].bytes + o.totals[1].bytes)
+            .sum();
+        r.stopped_ns = end.saturating_sub(m0);
+    }
+    Some(r)
 }
 
 /// What `--until-steady` decided.
@@ -202,11 +246,15 @@ fn bytes_end(
     if !uncut && outcomes.iter().any(|o| o.quota_done_ns.is_none()) {
         return u64::MAX;
     }
+    let undone = outcomes.iter().any(|o| o.quota_done_ns.is_none());
+    if let Some(wall) = job.timing.stonewall.filter(|w| !w.wear_out && undone) {
+        return m0 + wall.ns;
+    }
     match job.timing.stop {
         Stop::TotalBytes {
             max_ns: Some(limit),
             ..
-        } if outcomes.iter().any(|o| o.quota_done_ns.is_none()) => {
+        } if undone => {
             if uncut {
                 notes.push(format!(
                     "the duration limit of {:.1}s ended the run before every thread had done its bytes",

@@ -193,7 +193,10 @@ pub fn measure(
         if !l.tick(ctl, job, &rx, interrupted, observer, m0, m1) {
             break;
         }
+        wall_verdict(job, ctl, workers, observer);
     }
+    // Every worker may have ended before the deadline: this rank still takes its part.
+    wall_verdict(job, ctl, workers, observer);
     let end_sample = cpu::sample();
     let cpu_start = l.cpu_start.unwrap_or_else(|| end_sample.clone());
     let cpu_end = l.cpu_end.unwrap_or(end_sample);
@@ -205,6 +208,18 @@ pub fn measure(
         steady_at: l.steady_at,
         flat_at: l.flat_at,
         observer_error,
+    }
+}
+
+/// Stonewalling with wear-out: once every worker has stopped at the deadline or ended, the
+/// quota they all go on to (agreed with the other ranks by the observer).
+fn wall_verdict(job: &JobSpec, ctl: &Control, workers: usize, observer: &mut dyn Observer) {
+    if !job.timing.stonewall.is_some_and(|w| w.wear_out) {
+        return;
+    }
+    if let Some(most) = ctl.wall.settled(workers) {
+        let quota = observer.stonewall(most);
+        ctl.wall.decide(quota);
     }
 }
 
@@ -226,6 +241,15 @@ fn set_windows(job: &JobSpec, ctl: &Control) -> (u64, u64, u64) {
     {
         ctl.stop_ns
             .fetch_min(m0.saturating_add(limit), Ordering::Relaxed);
+    }
+    // Stonewalling: without wear-out the deadline is the stop; with it, the workers meet there.
+    if let Some(wall) = job.timing.stonewall {
+        let at = m0.saturating_add(wall.ns);
+        if wall.wear_out {
+            ctl.wall.deadline_ns.store(at, Ordering::Relaxed);
+        } else {
+            ctl.stop_ns.fetch_min(at, Ordering::Relaxed);
+        }
     }
     ctl.measure_start_ns.store(m0, Ordering::Relaxed);
     ctl.measure_end_ns.store(m1, Ordering::Relaxed);
@@ -271,6 +295,8 @@ impl Watch {
         if self.interrupted_at.is_none() && interrupted.load(Ordering::Relaxed) {
             self.interrupted_at = Some(now);
             ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
+            // Workers waiting at a stonewall stop there.
+            ctl.wall.decide(None);
         }
         // Wake for the next window edge, and often enough to see Ctrl-C.
         let next_edge = [m0, m1]

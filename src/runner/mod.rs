@@ -16,6 +16,7 @@ pub mod plan;
 pub mod prepare;
 pub mod steady;
 pub mod target;
+pub mod wall;
 pub mod worker;
 
 use crate::clock::Clock;
@@ -45,6 +46,8 @@ pub struct Control {
     failure: Mutex<Option<(String, u64)>>,
     /// One per worker, for live progress.
     pub live: Vec<LiveCounters>,
+    /// Where the workers meet at a stonewall with wear-out.
+    pub wall: wall::Wall,
 }
 
 /// A worker's running totals of the measured window, published at most every 50 ms with
@@ -102,6 +105,12 @@ pub trait Observer {
     /// I/O records of worker `worker` (numbered as in the result: thread by thread, target by
     /// target), in completion order, a batch at a time.
     fn ios(&mut self, _worker: usize, _records: &[worker::IoRecord]) {}
+    /// Stonewalling with wear-out: every thread has stopped at the deadline (or ended), the
+    /// busiest having done `most` bytes. Returns the bytes every thread is to reach (the most
+    /// of every rank, for an MPI job), or `None` to stop (the agreement failed: Ctrl-C).
+    fn stonewall(&mut self, most: u64) -> Option<u64> {
+        Some(most)
+    }
 }
 
 /// Watches nothing.
@@ -121,6 +130,7 @@ impl Control {
             hist_pool: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
             live: (0..workers).map(|_| LiveCounters::default()).collect(),
+            wall: wall::Wall::default(),
         }
     }
 

@@ -855,6 +855,7 @@ pub fn run<E: IoEngine>(
         now: 0,
         writes_since_flush: 0,
         since_think: 0,
+        past_wall: false,
     };
     if !ctl.ready.wait() || !ctl.go.wait() {
         // Another worker could not be started: the run is called off before any I/O.
@@ -890,6 +891,8 @@ struct Worker<'a, E: IoEngine> {
     flush_op: Op,
     writes_since_flush: u32,
     since_think: u32,
+    /// Stopped at the stonewall deadline and let go (or ended before it).
+    past_wall: bool,
 }
 
 /// What to do after the I/Os in flight have all completed.
@@ -906,8 +909,13 @@ impl<E: IoEngine> Worker<'_, E> {
     fn run_loop(&mut self) {
         loop {
             let stop = self.s.ctl.stop_ns.load(Ordering::Relaxed);
-            let issuing = self.now < stop && self.s.quota_done_ns.is_none();
-            if !issuing && self.s.slots.inflight > 0 {
+            // Stonewalling with wear-out: at the deadline, let what is in flight complete and
+            // wait for the quota every thread of every rank is to reach.
+            let walled = !self.past_wall
+                && self.now >= self.s.ctl.wall.deadline_ns.load(Ordering::Relaxed)
+                && self.s.quota_done_ns.is_none();
+            let issuing = self.now < stop && self.s.quota_done_ns.is_none() && !walled;
+            if !issuing && !walled && self.s.slots.inflight > 0 {
                 // Nothing after the stop counts: I/Os that are only timers need not be waited
                 // for.
                 self.cancelled.clear();
@@ -925,6 +933,10 @@ impl<E: IoEngine> Worker<'_, E> {
                 break;
             }
             if self.s.slots.inflight == 0 {
+                if walled {
+                    self.at_wall();
+                    continue;
+                }
                 match self.idle(issuing) {
                     Idle::Done => break,
                     Idle::Issue => continue,
@@ -933,6 +945,27 @@ impl<E: IoEngine> Worker<'_, E> {
             }
             if !self.reap(issuing && !paused) {
                 break;
+            }
+        }
+    }
+
+    /// Stopped at the stonewall with nothing in flight: wait for the verdict, then go on to
+    /// the quota it gives, or stop with every other thread.
+    #[cold]
+    fn at_wall(&mut self) {
+        self.past_wall = true;
+        let ctl = self.s.ctl;
+        let quota = ctl.wall.arrive(self.s.counted_bytes, ctl.clock.now_ns());
+        self.now = ctl.clock.now_ns();
+        match quota {
+            Some(q) => {
+                self.s.quota = Some(q);
+                if self.s.counted_bytes >= q {
+                    self.s.quota_done_ns = Some(self.now);
+                }
+            }
+            None => {
+                ctl.stop_ns.fetch_min(self.now, Ordering::Relaxed);
             }
         }
     }
@@ -1235,10 +1268,14 @@ impl<E: IoEngine> Worker<'_, E> {
             mut s,
             waits,
             plan,
+            past_wall,
             ..
         } = self;
         s.flush_interval();
         s.send_trace();
+        if !past_wall {
+            s.ctl.wall.leave(s.counted_bytes);
+        }
         let _ = s.tx.send(Msg::Done(plan.id));
         let injected = (E::INJECTS && s.latency).then(|| std::mem::take(&mut s.injected));
         let inflight = s.slots.inflight;

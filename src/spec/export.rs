@@ -377,6 +377,16 @@ fn fio_timing(o: &mut String, job: &JobSpec) {
     if let Some(rule) = job.timing.until_flat {
         fio_flat(o, &rule);
     }
+    if let Some(w) = job.timing.stonewall {
+        // fio's own stonewall= is another thing: wait for the jobs before to end.
+        let _ = writeln!(
+            o,
+            "; iogauge --stonewall {}{}: fio has no deadline of IOR's kind (its stonewall= \
+             orders jobs)",
+            secs(w.ns),
+            if w.wear_out { " --wear-out" } else { "" }
+        );
+    }
 }
 
 /// The flat-window rule is fio's own: its options, limits in fio's units (bytes per second,

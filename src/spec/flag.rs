@@ -91,6 +91,9 @@ pub enum Flag {
     Warmup,
     Cooldown,
     UntilSteady,
+    /// IOR's stonewalling deadline, and its wear-out.
+    Stonewall,
+    WearOut,
     /// The flat-window rule's criterion, its window and its check interval.
     UntilFlat,
     FlatWindow,
@@ -150,6 +153,8 @@ impl Flag {
             Warmup => "--warmup",
             Cooldown => "--cooldown",
             UntilSteady => "--until-steady",
+            Stonewall => "--stonewall",
+            WearOut => "--wear-out",
             UntilFlat | FlatWindow => "--until-flat",
             FlatCheck => "--interval",
             Interval => "--interval",

@@ -564,6 +564,17 @@ pub enum Stop {
     },
 }
 
+/// IOR's stonewalling (`-D`): every thread of every rank stops issuing `ns` into the measured
+/// window. With `wear_out` (IOR's `stoneWallingWearOut`) they then agree on the most bytes any
+/// one thread had done and each goes on until it has done that much, so that every thread did
+/// the same work and the slowest client's time is seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stonewall {
+    pub ns: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wear_out: bool,
+}
+
 /// Stop early once throughput has fallen from its peak and settled (the `burst` profile):
 /// the last window is at least `drop_pct` below the best interval and within `tolerance_pct`
 /// of the window before. The duration is then the maximum.
@@ -639,6 +650,9 @@ pub struct Timing {
     /// Stop once the last window is flat, fio's steadystate= (--until-flat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_flat: Option<flat::FlatRule>,
+    /// A run by bytes cut at a deadline on every rank at once (IOR's stonewalling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<Stonewall>,
     pub cooldown_ns: u64,
     /// The time series' interval.
     pub interval_ns: u64,

@@ -487,6 +487,10 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
                 check_ns: interval_ns,
                 ..r
             }),
+            stonewall: given(&args.stonewall)?.map(|ns| Stonewall {
+                ns,
+                wear_out: args.wear_out,
+            }),
             cooldown_ns,
             interval_ns,
         },

@@ -268,6 +268,42 @@ impl JobSpec {
         Ok(())
     }
 
+    /// Stonewalling cuts a run by bytes: a timed run already stops every rank together.
+    fn validate_stonewall(&self) -> Result<()> {
+        let Some(wall) = self.timing.stonewall else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        if wall.ns == 0 {
+            return bad(format!("{} must be more than 0", n(Flag::Stonewall)));
+        }
+        let Stop::TotalBytes { max_ns, .. } = self.timing.stop else {
+            return bad(format!(
+                "{} needs a run by bytes ({}): a timed run already stops every thread and rank \
+                 together at the end of {}",
+                n(Flag::Stonewall),
+                n(Flag::Total),
+                n(Flag::Duration)
+            ));
+        };
+        if max_ns.is_some_and(|m| m <= wall.ns) {
+            return bad(format!(
+                "{} is not before the end of {}: the deadline would never come",
+                n(Flag::Stonewall),
+                n(Flag::Duration)
+            ));
+        }
+        if self.timing.until_steady.is_some() || self.timing.until_flat.is_some() {
+            return bad(format!(
+                "{} cannot be combined with a stop rule ({} or {})",
+                n(Flag::Stonewall),
+                n(Flag::UntilSteady),
+                n(Flag::UntilFlat)
+            ));
+        }
+        Ok(())
+    }
+
     /// The flat-window rule (fio's steadystate=): whole check intervals of whole time-series
     /// intervals, a window of more than one point, latency only where latency is timed.
     fn validate_flat(&self, rule: &FlatRule) -> Result<()> {
@@ -334,6 +370,7 @@ impl JobSpec {
         if let Some(rule) = self.timing.until_flat {
             self.validate_flat(&rule)?;
         }
+        self.validate_stonewall()?;
         match self.timing.stop {
             Stop::Duration { ns: 0 }
             | Stop::TotalBytes {

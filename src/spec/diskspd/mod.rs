@@ -123,6 +123,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             },
             until_steady: None,
             until_flat: None,
+            stonewall: None,
             cooldown_ns: phases.cooldown_ns,
             interval_ns,
         },

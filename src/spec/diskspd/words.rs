@@ -34,7 +34,9 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | UntilFlat | FlatWindow
         | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
-        | ThinkSpin | FileService | OpenFiles | AllowOverwrite => return None,
+        | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut => {
+            return None
+        }
     })
 }
 

@@ -235,6 +235,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             stop,
             until_steady: None,
             until_flat,
+            stonewall: None,
             cooldown_ns: 0,
             interval_ns,
         },
