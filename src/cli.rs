@@ -856,6 +856,18 @@ pub struct RunArgs {
     #[arg(long = "wear-out", requires = "stonewall")]
     pub wear_out: bool,
 
+    /// Under MPI: every rank on the same target(s), each on its own slice of the working set
+    /// (rank r of n on the r-th n-th, as IOR's single shared file); the path needs no {rank}
+    #[arg(long = "shared-file")]
+    pub shared_file: bool,
+
+    /// Under MPI: each rank works on the target (or slice) of the rank N further on, so data
+    /// one client wrote is read by another and its page cache cannot serve it (IOR's -C);
+    /// without N, the least shift that puts every rank on another host's data
+    #[arg(long = "rank-shift", value_name = "N", num_args = 0..=1, require_equals = true,
+          default_missing_value = "host")]
+    pub rank_shift: Option<String>,
+
     /// Create the target with this size if it is missing, filled with incompressible data
     #[arg(short = 'c', long = "create", value_name = "SIZE", value_parser = read::size())]
     pub create: Option<Checked<u64>>,

@@ -198,6 +198,102 @@ fn stonewall_with_wear_out_gives_equal_work() -> Result<String, String> {
     ))
 }
 
+/// IOR's single shared file: rank 0 lays it out, each rank works on its own quarter, and
+/// the file is removed once every rank is done.
+fn a_shared_file_gives_each_rank_its_own_slice() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/shared", common::p(dir.path()));
+    let args = [
+        "run",
+        &target,
+        "-c",
+        "8M",
+        "--shared-file",
+        "--sequential",
+        "-w",
+        "100",
+        "--total",
+        "2M",
+        "--output",
+        "json",
+    ];
+    let r = ok_json(&mpirun(RANKS, &args).output().unwrap())?;
+    let targets = r["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 4);
+    for (i, t) in targets.iter().enumerate() {
+        let quarter = 2u64 << 20;
+        assert_eq!(t["path"].as_str(), Some(target.as_str()));
+        assert_eq!(
+            common::u(&t["working_set_start"]),
+            i as u64 * quarter,
+            "{t}"
+        );
+        assert_eq!(
+            common::u(&t["working_set_end"]),
+            (i as u64 + 1) * quarter,
+            "{t}"
+        );
+        assert_eq!(common::u(&t["total"]["write"]["bytes"]), quarter);
+        assert_eq!(t["created"], Value::Bool(i == 0), "rank 0 made it");
+    }
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "the shared file is removed"
+    );
+    Ok(String::new())
+}
+
+/// IOR's -C: written with a file per rank and kept, read back with each rank on the next
+/// rank's file; one host, so the report says the page cache is still shared.
+fn rank_shift_reads_another_ranks_data() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let target = format!("{}/f.{{rank}}", common::p(dir.path()));
+    let write = [
+        "run",
+        &target,
+        "-c",
+        "2M",
+        "--sequential",
+        "-w",
+        "100",
+        "--total",
+        "2M",
+        "--keep",
+        "--no-save",
+        "--output",
+        "json",
+    ];
+    ok_json(&mpirun(RANKS, &write).output().unwrap())?;
+    let read = [
+        "run",
+        &target,
+        "--rank-shift=1",
+        "--sequential",
+        "--total",
+        "2M",
+        "--no-save",
+        "--output",
+        "json",
+    ];
+    let r = ok_json(&mpirun(RANKS, &read).output().unwrap())?;
+    for row in r["cluster"]["rank_rows"].as_array().unwrap() {
+        let rank = common::u(&row["rank"]);
+        let want = format!("{}/f.{}", common::p(dir.path()), (rank + 1) % 4);
+        assert_eq!(row["targets"][0].as_str(), Some(want.as_str()), "{row}");
+        assert_eq!(common::u(&row["total"]["read"]["bytes"]), 2 << 20);
+    }
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("--rank-shift: every rank is on"), "{notes}");
+    assert_eq!(
+        files_in(dir.path()).len(),
+        4,
+        "files another run made are left alone"
+    );
+    Ok(String::new())
+}
+
 /// A rank that cannot lay out its file ends the whole job at once, non-zero, saying which
 /// rank on which host; the other ranks' files are gone.
 fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
@@ -348,6 +444,14 @@ fn main() {
         (
             "stonewall_with_wear_out_gives_equal_work",
             stonewall_with_wear_out_gives_equal_work,
+        ),
+        (
+            "a_shared_file_gives_each_rank_its_own_slice",
+            a_shared_file_gives_each_rank_its_own_slice,
+        ),
+        (
+            "rank_shift_reads_another_ranks_data",
+            rank_shift_reads_another_ranks_data,
         ),
         (
             "a_failing_rank_ends_the_job_fast",

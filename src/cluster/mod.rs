@@ -51,6 +51,8 @@ pub fn hostname() -> String {
 /// What the ranks of one job do together.
 pub trait Cluster {
     fn place(&self) -> &Place;
+    /// Every rank's host, in rank order.
+    fn hosts(&self) -> &[String];
     /// Wait until every rank has come here. False when `interrupted` was set while waiting
     /// (Ctrl-C, or the launcher ending the job for a rank that failed): the caller cleans up
     /// and leaves rather than hang on a rank that will never come.
@@ -64,12 +66,19 @@ pub trait Cluster {
 }
 
 /// One process alone: every collective is trivial.
-pub struct Solo(Place);
+pub struct Solo(Place, [String; 1]);
 
 impl Solo {
     pub fn new() -> Solo {
-        Solo(Place::solo())
+        let p = Place::solo();
+        let host = p.host.clone();
+        Solo(p, [host])
     }
+}
+
+/// Rank `rank`'s rank among the ranks on its host, from every rank's host in rank order.
+pub fn local_rank(hosts: &[String], rank: usize) -> u32 {
+    hosts[..rank].iter().filter(|h| **h == hosts[rank]).count() as u32
 }
 
 impl Default for Solo {
@@ -81,6 +90,9 @@ impl Default for Solo {
 impl Cluster for Solo {
     fn place(&self) -> &Place {
         &self.0
+    }
+    fn hosts(&self) -> &[String] {
+        &self.1
     }
     fn fence(&self, _interrupted: &AtomicBool) -> bool {
         true

@@ -14,6 +14,7 @@ pub struct Mpi {
     _universe: mpi::environment::Universe,
     world: SimpleCommunicator,
     place: Place,
+    hosts: Vec<String>,
 }
 
 /// Whether an MPI launcher started this process (PMIx under Slurm says only the rank), so
@@ -31,7 +32,11 @@ impl Mpi {
         let universe = mpi::initialize()?;
         let world = universe.world();
         let host = mpi::environment::processor_name().unwrap_or_else(|_| super::hostname());
-        let local_rank = local_rank(&world, &host);
+        let hosts: Vec<String> = gather_all(&world, host.as_bytes())
+            .into_iter()
+            .map(|n| String::from_utf8_lossy(&n).into_owned())
+            .collect();
+        let local_rank = super::local_rank(&hosts, world.rank() as usize);
         let place = Place {
             rank: world.rank() as u32,
             size: world.size() as u32,
@@ -42,19 +47,9 @@ impl Mpi {
             _universe: universe,
             world,
             place,
+            hosts,
         })
     }
-}
-
-/// Rank among the ranks on the same host: from the launcher where it says (OpenMPI), else by
-/// counting the lower ranks that gave the same host name.
-fn local_rank(world: &SimpleCommunicator, host: &str) -> u32 {
-    let names = gather_all(world, host.as_bytes());
-    let me = world.rank() as usize;
-    names[..me]
-        .iter()
-        .filter(|n| n.as_slice() == host.as_bytes())
-        .count() as u32
 }
 
 /// Every rank's bytes on every rank, in rank order.
@@ -93,6 +88,10 @@ fn split(buf: &[u8], counts: &[Count], displs: &[Count]) -> Vec<Vec<u8>> {
 impl Cluster for Mpi {
     fn place(&self) -> &Place {
         &self.place
+    }
+
+    fn hosts(&self) -> &[String] {
+        &self.hosts
     }
 
     fn fence(&self, interrupted: &AtomicBool) -> bool {

@@ -9,8 +9,8 @@ use super::aggregate::aggregate;
 use super::{expand, Cluster, Place};
 use crate::error::{exit, Error, Result};
 use crate::result::{RunResult, StopReason};
-use crate::runner::{self, target::Cleanup, Keep, Live, Observer};
-use crate::spec::JobSpec;
+use crate::runner::{self, target, target::Cleanup, Keep, Live, Observer};
+use crate::spec::{Flag, JobSpec, RankShift};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Run `job` on every rank of `cluster`: the aggregate on rank 0, `None` on the others.
@@ -25,9 +25,14 @@ pub fn run(
     observer: &mut dyn Observer,
 ) -> Result<Option<RunResult>> {
     let place = cluster.place().clone();
-    let local = localize(job, &place)?;
-    refuse_shared_paths(cluster, &local)?;
+    let mut local = localize(job, &place, cluster.hosts())?;
     let mut cleanup = Cleanup::new(local.keep);
+    let mut made = Vec::new();
+    if job.ranks.shared_file {
+        made = share(cluster, &mut local, &mut cleanup, interrupted)?;
+    } else {
+        refuse_shared_paths(cluster, &local)?;
+    }
     let mut fenced = Fenced {
         inner: observer,
         cluster,
@@ -45,6 +50,10 @@ pub fn run(
         &mut fenced,
         keep,
     );
+    // A shared file goes once every rank's I/O has ended; if one rank was cut short, at once.
+    if job.ranks.shared_file {
+        cluster.fence(interrupted);
+    }
     // The files go first: after Ctrl-C the launcher kills every rank a second later.
     drop(cleanup);
     let r = match r {
@@ -57,6 +66,14 @@ pub fn run(
         Err(e) if interrupted.load(Ordering::Relaxed) => return Err(e),
         Err(e) => fail(cluster, &e.to_string(), e.exit_code()),
     };
+    let mut r = r;
+    // Rank 0 laid out the shared file before the run, which then found it there.
+    for (t, &m) in r.targets.iter_mut().zip(&made) {
+        t.created |= m;
+    }
+    if let Some(n) = shift_note(job, cluster.hosts()) {
+        r.notes.push(n);
+    }
     let payload = serde_json::to_vec(&(place, r))
         .map_err(|e| Error::runtime(format!("cannot send this rank's result: {e}")))?;
     let Some(all) = cluster.gather(&payload) else {
@@ -84,18 +101,149 @@ pub fn fail(cluster: &dyn Cluster, msg: &str, code: u8) -> ! {
 }
 
 /// The job as this rank runs it: target paths with `{rank}`, `{host}`, `{nranks}` and
-/// `{local_rank}` filled in, and a seed of its own so that ranks sharing a device do not
-/// walk the same random offsets.
-pub fn localize(job: &JobSpec, place: &Place) -> Result<JobSpec> {
+/// `{local_rank}` filled in (those of the rank whose data it works on, with a rank shift),
+/// and a seed of its own so that ranks sharing a device do not walk the same random offsets.
+/// `hosts`: every rank's host, in rank order.
+pub fn localize(job: &JobSpec, place: &Place, hosts: &[String]) -> Result<JobSpec> {
     let mut local = job.clone();
+    let data = data_place(job, place, hosts);
     for t in &mut local.targets {
         let text = t.path.to_string_lossy().into_owned();
-        t.path = expand(&text, place)?.into();
+        t.path = expand(&text, &data)?.into();
     }
     local.seed = job
         .seed
         .wrapping_add(u64::from(place.rank).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     Ok(local)
+}
+
+/// The rank whose files (or slice of a shared file) this rank works on: itself, or with a
+/// rank shift (IOR's -C) the one `shift` further on, so that it reads what another client
+/// wrote and its own page cache cannot serve it.
+fn data_place(job: &JobSpec, place: &Place, hosts: &[String]) -> Place {
+    let n = place.size.max(1);
+    let shift = match job.ranks.shift {
+        None => 0,
+        Some(RankShift::By(k)) => k % n,
+        Some(RankShift::OtherHost) => other_host_shift(hosts),
+    };
+    let rank = (place.rank + shift) % n;
+    let host = hosts
+        .get(rank as usize)
+        .cloned()
+        .unwrap_or_else(|| place.host.clone());
+    Place {
+        rank,
+        size: place.size,
+        local_rank: if hosts.len() > rank as usize {
+            super::local_rank(hosts, rank as usize)
+        } else {
+            place.local_rank
+        },
+        host,
+    }
+}
+
+/// The least shift that moves every rank onto a rank of another host; 1 where there is none
+/// (every rank on one host: its page cache is shared anyway, which the report's note says).
+pub fn other_host_shift(hosts: &[String]) -> u32 {
+    let n = hosts.len();
+    (1..n)
+        .find(|&s| (0..n).all(|r| hosts[(r + s) % n] != hosts[r]))
+        .unwrap_or(1) as u32
+}
+
+/// Said where a rank shift cannot keep a client's page cache out of the reads.
+fn shift_note(job: &JobSpec, hosts: &[String]) -> Option<String> {
+    job.ranks.shift?;
+    let one_host = hosts.iter().all(|h| *h == hosts[0]);
+    one_host.then(|| {
+        format!(
+            "{}: every rank is on {}, so each reads another rank's data through the same page \
+             cache; only ranks on other hosts keep the cache out",
+            Flag::RankShift.native(),
+            hosts[0]
+        )
+    })
+}
+
+/// IOR's single shared file: rank 0 lays out the targets that are missing; every rank then
+/// works on its own slice of the working set (the slice of the rank whose data it works
+/// on). Rank 0 alone removes what it made, after every rank's I/O (see [`run`]); the others
+/// may write to it only because it is the very file rank 0 made a moment ago (same inode).
+fn share(
+    cluster: &dyn Cluster,
+    local: &mut JobSpec,
+    cleanup: &mut Cleanup,
+    interrupted: &AtomicBool,
+) -> Result<Vec<bool>> {
+    let place = cluster.place().clone();
+    let mut made = vec![0u64; local.targets.len()];
+    if place.is_root() {
+        for (t, ino) in local.targets.iter().zip(&mut made) {
+            let (Some(size), false) = (t.create_size, t.path.exists()) else {
+                continue;
+            };
+            if let Err(e) = target::lay_out(&t.path, size, local.seed, cleanup, interrupted) {
+                fail(cluster, &e.to_string(), e.exit_code());
+            }
+            *ino = inode(&t.path);
+        }
+    }
+    if !cluster.fence(interrupted) {
+        return Err(Error::runtime(
+            "interrupted while rank 0 laid out the shared file",
+        ));
+    }
+    let mut all_made = !made.is_empty();
+    for (t, mine) in local.targets.iter().zip(&made) {
+        let theirs = cluster.max_u64(*mine);
+        all_made &= theirs != 0 && inode(&t.path) == theirs;
+    }
+    // Made by this job for this job: ranks other than 0 did not make it, but it is theirs.
+    if all_made {
+        local.allow_overwrite = true;
+    }
+    let data = data_place(local, &place, cluster.hosts());
+    slice(local, data.rank, place.size)?;
+    Ok(made.iter().map(|&i| i != 0).collect())
+}
+
+fn inode(path: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).map_or(0, |m| m.ino())
+}
+
+/// Rank `rank` of `n`'s slice of the working set: the `rank`-th of `n` equal parts, whole
+/// blocks each, between the base offset and the end (the maximum offset, else the smallest
+/// target).
+fn slice(job: &mut JobSpec, rank: u32, n: u32) -> Result<()> {
+    let end = match job.shape.max_offset {
+        Some(m) => m,
+        None => job
+            .targets
+            .iter()
+            .map(|t| std::fs::metadata(&t.path).map_or(0, |m| m.len()))
+            .min()
+            .unwrap_or(0),
+    };
+    let base = job.shape.base_offset;
+    let block = job.shape.block_size.max(1);
+    let span = end.saturating_sub(base) / u64::from(n) / block * block;
+    if span == 0 {
+        return Err(Error::usage(format!(
+            "{}: {} ranks cannot each have a whole block of {} from a working set of {} bytes \
+             (a block device needs {})",
+            Flag::SharedFile.native(),
+            n,
+            block,
+            end.saturating_sub(base),
+            job.name(Flag::MaxOffset)
+        )));
+    }
+    job.shape.base_offset = base + u64::from(rank) * span;
+    job.shape.max_offset = Some(job.shape.base_offset + span);
+    Ok(())
 }
 
 /// Two ranks on one file or folder would each lay it out, overwrite the other's data and
@@ -188,6 +336,39 @@ impl Observer for Fenced<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_rank_shift_lands_every_rank_on_another_host() {
+        let h = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // By slot (node a: 0-3, node b: 4-7): four on.
+        assert_eq!(
+            other_host_shift(&h(&["a", "a", "a", "a", "b", "b", "b", "b"])),
+            4
+        );
+        // Round robin (a, b, a, b): one on, not the ranks per host.
+        assert_eq!(other_host_shift(&h(&["a", "b", "a", "b"])), 1);
+        assert_eq!(other_host_shift(&h(&["a", "a", "b"])), 1);
+        // One host: no shift helps; the next rank, and the report says so.
+        assert_eq!(other_host_shift(&h(&["a", "a", "a"])), 1);
+    }
+
+    #[test]
+    fn a_shared_working_set_splits_into_whole_blocks_per_rank() {
+        let argv: Vec<String> = "iogauge run -b 4k -B 4k --max-offset 1M f"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let mut job = crate::spec::native::job_from_argv(&argv).expect("a job");
+        slice(&mut job, 2, 3).unwrap();
+        // (1 MiB - 4 KiB) / 3 = 340 KiB: 85 whole blocks of 4 KiB each.
+        assert_eq!(job.shape.base_offset, 4096 + 2 * 85 * 4096);
+        assert_eq!(job.shape.max_offset, Some(4096 + 3 * 85 * 4096));
+        let e = slice(&mut job, 0, 1000).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--shared-file: 1000 ranks cannot each have a whole block"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn a_path_two_ranks_share_is_named_with_both_ranks() {

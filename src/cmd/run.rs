@@ -56,6 +56,13 @@ pub fn cmd_run(
     if let Some(c) = cap {
         result.notes.push(c.describe());
     }
+    if !job.ranks.is_default() {
+        result.notes.push(
+            "--shared-file and --rank-shift share targets among MPI ranks: run alone, they \
+             change nothing"
+                .into(),
+        );
+    }
     report_and_save(result, exporter.as_ref(), &mut sink, &mut saver)
 }
 

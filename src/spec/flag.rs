@@ -94,6 +94,8 @@ pub enum Flag {
     /// IOR's stonewalling deadline, and its wear-out.
     Stonewall,
     WearOut,
+    SharedFile,
+    RankShift,
     /// The flat-window rule's criterion, its window and its check interval.
     UntilFlat,
     FlatWindow,
@@ -155,6 +157,8 @@ impl Flag {
             UntilSteady => "--until-steady",
             Stonewall => "--stonewall",
             WearOut => "--wear-out",
+            SharedFile => "--shared-file",
+            RankShift => "--rank-shift",
             UntilFlat | FlatWindow => "--until-flat",
             FlatCheck => "--interval",
             Interval => "--interval",

@@ -735,6 +735,37 @@ pub struct JobSpec {
     /// The tool the job was written for: messages name its settings in that tool's words.
     #[serde(default, skip_serializing_if = "Dialect::is_iogauge")]
     pub dialect: Dialect,
+    /// How the targets are shared out among the ranks of an MPI job.
+    #[serde(default, skip_serializing_if = "Ranks::is_default")]
+    pub ranks: Ranks,
+}
+
+/// How an MPI job's ranks share the targets ([`crate::cluster::team`]); nothing to a process
+/// running alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ranks {
+    /// Every rank on the same files, each on its own slice of the working set (IOR's single
+    /// shared file), instead of a file of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_file: bool,
+    /// Each rank works on the files (or slice) of the rank this many further on, so that data
+    /// one client wrote is read by another and its page cache cannot serve it (IOR's -C).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift: Option<RankShift>,
+}
+
+impl Ranks {
+    pub fn is_default(&self) -> bool {
+        *self == Ranks::default()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankShift {
+    /// The least shift that puts every rank on another host's data (one host: 1).
+    OtherHost,
+    By(u32),
 }
 
 fn is_zero(v: &u64) -> bool {

@@ -521,6 +521,10 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         continue_on_error: args.continue_on_error,
         file_sets,
         dialect: Dialect::Iogauge,
+        ranks: Ranks {
+            shared_file: args.shared_file,
+            shift: rank_shift(args)?,
+        },
     };
     job.validate()?;
     Ok(job)
@@ -655,6 +659,22 @@ fn pattern(
         align_bytes,
         distribution: dist,
     })
+}
+
+/// `--rank-shift[=N]`: by N ranks, or (no N) onto another host's data.
+fn rank_shift(args: &RunArgs) -> Result<Option<RankShift>> {
+    let Some(text) = args.rank_shift.as_deref() else {
+        return Ok(None);
+    };
+    if text == "host" {
+        return Ok(Some(RankShift::OtherHost));
+    }
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(Some(RankShift::By(n))),
+        _ => Err(Error::usage(format!(
+            "invalid value '{text}' for --rank-shift: expected a number of ranks, 1 or more"
+        ))),
+    }
 }
 
 /// A duration, a byte count, or whichever comes first; file operations: once per file.

@@ -151,6 +151,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         continue_on_error: false,
         file_sets: plan.file_sets,
         dialect: Dialect::Diskspd,
+        ranks: crate::spec::Ranks::default(),
     };
     job.validate()?;
     Ok(Diskspd {

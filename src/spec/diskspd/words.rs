@@ -34,9 +34,8 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | UntilFlat | FlatWindow
         | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
-        | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut => {
-            return None
-        }
+        | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
+        | SharedFile | RankShift => return None,
     })
 }
 

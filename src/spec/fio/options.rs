@@ -416,7 +416,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         FileService => "file_service_type",
         OpenFiles => "openfiles",
         Interlocked | Cooldown | UntilSteady | ThreadStart | Latency | Delay | DelayStep
-        | AllowOverwrite | Stonewall | WearOut => return None,
+        | AllowOverwrite | Stonewall | WearOut | SharedFile | RankShift => return None,
     })
 }
 

@@ -275,6 +275,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             open_files,
         }),
         dialect: crate::spec::Dialect::Fio,
+        ranks: crate::spec::Ranks::default(),
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{}': {e}", j.fj.at, j.name)))?;
