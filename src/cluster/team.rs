@@ -56,7 +56,7 @@ pub fn run(
     }
     // The files go first: after Ctrl-C the launcher kills every rank a second later.
     drop(cleanup);
-    let r = match r {
+    let mut r = match r {
         Ok(r) if r.stop_reason != StopReason::IoError => r,
         Ok(r) => fail(
             cluster,
@@ -66,7 +66,6 @@ pub fn run(
         Err(e) if interrupted.load(Ordering::Relaxed) => return Err(e),
         Err(e) => fail(cluster, &e.to_string(), e.exit_code()),
     };
-    let mut r = r;
     // Rank 0 laid out the shared file before the run, which then found it there.
     for (t, &m) in r.targets.iter_mut().zip(&made) {
         t.created |= m;
@@ -127,20 +126,16 @@ fn data_place(job: &JobSpec, place: &Place, hosts: &[String]) -> Place {
         Some(RankShift::By(k)) => k % n,
         Some(RankShift::OtherHost) => other_host_shift(hosts),
     };
-    let rank = (place.rank + shift) % n;
-    let host = hosts
-        .get(rank as usize)
-        .cloned()
-        .unwrap_or_else(|| place.host.clone());
+    if shift == 0 {
+        return place.clone();
+    }
+    // A cluster names a host for each of its `size` ranks.
+    let rank = ((place.rank + shift) % n) as usize;
     Place {
-        rank,
+        rank: rank as u32,
         size: place.size,
-        local_rank: if hosts.len() > rank as usize {
-            super::local_rank(hosts, rank as usize)
-        } else {
-            place.local_rank
-        },
-        host,
+        host: hosts[rank].clone(),
+        local_rank: super::local_rank(hosts, rank),
     }
 }
 

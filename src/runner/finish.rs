@@ -243,10 +243,10 @@ fn bytes_end(
     let done = outcomes.iter().filter_map(|o| o.quota_done_ns).max();
     // Cut (a signal, an error, a stop rule) before every thread had done its bytes: the cut
     // is the end.
-    if !uncut && outcomes.iter().any(|o| o.quota_done_ns.is_none()) {
+    let undone = outcomes.iter().any(|o| o.quota_done_ns.is_none());
+    if !uncut && undone {
         return u64::MAX;
     }
-    let undone = outcomes.iter().any(|o| o.quota_done_ns.is_none());
     if let Some(wall) = job.timing.stonewall.filter(|w| !w.wear_out && undone) {
         return m0 + wall.ns;
     }

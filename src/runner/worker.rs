@@ -855,7 +855,7 @@ pub fn run<E: IoEngine>(
         now: 0,
         writes_since_flush: 0,
         since_think: 0,
-        past_wall: false,
+        wall_at: u64::MAX,
     };
     if !ctl.ready.wait() || !ctl.go.wait() {
         // Another worker could not be started: the run is called off before any I/O.
@@ -863,6 +863,7 @@ pub fn run<E: IoEngine>(
     }
     w.s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
     w.s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
+    w.wall_at = ctl.wall.deadline_ns.load(Ordering::Relaxed);
     // No interval is open during warm-up; the first opens at m0.
     w.s.next_boundary = w.s.m0;
     w.now = ctl.clock.now_ns();
@@ -891,8 +892,9 @@ struct Worker<'a, E: IoEngine> {
     flush_op: Op,
     writes_since_flush: u32,
     since_think: u32,
-    /// Stopped at the stonewall deadline and let go (or ended before it).
-    past_wall: bool,
+    /// The stonewall deadline with wear-out, on the run clock, read once at the start (so the
+    /// loop compares a field of its own); `u64::MAX` where there is none or once past it.
+    wall_at: u64,
 }
 
 /// What to do after the I/Os in flight have all completed.
@@ -911,9 +913,7 @@ impl<E: IoEngine> Worker<'_, E> {
             let stop = self.s.ctl.stop_ns.load(Ordering::Relaxed);
             // Stonewalling with wear-out: at the deadline, let what is in flight complete and
             // wait for the quota every thread of every rank is to reach.
-            let walled = !self.past_wall
-                && self.now >= self.s.ctl.wall.deadline_ns.load(Ordering::Relaxed)
-                && self.s.quota_done_ns.is_none();
+            let walled = self.now >= self.wall_at && self.s.quota_done_ns.is_none();
             let issuing = self.now < stop && self.s.quota_done_ns.is_none() && !walled;
             if !issuing && !walled && self.s.slots.inflight > 0 {
                 // Nothing after the stop counts: I/Os that are only timers need not be waited
@@ -953,7 +953,7 @@ impl<E: IoEngine> Worker<'_, E> {
     /// the quota it gives, or stop with every other thread.
     #[cold]
     fn at_wall(&mut self) {
-        self.past_wall = true;
+        self.wall_at = u64::MAX;
         let ctl = self.s.ctl;
         let quota = ctl.wall.arrive(self.s.counted_bytes, ctl.clock.now_ns());
         self.now = ctl.clock.now_ns();
@@ -1268,12 +1268,13 @@ impl<E: IoEngine> Worker<'_, E> {
             mut s,
             waits,
             plan,
-            past_wall,
+            wall_at,
             ..
         } = self;
         s.flush_interval();
         s.send_trace();
-        if !past_wall {
+        // Still before a wear-out deadline: this worker ended without reaching it.
+        if wall_at != u64::MAX {
             s.ctl.wall.leave(s.counted_bytes);
         }
         let _ = s.tx.send(Msg::Done(plan.id));
