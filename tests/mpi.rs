@@ -295,8 +295,9 @@ fn rank_shift_reads_another_ranks_data() -> Result<String, String> {
 }
 
 /// A rank that cannot lay out its file ends the whole job at once, non-zero, saying which
-/// rank on which host; the other ranks' files are gone.
-fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
+/// rank on which host; the other ranks' files are gone. `args`: the command line for a
+/// target path (with `{rank}`) in a folder rank 1 does not have.
+fn a_failing_rank_ends_the_job(args: &dyn Fn(&str) -> Vec<String>) -> Result<String, String> {
     with_mpi()?;
     let dir = common::work_dir();
     for i in [0, 2, 3] {
@@ -304,9 +305,7 @@ fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
     }
     let target = format!("{}/d{{rank}}/f", common::p(dir.path()));
     let t = Instant::now();
-    let o = mpirun(RANKS, &["run", &target, "-c", "64M", "-d", "30", "-q"])
-        .output()
-        .unwrap();
+    let o = mpirun(RANKS, &[]).args(args(&target)).output().unwrap();
     let took = t.elapsed();
     let err = common::stderr(&o);
     assert!(!o.status.success(), "{err}");
@@ -318,6 +317,121 @@ fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
         assert!(left.is_empty(), "rank {i} left {left:?}");
     }
     Ok(format!("ended in {:.1} s", took.as_secs_f64()))
+}
+
+fn a_failing_rank_ends_the_job_fast() -> Result<String, String> {
+    a_failing_rank_ends_the_job(&|target| {
+        ["run", target, "-c", "64M", "-d", "30", "-q"]
+            .map(String::from)
+            .to_vec()
+    })
+}
+
+/// A fio job file as four ranks: each group starts together on every rank, each job is
+/// reported once as the sum of the ranks' (fio's group_reporting), I/O counts and the
+/// latency histogram exactly; every rank's files, named by rank, are gone afterwards.
+fn a_fio_job_file_runs_as_ranks_and_reports_the_sum() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let d = common::p(dir.path());
+    let job = dir.path().join("two-groups.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nbs=4k\nsize=1M\nioengine=psync\n\n\
+             [w]\nrw=write\nnumjobs=2\nfilename={d}/w.{{rank}}\n\n\
+             [r]\nstonewall\nrw=read\nfilename={d}/r.{{rank}}\n"
+        ),
+    )
+    .unwrap();
+    let o = mpirun(RANKS, &["fio", "--output-format=json"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let r = ok_json(&o)?;
+    let jobs = r["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs.len(), 2, "one entry per group: {jobs:?}");
+    // Size-bound: 1 MiB of 4 KiB blocks per clone, two clones of w and one of r per rank.
+    for (j, name, dir, ios) in [
+        (&jobs[0], "w", "write", 4 * 2 * 256),
+        (&jobs[1], "r", "read", 4 * 256),
+    ] {
+        assert_eq!(j["jobname"], name);
+        assert_eq!(j[dir]["total_ios"], ios, "{name}");
+        assert_eq!(j[dir]["io_bytes"], ios * 4096, "{name}");
+        assert_eq!(
+            j[dir]["clat_ns"]["N"], ios,
+            "{name}: every I/O in the merged histogram"
+        );
+    }
+    assert_eq!(jobs[1]["groupid"], 1);
+    let left: Vec<String> = files_in(dir.path())
+        .into_iter()
+        .filter(|f| f != "two-groups.fio")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    Ok(String::new())
+}
+
+fn a_failing_fio_rank_ends_the_job_fast() -> Result<String, String> {
+    a_failing_rank_ends_the_job(&|target| {
+        let name = format!("--filename={target}");
+        [
+            "fio",
+            "--name=j",
+            &name,
+            "--size=64M",
+            "--runtime=30",
+            "--time_based",
+        ]
+        .map(String::from)
+        .to_vec()
+    })
+}
+
+/// The fs suite as four ranks, each in a folder of its own: every measurement is fenced, a
+/// cell counts every rank's operations and the slowest rank's time; nothing is left.
+fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let o = mpirun(
+        RANKS,
+        &[
+            "fs",
+            common::p(dir.path()),
+            "--tests",
+            "file_create,file_stat,rdwr_cc_read_page",
+            "--files",
+            "200",
+            "--file-size",
+            "1M",
+            "--repeat",
+            "2",
+            "--output",
+            "json",
+            "-q",
+        ],
+    )
+    .output()
+    .unwrap();
+    let r = ok_json(&o)?;
+    assert_eq!(r["ranks"]["ranks"], 4, "{}", r["ranks"]);
+    for t in r["tests"].as_array().expect("tests") {
+        let c = &t["cells"][0];
+        assert_eq!(c["status"], "ok", "{t}");
+        assert_eq!(c["elapsed_ns"].as_array().unwrap().len(), 2, "{t}");
+    }
+    let create = &r["tests"][0]["cells"][0];
+    assert_eq!(create["ops"], 4 * 200, "every rank's files: {create}");
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+    Ok(format!(
+        "slowest rank up to {:.0}% over the fastest",
+        r["ranks"]["worst_spread_pct"].as_f64().unwrap_or(0.0)
+    ))
 }
 
 /// Ctrl-C on mpirun: every rank stops and removes its file; rank 0 reports what was done.
@@ -417,18 +531,18 @@ fn without_the_feature_several_ranks_are_refused() -> Result<String, String> {
     Ok(String::new())
 }
 
-/// Only `iogauge run` runs as ranks: another command started as several is refused by
+/// Only run, fio and fs run as ranks: another command started as several is refused by
 /// name, before it touches a file, in either build.
 fn other_commands_are_refused_as_ranks() -> Result<String, String> {
     have_mpirun()?;
     let dir = common::work_dir();
-    let o = mpirun("2", &["fs", common::p(dir.path())])
+    let o = mpirun("2", &["sweep", common::p(dir.path())])
         .output()
         .unwrap();
     let err = common::stderr(&o);
     assert!(!o.status.success());
     assert!(
-        err.contains("iogauge fs runs alone, not as one of 2 MPI ranks"),
+        err.contains("iogauge sweep runs alone, not as one of 2 MPI ranks"),
         "{err}"
     );
     assert!(files_in(dir.path()).is_empty());
@@ -456,6 +570,18 @@ fn main() {
         (
             "a_failing_rank_ends_the_job_fast",
             a_failing_rank_ends_the_job_fast,
+        ),
+        (
+            "a_fio_job_file_runs_as_ranks_and_reports_the_sum",
+            a_fio_job_file_runs_as_ranks_and_reports_the_sum,
+        ),
+        (
+            "a_failing_fio_rank_ends_the_job_fast",
+            a_failing_fio_rank_ends_the_job_fast,
+        ),
+        (
+            "the_fs_suite_runs_as_ranks_fenced_test_by_test",
+            the_fs_suite_runs_as_ranks_fenced_test_by_test,
         ),
         (
             "sigint_to_mpirun_cleans_every_rank",

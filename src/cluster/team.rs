@@ -9,7 +9,7 @@ use super::aggregate::aggregate;
 use super::{expand, Cluster, Place};
 use crate::error::{exit, Error, Result};
 use crate::result::{RunResult, StopReason};
-use crate::runner::{self, target, target::Cleanup, Keep, Live, Observer};
+use crate::runner::{self, target, target::Cleanup, Hooked, Keep, Observer};
 use crate::spec::{Flag, JobSpec, RankShift};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -31,12 +31,22 @@ pub fn run(
     if job.ranks.shared_file {
         made = share(cluster, &mut local, &mut cleanup, interrupted)?;
     } else {
-        refuse_shared_paths(cluster, &local)?;
+        let paths: Vec<&std::path::Path> = local.targets.iter().map(|t| t.path.as_path()).collect();
+        refuse_shared_paths(cluster, &paths)?;
     }
-    let mut fenced = Fenced {
+    // Every rank's workers are set up and its files laid out before any rank starts its
+    // clock.
+    let mut ready = || match cluster.fence(interrupted) {
+        true => Ok(()),
+        false => Err("interrupted while waiting for the other ranks to be ready".into()),
+    };
+    // Every rank's threads have stopped at the deadline (the fence), and all go on to the
+    // most any one thread of any rank had done.
+    let mut stonewall = |mine: u64| cluster.fence(interrupted).then(|| cluster.max_u64(mine));
+    let mut fenced = Hooked {
         inner: observer,
-        cluster,
-        interrupted,
+        ready: &mut ready,
+        stonewall: &mut stonewall,
     };
     let keep = Keep {
         per_thread: false,
@@ -73,20 +83,42 @@ pub fn run(
     if let Some(n) = shift_note(job, cluster.hosts()) {
         r.notes.push(n);
     }
-    let payload = serde_json::to_vec(&(place, r))
+    let Some(parts) = gather_results(cluster, r)? else {
+        return Ok(None);
+    };
+    let mut total = aggregate(parts).map_err(Error::runtime)?;
+    // Saved with the templates, so that `iogauge check` runs the same job again.
+    total.job = job.clone();
+    Ok(Some(total))
+}
+
+/// Every rank's `value` with its place, in rank order, on rank 0; `None` on the others.
+pub fn gather_results<T>(cluster: &dyn Cluster, value: T) -> Result<Option<Vec<(Place, T)>>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let payload = serde_json::to_vec(&(cluster.place(), value))
         .map_err(|e| Error::runtime(format!("cannot send this rank's result: {e}")))?;
     let Some(all) = cluster.gather(&payload) else {
         return Ok(None);
     };
     let parts = all
         .iter()
-        .map(|b| serde_json::from_slice::<(Place, RunResult)>(b))
+        .map(|b| serde_json::from_slice::<(Place, T)>(b))
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| Error::runtime(format!("a rank's result did not arrive whole: {e}")))?;
-    let mut total = aggregate(parts).map_err(Error::runtime)?;
-    // Saved with the templates, so that `iogauge check` runs the same job again.
-    total.job = job.clone();
-    Ok(Some(total))
+    Ok(Some(parts))
+}
+
+/// An error every rank met alike (the same job refused on each): rank 0 says it, once, and
+/// the others wait until it has, lest the launcher end rank 0 for their exit before it
+/// speaks. The exit status for every rank.
+pub fn refused(cluster: &dyn Cluster, e: &Error, interrupted: &AtomicBool) -> u8 {
+    if cluster.place().is_root() {
+        eprintln!("iogauge: error: {e}");
+    }
+    cluster.fence(interrupted);
+    e.exit_code()
 }
 
 /// Say what failed where, and end every rank of the job with `code`.
@@ -244,12 +276,12 @@ fn slice(job: &mut JobSpec, rank: u32, n: u32) -> Result<()> {
 /// Two ranks on one file or folder would each lay it out, overwrite the other's data and
 /// remove it under the other: refused before anything is made, naming the path and ranks.
 /// A device is shared on purpose (every client on one LUN) and allowed.
-fn refuse_shared_paths(cluster: &dyn Cluster, job: &JobSpec) -> Result<()> {
-    let mine: Vec<String> = job
-        .targets
+/// `paths`: this rank's, each once.
+pub fn refuse_shared_paths(cluster: &dyn Cluster, paths: &[&std::path::Path]) -> Result<()> {
+    let mine: Vec<String> = paths
         .iter()
-        .filter(|t| !is_device(&t.path))
-        .map(|t| t.path.to_string_lossy().into_owned())
+        .filter(|p| !is_device(p))
+        .map(|p| p.to_string_lossy().into_owned())
         .collect();
     let found = cluster
         .gather(mine.join("\n").as_bytes())
@@ -284,48 +316,6 @@ fn first_shared(lists: &[Vec<u8>]) -> Option<String> {
         }
     }
     None
-}
-
-/// The runner's observer, with the start fence in its `ready` step: every rank's workers
-/// are set up and its files laid out before any rank starts its clock.
-struct Fenced<'a> {
-    inner: &'a mut dyn Observer,
-    cluster: &'a dyn Cluster,
-    interrupted: &'a AtomicBool,
-}
-
-impl Observer for Fenced<'_> {
-    fn begin(&mut self, label: &str, index: usize, count: usize) {
-        self.inner.begin(label, index, count)
-    }
-    fn update(&mut self, live: &Live) {
-        self.inner.update(live)
-    }
-    fn ready(&mut self) -> std::result::Result<(), String> {
-        self.inner.ready()?;
-        if self.cluster.fence(self.interrupted) {
-            Ok(())
-        } else {
-            Err("interrupted while waiting for the other ranks to be ready".into())
-        }
-    }
-    fn end(&mut self) {
-        self.inner.end()
-    }
-    fn wants_ios(&self) -> bool {
-        self.inner.wants_ios()
-    }
-    fn ios(&mut self, worker: usize, records: &[runner::worker::IoRecord]) {
-        self.inner.ios(worker, records)
-    }
-    /// Every rank's threads have stopped at the deadline (the fence), and all go on to the
-    /// most any one thread of any rank had done.
-    fn stonewall(&mut self, most: u64) -> Option<u64> {
-        let mine = self.inner.stonewall(most)?;
-        self.cluster
-            .fence(self.interrupted)
-            .then(|| self.cluster.max_u64(mine))
-    }
 }
 
 #[cfg(test)]

@@ -5,15 +5,18 @@
 //! other, and reports them as fio does (text or fio-shaped JSON).
 
 use super::fio_logs::IoLogs;
+use super::fio_team;
 use super::saved::Saver;
 use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
+use iogauge::cluster::Cluster;
 use iogauge::error::{exit, Error};
 use iogauge::report::fio::{Jobs, Outcome};
 use iogauge::report::sink::Sink;
 use iogauge::report::FioFormat;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
-use iogauge::runner::{self, target::Cleanup, NoObserver};
+use iogauge::runner::together::StartLine;
+use iogauge::runner::{self, target::Cleanup, Hooked, NoObserver, Observer};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use iogauge::store::record::Record;
@@ -140,16 +143,50 @@ pub fn cmd_fio(
     if own.help {
         return help();
     }
-    let mut plan = make_plan(&own, &rest)?;
+    let cluster = iogauge::cluster::detect()?;
+    let root = cluster.place().is_root();
+    let team = (cluster.place().size > 1).then_some(cluster.as_ref());
+    let interrupted = interrupt_flag()?;
+    // Every rank reads the same job files and meets the others to check its paths: an error
+    // here is every rank's, and rank 0 alone says it.
+    let planned = make_plan(&own, &rest, root).and_then(|mut plan| {
+        let templates = team.map(|c| fio_team::localize(c, &mut plan)).transpose()?;
+        Ok((plan, templates))
+    });
+    let (mut plan, templates) = match (planned, team) {
+        (Err(e), Some(c)) => return Ok(iogauge::cluster::team::refused(c, &e, &interrupted)),
+        (planned, _) => planned?,
+    };
     if own.parse_only {
-        write_output("-", &parse_only(&plan))?;
+        if root {
+            write_output("-", &parse_only(&plan))?;
+        }
         return Ok(exit::OK);
     }
-    preflight(&plan)?;
-    let mut sink = Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
-    let mut saver = Saver::new(db, &own.save, true)?;
-    let interrupted = interrupt_flag()?;
-    let mut outcome = run_plan(&mut plan, &command_line, &interrupted, own.verbose);
+    let opened = preflight(&plan).and_then(|()| {
+        root.then(|| {
+            let sink = Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
+            Ok((sink, Saver::new(db, &own.save, true)?))
+        })
+        .transpose()
+    });
+    let outputs = match (opened, team) {
+        (Err(e), Some(c)) => iogauge::cluster::team::fail(c, &e.to_string(), e.exit_code()),
+        (opened, _) => opened?,
+    };
+    let verbose = own.verbose && root;
+    let mut outcome = run_plan(&mut plan, &command_line, &interrupted, verbose, team);
+    if let (Some(c), Some(templates)) = (team, &templates) {
+        if let fio_team::Gathered::Done(code) =
+            fio_team::combine(c, &mut plan, templates, &mut outcome)?
+        {
+            return Ok(code);
+        }
+    }
+    // Rank 0 (or the only process) from here on.
+    let Some((mut sink, mut saver)) = outputs else {
+        return outcome.exit_status();
+    };
     if outcome.results.iter().any(Option::is_some) {
         sink.write(&report(own.format, &plan, &outcome))?;
     }
@@ -161,7 +198,8 @@ pub fn cmd_fio(
 
 /// The jobs of the job files and the command line (those `--section` names, if any), as
 /// iogauge will run them.
-fn make_plan(own: &Own, rest: &[String]) -> Result<FioPlan, Error> {
+/// `say_warnings`: on stderr (rank 0 alone says them for every rank).
+fn make_plan(own: &Own, rest: &[String], say_warnings: bool) -> Result<FioPlan, Error> {
     let vars = Vars::here();
     let cl = fio::read_args(rest, &vars)?;
     let mut jobs = Vec::new();
@@ -192,7 +230,7 @@ fn make_plan(own: &Own, rest: &[String]) -> Result<FioPlan, Error> {
             exists: &|p| p.exists(),
         },
     )?;
-    for w in &plan.warnings {
+    for w in plan.warnings.iter().filter(|_| say_warnings) {
         eprintln!("iogauge: warning: {w}");
     }
     for run in &mut plan.runs {
@@ -359,15 +397,15 @@ fn check_descriptors(plan: &FioPlan) -> Result<(), Error> {
     Ok(())
 }
 
-struct PlanOutcome {
-    results: Vec<Option<RunResult>>,
+pub(super) struct PlanOutcome {
+    pub(super) results: Vec<Option<RunResult>>,
     /// Kept until the reports are written: dropping them removes the files iogauge created.
-    cleanups: Vec<Cleanup>,
+    pub(super) cleanups: Vec<Cleanup>,
     /// Per batch: iogauge's user and system CPU time, and the batch's wall time.
-    batch_cpu: Vec<(u64, u64, u64)>,
-    error: Option<Error>,
-    interrupted: bool,
-    failed: bool,
+    pub(super) batch_cpu: Vec<(u64, u64, u64)>,
+    pub(super) error: Option<Error>,
+    pub(super) interrupted: bool,
+    pub(super) failed: bool,
 }
 
 impl PlanOutcome {
@@ -405,12 +443,14 @@ impl PlanOutcome {
 }
 
 /// Run the plan's batches one after the other; `verbose`: say each group and each
-/// create_only job's layout on stderr.
+/// create_only job's layout on stderr. In a `team` (MPI ranks), each batch starts together
+/// on every rank and the next waits until every rank has ended this one.
 fn run_plan(
     plan: &mut FioPlan,
     command_line: &[String],
     interrupted: &AtomicBool,
     verbose: bool,
+    team: Option<&dyn Cluster>,
 ) -> PlanOutcome {
     let mut out = PlanOutcome {
         results: plan.runs.iter().map(|_| None).collect(),
@@ -461,7 +501,7 @@ fn run_plan(
         }
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
-        let (done, halted) = run_batch(&plan.runs, &members, command_line, interrupted);
+        let (done, halted) = run_batch(&plan.runs, &members, command_line, interrupted, team);
         let after = SelfUsage::now();
         out.batch_cpu.push((
             after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
@@ -474,6 +514,11 @@ fn run_plan(
             out.take(i, run, r, &mut created, &laid_out, verbose);
         }
         if out.stops_after_batch(halted) {
+            break;
+        }
+        if team.is_some_and(|c| !c.fence(interrupted)) {
+            out.interrupted = true;
+            out.error = Some(Error::Interrupted("interrupted".into()));
             break;
         }
     }
@@ -665,27 +710,38 @@ fn in_job(name: &str, e: Error) -> Error {
 /// the files it created.
 type JobDone = (usize, Result<Option<RunResult>, Error>, Cleanup);
 
-/// Run the jobs `members` of one batch together, each on a thread of its own. A thread the
-/// system will not start ends the batch: the jobs already going are stopped as by Ctrl-C,
-/// and the second value is the error that names the limit.
+/// Run the jobs `members` of one batch together, each on a thread of its own: every job is
+/// set up before any starts (fio's way), and in a `team` every rank's jobs start together. A
+/// thread the system will not start ends the batch: the jobs already going are stopped as by
+/// Ctrl-C, and the second value is the error that names the limit.
 fn run_batch(
     runs: &[options::FioRun],
     members: &[usize],
     command_line: &[String],
     interrupted: &AtomicBool,
+    team: Option<&dyn Cluster>,
 ) -> (Vec<JobDone>, Option<Error>) {
+    let start = StartLine::default();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut refused = None;
         for (k, &i) in members.iter().enumerate() {
             let run = &runs[i];
             let line = command_line.to_vec();
+            let at_line = waits_at_line(run);
+            if at_line {
+                start.enlist();
+            }
+            let start = &start;
             let started = std::thread::Builder::new()
                 .stack_size(iogauge::os::threads::JOB_STACK_BYTES)
-                .spawn_scoped(s, move || run_job(i, run, line, interrupted));
+                .spawn_scoped(s, move || run_job(i, run, line, start, interrupted));
             match started {
                 Ok(h) => handles.push((i, h)),
                 Err(e) => {
+                    if at_line {
+                        start.withdraw();
+                    }
                     interrupted.store(true, Ordering::Relaxed);
                     let asked = format!("{} jobs", members.len());
                     let why = iogauge::os::threads::start_error(k, members.len(), &asked, &e);
@@ -694,6 +750,9 @@ fn run_batch(
                 }
             }
         }
+        // Every job set up (or failed): let them go, once the other ranks' are too.
+        let go = start.wait_all(interrupted) && team.is_none_or(|c| c.fence(interrupted));
+        start.open(go);
         let done = handles
             .into_iter()
             .map(|(i, h)| {
@@ -713,49 +772,67 @@ const PER_THREAD: runner::Keep = runner::Keep {
     every_histogram: false,
 };
 
+/// Whether a job starts at its group's start line: one that only lays out files has nothing
+/// to time, and one with a start delay starts that long after the line opens.
+fn waits_at_line(run: &options::FioRun) -> bool {
+    !run.create_only && run.start_delay_ns == 0
+}
+
 /// One job, on its own thread: wait for its start delay, then lay out (create_only) or run.
 fn run_job(
     i: usize,
     run: &options::FioRun,
     line: Vec<String>,
+    start: &StartLine,
     interrupted: &AtomicBool,
 ) -> JobDone {
     // create_only keeps what it lays out: that is what the job is for.
     let mut cleanup = Cleanup::new(run.job.keep || run.create_only);
-    if !wait(run.start_delay_ns, interrupted) {
+    let delayed = run.start_delay_ns > 0 && !run.create_only;
+    if (delayed && !start.wait_open()) || !wait(run.start_delay_ns, interrupted) {
         return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
     }
     if run.create_only {
         let r = runner::target::check_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
         return (i, r, cleanup);
     }
-    if run.logs.per_io && run.logs.any() {
-        // A line per I/O, written as the records come, to files made once the run is set up.
-        let mut logs = IoLogs::new(run);
-        let r = runner::run_full(
-            &run.job,
-            line,
-            interrupted,
-            &mut cleanup,
-            &mut logs,
-            PER_THREAD,
-        );
-        let r = match (r, logs.finish()) {
-            (Ok(r), Ok(())) => Ok(Some(r)),
-            (Err(e), _) => Err(e),
-            (Ok(_), Err(e)) => Err(Error::runtime(format!("fio job '{}': {e}", run.name))),
+    // A line per I/O, written as the records come, to files made once the run is set up.
+    let mut logs = (run.logs.per_io && run.logs.any()).then(|| IoLogs::new(run));
+    let mut none = NoObserver;
+    let inner: &mut dyn Observer = match &mut logs {
+        Some(l) => l,
+        None => &mut none,
+    };
+    let job = &run.job;
+    let r = if waits_at_line(run) {
+        // The observer's own setup (fio's log files) may fail: then the job never comes.
+        let mut came = false;
+        let mut ready = || {
+            came = true;
+            match start.arrive() {
+                true => Ok(()),
+                false => Err("interrupted while the other jobs of the group were set up".into()),
+            }
         };
-        return (i, r, cleanup);
-    }
-    let r = runner::run_full(
-        &run.job,
-        line,
-        interrupted,
-        &mut cleanup,
-        &mut NoObserver,
-        PER_THREAD,
-    );
-    (i, r.map(Some), cleanup)
+        let mut at = Hooked {
+            inner,
+            ready: &mut ready,
+            stonewall: &mut Some,
+        };
+        let r = runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD);
+        if !came {
+            start.withdraw();
+        }
+        r
+    } else {
+        runner::run_full(job, line, interrupted, &mut cleanup, inner, PER_THREAD)
+    };
+    let r = match (r, logs.map(IoLogs::finish)) {
+        (Ok(r), None | Some(Ok(()))) => Ok(Some(r)),
+        (Err(e), _) => Err(e),
+        (Ok(_), Some(Err(e))) => Err(Error::runtime(format!("fio job '{}': {e}", run.name))),
+    };
+    (i, r, cleanup)
 }
 
 /// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.

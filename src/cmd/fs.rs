@@ -1,18 +1,20 @@
-//! `iogauge fs`: flags to the suite's parameters, then run, report and save.
+//! `iogauge fs`: flags to the suite's parameters, then run, report and save; under an MPI
+//! launcher, run by every rank in its own folder and reported by rank 0 as one.
 
 use super::interrupt_flag;
 use super::saved::Saver;
 use iogauge::cli::FsArgs;
+use iogauge::cluster::{self, team, Cluster};
 use iogauge::error::{exit, Error, Result};
-use iogauge::fs_suite::{self, FsResult, Params};
+use iogauge::fs_suite::{self, FsResult, Params, Suite};
 use iogauge::report::Subject;
 use iogauge::store::record::Record;
 use iogauge::units::parse_size;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
-    let exporter = Subject::Fs.exporter::<FsResult>(a.output)?;
+/// The suite as the flags ask for it.
+fn suite(a: &FsArgs) -> Result<Suite> {
     let tests = fs_suite::select_tests(&a.tests)?;
     let file_size = parse_size(&a.file_size).map_err(|e| {
         Error::usage(format!(
@@ -33,41 +35,94 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     params.validate()?;
     let targets = fs_suite::targets(&a.dirs)?;
     let reference = fs_suite::reference_of(&targets, a.reference.as_deref())?;
+    Ok(Suite {
+        tests,
+        params,
+        targets,
+        reference,
+    })
+}
+
+pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
+    let cluster = cluster::detect()?;
+    let team = (cluster.place().size > 1).then_some(cluster.as_ref());
+    let root = cluster.place().is_root();
+    let interrupted = interrupt_flag()?;
+    // The same flags on every rank: an error in them is every rank's, said by rank 0.
+    let checked = Subject::Fs
+        .exporter::<FsResult>(a.output)
+        .and_then(|e| Ok((e, suite(a)?)));
+    let (exporter, s) = match (checked, team) {
+        (Err(e), Some(c)) => return Ok(team::refused(c, &e, &interrupted)),
+        (checked, _) => checked?,
+    };
     // The output file and the database are opened before anything is measured: a bad
     // --output-file or --db costs nothing.
-    let mut sink = iogauge::report::sink::Sink::open(&a.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &a.save, a.quiet)?;
-    let interrupted = interrupt_flag()?;
-    let live = !a.quiet && std::io::stderr().is_terminal();
+    let opened = root
+        .then(|| {
+            let sink = iogauge::report::sink::Sink::open(&a.output_file, "--output-file")?;
+            Ok::<_, Error>((sink, Saver::new(db, &a.save, a.quiet)?))
+        })
+        .transpose();
+    let outputs = match (opened, team) {
+        (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
+        (opened, _) => opened?,
+    };
+    let live = root && !a.quiet && std::io::stderr().is_terminal();
     let mut progress = |line: &str| {
         if live {
             eprint!("\r\x1b[K{line}");
         }
     };
-    let result = fs_suite::run(
-        &targets,
-        reference,
-        &tests,
-        &params,
-        argv,
-        &interrupted,
-        &mut progress,
-    );
+    let result = fs_suite::run(&s, argv, &interrupted, &mut progress, team);
     if live {
         eprint!("\r\x1b[K");
     }
-    let result = result?;
+    let result = match (result, team) {
+        (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
+        (Ok(r), Some(c)) => match gather(c, r)? {
+            Some(r) => r,
+            None if interrupted.load(std::sync::atomic::Ordering::Relaxed) => {
+                return Ok(exit::INTERRUPTED)
+            }
+            None => return Ok(exit::OK),
+        },
+        (r, None) => r?,
+    };
+    let Some((mut sink, mut saver)) = outputs else {
+        return Ok(exit::OK);
+    };
     sink.write(&exporter.render(&result))?;
+    report_end(&result, &mut saver)
+}
+
+/// Every rank's result to rank 0, made one there; `None` on the other ranks, and on every
+/// rank after Ctrl-C: a rank may have left a fence the others never reached, so no
+/// collective follows it.
+fn gather(c: &dyn Cluster, r: FsResult) -> Result<Option<FsResult>> {
+    if r.partial {
+        if c.place().is_root() {
+            eprintln!(
+                "iogauge: interrupted; an MPI run cut short is not gathered (each rank's \
+                 folders are removed)"
+            );
+        }
+        return Ok(None);
+    }
+    Ok(team::gather_results(c, r)?.map(fs_suite::ranks::combine))
+}
+
+/// Save what was measured; the exit status, saying why on stderr where it is not 0.
+fn report_end(result: &FsResult, saver: &mut Saver) -> Result<u8> {
     let failures = result.failures();
-    let partial = result.partial;
     let measured = result
         .tests
         .iter()
         .any(|t| t.cells.iter().any(|c| !c.elapsed_ns.is_empty()));
     if measured {
-        saver.save(&Record::Fs(Box::new(result)))?;
+        saver.save(&Record::Fs(Box::new(result.clone())))?;
     }
-    if partial {
+    if result.partial {
         eprintln!("iogauge: interrupted; the results above are partial");
         return Ok(exit::INTERRUPTED);
     }

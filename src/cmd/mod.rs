@@ -10,6 +10,7 @@ pub mod diskspd;
 pub mod explain;
 pub mod fio;
 pub mod fio_logs;
+pub mod fio_team;
 pub mod fs;
 pub mod iozone;
 pub mod man;

@@ -118,8 +118,7 @@ fn cmd_team(
     let result = match result {
         Ok(r) => r,
         // The same error on every rank: rank 0 says it.
-        Err(e) if !root => return Ok(e.exit_code()),
-        Err(e) => return Err(e),
+        Err(e) => return Ok(cluster::team::refused(cluster, &e, &interrupted)),
     };
     match (result, outputs) {
         (Some(result), Some((exporter, mut sink, mut saver))) => {

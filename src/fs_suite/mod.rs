@@ -11,7 +11,9 @@
 //! turn, so that a slow drift of the machine falls on all of them alike.
 
 pub mod ops;
+pub mod ranks;
 
+use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
 use crate::os::cache;
@@ -494,6 +496,9 @@ pub struct FsResult {
     /// Stopped by Ctrl-C: some cells have fewer repetitions or none.
     pub partial: bool,
     pub notes: Vec<String>,
+    /// The ranks of an MPI job whose results these are; absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<ranks::FsRanks>,
 }
 
 impl FsResult {
@@ -614,21 +619,30 @@ fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
     Ok((file, refused))
 }
 
+/// What to run: the tests, with their parameters, on the file systems, one the reference.
+pub struct Suite {
+    pub targets: Vec<Target>,
+    pub reference: usize,
+    pub tests: Vec<Test>,
+    pub params: Params,
+}
+
 /// Progress lines for a terminal; the suite calls it before each measurement.
 pub type Progress<'a> = &'a mut dyn FnMut(&str);
 
 /// Run the suite. Errors before the first measurement (a folder that cannot be written) are
 /// returned; errors of one test on one file system are recorded in its cell and the suite
-/// goes on.
+/// goes on. In a `team` (the ranks of an MPI job, each in a folder of its own), every
+/// measurement starts together on every rank and ends when the last rank's has.
 pub fn run(
-    targets: &[Target],
-    reference: usize,
-    tests: &[Test],
-    params: &Params,
+    suite: &Suite,
     command_line: Vec<String>,
     stop: &AtomicBool,
     progress: Progress,
+    team: Option<&dyn Cluster>,
 ) -> Result<FsResult> {
+    let (targets, tests, params) = (&suite.targets, &suite.tests, &suite.params);
+    let reference = suite.reference;
     params.validate()?;
     let started_unix_ns = crate::dates::now_unix_ns();
     let (mut spaces, filesystems) = claim(targets, params)?;
@@ -650,8 +664,9 @@ pub fn run(
             .collect(),
         partial: false,
         notes: Vec::new(),
+        ranks: None,
     };
-    run_cells(&mut result, &mut spaces, tests, stop, progress)?;
+    run_cells(&mut result, &mut spaces, tests, stop, progress, team)?;
     if result.partial {
         mark_partial(&mut result, params.repeat);
     }
@@ -701,13 +716,16 @@ fn not_run(t: Test, filesystems: usize, params: &Params) -> TestResult {
 }
 
 /// Each test, each repetition, on each file system in turn; a signal ends the suite with
-/// what it has, a thread limit ends it with an error.
+/// what it has, a thread limit ends it with an error. In a `team`, every rank meets the
+/// others before each timed loop and after it, also for a cell it skips or whose setup
+/// failed, so that the ranks stay in step.
 fn run_cells(
     result: &mut FsResult,
     spaces: &mut [Workspace],
     tests: &[Test],
     stop: &AtomicBool,
     progress: Progress,
+    team: Option<&dyn Cluster>,
 ) -> Result<()> {
     let params = result.params.clone();
     let total = tests.len() * params.repeat as usize * spaces.len();
@@ -717,15 +735,26 @@ fn run_cells(
             for (fi, ws) in spaces.iter_mut().enumerate() {
                 step += 1;
                 let cell = &mut result.tests[ti].cells[fi];
-                if matches!(cell.status, Status::Failed | Status::NotSupported) {
-                    continue;
+                let direct_refused = test
+                    .needs_direct()
+                    .then(|| result.filesystems[fi].direct_io_refused.clone())
+                    .flatten();
+                if let Some(why) = direct_refused {
+                    cell.status = Status::NotSupported;
+                    cell.reason = Some(why);
                 }
-                if test.needs_direct() {
-                    if let Some(why) = &result.filesystems[fi].direct_io_refused {
-                        cell.status = Status::NotSupported;
-                        cell.reason = Some(why.clone());
-                        continue;
+                let met = std::cell::Cell::new(false);
+                let mut start = || {
+                    met.set(true);
+                    team.is_none_or(|c| c.fence(stop))
+                };
+                if matches!(cell.status, Status::Failed | Status::NotSupported) {
+                    // Other ranks may measure it: meet them at its start and at its end.
+                    if !(start() && start()) {
+                        result.partial = true;
+                        return Ok(());
                     }
+                    continue;
                 }
                 progress(&format!(
                     "[{step}/{total}] {} on {} ({} of {})",
@@ -735,7 +764,14 @@ fn run_cells(
                     params.repeat
                 ));
                 let folder = ws.root.join(format!("{}-{}", test.name(), rep + 1));
-                let outcome = measure(test, &folder, &params, result.cache_drop, stop);
+                let mut outcome =
+                    measure(test, &folder, &params, result.cache_drop, stop, &mut start);
+                // The ranks meet at the start even where this one's setup failed, and all
+                // have ended before any removes its files.
+                let in_step = (met.get() || start()) && team.is_none_or(|c| c.fence(stop));
+                if !in_step {
+                    outcome = Err(Stop::Interrupted);
+                }
                 // The test's files go at once: the next test starts from a clean folder.
                 ws.clear(&folder);
                 match outcome {
@@ -797,13 +833,15 @@ fn suite_notes(result: &mut FsResult, tests: &[Test]) {
     }
 }
 
-/// Set up what `test` needs in a new folder, drop caches, then time the test's loop.
+/// Set up what `test` needs in a new folder, drop caches, pass the `start` line (false:
+/// interrupted), then time the test's loop.
 fn measure(
     test: Test,
     folder: &Path,
     p: &Params,
     cache_drop: CacheDrop,
     stop: &AtomicBool,
+    start: &mut dyn FnMut() -> bool,
 ) -> Result<u64, Stop> {
     let fail = |what: &str, e: std::io::Error| Stop::Failed(format!("{what}: {e}"));
     std::fs::create_dir(folder).map_err(|e| fail("cannot create the test folder", e))?;
@@ -831,7 +869,7 @@ fn measure(
         None
     };
     drop_caches(cache_drop, data.as_ref()).map_err(|e| fail("cannot drop caches", e))?;
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+    if !start() || stop.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Stop::Interrupted);
     }
     match test {
@@ -1063,16 +1101,13 @@ mod tests {
                 threads,
                 ..params()
             };
-            let r = run(
-                &targets,
-                0,
-                &Test::ALL,
-                &p,
-                vec![],
-                &AtomicBool::new(false),
-                &mut |_| {},
-            )
-            .unwrap();
+            let suite = Suite {
+                targets: targets.clone(),
+                reference: 0,
+                tests: Test::ALL.to_vec(),
+                params: p,
+            };
+            let r = run(&suite, vec![], &AtomicBool::new(false), &mut |_| {}, None).unwrap();
             for t in &r.tests {
                 let c = &t.cells[0];
                 // tmpfs (where /tmp is one) may refuse O_DIRECT: then not supported.

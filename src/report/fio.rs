@@ -238,7 +238,8 @@ impl Exporter for FioJson {
             group: 0,
             batch: 0,
             job: r.job.clone(),
-            clones: r.job.total_threads() as u32,
+            // Under MPI, every rank's threads.
+            clones: r.job.total_threads() as u32 * r.cluster.as_ref().map_or(1, |c| c.ranks),
             layout: Clones::Threads,
             group_reporting: true,
             unified: false,

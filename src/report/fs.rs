@@ -105,10 +105,14 @@ pub fn reference_label(r: &FsResult) -> &str {
 fn heading(r: &FsResult) -> String {
     let p = &r.params;
     format!(
-        "iogauge fs: {} file system{}, {} files, {} data file, {} iteration{}, {} thread{}, {} repetition{}{}",
+        "iogauge fs: {} file system{}, {} files{}, {} data file, {} iteration{}, {} thread{}, {} repetition{}{}",
         r.filesystems.len(),
         plural(r.filesystems.len() as u64),
         p.files,
+        match &r.ranks {
+            Some(k) => format!(" on each of {} ranks", k.ranks),
+            None => String::new(),
+        },
         format_size(p.file_size),
         p.iterations,
         plural(p.iterations),

@@ -16,6 +16,7 @@ pub mod plan;
 pub mod prepare;
 pub mod steady;
 pub mod target;
+pub mod together;
 pub mod wall;
 pub mod worker;
 
@@ -116,6 +117,42 @@ pub trait Observer {
 /// Watches nothing.
 pub struct NoObserver;
 impl Observer for NoObserver {}
+
+/// Another observer with more done at two of its steps; everything else passes through.
+pub struct Hooked<'a> {
+    pub inner: &'a mut dyn Observer,
+    /// After the inner observer is ready: what must happen before the first I/O (meet the
+    /// other runs or ranks).
+    pub ready: &'a mut dyn FnMut() -> std::result::Result<(), String>,
+    /// Given the inner observer's stonewall verdict, the one the run gets.
+    pub stonewall: &'a mut dyn FnMut(u64) -> Option<u64>,
+}
+
+impl Observer for Hooked<'_> {
+    fn begin(&mut self, label: &str, index: usize, count: usize) {
+        self.inner.begin(label, index, count)
+    }
+    fn update(&mut self, live: &Live) {
+        self.inner.update(live)
+    }
+    fn ready(&mut self) -> std::result::Result<(), String> {
+        self.inner.ready()?;
+        (self.ready)()
+    }
+    fn end(&mut self) {
+        self.inner.end()
+    }
+    fn wants_ios(&self) -> bool {
+        self.inner.wants_ios()
+    }
+    fn ios(&mut self, worker: usize, records: &[worker::IoRecord]) {
+        self.inner.ios(worker, records)
+    }
+    fn stonewall(&mut self, most: u64) -> Option<u64> {
+        let mine = self.inner.stonewall(most)?;
+        (self.stonewall)(mine)
+    }
+}
 
 impl Control {
     fn new(clock: Clock, workers: usize, interval_ns: u64) -> Control {

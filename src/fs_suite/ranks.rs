@@ -1,0 +1,147 @@
+//! The suite's results of every rank of an MPI job made one, on rank 0, as mdtest counts:
+//! each measurement started together on every rank (a fence after its setup and cache
+//! drop) and ended once the last rank's had (a fence after), so a repetition's time is the
+//! slowest rank's and its operations are every rank's.
+
+use super::{Cell, FsResult, Status};
+use crate::cluster::Place;
+use serde::{Deserialize, Serialize};
+
+/// How the ranks were spread and how evenly they went.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FsRanks {
+    pub ranks: u32,
+    pub hosts: u32,
+    /// Over every repetition of every test: the most the slowest rank's time exceeded the
+    /// fastest's, in percent (0 where every rank took the same).
+    pub worst_spread_pct: f64,
+    /// Which test on which file system that was.
+    pub worst_at: Option<String>,
+}
+
+/// Every rank's result (rank order, rank 0 first) as one.
+pub fn combine(parts: Vec<(Place, FsResult)>) -> FsResult {
+    let places: Vec<Place> = parts.iter().map(|(p, _)| p.clone()).collect();
+    let results: Vec<FsResult> = parts.into_iter().map(|(_, r)| r).collect();
+    let mut out = results[0].clone();
+    let mut worst = (0.0f64, None);
+    for (ti, test) in out.tests.iter_mut().enumerate() {
+        for (fi, cell) in test.cells.iter_mut().enumerate() {
+            let cells: Vec<&Cell> = results.iter().map(|r| &r.tests[ti].cells[fi]).collect();
+            let spread = merge_cell(cell, &cells, &places);
+            if spread > worst.0 {
+                let fs = &out.filesystems[fi].label;
+                worst = (spread, Some(format!("{} on {fs}", test.name)));
+            }
+        }
+    }
+    out.partial = results.iter().any(|r| r.partial);
+    let mut hosts: Vec<&str> = places.iter().map(|p| p.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    out.notes.push(format!(
+        "{} ranks on {} host{}: each measurement started together on every rank, after its \
+         setup and cache drop, and a repetition's time is the slowest rank's and its \
+         operations all ranks' (mdtest's rate)",
+        places.len(),
+        hosts.len(),
+        if hosts.len() == 1 { "" } else { "s" }
+    ));
+    if let Some(at) = &worst.1 {
+        out.notes.push(format!(
+            "the slowest rank took up to {:.0}% longer than the fastest ({at})",
+            worst.0
+        ));
+    }
+    out.ranks = Some(FsRanks {
+        ranks: places.len() as u32,
+        hosts: hosts.len() as u32,
+        worst_spread_pct: worst.0,
+        worst_at: worst.1,
+    });
+    out.summarize();
+    out
+}
+
+/// `cell` made from every rank's `cells`: operations summed, each repetition the slowest
+/// rank's time (those every rank finished), the worst status with the rank that had it.
+/// Returns the largest spread of one repetition, in percent of the fastest rank's time.
+fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
+    cell.ops = cells.iter().map(|c| c.ops).sum();
+    let reps = cells.iter().map(|c| c.elapsed_ns.len()).min().unwrap_or(0);
+    let mut spread = 0.0f64;
+    cell.elapsed_ns = (0..reps)
+        .map(|k| {
+            let times = cells.iter().map(|c| c.elapsed_ns[k]);
+            let (lo, hi) = (times.clone().min().unwrap_or(0), times.max().unwrap_or(0));
+            if lo > 0 {
+                spread = spread.max(100.0 * (hi - lo) as f64 / lo as f64);
+            }
+            hi
+        })
+        .collect();
+    // A failure on any rank fails the cell; then a repetition that some rank did not run.
+    let rank_of = |s: Status| cells.iter().position(|c| c.status == s);
+    if let Some(r) = rank_of(Status::Failed) {
+        cell.status = Status::Failed;
+        let why = cells[r].reason.as_deref().unwrap_or("failed");
+        let p = &places[r];
+        cell.reason = Some(format!("rank {} on {}: {why}", p.rank, p.host));
+    } else if let Some(r) = rank_of(Status::NotRun) {
+        cell.status = Status::NotRun;
+        cell.reason = cells[r].reason.clone();
+    }
+    spread
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(status: Status, times: &[u64]) -> Cell {
+        Cell {
+            status,
+            reason: (status == Status::Failed).then(|| "no space".to_string()),
+            ops: 100,
+            elapsed_ns: times.to_vec(),
+            summary: None,
+        }
+    }
+
+    fn place(rank: u32) -> Place {
+        Place {
+            rank,
+            size: 3,
+            host: format!("h{rank}"),
+            local_rank: 0,
+        }
+    }
+
+    #[test]
+    fn a_repetition_takes_the_slowest_ranks_time_and_every_ranks_operations() {
+        let (a, b, c) = (
+            cell(Status::Ok, &[100, 300]),
+            cell(Status::Ok, &[150, 200]),
+            cell(Status::Ok, &[120, 250]),
+        );
+        let mut out = a.clone();
+        let places = [place(0), place(1), place(2)];
+        let spread = merge_cell(&mut out, &[&a, &b, &c], &places);
+        assert_eq!(out.ops, 300);
+        assert_eq!(out.elapsed_ns, vec![150, 300]);
+        assert_eq!(out.status, Status::Ok);
+        // Repetition 2: 300 against 200.
+        assert!((spread - 50.0).abs() < 1e-9, "{spread}");
+    }
+
+    #[test]
+    fn a_failure_on_one_rank_fails_the_cell_naming_it() {
+        let (a, b) = (cell(Status::Ok, &[100]), cell(Status::Failed, &[]));
+        let mut out = a.clone();
+        merge_cell(&mut out, &[&a, &b], &[place(0), place(1)]);
+        assert_eq!(out.status, Status::Failed);
+        assert_eq!(out.reason.as_deref(), Some("rank 1 on h1: no space"));
+        // Only repetitions every rank finished count.
+        assert!(out.elapsed_ns.is_empty());
+    }
+}
