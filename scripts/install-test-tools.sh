@@ -10,13 +10,15 @@
 #   openmpi-bin, libopenmpi-dev, libclang-dev
 #                mpirun, and what building with `--features mpi` needs (rsmpi binds the MPI
 #                library through libclang): tests/mpi.rs runs iogauge under mpirun -np 4
+#   iproute2     ip: two stand-in hosts in network namespaces (scripts/mpi-hosts.sh) for
+#                tests/mpi.rs's test across hosts
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
 want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
-    bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev; do
+    bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)

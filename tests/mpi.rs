@@ -434,6 +434,128 @@ fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
     ))
 }
 
+/// Two stand-in hosts on this machine (scripts/mpi-hosts.sh: network namespaces on a bridge,
+/// each with a host name of its own, OpenMPI's daemons started there by an rsh agent), removed
+/// when dropped.
+struct TwoHosts {
+    dir: tempfile::TempDir,
+}
+
+impl TwoHosts {
+    fn up() -> Result<TwoHosts, String> {
+        if !common::is_root() {
+            return Err("needs root to make network namespaces".into());
+        }
+        let dir = common::work_dir();
+        let o = Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/mpi-hosts.sh"))
+            .arg("up")
+            .arg(dir.path())
+            .output()
+            .map_err(|e| format!("cannot run scripts/mpi-hosts.sh: {e}"))?;
+        let hosts = TwoHosts { dir };
+        if !o.status.success() {
+            return Err(format!(
+                "this machine cannot make network namespaces on a bridge: {}",
+                common::stderr(&o).trim()
+            ));
+        }
+        Ok(hosts)
+    }
+
+    /// mpirun with 4 ranks, two on each stand-in host, over TCP between them.
+    fn mpirun(&self, args: &[&str]) -> Command {
+        let d = common::p(self.dir.path()).to_string();
+        let mut c = Command::new("mpirun");
+        c.args(["-np", "4", "--hostfile", &format!("{d}/hostfile")])
+            .args(["--mca", "plm_rsh_agent", &format!("{d}/agent.sh")])
+            .args(["--mca", "plm_rsh_no_tree_spawn", "1"])
+            .args(["--mca", "btl", "tcp,self"])
+            .args(["--mca", "btl_tcp_if_include", "10.77.0.0/24"])
+            .args(["--mca", "oob_tcp_if_include", "10.77.0.0/24"])
+            .arg(env!("CARGO_BIN_EXE_iogauge"))
+            .args(args)
+            .env("IOGAUGE_DB", common::test_db())
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .stdin(Stdio::null());
+        c
+    }
+}
+
+impl Drop for TwoHosts {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/mpi-hosts.sh"))
+            .arg("down")
+            .output();
+    }
+}
+
+/// Across two hosts: `{host}` and `{local_rank}` name each rank's file, the report has a
+/// row per host, and the default rank shift reads the other host's files (two on, for two
+/// ranks a host placed by slot) with no one-host note.
+fn two_hosts_each_read_the_others_files() -> Result<String, String> {
+    with_mpi()?;
+    let hosts = TwoHosts::up()?;
+    let data = common::work_dir();
+    for n in [2, 3] {
+        std::fs::create_dir(data.path().join(format!("iogauge-node-{n}"))).unwrap();
+    }
+    let target = format!("{}/{{host}}/f.{{local_rank}}", common::p(data.path()));
+    let common_args = ["run", &target, "--total", "8M", "--sequential", "-q"];
+    let write = hosts
+        .mpirun(&common_args)
+        .args(["-c", "8M", "-w", "100", "--keep", "--output", "json"])
+        .output()
+        .unwrap();
+    let w = ok_json(&write)?;
+    assert_eq!(w["cluster"]["hosts"], 2, "{}", w["cluster"]);
+    let rows: Vec<String> = w["cluster"]["host_rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rows, ["iogauge-node-2", "iogauge-node-3"]);
+    for n in [2, 3] {
+        let made = files_in(&data.path().join(format!("iogauge-node-{n}")));
+        assert_eq!(made, ["f.0", "f.1"], "node {n}");
+    }
+    let read = hosts
+        .mpirun(&common_args)
+        .args(["--rank-shift", "--output", "json"])
+        .output()
+        .unwrap();
+    let r = ok_json(&read)?;
+    let read_from: Vec<String> = r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let p = Path::new(t["path"].as_str().unwrap());
+            let host = p.parent().unwrap().file_name().unwrap().to_string_lossy();
+            format!("{host}/{}", p.file_name().unwrap().to_string_lossy())
+        })
+        .collect();
+    // Ranks 0 and 1 on node 2 read node 3's files, and the other way round.
+    assert_eq!(
+        read_from,
+        [
+            "iogauge-node-3/f.0",
+            "iogauge-node-3/f.1",
+            "iogauge-node-2/f.0",
+            "iogauge-node-2/f.1"
+        ]
+    );
+    let notes = r["notes"].to_string();
+    assert!(!notes.contains("every rank is on"), "{notes}");
+    Ok(format!(
+        "starts within {} µs across the two hosts",
+        r["cluster"]["start_skew_ns"].as_u64().unwrap_or(0) / 1000
+    ))
+}
+
 /// Ctrl-C on mpirun: every rank stops and removes its file; rank 0 reports what was done.
 fn sigint_to_mpirun_cleans_every_rank() -> Result<String, String> {
     with_mpi()?;
@@ -582,6 +704,10 @@ fn main() {
         (
             "the_fs_suite_runs_as_ranks_fenced_test_by_test",
             the_fs_suite_runs_as_ranks_fenced_test_by_test,
+        ),
+        (
+            "two_hosts_each_read_the_others_files",
+            two_hosts_each_read_the_others_files,
         ),
         (
             "sigint_to_mpirun_cleans_every_rank",
