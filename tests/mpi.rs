@@ -389,6 +389,61 @@ fn a_failing_fio_rank_ends_the_job_fast() -> Result<String, String> {
     })
 }
 
+/// A job with no size= reads each rank's own existing file, sized from the file that rank
+/// names (`{rank}` filled in): four files of 256, 512, 768 and 1024 KiB read whole.
+fn each_rank_sizes_its_own_fio_file() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    for rank in 0..4u64 {
+        let f = dir.path().join(format!("f.{rank}"));
+        std::fs::write(f, vec![7u8; (256 << 10) * (rank as usize + 1)]).unwrap();
+    }
+    let name = format!("--filename={}/f.{{rank}}", common::p(dir.path()));
+    let args = [
+        "fio",
+        "--name=r",
+        "--rw=read",
+        "--bs=4k",
+        "--ioengine=psync",
+    ];
+    let o = mpirun(RANKS, &args)
+        .args([&name, "--output-format=json"])
+        .output()
+        .unwrap();
+    let r = ok_json(&o)?;
+    let read = &r["jobs"][0]["read"];
+    assert_eq!(read["io_bytes"], (256u64 << 10) * 10, "{read}");
+    // The files were there before: iogauge leaves them.
+    assert_eq!(files_in(dir.path()), ["f.0", "f.1", "f.2", "f.3"]);
+    Ok(String::new())
+}
+
+/// Ranks 1 and 3 cannot plan the job (their files are missing and there is no size=), ranks
+/// 0 and 2 can: no rank goes on to wait for the others; rank 0 says once which ranks could
+/// not and why, and the job ends non-zero at once.
+fn a_plan_only_some_ranks_can_make_ends_every_rank() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    for rank in [0, 2] {
+        std::fs::write(dir.path().join(format!("f.{rank}")), vec![7u8; 64 << 10]).unwrap();
+    }
+    let name = format!("--filename={}/f.{{rank}}", common::p(dir.path()));
+    let t = Instant::now();
+    let o = mpirun(RANKS, &["fio", "--name=r", "--rw=read", &name])
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    let said: Vec<&str> = err.lines().filter(|l| l.starts_with("iogauge:")).collect();
+    assert_eq!(said.len(), 1, "one line, from rank 0: {err}");
+    assert!(said[0].contains("ranks 1, 3 of 4 on "), "{err}");
+    assert!(said[0].contains("no size= was given"), "{err}");
+    assert_eq!(files_in(dir.path()), ["f.0", "f.2"]);
+    Ok(format!("ended in {:.1} s", took.as_secs_f64()))
+}
+
 /// The fs suite as four ranks, each in a folder of its own: every measurement is fenced, a
 /// cell counts every rank's operations and the slowest rank's time; nothing is left.
 fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
@@ -700,6 +755,14 @@ fn main() {
         (
             "a_failing_fio_rank_ends_the_job_fast",
             a_failing_fio_rank_ends_the_job_fast,
+        ),
+        (
+            "each_rank_sizes_its_own_fio_file",
+            each_rank_sizes_its_own_fio_file,
+        ),
+        (
+            "a_plan_only_some_ranks_can_make_ends_every_rank",
+            a_plan_only_some_ranks_can_make_ends_every_rank,
         ),
         (
             "the_fs_suite_runs_as_ranks_fenced_test_by_test",

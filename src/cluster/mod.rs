@@ -59,6 +59,9 @@ pub trait Cluster {
     fn fence(&self, interrupted: &AtomicBool) -> bool;
     /// Every rank's `bytes`, in rank order, on rank 0; `None` elsewhere.
     fn gather(&self, bytes: &[u8]) -> Option<Vec<Vec<u8>>>;
+    /// Every rank's `bytes`, in rank order, on every rank (a verdict every rank reaches
+    /// alike, in the same words).
+    fn gather_all(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
     /// The largest of every rank's `v`, on every rank (stonewalling's agreed count).
     fn max_u64(&self, v: u64) -> u64;
     /// End every rank of the job now, with `code`.
@@ -99,6 +102,9 @@ impl Cluster for Solo {
     }
     fn gather(&self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
         Some(vec![bytes.to_vec()])
+    }
+    fn gather_all(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        vec![bytes.to_vec()]
     }
     fn max_u64(&self, v: u64) -> u64 {
         v

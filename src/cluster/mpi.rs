@@ -58,12 +58,33 @@ fn gather_all(world: &SimpleCommunicator, bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut counts = vec![0 as Count; world.size() as usize];
     world.all_gather_into(&n, &mut counts[..]);
     let displs = offsets(&counts);
-    let mut buf = vec![0u8; counts.iter().sum::<Count>() as usize];
+    let mut buf = receive_buffer(&counts);
     {
         let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-        world.all_gather_varcount_into(bytes, &mut part);
+        world.all_gather_varcount_into(sendable(bytes), &mut part);
     }
     split(&buf, &counts, &displs)
+}
+
+/// An empty slice points at address 1, which Open MPI reads as MPI_IN_PLACE ((void *) 1)
+/// and refuses on a rank that is not the root (MPI_ERR_ARG, fatal): send nothing from a real
+/// address instead.
+fn sendable(bytes: &[u8]) -> &[u8] {
+    static NOTHING: [u8; 1] = [0];
+    if bytes.is_empty() {
+        &NOTHING[..0]
+    } else {
+        bytes
+    }
+}
+
+/// Room for every rank's bytes, at a real address even when they are all empty (see
+/// [`sendable`]).
+fn receive_buffer(counts: &[Count]) -> Vec<u8> {
+    let total = counts.iter().sum::<Count>() as usize;
+    let mut buf = Vec::with_capacity(total.max(1));
+    buf.resize(total, 0);
+    buf
 }
 
 fn offsets(counts: &[Count]) -> Vec<Count> {
@@ -126,18 +147,22 @@ impl Cluster for Mpi {
         let n = bytes.len() as Count;
         if !self.place.is_root() {
             root.gather_into(&n);
-            root.gather_varcount_into(bytes);
+            root.gather_varcount_into(sendable(bytes));
             return None;
         }
         let mut counts = vec![0 as Count; self.place.size as usize];
         root.gather_into_root(&n, &mut counts[..]);
         let displs = offsets(&counts);
-        let mut buf = vec![0u8; counts.iter().sum::<Count>() as usize];
+        let mut buf = receive_buffer(&counts);
         {
             let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(bytes, &mut part);
+            root.gather_varcount_into_root(sendable(bytes), &mut part);
         }
         Some(split(&buf, &counts, &displs))
+    }
+
+    fn gather_all(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        gather_all(&self.world, bytes)
     }
 
     fn max_u64(&self, v: u64) -> u64 {

@@ -83,42 +83,109 @@ pub fn run(
     if let Some(n) = shift_note(job, cluster.hosts()) {
         r.notes.push(n);
     }
-    let Some(parts) = gather_results(cluster, r)? else {
+    let Some(parts) = gather_results(cluster, r) else {
         return Ok(None);
     };
-    let mut total = aggregate(parts).map_err(Error::runtime)?;
+    // Rank 0 alone from here: the others have left.
+    let mut total = aggregate(parts).unwrap_or_else(|e| fail(cluster, &e, exit::FAILURE));
     // Saved with the templates, so that `iogauge check` runs the same job again.
     total.job = job.clone();
     Ok(Some(total))
 }
 
-/// Every rank's `value` with its place, in rank order, on rank 0; `None` on the others.
-pub fn gather_results<T>(cluster: &dyn Cluster, value: T) -> Result<Option<Vec<(Place, T)>>>
+/// Every rank's `value` with its place, in rank order, on rank 0; `None` on the others. A
+/// result that cannot be sent or read back is one rank's trouble alone: it ends the job
+/// (naming the rank) rather than leave the others in the gather.
+pub fn gather_results<T>(cluster: &dyn Cluster, value: T) -> Option<Vec<(Place, T)>>
 where
     T: serde::Serialize + serde::de::DeserializeOwned,
 {
-    let payload = serde_json::to_vec(&(cluster.place(), value))
-        .map_err(|e| Error::runtime(format!("cannot send this rank's result: {e}")))?;
-    let Some(all) = cluster.gather(&payload) else {
-        return Ok(None);
-    };
+    let payload = serde_json::to_vec(&(cluster.place(), value)).unwrap_or_else(|e| {
+        fail(
+            cluster,
+            &format!("cannot send this rank's result: {e}"),
+            exit::FAILURE,
+        )
+    });
+    let all = cluster.gather(&payload)?;
     let parts = all
         .iter()
         .map(|b| serde_json::from_slice::<(Place, T)>(b))
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| Error::runtime(format!("a rank's result did not arrive whole: {e}")))?;
-    Ok(Some(parts))
+        .unwrap_or_else(|e| {
+            let msg = format!("a rank's result did not arrive whole: {e}");
+            fail(cluster, &msg, exit::FAILURE)
+        });
+    Some(parts)
 }
 
-/// An error every rank met alike (the same job refused on each): rank 0 says it, once, and
-/// the others wait until it has, lest the launcher end rank 0 for their exit before it
-/// speaks. The exit status for every rank.
-pub fn refused(cluster: &dyn Cluster, e: &Error, interrupted: &AtomicBool) -> u8 {
-    if cluster.place().is_root() {
-        eprintln!("iogauge: error: {e}");
+/// Go on only together: `Ok` on every rank when `r` is `Ok` on every rank. Otherwise no rank
+/// goes on (one that did would wait in a collective the failed ranks never reach): rank 0
+/// says each rank's error once (an error every rank met, plainly; others with the ranks and
+/// hosts that met them), the others wait until it has, lest the launcher end rank 0 for
+/// their exit before it speaks, and every rank gets the exit status (the largest of the
+/// ranks'). Not for after Ctrl-C: the ranks may then stand at different collectives.
+pub fn agree<T>(cluster: &dyn Cluster, r: Result<T>, interrupted: &AtomicBool) -> Result<T, u8> {
+    let code = r
+        .as_ref()
+        .err()
+        .map_or(0, |e| e.exit_code().max(exit::FAILURE));
+    let worst = cluster.max_u64(u64::from(code));
+    let r = match r {
+        Ok(v) if worst == 0 => return Ok(v),
+        r => r,
+    };
+    let mine = r.err().map(|e| e.to_string()).unwrap_or_default();
+    if let Some(all) = cluster.gather(mine.as_bytes()) {
+        let all: Vec<String> = all
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        for line in said(&all, cluster.hosts()) {
+            eprintln!("iogauge: error: {line}");
+        }
     }
     cluster.fence(interrupted);
-    e.exit_code()
+    Err(u8::try_from(worst).unwrap_or(exit::FAILURE))
+}
+
+/// Each distinct error of `errors` (one per rank, empty where that rank had none) once:
+/// alone where every rank met it, else after the ranks (and hosts) that met it.
+fn said(errors: &[String], hosts: &[String]) -> Vec<String> {
+    let mut distinct: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (rank, e) in errors.iter().enumerate().filter(|(_, e)| !e.is_empty()) {
+        match distinct.iter_mut().find(|(m, _)| *m == e.as_str()) {
+            Some((_, ranks)) => ranks.push(rank),
+            None => distinct.push((e, vec![rank])),
+        }
+    }
+    distinct
+        .into_iter()
+        .map(|(msg, ranks)| match ranks.len() == errors.len() {
+            true => msg.to_string(),
+            false => format!("{}: {msg}", who(&ranks, hosts)),
+        })
+        .collect()
+}
+
+/// "rank 2 of 4 on node-b", "ranks 1, 3 of 4 on node-a", "ranks 1 (node-a), 5 (node-b) of 8".
+fn who(ranks: &[usize], hosts: &[String]) -> String {
+    let host = |r: usize| hosts.get(r).map_or("?", String::as_str);
+    let one_host = ranks.iter().all(|&r| host(r) == host(ranks[0]));
+    let list: Vec<String> = ranks
+        .iter()
+        .map(|&r| match one_host {
+            true => r.to_string(),
+            false => format!("{r} ({})", host(r)),
+        })
+        .collect();
+    let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
+    let on = if one_host {
+        format!(" on {}", host(ranks[0]))
+    } else {
+        String::new()
+    };
+    format!("{noun} {} of {}{on}", list.join(", "), hosts.len())
 }
 
 /// Say what failed where, and end every rank of the job with `code`.
@@ -283,14 +350,11 @@ pub fn refuse_shared_paths(cluster: &dyn Cluster, paths: &[&std::path::Path]) ->
         .filter(|p| !is_device(p))
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
-    let found = cluster
-        .gather(mine.join("\n").as_bytes())
-        .and_then(|all| first_shared(&all));
-    if cluster.max_u64(u64::from(found.is_some())) > 0 {
-        let said = "two ranks were given the same target (rank 0 says which)";
-        return Err(Error::usage(found.unwrap_or_else(|| said.into())));
+    // Every rank finds the same pair, so that the error is said once, in the same words.
+    match first_shared(&cluster.gather_all(mine.join("\n").as_bytes())) {
+        Some(found) => Err(Error::usage(found)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn is_device(path: &std::path::Path) -> bool {
@@ -321,6 +385,22 @@ fn first_shared(lists: &[Vec<u8>]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_every_rank_met_is_said_once_and_others_with_their_ranks() {
+        let h = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let hosts = h(&["a", "a", "b", "b"]);
+        assert_eq!(said(&h(&["x", "x", "x", "x"]), &hosts), ["x"]);
+        assert_eq!(
+            said(&h(&["", "no file", "", "no file"]), &hosts),
+            ["ranks 1 (a), 3 (b) of 4: no file"]
+        );
+        assert_eq!(
+            said(&h(&["e1", "e1", "e2", ""]), &hosts),
+            ["ranks 0, 1 of 4 on a: e1", "rank 2 of 4 on b: e2"]
+        );
+        assert!(said(&h(&["", "", "", ""]), &hosts).is_empty());
+    }
 
     #[test]
     fn the_default_rank_shift_lands_every_rank_on_another_host() {

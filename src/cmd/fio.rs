@@ -9,13 +9,14 @@ use super::fio_team;
 use super::saved::Saver;
 use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
-use iogauge::cluster::Cluster;
+use iogauge::cluster::team::agree;
+use iogauge::cluster::{Cluster, Place};
 use iogauge::error::{exit, Error};
 use iogauge::report::fio::{Jobs, Outcome};
 use iogauge::report::sink::Sink;
 use iogauge::report::FioFormat;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
-use iogauge::runner::together::StartLine;
+use iogauge::runner::together::{Entry, StartLine};
 use iogauge::runner::{self, target::Cleanup, Hooked, NoObserver, Observer};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
@@ -147,15 +148,21 @@ pub fn cmd_fio(
     let root = cluster.place().is_root();
     let team = (cluster.place().size > 1).then_some(cluster.as_ref());
     let interrupted = interrupt_flag()?;
-    // Every rank reads the same job files and meets the others to check its paths: an error
-    // here is every rank's, and rank 0 alone says it.
-    let planned = make_plan(&own, &rest, root).and_then(|mut plan| {
-        let templates = team.map(|c| fio_team::localize(c, &mut plan)).transpose()?;
-        Ok((plan, templates))
-    });
-    let (mut plan, templates) = match (planned, team) {
-        (Err(e), Some(c)) => return Ok(iogauge::cluster::team::refused(c, &e, &interrupted)),
-        (planned, _) => planned?,
+    // Each rank reads the job files and sizes its own files (on its own host, maybe): no rank
+    // goes on unless every rank can, and rank 0 says what stopped which.
+    let planned = make_plan(&own, &rest, root, team.map(|c| c.place()));
+    let (mut plan, templates) = match team {
+        None => (planned?, None),
+        Some(c) => match agree(c, planned, &interrupted) {
+            Err(code) => return Ok(code),
+            Ok(mut plan) => {
+                // Collectives inside: entered by every rank or by none.
+                match agree(c, fio_team::localize(c, &mut plan), &interrupted) {
+                    Ok(templates) => (plan, Some(templates)),
+                    Err(code) => return Ok(code),
+                }
+            }
+        },
     };
     if own.parse_only {
         if root {
@@ -198,8 +205,14 @@ pub fn cmd_fio(
 
 /// The jobs of the job files and the command line (those `--section` names, if any), as
 /// iogauge will run them.
-/// `say_warnings`: on stderr (rank 0 alone says them for every rank).
-fn make_plan(own: &Own, rest: &[String], say_warnings: bool) -> Result<FioPlan, Error> {
+/// `say_warnings`: on stderr (rank 0 alone says them for every rank). `rank`: this rank's
+/// place, under MPI, whose own files (`{rank}` and the like filled in) give the sizes.
+fn make_plan(
+    own: &Own,
+    rest: &[String],
+    say_warnings: bool,
+    rank: Option<&Place>,
+) -> Result<FioPlan, Error> {
     let vars = Vars::here();
     let cl = fio::read_args(rest, &vars)?;
     let mut jobs = Vec::new();
@@ -226,8 +239,8 @@ fn make_plan(own: &Own, rest: &[String], say_warnings: bool) -> Result<FioPlan, 
             ignore_unsupported: own.ignore_unsupported,
             allow_overwrite: own.allow_overwrite,
             keep: own.keep,
-            size_of: &size_of,
-            exists: &|p| p.exists(),
+            size_of: &|p| size_of(&rank_path(p, rank)),
+            exists: &|p| rank_path(p, rank).exists(),
         },
     )?;
     for w in plan.warnings.iter().filter(|_| say_warnings) {
@@ -239,6 +252,13 @@ fn make_plan(own: &Own, rest: &[String], say_warnings: bool) -> Result<FioPlan, 
         }
     }
     Ok(plan)
+}
+
+/// `path` as rank `rank` will use it; as written where the placeholders do not expand (which
+/// localizing the plan then refuses, naming the job).
+fn rank_path(path: &Path, rank: Option<&Place>) -> PathBuf {
+    let expanded = rank.and_then(|r| iogauge::cluster::expand(&path.to_string_lossy(), r).ok());
+    expanded.map_or_else(|| path.to_path_buf(), PathBuf::from)
 }
 
 /// The report of every job, in fio's format `format`.
@@ -728,20 +748,17 @@ fn run_batch(
         for (k, &i) in members.iter().enumerate() {
             let run = &runs[i];
             let line = command_line.to_vec();
-            let at_line = waits_at_line(run);
-            if at_line {
-                start.enlist();
-            }
+            // Moved into the thread; withdrawn when dropped unused (the thread never ran).
+            let entry = waits_at_line(run).then(|| start.enlist());
             let start = &start;
             let started = std::thread::Builder::new()
                 .stack_size(iogauge::os::threads::JOB_STACK_BYTES)
-                .spawn_scoped(s, move || run_job(i, run, line, start, interrupted));
+                .spawn_scoped(s, move || {
+                    run_job(i, run, line, (start, entry), interrupted)
+                });
             match started {
                 Ok(h) => handles.push((i, h)),
                 Err(e) => {
-                    if at_line {
-                        start.withdraw();
-                    }
                     interrupted.store(true, Ordering::Relaxed);
                     let asked = format!("{} jobs", members.len());
                     let why = iogauge::os::threads::start_error(k, members.len(), &asked, &e);
@@ -779,11 +796,12 @@ fn waits_at_line(run: &options::FioRun) -> bool {
 }
 
 /// One job, on its own thread: wait for its start delay, then lay out (create_only) or run.
+/// `start`: its group's start line, and its entry there where it waits at the line.
 fn run_job(
     i: usize,
     run: &options::FioRun,
     line: Vec<String>,
-    start: &StartLine,
+    (start, entry): (&StartLine, Option<Entry>),
     interrupted: &AtomicBool,
 ) -> JobDone {
     // create_only keeps what it lays out: that is what the job is for.
@@ -804,29 +822,28 @@ fn run_job(
         None => &mut none,
     };
     let job = &run.job;
-    let r = if waits_at_line(run) {
+    let r = match entry {
         // The observer's own setup (fio's log files) may fail: then the job never comes.
-        let mut came = false;
-        let mut ready = || {
-            came = true;
-            match start.arrive() {
+        Some(mut entry) => {
+            let mut ready = || match entry.arrive() {
                 true => Ok(()),
                 false => Err("interrupted while the other jobs of the group were set up".into()),
-            }
-        };
-        let mut at = Hooked {
-            inner,
-            ready: &mut ready,
-            stonewall: &mut Some,
-        };
-        let r = runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD);
-        if !came {
-            start.withdraw();
+            };
+            let mut at = Hooked {
+                inner,
+                ready: &mut ready,
+                stonewall: &mut Some,
+            };
+            runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD)
         }
-        r
-    } else {
-        runner::run_full(job, line, interrupted, &mut cleanup, inner, PER_THREAD)
+        None => runner::run_full(job, line, interrupted, &mut cleanup, inner, PER_THREAD),
     };
+    // The line stays shut only after Ctrl-C (or a thread refused, said as such): an
+    // interruption, not a failure, so the files go and no rank is blamed.
+    let r = r.map_err(|e| match interrupted.load(Ordering::Relaxed) {
+        true => Error::Interrupted(e.to_string()),
+        false => e,
+    });
     let r = match (r, logs.map(IoLogs::finish)) {
         (Ok(r), None | Some(Ok(()))) => Ok(Some(r)),
         (Err(e), _) => Err(e),

@@ -72,17 +72,22 @@ pub(super) fn combine(
         }
         return Ok(Gathered::Done(exit::INTERRUPTED));
     }
-    if let Some(e) = &out.error {
-        team::fail(cluster, &e.to_string(), e.exit_code());
-    }
-    if out.failed {
-        team::fail(cluster, &first_io_error(plan, &out.results), exit::FAILURE);
+    // One rank's failure ends the job (the rule, as IOR's): its own files go first,
+    // and the others' when the launcher's SIGTERM interrupts them.
+    let failure = match (&out.error, out.failed) {
+        (Some(e), _) => Some((e.to_string(), e.exit_code())),
+        (None, true) => Some((first_io_error(plan, &out.results), exit::FAILURE)),
+        (None, false) => None,
+    };
+    if let Some((msg, code)) = failure {
+        drop(std::mem::take(&mut out.cleanups));
+        team::fail(cluster, &msg, code);
     }
     let mine = (
         std::mem::take(&mut out.results),
         std::mem::take(&mut out.batch_cpu),
     );
-    let Some(parts) = team::gather_results(cluster, mine)? else {
+    let Some(parts) = team::gather_results(cluster, mine) else {
         drop(std::mem::take(&mut out.cleanups));
         return Ok(Gathered::Done(exit::OK));
     };

@@ -48,13 +48,17 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     let team = (cluster.place().size > 1).then_some(cluster.as_ref());
     let root = cluster.place().is_root();
     let interrupted = interrupt_flag()?;
-    // The same flags on every rank: an error in them is every rank's, said by rank 0.
+    // The same flags on every rank, but each sees its own folders: no rank goes on unless all
+    // can, and rank 0 says what stopped which.
     let checked = Subject::Fs
         .exporter::<FsResult>(a.output)
         .and_then(|e| Ok((e, suite(a)?)));
-    let (exporter, s) = match (checked, team) {
-        (Err(e), Some(c)) => return Ok(team::refused(c, &e, &interrupted)),
-        (checked, _) => checked?,
+    let (exporter, s) = match team {
+        Some(c) => match team::agree(c, checked, &interrupted) {
+            Ok(checked) => checked,
+            Err(code) => return Ok(code),
+        },
+        None => checked?,
     };
     // The output file and the database are opened before anything is measured: a bad
     // --output-file or --db costs nothing.
@@ -80,7 +84,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     }
     let result = match (result, team) {
         (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
-        (Ok(r), Some(c)) => match gather(c, r)? {
+        (Ok(r), Some(c)) => match gather(c, r) {
             Some(r) => r,
             None if interrupted.load(std::sync::atomic::Ordering::Relaxed) => {
                 return Ok(exit::INTERRUPTED)
@@ -99,7 +103,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
 /// Every rank's result to rank 0, made one there; `None` on the other ranks, and on every
 /// rank after Ctrl-C: a rank may have left a fence the others never reached, so no
 /// collective follows it.
-fn gather(c: &dyn Cluster, r: FsResult) -> Result<Option<FsResult>> {
+fn gather(c: &dyn Cluster, r: FsResult) -> Option<FsResult> {
     if r.partial {
         if c.place().is_root() {
             eprintln!(
@@ -107,9 +111,9 @@ fn gather(c: &dyn Cluster, r: FsResult) -> Result<Option<FsResult>> {
                  folders are removed)"
             );
         }
-        return Ok(None);
+        return None;
     }
-    Ok(team::gather_results(c, r)?.map(fs_suite::ranks::combine))
+    team::gather_results(c, r).map(fs_suite::ranks::combine)
 }
 
 /// Save what was measured; the exit status, saying why on stderr where it is not 0.

@@ -14,7 +14,7 @@ use iogauge::spec::native::job_from_args;
 use iogauge::spec::JobSpec;
 use iogauge::store::record::Record;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub fn cmd_run(
     db: &Option<PathBuf>,
@@ -22,15 +22,22 @@ pub fn cmd_run(
     command_line: Vec<String>,
 ) -> Result<u8, Error> {
     let cluster = cluster::detect()?;
-    let mut job = job_from_args(args)?;
-    // Saved jobs are run again by `iogauge check`, maybe from another folder: keep where
-    // the targets really are.
-    for t in &mut job.targets {
-        t.path = absolute(&t.path)?;
-    }
+    let job = job_from_args(args).and_then(|mut job| {
+        // Saved jobs are run again by `iogauge check`, maybe from another folder: keep
+        // where the targets really are.
+        for t in &mut job.targets {
+            t.path = absolute(&t.path)?;
+        }
+        Ok(job)
+    });
     if cluster.place().size > 1 {
-        return cmd_team(cluster.as_ref(), db, args, &job, command_line);
+        let interrupted = interrupt_flag()?;
+        return match cluster::team::agree(cluster.as_ref(), job, &interrupted) {
+            Ok(job) => cmd_team(cluster.as_ref(), db, args, &job, command_line, &interrupted),
+            Err(code) => Ok(code),
+        };
     }
+    let job = job?;
     let exporter = Subject::Run.exporter::<RunResult>(args.output)?;
     let mut sink = Sink::open(&args.output_file, "--output-file")?;
     let mut saver = Saver::new(db, &args.save, args.quiet)?;
@@ -95,6 +102,7 @@ fn cmd_team(
     args: &RunArgs,
     job: &JobSpec,
     command_line: Vec<String>,
+    interrupted: &AtomicBool,
 ) -> Result<u8, Error> {
     if args.memory_limit.is_some() {
         return Err(Error::usage(
@@ -111,14 +119,20 @@ fn cmd_team(
         ))
     });
     let outputs = outputs.transpose().unwrap_or_else(|e| abort(cluster, e));
-    let interrupted = interrupt_flag().unwrap_or_else(|e| abort(cluster, e));
     let mut progress = Progress::new(args.quiet || !root);
-    let result = cluster::team::run(cluster, job, command_line, &interrupted, &mut progress);
+    let result = cluster::team::run(cluster, job, command_line, interrupted, &mut progress);
     progress.end();
     let result = match result {
         Ok(r) => r,
-        // The same error on every rank: rank 0 says it.
-        Err(e) => return Ok(cluster::team::refused(cluster, &e, &interrupted)),
+        Err(e) if interrupted.load(Ordering::Relaxed) => {
+            if root {
+                eprintln!("iogauge: error: {e}");
+            }
+            return Ok(e.exit_code());
+        }
+        Err(e) => {
+            return Ok(cluster::team::agree(cluster, Err::<(), _>(e), interrupted).unwrap_err())
+        }
     };
     match (result, outputs) {
         (Some(result), Some((exporter, mut sink, mut saver))) => {

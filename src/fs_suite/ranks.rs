@@ -80,13 +80,27 @@ fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
             hi
         })
         .collect();
-    // A failure on any rank fails the cell; then a repetition that some rank did not run.
+    // A failure on any rank fails the cell; then a rank that could not do it (one client
+    // refused O_DIRECT); then a repetition that some rank did not run. Never a cell said to
+    // be whole with fewer repetitions than every rank ran.
     let rank_of = |s: Status| cells.iter().position(|c| c.status == s);
+    let named = |r: usize, default: &str| {
+        let why = cells[r].reason.as_deref().unwrap_or(default);
+        let p = &places[r];
+        Some(format!("rank {} on {}: {why}", p.rank, p.host))
+    };
+    let every_rank_alike = cells
+        .iter()
+        .all(|c| c.status == cells[0].status && c.reason == cells[0].reason);
     if let Some(r) = rank_of(Status::Failed) {
         cell.status = Status::Failed;
-        let why = cells[r].reason.as_deref().unwrap_or("failed");
-        let p = &places[r];
-        cell.reason = Some(format!("rank {} on {}: {why}", p.rank, p.host));
+        cell.reason = named(r, "failed");
+    } else if let Some(r) = rank_of(Status::NotSupported) {
+        cell.status = Status::NotSupported;
+        cell.reason = match every_rank_alike {
+            true => cells[r].reason.clone(),
+            false => named(r, "not supported"),
+        };
     } else if let Some(r) = rank_of(Status::NotRun) {
         cell.status = Status::NotRun;
         cell.reason = cells[r].reason.clone();
@@ -132,6 +146,30 @@ mod tests {
         assert_eq!(out.status, Status::Ok);
         // Repetition 2: 300 against 200.
         assert!((spread - 50.0).abs() < 1e-9, "{spread}");
+    }
+
+    #[test]
+    fn a_rank_that_cannot_do_a_test_marks_the_cell_so_naming_it() {
+        let mut refused = cell(Status::NotSupported, &[]);
+        refused.reason = Some("O_DIRECT refused".into());
+        let (a, c) = (cell(Status::Ok, &[100, 120]), cell(Status::Ok, &[90, 110]));
+        let mut out = a.clone();
+        merge_cell(
+            &mut out,
+            &[&a, &refused, &c],
+            &[place(0), place(1), place(2)],
+        );
+        assert_eq!(out.status, Status::NotSupported);
+        assert_eq!(
+            out.reason.as_deref(),
+            Some("rank 1 on h1: O_DIRECT refused")
+        );
+        assert!(out.elapsed_ns.is_empty());
+        // Every rank alike: said as one process would say it.
+        let mut out = refused.clone();
+        merge_cell(&mut out, &[&refused, &refused], &[place(0), place(1)]);
+        assert_eq!(out.status, Status::NotSupported);
+        assert_eq!(out.reason.as_deref(), Some("O_DIRECT refused"));
     }
 
     #[test]

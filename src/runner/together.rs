@@ -25,13 +25,18 @@ pub struct StartLine {
 }
 
 impl StartLine {
-    /// One more run will come to the line (before its thread starts).
-    pub fn enlist(&self) {
+    /// One more run will come to the line: its entry, taken before its thread starts and
+    /// moved into it. The run arrives through it; dropped without arriving (the thread never
+    /// started, its setup failed, it panicked), it withdraws, so that nobody waits for it.
+    pub fn enlist(&self) -> Entry<'_> {
         self.lock().enlisted += 1;
+        Entry {
+            line: self,
+            came: false,
+        }
     }
 
-    /// A run is set up: wait until the line opens; whether it may go.
-    pub fn arrive(&self) -> bool {
+    fn arrive(&self) -> bool {
         let mut s = self.lock();
         s.arrived += 1;
         self.turn.notify_all();
@@ -43,8 +48,7 @@ impl StartLine {
         }
     }
 
-    /// A run ended before it came (its setup failed): nobody waits for it.
-    pub fn withdraw(&self) {
+    fn withdraw(&self) {
         self.lock().arrived += 1;
         self.turn.notify_all();
     }
@@ -90,42 +94,83 @@ impl StartLine {
     }
 }
 
+/// One enlisted run's place at the line (see [`StartLine::enlist`]).
+pub struct Entry<'a> {
+    line: &'a StartLine,
+    came: bool,
+}
+
+impl Entry<'_> {
+    /// The run is set up: wait until the line opens; whether it may go. Once.
+    pub fn arrive(&mut self) -> bool {
+        if std::mem::replace(&mut self.came, true) {
+            return self.line.wait_open();
+        }
+        self.line.arrive()
+    }
+}
+
+impl Drop for Entry<'_> {
+    fn drop(&mut self) {
+        if !self.came {
+            self.line.withdraw();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn the_line_opens_once_every_run_came_or_withdrew() {
-        let line = Arc::new(StartLine::default());
+        let line = StartLine::default();
         let stop = AtomicBool::new(false);
-        for _ in 0..3 {
-            line.enlist();
-        }
-        let waiting: Vec<_> = (0..2)
-            .map(|_| {
-                let l = Arc::clone(&line);
-                std::thread::spawn(move || l.arrive())
-            })
-            .collect();
-        line.withdraw();
-        assert!(line.wait_all(&stop));
-        line.open(true);
-        for w in waiting {
-            assert!(w.join().unwrap());
-        }
+        std::thread::scope(|s| {
+            let waiting: Vec<_> = (0..2)
+                .map(|_| {
+                    let mut e = line.enlist();
+                    s.spawn(move || e.arrive())
+                })
+                .collect();
+            // Set up, then failed: dropped without arriving.
+            drop(line.enlist());
+            assert!(line.wait_all(&stop));
+            line.open(true);
+            for w in waiting {
+                assert!(w.join().unwrap());
+            }
+        });
         // Opened once: a later verdict does not change it.
         line.open(false);
         assert!(line.wait_open());
     }
 
     #[test]
+    fn a_run_that_panics_before_it_arrives_does_not_hold_the_line() {
+        let line = StartLine::default();
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let e = line.enlist();
+            let h = s.spawn(move || {
+                let _entry = e;
+                panic!("a job's setup went wrong");
+            });
+            assert!(h.join().is_err());
+        });
+        assert!(
+            line.wait_all(&stop),
+            "the line waited for a thread that is gone"
+        );
+    }
+
+    #[test]
     fn ctrl_c_while_waiting_for_the_runs_gives_up() {
         let line = StartLine::default();
-        line.enlist();
+        let mut e = line.enlist();
         let stop = AtomicBool::new(true);
         assert!(!line.wait_all(&stop));
         line.open(false);
-        assert!(!line.arrive());
+        assert!(!e.arrive());
     }
 }
