@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
-targets=(numbers fio diskspd results iozone)
+targets=(numbers fio diskspd results iozone dataset)
 # No sanitizer: the code under test is safe Rust; overflow checks and debug assertions are on.
 fuzz=(cargo +nightly fuzz)
 flags=(-s none)

@@ -75,6 +75,10 @@ pub enum Command {
     /// defaults and meaning; -Rxml writes DiskSpd's XML.
     #[command(after_help = DISKSPD_HELP, disable_help_flag = true)]
     Diskspd(FioArgs),
+    /// Make a seeded tree of files of chosen sizes and compressibility, with a manifest of
+    /// every file's size and checksum (`dataset create`); check a tree against it (`verify`).
+    #[command(after_help = DATASET_HELP)]
+    Dataset(DatasetArgs),
     /// List the named profiles and what each runs.
     #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
     Profiles,
@@ -180,6 +184,78 @@ pub struct SaveOpts {
 pub struct ResultsArgs {
     #[command(subcommand)]
     pub command: ResultsCommand,
+}
+
+#[derive(Args, Debug)]
+pub struct DatasetArgs {
+    #[command(subcommand)]
+    pub command: DatasetCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DatasetCommand {
+    /// Make a dataset in DIR (new, or empty unless --force)
+    Create(DatasetCreateArgs),
+    /// Check the files in DIR against a dataset's manifest (exit 3 if any is missing or differs)
+    Verify(DatasetVerifyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DatasetCreateArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// A named dataset (zip-seed, source-tree, photos, mail-spool); flags given override it
+    #[arg(long = "preset", value_name = "NAME")]
+    pub preset: Option<String>,
+    /// Number of files [default: 1000]
+    #[arg(long = "files", value_name = "N")]
+    pub files: Option<u64>,
+    /// Folders below DIR [default: about one per 64 files]
+    #[arg(long = "dirs", value_name = "N", conflicts_with = "fanout")]
+    pub dirs: Option<u64>,
+    /// Subfolders of each folder: with --depth, a full tree of folders
+    #[arg(long = "fanout", value_name = "N")]
+    pub fanout: Option<u64>,
+    /// Levels of folders below DIR [default: 2]
+    #[arg(long = "depth", value_name = "N")]
+    pub depth: Option<u32>,
+    /// File sizes: fixed:SIZE, lognormal:MEDIAN:SIGMA or histogram:FILE (lines "SIZE WEIGHT")
+    /// [default: lognormal:64K:1.0]
+    #[arg(long = "size-dist", value_name = "DIST")]
+    pub size_dist: Option<String>,
+    /// The share deflate and zstd compress away, 0 to 99 percent [default: 50]
+    #[arg(long = "compressible", value_name = "PCT")]
+    pub compressible: Option<u32>,
+    /// Seed of names, sizes and content: the same seed, the same dataset
+    #[arg(long = "seed", value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Threads writing files [default: the CPUs, at most 8]
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// Make it in a folder that holds other things (none of them is written over)
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Keep what was made if it fails or is interrupted (by default it is removed)
+    #[arg(long = "keep")]
+    pub keep: bool,
+    /// Report format: text or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct DatasetVerifyArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The manifest to check against [default: DIR/.iogauge-dataset]
+    #[arg(long = "manifest", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Threads reading files [default: the CPUs, at most 8]
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// Report format: text or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -355,6 +431,25 @@ Examples:
   iogauge iozone -Ra -n 1m -g 1g -i 0 -i 1 -f /data/iozone.tmp
   iogauge iozone -e -I -a -s 100M -r 4k -r 16384k -i 0 -i 1 -i 2 -f /mnt/sd/test
   iogauge iozone -t 4 -s 1g -r 1m -i 0 -i 1 -F /data/f1 /data/f2 /data/f3 /data/f4";
+
+const DATASET_HELP: &str = "\
+Examples:
+  iogauge dataset create /mnt/share/ds --files 5000 --size-dist lognormal:64K:1.5 --compressible 60
+  iogauge dataset create /mnt/share/zip --preset zip-seed
+  iogauge dataset verify /mnt/other/copy-of-ds --manifest /mnt/share/ds/.iogauge-dataset
+
+Presets (--preset; any flag given as well overrides the preset's value):
+  zip-seed     757 files of about 17 MiB, 83% compressible (the seed's zip and unzip test)
+  source-tree  20,000 files of about 4 KiB in folders 4 deep, 75% compressible
+  photos       2,000 files of about 3 MiB, 2% compressible (already compressed)
+  mail-spool   50,000 messages of about 6 KiB, 60% compressible
+
+The content is random bytes between copies of earlier bytes (LZ back-references within 32 KiB),
+in the share that makes deflate and zstd save about --compressible percent: neither zeros nor
+a repeated block. The manifest (.iogauge-dataset in the top folder) holds each file's size and
+XXH3-64; the same flags and --seed give the same manifest and dataset checksum anywhere.
+verify exits 3 when a file of the manifest is missing or of another size or content; files the
+manifest does not name are listed, not counted against it.";
 
 const FS_HELP: &str = concat!(
     "\

@@ -5,67 +5,15 @@
 //! having run.
 
 mod common;
+use common::mounts::*;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Err(reason): root, a tool or a kernel feature is missing here.
 type Checked = Result<String, String>;
 type FsTest = (&'static str, fn() -> Checked);
-
-fn need_root() -> Result<(), String> {
-    if is_root() {
-        Ok(())
-    } else {
-        Err("needs root".into())
-    }
-}
-
-fn need_tool(tool: &str) -> Result<(), String> {
-    sh("sh", &["-c", &format!("command -v {tool}")])
-        .map(drop)
-        .map_err(|_| format!("{tool} is not installed (scripts/install-test-tools.sh installs it)"))
-}
-
-/// A mounted file system, unmounted when dropped (a loop device made by mount -o loop is
-/// released with it).
-struct Mounted(PathBuf);
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        if sh("umount", &[p(&self.0)]).is_err() {
-            let _ = sh("umount", &["-l", p(&self.0)]);
-        }
-    }
-}
-
-fn mount_point(base: &Path, name: &str) -> PathBuf {
-    let m = base.join(name);
-    std::fs::create_dir_all(&m).unwrap();
-    m
-}
-
-/// `kind` (ext4, xfs, btrfs) made in a sparse image file of `mib` MiB and loop-mounted.
-fn image_fs(base: &Path, kind: &str, mib: u64) -> Result<(Mounted, PathBuf), String> {
-    need_tool(&format!("mkfs.{kind}"))?;
-    let image = base.join(format!("{kind}.img"));
-    std::fs::File::create(&image)
-        .and_then(|f| f.set_len(mib << 20))
-        .map_err(|e| format!("image: {e}"))?;
-    let force = if kind == "ext4" { "-F" } else { "-f" };
-    sh(&format!("mkfs.{kind}"), &[force, "-q", p(&image)])?;
-    let m = mount_point(base, kind);
-    sh("mount", &["-o", "loop", p(&image), p(&m)])
-        .map_err(|e| format!("cannot loop-mount {kind} (no loop devices?): {e}"))?;
-    Ok((Mounted(m.clone()), m))
-}
-
-fn memory_fs(base: &Path, kind: &str, opts: &str) -> Result<(Mounted, PathBuf), String> {
-    let m = mount_point(base, kind);
-    sh("mount", &["-t", kind, "-o", opts, kind, p(&m)])
-        .map_err(|e| format!("cannot mount {kind}: {e}"))?;
-    Ok((Mounted(m.clone()), m))
-}
 
 fn fs_cmd(args: &[&str]) -> Output {
     bin().arg("fs").args(args).output().expect("iogauge starts")

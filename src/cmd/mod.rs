@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod check;
 pub mod compare;
 pub mod completions;
+pub mod dataset;
 pub mod diskspd;
 pub mod explain;
 pub mod fio;

@@ -10,6 +10,7 @@
 pub mod charts;
 pub mod compare;
 pub mod csv;
+pub mod dataset;
 pub mod diskspd_profile;
 pub mod diskspd_xml;
 pub mod fio;
@@ -63,6 +64,8 @@ pub enum Subject {
     Sweep,
     /// `iogauge selftest`.
     Selftest,
+    /// `iogauge dataset create` and `verify`.
+    Dataset,
     /// The list of saved results (`results list`).
     Listing,
     /// Saved result `id`, a profile or a suite (`results show`, `results export`).
@@ -87,6 +90,7 @@ impl Subject {
                 "iogauge sweep writes text, json or csv (fio-json is for runs)".into()
             }
             (Subject::Selftest, _) => "selftest writes text or json".into(),
+            (Subject::Dataset, _) => "iogauge dataset writes text or json".into(),
             (Subject::Listing, _) => "results list writes text or json".into(),
             (Subject::Saved(id), FioJson) => format!(
                 "result {id} is not a run: fio-json is written for runs (iogauge run, iogauge fio)"
@@ -131,6 +135,26 @@ impl Formats for ProfileResult {
             OutputFormat::Json => Some(Box::new(json::Json)),
             OutputFormat::Csv => Some(Box::new(csv::Csv)),
             OutputFormat::FioJson => None,
+        }
+    }
+}
+
+impl Formats for crate::dataset::create::CreateReport {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(dataset::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            _ => None,
+        }
+    }
+}
+
+impl Formats for crate::dataset::verify::VerifyReport {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(dataset::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            _ => None,
         }
     }
 }

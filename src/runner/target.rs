@@ -51,6 +51,12 @@ impl Cleanup {
         }
     }
 
+    /// Keep everything from now on: what was made is what the command was for (a dataset
+    /// made whole).
+    pub fn keep_all(&mut self) {
+        self.keep = true;
+    }
+
     /// `path` was just created by iogauge and is open as `file`.
     pub fn created(&mut self, path: &Path, file: &File) -> Result<()> {
         let o = Owned::file(path, file, &mut self.folders).map_err(|e| untracked(path, e))?;

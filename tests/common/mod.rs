@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests: run the real binary on real files.
 #![allow(dead_code)]
 
+pub mod mounts;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

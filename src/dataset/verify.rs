@@ -1,0 +1,202 @@
+//! `iogauge dataset verify`: every file of the manifest read whole, by several threads, its
+//! size and XXH3 checked; then the tree walked for files the manifest does not name. Only
+//! reads: a copy or an extract is checked where it lies.
+
+use super::manifest::{Entry, Manifest};
+use super::MANIFEST;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use xxhash_rust::xxh3::Xxh3;
+
+/// The most paths of each kind a report lists (the counts are whole).
+const LISTED: usize = 100;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct VerifyReport {
+    pub dir: String,
+    pub manifest: String,
+    pub manifest_xxh3: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub threads: u32,
+    pub elapsed_ns: u64,
+    pub mib_per_s: f64,
+    /// Every file of the manifest there, whole and the same (files it does not name are
+    /// listed, not counted against it: --force makes a dataset beside other files).
+    pub ok: bool,
+    pub missing: Problems,
+    pub wrong_size: Problems,
+    pub wrong_content: Problems,
+    /// Files in the tree the manifest does not name.
+    pub extra: Problems,
+}
+
+/// How many files had one problem, and the first of them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Problems {
+    pub count: u64,
+    pub paths: Vec<String>,
+}
+
+impl Problems {
+    fn add(&mut self, path: &str) {
+        self.count += 1;
+        if self.paths.len() < LISTED {
+            self.paths.push(path.to_string());
+        }
+    }
+}
+
+/// Check the tree in `top` against the manifest at `manifest` (by default, top's own).
+pub fn verify(
+    top: &Path,
+    manifest: Option<&Path>,
+    threads: u32,
+    interrupted: &AtomicBool,
+) -> Result<VerifyReport> {
+    let at = manifest.map_or_else(|| super::manifest_path(top), Path::to_path_buf);
+    let m = Manifest::read(&at)?;
+    if !top.is_dir() {
+        return Err(Error::usage(format!("'{}' is not a folder", top.display())));
+    }
+    let t0 = Instant::now();
+    let mut r = check_files(top, &m.entries, threads, interrupted)?;
+    r.elapsed_ns = t0.elapsed().as_nanos() as u64;
+    r.extra = extra_files(top, &m.entries)?;
+    r.dir = top.display().to_string();
+    r.manifest = at.display().to_string();
+    r.manifest_xxh3 = format!("{:016x}", m.checksum());
+    r.files = m.entries.len() as u64;
+    r.bytes = m.total_bytes();
+    r.threads = threads.max(1);
+    r.mib_per_s = r.bytes as f64 / (r.elapsed_ns as f64 / 1e9).max(1e-9) / f64::from(1 << 20);
+    r.ok = [&r.missing, &r.wrong_size, &r.wrong_content]
+        .iter()
+        .all(|p| p.count == 0);
+    Ok(r)
+}
+
+/// What a file was found to be.
+enum Found {
+    Same,
+    Missing,
+    WrongSize,
+    WrongContent,
+}
+
+fn check_files(
+    top: &Path,
+    entries: &[Entry],
+    threads: u32,
+    interrupted: &AtomicBool,
+) -> Result<VerifyReport> {
+    let next = AtomicUsize::new(0);
+    let report = Mutex::new(VerifyReport::default());
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                let mut buf = vec![0u8; 1 << 20];
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(e) = entries.get(i) else { break };
+                    if interrupted.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let found = match check(top, e, &mut buf) {
+                        Ok(f) => f,
+                        Err(err) => {
+                            lock(&failed).get_or_insert(err);
+                            break;
+                        }
+                    };
+                    let mut r = lock(&report);
+                    match found {
+                        Found::Same => {}
+                        Found::Missing => r.missing.add(&e.path),
+                        Found::WrongSize => r.wrong_size.add(&e.path),
+                        Found::WrongContent => r.wrong_content.add(&e.path),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    if interrupted.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted(
+            "interrupted: the dataset was not checked whole".into(),
+        ));
+    }
+    Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One file against its entry. An error other than a missing file (a read that fails) ends
+/// the check: the storage, not the dataset, is then what is wrong.
+fn check(top: &Path, e: &Entry, buf: &mut [u8]) -> Result<Found> {
+    let path = top.join(&e.path);
+    let cannot =
+        |err: std::io::Error| Error::runtime(format!("cannot read '{}': {err}", path.display()));
+    let mut f = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Missing),
+        Err(err) => return Err(cannot(err)),
+    };
+    let len = f.metadata().map_err(cannot)?.len();
+    if len != e.size {
+        return Ok(Found::WrongSize);
+    }
+    let mut hash = Xxh3::new();
+    loop {
+        let n = f.read(buf).map_err(cannot)?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&buf[..n]);
+    }
+    Ok(match hash.digest() == e.xxh3 {
+        true => Found::Same,
+        false => Found::WrongContent,
+    })
+}
+
+/// Files below `top` the manifest does not name (the manifest itself aside); links are not
+/// followed.
+fn extra_files(top: &Path, entries: &[Entry]) -> Result<Problems> {
+    let named: HashSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+    let mut extra = Problems::default();
+    let mut stack = vec![(top.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        let list = std::fs::read_dir(&dir)
+            .map_err(|e| Error::runtime(format!("cannot list '{}': {e}", dir.display())))?;
+        for item in list {
+            let item =
+                item.map_err(|e| Error::runtime(format!("cannot list '{}': {e}", dir.display())))?;
+            let name = item.file_name().to_string_lossy().into_owned();
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let is_dir = item.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir {
+                stack.push((item.path(), path));
+            } else if !named.contains(path.as_str()) && path != MANIFEST {
+                extra.add(&path);
+            }
+        }
+    }
+    extra.paths.sort();
+    Ok(extra)
+}
