@@ -170,7 +170,7 @@ fn main() {
         let mut pairs: Vec<[f64; 4]> = Vec::new();
         // Alternate which side goes first, so neither always follows the other's clean-up.
         for _ in 0..rounds {
-            let (b, g) = if pairs.len() % 2 == 0 {
+            let (b, g) = if pairs.len().is_multiple_of(2) {
                 settle();
                 let b = bare(dir, files);
                 settle();

@@ -79,6 +79,10 @@ pub enum Command {
     /// every file's size and checksum (`dataset create`); check a tree against it (`verify`).
     #[command(after_help = DATASET_HELP)]
     Dataset(DatasetArgs),
+    /// Real work on a tree, timed: copy, archive (zip, tar.zst), extract, scan, readall,
+    /// delete, or a script of them (mixed); optionally side by side with cp, tar, zip, find, rm.
+    #[command(after_help = WORKLOAD_HELP)]
+    Workload(WorkloadArgs),
     /// List the named profiles and what each runs.
     #[command(after_help = "Examples:\n  iogauge profiles\n  iogauge explain database")]
     Profiles,
@@ -256,6 +260,76 @@ pub struct DatasetVerifyArgs {
     /// Report format: text or json
     #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
     pub output: OutputFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct WorkloadArgs {
+    /// copy, archive, extract, scan, readall, delete, or mixed (with --script or --steps)
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// The tree to work on (a dataset, or any folder: it is only read), or for extract an
+    /// archive (.zip, .tar.zst)
+    #[arg(long = "source", value_name = "DIR|ARCHIVE")]
+    pub source: PathBuf,
+    /// Where the outputs go: a new folder, or an empty one (--force: one with other things in
+    /// it); on the file system to measure
+    #[arg(long = "target", value_name = "DIR")]
+    pub target: Option<PathBuf>,
+    /// Threads per step [default: the CPUs, at most 8]
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// copy: read-write, copy_file_range (as cp; the kernel may share extents) or io_uring
+    #[arg(
+        long = "method",
+        value_name = "METHOD",
+        default_value = "copy_file_range"
+    )]
+    pub method: String,
+    /// archive (and extract of a tree): zip or tar.zst
+    #[arg(long = "format", value_name = "FORMAT", default_value = "zip")]
+    pub format: String,
+    /// archive: compression level [default: zip 6, zstd 3, as the tools]
+    #[arg(long = "level", value_name = "N", allow_negative_numbers = true)]
+    pub level: Option<i32>,
+    /// mixed: a file of steps, one a line ("archive format=zip threads=4")
+    #[arg(long = "script", value_name = "FILE", conflicts_with = "steps")]
+    pub script: Option<PathBuf>,
+    /// mixed: the steps inline, comma-separated ("archive format=zip, extract")
+    #[arg(long = "steps", value_name = "LIST")]
+    pub steps: Option<String>,
+    /// Repetitions of the whole workload; the report gives the fastest and the median
+    #[arg(long = "repeat", value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
+    /// Run the system's own tool on the same work too (cp -r, zip -r/unzip, tar --zstd, find,
+    /// rm -rf), alternating with iogauge, and print the ratio
+    #[arg(long = "compare-with-tools")]
+    pub compare_with_tools: bool,
+    /// Keep caches warm: do not drop them before each step
+    #[arg(long = "no-drop-caches")]
+    pub no_drop_caches: bool,
+    /// Do not check the trees copy and extract make against the source
+    #[arg(long = "no-verify")]
+    pub no_verify: bool,
+    /// Time-series interval in milliseconds (at least 10)
+    #[arg(long = "interval", value_name = "MS", default_value_t = 100)]
+    pub interval: u64,
+    /// Work in a --target that holds other things (never writing over any of them)
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Keep what the last repetition made (by default it is removed)
+    #[arg(long = "keep")]
+    pub keep: bool,
+    /// Report format: text, json or csv (one row per step and repetition)
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+    /// Where to write the report; - is stdout
+    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
+    pub output_file: String,
+    /// No progress line
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub save: SaveOpts,
 }
 
 #[derive(Subcommand, Debug)]
@@ -450,6 +524,22 @@ a repeated block. The manifest (.iogauge-dataset in the top folder) holds each f
 XXH3-64; the same flags and --seed give the same manifest and dataset checksum anywhere.
 verify exits 3 when a file of the manifest is missing or of another size or content; files the
 manifest does not name are listed, not counted against it.";
+
+const WORKLOAD_HELP: &str = "\
+Examples:
+  iogauge dataset create /data/ds --preset zip-seed
+  iogauge workload copy --source /data/ds --target /mnt/share/copy --threads 4
+  iogauge workload archive --source /data/ds --target /mnt/share/out --format tar.zst
+  iogauge workload extract --source /mnt/share/ds.zip --target /mnt/share/x
+  iogauge workload scan --source /mnt/share/ds --compare-with-tools
+  iogauge workload mixed --source /data/ds --target /mnt/share/w --steps 'archive format=zip threads=4, extract'
+
+Steps: copy (a tree, --method), archive (--format zip|tar.zst, --level), extract (an archive;
+a tree is archived first, untimed), scan (stat every entry), readall (read every file),
+delete (removes a copy of the tree made first, untimed, or the tree a step before made).
+The source is only read. Outputs are made new in --target and removed afterwards unless
+--keep. Caches are dropped before each step (root; else the files' own pages). The trees
+copy and extract make are checked against the source's manifest, or its files.";
 
 const FS_HELP: &str = concat!(
     "\

@@ -27,3 +27,4 @@ pub mod store;
 pub mod sweep;
 pub mod units;
 pub mod warnings;
+pub mod workload;

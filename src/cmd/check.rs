@@ -140,6 +140,10 @@ fn rerun(
             "run {id} is a sweep (iogauge sweep); check takes run and profile results: see it \
              with iogauge results show {id}, iogauge compare or iogauge report {id}"
         ))),
+        Record::Workload(_) => Err(Error::usage(format!(
+            "run {id} is a workload (iogauge workload); check takes run and profile results: \
+             see it with iogauge results show {id}, iogauge compare or iogauge report {id}"
+        ))),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod run;
 pub mod saved;
 pub mod selftest;
 pub mod sweep;
+pub mod workload;
 
 use iogauge::error::{exit, Error};
 use iogauge::result::StopReason;

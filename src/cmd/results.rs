@@ -155,6 +155,9 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
         Record::Sweep(s) => Subject::Saved(a.id)
             .exporter::<SweepResult>(format)?
             .render(s),
+        Record::Workload(w) => Subject::Saved(a.id)
+            .exporter::<iogauge::workload::WorkloadResult>(format)?
+            .render(w),
     };
     let text = match format {
         OutputFormat::Text => saved_heading(&listed) + &body,

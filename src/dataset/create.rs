@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::runner::target::Cleanup;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -199,7 +198,7 @@ fn write_files(
                             stop.store(true, Ordering::Relaxed);
                             break;
                         }
-                        let root_file = !owns_top && i % (spec.dirs + 1) == 0;
+                        let root_file = !owns_top && i.is_multiple_of(spec.dirs + 1);
                         match write_file(spec, top, i, root_file.then_some(cleanup), interrupted) {
                             Ok(e) => mine.push((i, e)),
                             Err(e) => {
@@ -283,15 +282,10 @@ fn rel_text(rel: &Path) -> String {
 
 /// Flush the dataset to the device (syncfs): the workloads then start from data on disk.
 fn sync_fs(top: &Path) -> Result<()> {
-    let f = std::fs::File::open(top)
-        .map_err(|e| Error::runtime(format!("cannot open '{}': {e}", top.display())))?;
-    // SAFETY: syncfs on a descriptor we hold open.
-    if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(Error::runtime(format!(
+    crate::os::cache::sync_fs(top).map_err(|e| {
+        Error::runtime(format!(
             "cannot sync the file system of '{}': {e}",
             top.display()
-        )));
-    }
-    Ok(())
+        ))
+    })
 }

@@ -62,18 +62,30 @@ pub fn verify(
 ) -> Result<VerifyReport> {
     let at = manifest.map_or_else(|| super::manifest_path(top), Path::to_path_buf);
     let m = Manifest::read(&at)?;
+    let mut r = check_tree(top, &m.entries, threads, interrupted)?;
+    r.manifest = at.display().to_string();
+    r.manifest_xxh3 = format!("{:016x}", m.checksum());
+    Ok(r)
+}
+
+/// Check the tree in `top` against `entries`: each file there, of its size and checksum; and
+/// which files are there that `entries` does not name.
+pub fn check_tree(
+    top: &Path,
+    entries: &[Entry],
+    threads: u32,
+    interrupted: &AtomicBool,
+) -> Result<VerifyReport> {
     if !top.is_dir() {
         return Err(Error::usage(format!("'{}' is not a folder", top.display())));
     }
     let t0 = Instant::now();
-    let mut r = check_files(top, &m.entries, threads, interrupted)?;
+    let mut r = check_files(top, entries, threads, interrupted)?;
     r.elapsed_ns = t0.elapsed().as_nanos() as u64;
-    r.extra = extra_files(top, &m.entries)?;
+    r.extra = extra_files(top, entries)?;
     r.dir = top.display().to_string();
-    r.manifest = at.display().to_string();
-    r.manifest_xxh3 = format!("{:016x}", m.checksum());
-    r.files = m.entries.len() as u64;
-    r.bytes = m.total_bytes();
+    r.files = entries.len() as u64;
+    r.bytes = entries.iter().fold(0u64, |n, e| n.saturating_add(e.size));
     r.threads = threads.max(1);
     r.mib_per_s = r.bytes as f64 / (r.elapsed_ns as f64 / 1e9).max(1e-9) / f64::from(1 << 20);
     r.ok = [&r.missing, &r.wrong_size, &r.wrong_content]
@@ -157,18 +169,28 @@ fn check(top: &Path, e: &Entry, buf: &mut [u8]) -> Result<Found> {
     if len != e.size {
         return Ok(Found::WrongSize);
     }
-    let mut hash = Xxh3::new();
-    loop {
-        let n = f.read(buf).map_err(cannot)?;
-        if n == 0 {
-            break;
-        }
-        hash.update(&buf[..n]);
-    }
-    Ok(match hash.digest() == e.xxh3 {
+    let (n, xxh3) = hash(&mut f, buf).map_err(cannot)?;
+    Ok(match n == e.size && xxh3 == e.xxh3 {
         true => Found::Same,
         false => Found::WrongContent,
     })
+}
+
+/// Read `f` to its end: how many bytes, and their XXH3-64.
+pub fn hash(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<(u64, u64)> {
+    let mut h = Xxh3::new();
+    let mut n = 0u64;
+    loop {
+        match f.read(buf) {
+            Ok(0) => return Ok((n, h.digest())),
+            Ok(k) => {
+                h.update(&buf[..k]);
+                n += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Files below `top` the manifest does not name (the manifest itself aside); links are not

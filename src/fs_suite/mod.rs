@@ -16,7 +16,7 @@ pub mod ranks;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::facts::{SystemFacts, TargetFacts};
-use crate::os::cache;
+use crate::os::cache::CacheDrop;
 use crate::os::threads::Gate;
 use crate::os::workspace::Workspace;
 use ops::{MetaOp, Outcome, PageOp, Stop};
@@ -264,7 +264,7 @@ impl Params {
         if self.page_size == 0 {
             return bad("the page size must be more than 0".into());
         }
-        if self.file_size < self.page_size || self.file_size % self.page_size != 0 {
+        if self.file_size < self.page_size || !self.file_size.is_multiple_of(self.page_size) {
             return bad(format!(
                 "--file-size {} must be a whole number of pages ({} bytes)",
                 self.file_size, self.page_size
@@ -358,61 +358,6 @@ pub fn reference_of(targets: &[Target], wanted: Option<&str>) -> Result<usize> {
                     .join(", ")
             ))
         })
-}
-
-/// How caches were emptied before each measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheDrop {
-    /// sync, then `echo 3 > /proc/sys/vm/drop_caches` (needs root): page cache, dentries and
-    /// inodes of every file system.
-    DropCaches,
-    /// posix_fadvise(POSIX_FADV_DONTNEED) on the test's data file: its pages only; names and
-    /// inodes stay cached.
-    Fadvise,
-    /// --no-drop-caches: nothing dropped.
-    None,
-}
-
-impl CacheDrop {
-    pub fn describe(self) -> &'static str {
-        match self {
-            CacheDrop::DropCaches => {
-                "caches dropped before each measurement: sync; echo 3 > /proc/sys/vm/drop_caches"
-            }
-            CacheDrop::Fadvise => {
-                "caches dropped before each measurement with posix_fadvise(DONTNEED) on the data \
-                 file only (not root: /proc/sys/vm/drop_caches is not writable); folder and \
-                 inode caches stay warm"
-            }
-            CacheDrop::None => "caches not dropped (--no-drop-caches)",
-        }
-    }
-}
-
-fn choose_cache_drop(wanted: bool) -> CacheDrop {
-    if !wanted {
-        CacheDrop::None
-    } else if cache::can_drop_all() {
-        CacheDrop::DropCaches
-    } else {
-        CacheDrop::Fadvise
-    }
-}
-
-fn drop_caches(mode: CacheDrop, data: Option<&File>) -> std::io::Result<()> {
-    match mode {
-        CacheDrop::DropCaches => cache::drop_all(),
-        CacheDrop::Fadvise => match data {
-            Some(f) => {
-                // Dirty pages are not dropped: write them first.
-                f.sync_all()?;
-                cache::drop_file(f)
-            }
-            None => Ok(()),
-        },
-        CacheDrop::None => Ok(()),
-    }
 }
 
 /// One file system as tested.
@@ -646,7 +591,7 @@ pub fn run(
     params.validate()?;
     let started_unix_ns = crate::dates::now_unix_ns();
     let (mut spaces, filesystems) = claim(targets, params)?;
-    let cache_drop = choose_cache_drop(params.drop_caches);
+    let cache_drop = CacheDrop::choose(params.drop_caches);
     let mut result = FsResult {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
@@ -868,7 +813,9 @@ fn measure(
     } else {
         None
     };
-    drop_caches(cache_drop, data.as_ref()).map_err(|e| fail("cannot drop caches", e))?;
+    cache_drop
+        .apply(data.as_ref())
+        .map_err(|e| fail("cannot drop caches", e))?;
     if !start() || stop.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Stop::Interrupted);
     }

@@ -1,6 +1,8 @@
 //! The operating system's plumbing that several layers share, each piece in one place.
 
 pub mod cache;
+pub mod dir;
+pub mod extents;
 pub mod limits;
 pub mod memcg;
 pub mod memory;

@@ -250,26 +250,17 @@ fn empty_folder(dir: RawFd, name: &CStr, id: Identity, depth: usize) -> io::Resu
     if depth > MAX_DEPTH {
         return Err(io::Error::other("folder nested too deep to be iogauge's"));
     }
-    // SAFETY: openat on a held descriptor; the new descriptor is owned by `f`.
-    let fd = unsafe {
-        libc::openat(
-            dir,
-            name.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd was just opened and is owned by nobody else.
-    let f = unsafe { File::from_raw_fd(fd) };
-    let here = Identity::of_file(&f)?;
+    let d = super::dir::Dir::open_in(dir, name)?;
+    let f = d.file();
+    let here = Identity::of_file(f)?;
     if (here.dev, here.ino) != (id.dev, id.ino) {
         return Err(io::Error::other(
             "the folder changed while it was being removed",
         ));
     }
-    for (entry, is_dir) in entries(&f)? {
+    for entry in d.entries()? {
+        let is_dir = entry.kind == super::dir::Kind::Dir;
+        let entry = entry.name;
         if is_dir {
             let sub = Identity::of(f.as_raw_fd(), &entry)?;
             empty_folder(f.as_raw_fd(), &entry, sub, depth + 1)?;
@@ -284,55 +275,6 @@ fn empty_folder(dir: RawFd, name: &CStr, id: Identity, depth: usize) -> io::Resu
         }
     }
     Ok(())
-}
-
-/// The names in an open folder (not `.` and `..`), each with whether it is a folder itself.
-fn entries(folder: &File) -> io::Result<Vec<(CString, bool)>> {
-    // fdopendir takes its descriptor over: give it a copy.
-    // SAFETY: dup of a descriptor we hold; fdopendir owns the copy, closedir closes it.
-    let fd = unsafe { libc::fcntl(folder.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let d = unsafe { libc::fdopendir(fd) };
-    if d.is_null() {
-        let e = io::Error::last_os_error();
-        unsafe { libc::close(fd) };
-        return Err(e);
-    }
-    let mut out = Vec::new();
-    loop {
-        // SAFETY: readdir on the stream opened above; the entry is read before the next call.
-        let ent = unsafe { libc::readdir(d) };
-        if ent.is_null() {
-            break;
-        }
-        let name = unsafe { CStr::from_ptr((*ent).d_name.as_ptr()) };
-        if name == c"." || name == c".." {
-            continue;
-        }
-        let kind = unsafe { (*ent).d_type };
-        let is_dir = match kind {
-            libc::DT_DIR => true,
-            libc::DT_UNKNOWN => {
-                let mut st: libc::stat = unsafe { std::mem::zeroed() };
-                let r = unsafe {
-                    libc::fstatat(
-                        folder.as_raw_fd(),
-                        name.as_ptr(),
-                        &mut st,
-                        libc::AT_SYMLINK_NOFOLLOW,
-                    )
-                };
-                r == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR
-            }
-            _ => false,
-        };
-        out.push((name.to_owned(), is_dir));
-    }
-    // SAFETY: the stream opened above, closed once.
-    unsafe { libc::closedir(d) };
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ fn size(bytes: u64) -> String {
     for (name, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] {
         let unit = 1u64 << shift;
         if bytes >= unit {
-            return if bytes % unit == 0 {
+            return if bytes.is_multiple_of(unit) {
                 format!("{}{name}", bytes / unit)
             } else {
                 format!("{:.2}{name}", bytes as f64 / unit as f64)

@@ -59,8 +59,8 @@ impl<'a> Report<'a> {
                     .iter()
                     .map(|x| (x.label.clone(), &x.result))
                     .collect(),
-                // The suite and sweeps have sections of their own, not workloads.
-                Record::Fs(_) | Record::Sweep(_) => Vec::new(),
+                // The suite, sweeps and workloads have sections of their own, not passes.
+                Record::Fs(_) | Record::Sweep(_) | Record::Workload(_) => Vec::new(),
             };
             for (label, r) in passes {
                 let key = if single { String::new() } else { label.clone() };
@@ -135,7 +135,12 @@ impl<'a> Report<'a> {
         let workloads: Vec<&Loaded> = self
             .loaded
             .iter()
-            .filter(|l| !matches!(l.record, Record::Fs(_) | Record::Sweep(_)))
+            .filter(|l| {
+                !matches!(
+                    l.record,
+                    Record::Fs(_) | Record::Sweep(_) | Record::Workload(_)
+                )
+            })
             .collect();
         (workloads.len() > 1).then(|| {
             let cols: Vec<Column> = workloads

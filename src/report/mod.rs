@@ -21,6 +21,7 @@ pub mod sink;
 pub mod sweep;
 pub mod table;
 pub mod text;
+pub mod workload;
 
 use crate::error::Error;
 use crate::fs_suite::FsResult;
@@ -66,6 +67,8 @@ pub enum Subject {
     Selftest,
     /// `iogauge dataset create` and `verify`.
     Dataset,
+    /// A workload as it runs (`iogauge workload`).
+    Workload,
     /// The list of saved results (`results list`).
     Listing,
     /// Saved result `id`, a profile or a suite (`results show`, `results export`).
@@ -79,7 +82,9 @@ impl Subject {
         let refusal = match (self, format) {
             (Subject::Run, _)
             | (_, Text | Json)
-            | (Subject::Fs | Subject::Sweep | Subject::Saved(_), Csv) => return Ok(()),
+            | (Subject::Fs | Subject::Sweep | Subject::Workload | Subject::Saved(_), Csv) => {
+                return Ok(())
+            }
             (Subject::Profile, _) => {
                 "profiles write text or json (iogauge run writes csv and fio-json)".to_string()
             }
@@ -88,6 +93,9 @@ impl Subject {
             }
             (Subject::Sweep, FioJson) => {
                 "iogauge sweep writes text, json or csv (fio-json is for runs)".into()
+            }
+            (Subject::Workload, FioJson) => {
+                "iogauge workload writes text, json or csv (fio-json is for runs)".into()
             }
             (Subject::Selftest, _) => "selftest writes text or json".into(),
             (Subject::Dataset, _) => "iogauge dataset writes text or json".into(),
@@ -224,6 +232,17 @@ impl Formats for SweepResult {
             OutputFormat::Text => Some(Box::new(sweep::Text)),
             OutputFormat::Json => Some(Box::new(json::Json)),
             OutputFormat::Csv => Some(Box::new(sweep::Csv)),
+            OutputFormat::FioJson => None,
+        }
+    }
+}
+
+impl Formats for crate::workload::WorkloadResult {
+    fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            OutputFormat::Text => Some(Box::new(workload::Text)),
+            OutputFormat::Json => Some(Box::new(json::Json)),
+            OutputFormat::Csv => Some(Box::new(workload::Csv)),
             OutputFormat::FioJson => None,
         }
     }

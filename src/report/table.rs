@@ -112,11 +112,12 @@ pub fn fall_line(f: &crate::result::Fall, unit: &str) -> String {
     )
 }
 
-/// One row per phase: when, what level, how it spread, what latency.
-pub fn phase_grid(phases: &[crate::result::Phase], unit: &str, latency: bool) -> Grid {
+/// One row per phase: when, what level, how it spread, what latency; `ops` heads the column
+/// of operations per second ("IOPS", or "files/s" for a workload).
+pub fn phase_grid(phases: &[crate::result::Phase], unit: &str, ops: &str, latency: bool) -> Grid {
     let value = |v: f64| rate_value(v, unit);
     let lat = |v: Option<u64>| v.map_or("-".into(), |ns| crate::units::format_ns(ns as f64));
-    let mut header: Vec<String> = ["phase", "from", "to", unit, "p5", "p95", "IOPS"]
+    let mut header: Vec<String> = ["phase", "from", "to", unit, "p5", "p95", ops]
         .map(String::from)
         .to_vec();
     if latency {

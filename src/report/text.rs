@@ -631,7 +631,10 @@ fn phases(o: &mut String, r: &RunResult) {
         many => {
             let _ = writeln!(o, "Phases ({}, where the level changed):", many.len());
             let latency = r.mode == Mode::Latency;
-            for line in super::table::phase_grid(many, unit, latency).text().lines() {
+            for line in super::table::phase_grid(many, unit, "IOPS", latency)
+                .text()
+                .lines()
+            {
                 let _ = writeln!(o, "  {line}");
             }
             if latency {

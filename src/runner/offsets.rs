@@ -355,7 +355,11 @@ pub struct Scatter {
 impl Scatter {
     fn new(n: u64) -> Self {
         const PRIMES: [u64; 3] = [2_147_483_647, 1_000_000_007, 998_244_353];
-        let p = PRIMES.iter().copied().find(|p| n % p != 0).unwrap_or(1);
+        let p = PRIMES
+            .iter()
+            .copied()
+            .find(|p| !n.is_multiple_of(*p))
+            .unwrap_or(1);
         Scatter { n, p: p % n.max(1) }
     }
     #[inline]
@@ -708,7 +712,7 @@ mod tests {
         let mut followed = 0;
         for _ in 0..n {
             let off = g.next(&mut rng, 4096);
-            assert!(off % 4096 == 0 && off + 4096 <= blocks * 4096);
+            assert!(off.is_multiple_of(4096) && off + 4096 <= blocks * 4096);
             if off == prev_end {
                 followed += 1;
             }

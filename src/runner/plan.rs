@@ -129,7 +129,7 @@ fn resolve_engine(
 /// Slots need a queue that splits over the files; otherwise each thread goes round robin.
 fn file_service(job: &JobSpec, qd: u32, notes: &mut Vec<String>) -> Option<FileService> {
     let f = job.file_sets?;
-    if f.service == FileService::Slots && qd % f.files != 0 {
+    if f.service == FileService::Slots && !qd.is_multiple_of(f.files) {
         notes.push(format!(
             "{} slots needs a queue depth that splits over the {} files; at queue depth {qd} each thread goes round robin instead",
             job.name(Flag::FileService),

@@ -11,7 +11,7 @@ use std::fmt::Write;
 /// A size as both tools write it: `1G`, `64K`, or plain bytes.
 pub fn tool_size(bytes: u64) -> String {
     for (unit, mult) in [("G", 1u64 << 30), ("M", 1 << 20), ("K", 1 << 10)] {
-        if bytes >= mult && bytes % mult == 0 {
+        if bytes >= mult && bytes.is_multiple_of(mult) {
             return format!("{}{unit}", bytes / mult);
         }
     }
@@ -20,7 +20,7 @@ pub fn tool_size(bytes: u64) -> String {
 
 fn secs(ns: u64) -> String {
     let s = ns as f64 / 1e9;
-    if ns % 1_000_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000_000) {
         format!("{}", ns / 1_000_000_000)
     } else {
         format!("{s}")
@@ -563,7 +563,7 @@ impl DiskspdLine {
     /// A time switch: DiskSpd takes whole seconds, so a fraction rounds up (and is said).
     fn seconds(&mut self, flag: &str, ns: u64) {
         let s = ns.div_ceil(1_000_000_000);
-        if ns % 1_000_000_000 != 0 {
+        if !ns.is_multiple_of(1_000_000_000) {
             self.caveat(format!(
                 "DiskSpd's {flag} takes whole seconds: {} became {s}",
                 secs(ns)

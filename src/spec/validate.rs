@@ -317,7 +317,7 @@ impl JobSpec {
         }
         let ms = |ns: u64| format!("{}ms", ns / 1_000_000);
         let interval = self.timing.interval_ns;
-        if rule.check_ns == 0 || rule.check_ns % interval != 0 {
+        if rule.check_ns == 0 || !rule.check_ns.is_multiple_of(interval) {
             return bad(format!(
                 "{} {} is not a whole number of {} ({})",
                 n(Flag::FlatCheck),
@@ -326,7 +326,7 @@ impl JobSpec {
                 ms(interval)
             ));
         }
-        if rule.window_ns % rule.check_ns != 0 || rule.window_ns <= rule.check_ns {
+        if !rule.window_ns.is_multiple_of(rule.check_ns) || rule.window_ns <= rule.check_ns {
             return bad(format!(
                 "{} {} must be a whole number of {} ({}), and more than one",
                 n(Flag::FlatWindow),
@@ -649,7 +649,7 @@ impl JobSpec {
                 n(flag)
             ))
         };
-        if self.shape.thread_offset % MIN_DIRECT_ALIGN != 0 && self.cache.is_direct() {
+        if !self.shape.thread_offset.is_multiple_of(MIN_DIRECT_ALIGN) && self.cache.is_direct() {
             return misaligned(Flag::ThreadOffset, self.shape.thread_offset);
         }
         if self.shape.thread_start > 0 {
@@ -668,7 +668,7 @@ impl JobSpec {
                     n(Flag::Interlocked)
                 ));
             }
-            if self.cache.is_direct() && self.shape.thread_start % MIN_DIRECT_ALIGN != 0 {
+            if self.cache.is_direct() && !self.shape.thread_start.is_multiple_of(MIN_DIRECT_ALIGN) {
                 return misaligned(Flag::ThreadStart, self.shape.thread_start);
             }
         }
@@ -682,7 +682,7 @@ impl JobSpec {
         };
         let n = |f| self.name(f);
         let count = self.targets.len();
-        if f.files < 2 || count % f.files as usize != 0 {
+        if f.files < 2 || !count.is_multiple_of(f.files as usize) {
             return bad(format!(
                 "{} {}: the {count} targets must split into sets of 2 or more files of the same number",
                 n(Flag::FileSet),
@@ -695,7 +695,7 @@ impl JobSpec {
                 n(Flag::FileService)
             ));
         }
-        if f.service == FileService::Slots && self.queue_depth % f.files != 0 {
+        if f.service == FileService::Slots && !self.queue_depth.is_multiple_of(f.files) {
             return bad(format!(
                 "{} slots: queue depth {} does not split evenly over {} files",
                 n(Flag::FileService),

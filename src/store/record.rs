@@ -10,6 +10,7 @@ use crate::result::RunResult;
 use crate::spec::{JobSpec, Pattern};
 use crate::sweep::SweepResult;
 use crate::units::format_size;
+use crate::workload::WorkloadResult;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -19,6 +20,7 @@ pub enum Record {
     Profile(Box<ProfileResult>),
     Fs(Box<FsResult>),
     Sweep(Box<SweepResult>),
+    Workload(Box<WorkloadResult>),
 }
 
 /// One measured workload of a record.
@@ -44,6 +46,7 @@ impl Record {
             crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
             crate::fs_suite::SCHEMA_NAME => crate::fs_suite::SCHEMA_VERSION,
             crate::sweep::SCHEMA_NAME => crate::sweep::SCHEMA_VERSION,
+            crate::workload::SCHEMA_NAME => crate::workload::SCHEMA_VERSION,
             "" => return Err(bad("no \"schema\" field".into())),
             other => return Err(bad(format!("its schema is '{other}'"))),
         };
@@ -67,6 +70,13 @@ impl Record {
                 r.find_knees();
                 Record::Sweep(Box::new(r))
             }),
+            crate::workload::SCHEMA_NAME => {
+                serde_json::from_value(v).map(|mut r: WorkloadResult| {
+                    // Summaries and ratios are derived from the repetitions.
+                    r.summarize();
+                    Record::Workload(Box::new(r))
+                })
+            }
             _ => serde_json::from_value(v).map(|mut r: ProfileResult| {
                 r.passes.iter_mut().for_each(|p| p.result.add_phases());
                 Record::Profile(Box::new(r))
@@ -99,6 +109,7 @@ impl Record {
             Record::Profile(_) => "profile",
             Record::Fs(_) => "fs",
             Record::Sweep(_) => "sweep",
+            Record::Workload(_) => "workload",
         }
     }
 
@@ -109,6 +120,7 @@ impl Record {
             Record::Profile(p) => &p.profile,
             Record::Fs(_) => "fs",
             Record::Sweep(_) => "sweep",
+            Record::Workload(w) => &w.params.workload,
         }
     }
 
@@ -130,6 +142,8 @@ impl Record {
             Record::Fs(_) => Vec::new(),
             // Nor are a sweep's: one pass per cell, thousands of them (see SweepResult).
             Record::Sweep(_) => Vec::new(),
+            // Nor a workload's: times of whole steps (see WorkloadResult).
+            Record::Workload(_) => Vec::new(),
         }
     }
 
@@ -150,6 +164,10 @@ impl Record {
                 .collect::<Vec<_>>()
                 .join(" "),
             Record::Sweep(s) => s.dir.clone(),
+            Record::Workload(w) => match &w.target {
+                Some(t) => format!("{} -> {}", w.source.path, t.path),
+                None => w.source.path.clone(),
+            },
         }
     }
 
@@ -159,6 +177,7 @@ impl Record {
             Record::Profile(p) => p.partial,
             Record::Fs(f) => f.partial,
             Record::Sweep(s) => s.partial,
+            Record::Workload(w) => w.partial,
         }
     }
 
@@ -166,7 +185,7 @@ impl Record {
         match self {
             Record::Run(r) => Some(r),
             Record::Profile(p) => p.passes.first().map(|x| &x.result),
-            Record::Fs(_) | Record::Sweep(_) => None,
+            Record::Fs(_) | Record::Sweep(_) | Record::Workload(_) => None,
         }
     }
 
@@ -174,6 +193,7 @@ impl Record {
         match self {
             Record::Fs(f) => f.started_unix_ns,
             Record::Sweep(s) => s.started_unix_ns,
+            Record::Workload(w) => w.started_unix_ns,
             _ => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
         }
     }
@@ -182,6 +202,7 @@ impl Record {
         match self {
             Record::Fs(f) => f.system.hostname.clone(),
             Record::Sweep(s) => s.system.hostname.clone(),
+            Record::Workload(w) => w.system.hostname.clone(),
             _ => self
                 .first()
                 .map(|r| r.system.hostname.clone())
@@ -193,6 +214,7 @@ impl Record {
         match self {
             Record::Fs(f) => f.tool_version.clone(),
             Record::Sweep(s) => s.tool_version.clone(),
+            Record::Workload(w) => w.tool_version.clone(),
             _ => self
                 .first()
                 .map(|r| r.tool_version.clone())
@@ -206,6 +228,7 @@ impl Record {
             Record::Run(r) => r.command_line.join(" "),
             Record::Fs(f) => f.command_line.join(" "),
             Record::Sweep(s) => s.command_line.join(" "),
+            Record::Workload(w) => w.command_line.join(" "),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
                 c.push_str(&format!(
@@ -252,6 +275,11 @@ impl Record {
                 "{}\0{}",
                 s.dir,
                 serde_json::to_string(&s.params).expect("params serialize")
+            ),
+            Record::Workload(w) => format!(
+                "{}\0{}",
+                self.target(),
+                serde_json::to_string(&w.params).expect("params serialize")
             ),
         };
         format!(

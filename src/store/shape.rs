@@ -17,6 +17,7 @@ pub fn check(r: &Record) -> Result<(), String> {
         Record::Profile(p) => profile(p),
         Record::Fs(f) => fs(f),
         Record::Sweep(s) => sweep(s),
+        Record::Workload(w) => workload(w),
     }
 }
 
@@ -131,6 +132,45 @@ fn sweep(s: &crate::sweep::SweepResult) -> Result<(), String> {
                 c.file_size,
                 c.record_size
             ));
+        }
+    }
+    Ok(())
+}
+
+fn workload(w: &crate::workload::WorkloadResult) -> Result<(), String> {
+    w.params
+        .validate()
+        .map_err(|e| format!("its params are not ones iogauge workload runs with ({e})"))?;
+    if w.steps.len() != w.params.steps.len() {
+        return Err(format!(
+            "it has {} step result(s) for {} step(s)",
+            w.steps.len(),
+            w.params.steps.len()
+        ));
+    }
+    for (i, s) in w.steps.iter().enumerate() {
+        if s.reps.len() > w.params.repeat as usize {
+            return Err(format!(
+                "step {} has {} repetitions of {}",
+                i + 1,
+                s.reps.len(),
+                w.params.repeat
+            ));
+        }
+        for r in &s.reps {
+            let end = r
+                .time_series
+                .samples
+                .iter()
+                .map(|x| x.start_ns.saturating_add(x.duration_ns))
+                .max()
+                .unwrap_or(0);
+            if end > r.elapsed_ns {
+                return Err(format!(
+                    "step {} has intervals past the end of its repetition",
+                    i + 1
+                ));
+            }
         }
     }
     Ok(())
