@@ -12,13 +12,17 @@
 #                library through libclang): tests/mpi.rs runs iogauge under mpirun -np 4
 #   iproute2     ip: two stand-in hosts in network namespaces (scripts/mpi-hosts.sh) for
 #                tests/mpi.rs's test across hosts
+#   zip, unzip, zstd
+#                the system's own tools that tests/workload.rs and bench/workload.sh run
+#                beside iogauge's workloads (cp, tar, find and rm come with the system)
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
 want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
-    bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2; do
+    bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2 \
+    zip:zip unzip:unzip zstd:zstd; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)

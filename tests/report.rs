@@ -446,6 +446,160 @@ fn html_report_renders_in_chromium() -> Outcome {
     Outcome::Pass(format!("screenshots: {first}; {second}; {third}"))
 }
 
+/// Two workloads of the same script, one writing to the work disk and one to tmpfs, in one
+/// report: the bars and table comparing their steps, then each record's steps with a chart of
+/// each step that lasted more than one interval, its phases as bands. `compare` shows the same
+/// steps side by side, and refuses to mix a workload with a run.
+fn workload_report_renders_in_chromium() -> Outcome {
+    let Some(exe) = chromium() else {
+        return Outcome::Skip("chromium is not installed (scripts/install-test-tools.sh)".into());
+    };
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let ds = d.path().join("ds");
+    let o = bin()
+        .args(["dataset", "create", p(&ds), "--files", "1500"])
+        .args(["--size-dist", "lognormal:32K:1.0"])
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let mut ids = Vec::new();
+    for target in [d.path().join("out"), shm.path().join("out")] {
+        let steps = "copy, archive format=zip, extract, scan, delete";
+        let o = db_cmd(
+            &db,
+            &[
+                "workload",
+                "mixed",
+                "--steps",
+                steps,
+                "--source",
+                p(&ds),
+                "--target",
+                p(&target),
+                "--repeat",
+                "2",
+                "--interval",
+                "20",
+            ],
+        );
+        if !o.status.success() {
+            return Outcome::Fail(stderr(&o));
+        }
+        ids.push(saved_id(&o).to_string());
+    }
+    let html = d.path().join("workloads.html");
+    let md = d.path().join("workloads.md");
+    let pngs = d.path().join("workloads-png");
+    let (a, b) = (&ids[0], &ids[1]);
+    let o = db_cmd(
+        &db,
+        &[
+            "report",
+            a,
+            b,
+            "--html",
+            p(&html),
+            "--markdown",
+            p(&md),
+            "--png",
+            p(&pngs),
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let text = std::fs::read_to_string(&html).unwrap();
+    for bad in ["<script", "src=\"http", "href=\"http", "url(http"] {
+        if text.contains(bad) {
+            return Outcome::Fail(format!("the report is not self-contained: {bad}"));
+        }
+    }
+    for want in [
+        format!("<h2>Workloads compared with #{a}</h2>"),
+        "id=\"workloads-compared\"".to_string(),
+        format!("<h2>#{a} mixed: workload mixed</h2>"),
+        format!("<h2>#{b} mixed: workload mixed</h2>"),
+        format!("id=\"wl{a}-step2-archive\""),
+        format!("id=\"wl{b}-step2-archive\""),
+        "<h3>1. copy (".to_string(),
+        "<h3>5. delete (".to_string(),
+        "the fastest of 2".to_string(),
+        "cache at the start".to_string(),
+        "zip level 6: ".to_string(),
+        "<td>MB/s written</td>".to_string(),
+    ] {
+        if !text.contains(&want) {
+            return Outcome::Fail(format!("the workload report lacks {want:?}"));
+        }
+    }
+    // The same script on the same source: nothing differs but where it wrote.
+    if text.contains("Where they differ") {
+        return Outcome::Fail("the same steps were said to differ".into());
+    }
+    let m = std::fs::read_to_string(&md).unwrap();
+    if !m.contains(&format!("### Workloads compared with #{a}")) || !m.contains("| step | figure |")
+    {
+        return Outcome::Fail(format!("markdown lacks the comparison: {m}"));
+    }
+    // A chart per step longer than one interval (a scan may be over within one), and the bars:
+    // the archive steps compress for longer than an interval on any machine.
+    let files: Vec<_> = std::fs::read_dir(&pngs).unwrap().collect();
+    for f in &files {
+        let bytes = std::fs::read(f.as_ref().unwrap().path()).unwrap();
+        if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") || bytes.len() < 5000 {
+            return Outcome::Fail(format!("not a PNG chart: {f:?}"));
+        }
+    }
+    if files.len() < 3 {
+        return Outcome::Fail(format!("{} PNG charts, expected at least 3", files.len()));
+    }
+    let o = db_cmd(&db, &["compare", a, b]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success()
+        || !table.contains("1. copy (")
+        || !table.contains("MB/s written")
+        || !table.contains("entries/s")
+    {
+        return Outcome::Fail(format!("compare: {table}{}", stderr(&o)));
+    }
+    let f = d.path().join("f.dat");
+    let o = db_cmd(
+        &db,
+        &[
+            "run",
+            "-c",
+            "1M",
+            "-d",
+            "0.2",
+            "-W",
+            "0",
+            "--engine",
+            "delay",
+            "--delay",
+            "fixed:10us",
+            p(&f),
+        ],
+    );
+    let run = saved_id(&o).to_string();
+    let o = db_cmd(&db, &["compare", a, &run]);
+    let e = stderr(&o);
+    let refusal = format!(
+        "run {run} is not a workload: compare takes workloads (iogauge workload) only with each \
+         other"
+    );
+    if o.status.code() != Some(2) || !e.contains(&refusal) {
+        return Outcome::Fail(format!("a workload compared with a run: {e}"));
+    }
+    match check_in_browser(exe, &html, files.len(), "report-workload.png") {
+        Ok(s) => Outcome::Pass(format!("screenshot: {s}")),
+        Err(e) => Outcome::Skip(format!("chromium could not be driven: {e}")),
+    }
+}
+
 fn report_needs_an_output_and_known_ids() -> Outcome {
     let d = work_dir();
     let db = d.path().join("results.db");
@@ -468,6 +622,10 @@ fn main() {
             (
                 "html_report_renders_in_chromium".into(),
                 Box::new(html_report_renders_in_chromium),
+            ),
+            (
+                "workload_report_renders_in_chromium".into(),
+                Box::new(workload_report_renders_in_chromium),
             ),
             (
                 "report_needs_an_output_and_known_ids".into(),

@@ -6,7 +6,7 @@
 
 use iogauge::report::compare::{self, Column};
 use iogauge::report::html::{Loaded, Report};
-use iogauge::report::{csv, fio, fs, json, sweep, table, text, Exporter};
+use iogauge::report::{csv, fio, fs, json, sweep, table, text, workload, Exporter};
 use iogauge::store::figures::Figures;
 use iogauge::store::record::Record;
 use iogauge::store::{Listed, ListedPass};
@@ -67,6 +67,12 @@ fn show(record: &Record) {
             let _ = (sweep::text(s), sweep::csv(s));
             let _ = (sweep::iozone_excel(s), sweep::iozone_throughput(s));
             let c = sweep::compare(&[(1, s), (2, s)]);
+            let _ = (c.grid().text(), c.grid().markdown(), c.legend());
+            let _ = serde_json::to_string(&c);
+        }
+        Record::Workload(w) => {
+            let _ = (workload::text(w), workload::csv(w));
+            let c = workload::compare::compare(&[(1, w), (2, w)]);
             let _ = (c.grid().text(), c.grid().markdown(), c.legend());
             let _ = serde_json::to_string(&c);
         }

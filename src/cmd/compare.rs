@@ -1,11 +1,15 @@
-//! `iogauge compare`: saved results side by side, the first as the reference.
+//! `iogauge compare`: saved results side by side, the first as the reference. Sweeps,
+//! file-system suite results and workloads each have a comparison of their own, and are
+//! compared only with their own kind.
 
 use super::saved::{column, open};
 use super::write_output;
 use iogauge::cli::{CompareArgs, TableFormat};
 use iogauge::error::{exit, Error, Result};
 use iogauge::report::compare;
+use iogauge::report::table::Grid;
 use iogauge::store::record::Record;
+use serde::Serialize;
 use std::path::PathBuf;
 
 pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
@@ -30,13 +34,7 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
             )));
         }
         let c = iogauge::report::sweep::compare(&sweeps);
-        let text = match a.output {
-            TableFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
-            TableFormat::Markdown => format!("{}\n{}", c.grid().markdown(), c.legend()),
-            TableFormat::Text => format!("{}\n{}", c.grid().text(), c.legend()),
-        };
-        write_output("-", &text)?;
-        return Ok(exit::OK);
+        return show(a.output, &c, c.grid(), &c.legend());
     }
     let suites: Vec<(i64, &iogauge::fs_suite::FsResult)> = loaded
         .iter()
@@ -57,13 +55,27 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
             )));
         }
         let c = iogauge::report::fs::compare(&suites);
-        let text = match a.output {
-            TableFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
-            TableFormat::Markdown => format!("{}\n{}\n", c.grid().markdown(), c.legend()),
-            TableFormat::Text => format!("{}\n{}\n", c.grid().text(), c.legend()),
-        };
-        write_output("-", &text)?;
-        return Ok(exit::OK);
+        return show(a.output, &c, c.grid(), &c.legend());
+    }
+    let workloads: Vec<(i64, &iogauge::workload::WorkloadResult)> = loaded
+        .iter()
+        .filter_map(|(id, r)| match r {
+            Record::Workload(w) => Some((*id, &**w)),
+            _ => None,
+        })
+        .collect();
+    if !workloads.is_empty() {
+        if let Some((id, _)) = loaded
+            .iter()
+            .find(|(_, r)| !matches!(r, Record::Workload(_)))
+        {
+            return Err(Error::usage(format!(
+                "run {id} is not a workload: compare takes workloads (iogauge workload) only \
+                 with each other"
+            )));
+        }
+        let c = iogauge::report::workload::compare::compare(&workloads);
+        return show(a.output, &c, c.grid(), &c.legend());
     }
     let columns = a
         .ids
@@ -71,10 +83,16 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
         .map(|&id| column(&store, id).map(|c| c.0))
         .collect::<Result<Vec<_>>>()?;
     let c = compare::compare(&columns);
-    let text = match a.output {
-        TableFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
-        TableFormat::Markdown => format!("{}\n{}\n", c.grid().markdown(), c.legend()),
-        TableFormat::Text => format!("{}\n{}\n", c.grid().text(), c.legend()),
+    show(a.output, &c, c.grid(), &c.legend())
+}
+
+/// A comparison on stdout: its JSON, or its table and the legend under it.
+fn show(format: TableFormat, c: &impl Serialize, grid: Grid, legend: &str) -> Result<u8> {
+    let legend = legend.trim_end();
+    let text = match format {
+        TableFormat::Json => serde_json::to_string_pretty(c).expect("serializes") + "\n",
+        TableFormat::Markdown => format!("{}\n{legend}\n", grid.markdown()),
+        TableFormat::Text => format!("{}\n{legend}\n", grid.text()),
     };
     write_output("-", &text)?;
     Ok(exit::OK)

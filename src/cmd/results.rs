@@ -54,6 +54,9 @@ fn headline(l: &Listed) -> String {
     if l.kind == "sweep" {
         return format!("sweep (a matrix per test): iogauge results show {}", l.id);
     }
+    if l.kind == "workload" {
+        return format!("workload (times per step): iogauge results show {}", l.id);
+    }
     match l.passes.as_slice() {
         [] => "no passes".into(),
         [p] => {

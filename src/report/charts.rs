@@ -5,6 +5,8 @@
 //! Text is laid out with the DejaVu Sans font compiled into the binary (plotters' ab_glyph
 //! backend): no system font libraries, and the same metrics on every machine.
 
+use crate::result::{Phase, Sample};
+use crate::stats::phases::PhaseLabel;
 use plotters::coord::ranged1d::Ranged;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -79,6 +81,48 @@ pub struct Band {
     pub label: String,
     /// Index into [`BAND_COLORS`].
     pub shade: usize,
+}
+
+/// Phases as shaded bands, when there was more than one (a single phase is the whole chart).
+pub fn phase_bands(phases: &[Phase]) -> Vec<Band> {
+    if phases.len() < 2 {
+        return Vec::new();
+    }
+    phases
+        .iter()
+        .map(|p| Band {
+            from: p.start_ns as f64 / 1e9,
+            to: p.end_ns as f64 / 1e9,
+            label: p.label.name().into(),
+            shade: match p.label {
+                PhaseLabel::Peak | PhaseLabel::Burst => 0,
+                PhaseLabel::Baseline | PhaseLabel::Steady => 1,
+                PhaseLabel::Cache => 2,
+                PhaseLabel::Transition => 3,
+            },
+        })
+        .collect()
+}
+
+/// A time line of interval figures: each interval's value (`f`; none, no point) drawn flat
+/// from its start to its end in seconds, so one interval is a visible segment and a step is
+/// where it happened.
+pub fn intervals(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Vec<(f64, f64)> {
+    samples
+        .iter()
+        .filter_map(|s| {
+            let v = f(s)?;
+            let a = s.start_ns as f64 / 1e9;
+            let b = s.start_ns.saturating_add(s.duration_ns) as f64 / 1e9;
+            Some([(a, v), (b, v)])
+        })
+        .flatten()
+        .collect()
+}
+
+/// An interval's count per second.
+pub fn per_second(s: &Sample, count: u64) -> f64 {
+    count as f64 / (s.duration_ns.max(1) as f64 / 1e9)
 }
 
 /// Light enough that lines over them stay legible.

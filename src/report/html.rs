@@ -2,14 +2,15 @@
 //! scripts, no network requests), the same tables as Markdown, and the charts as PNG files.
 //! Several results are overlaid: one colour per result in every chart.
 
-use super::charts::{self, Band, Chart, Kind, Line, Unit};
+use super::charts::{self, Chart, Kind, Line, Unit};
 use super::table::Grid;
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
 use crate::fs_suite::{FsResult, Group};
 use crate::report::compare::{self, Column};
+use crate::report::workload::compare::{self as workload_compare, WorkloadComparison};
+use crate::report::workload::html::{self as workload_html, Shown};
 use crate::result::{RunResult, Sample};
-use crate::stats::phases::PhaseLabel;
 use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
 use crate::store::record::Record;
@@ -179,7 +180,7 @@ impl<'a> Report<'a> {
         }
         // One run's phases shade its charts; with several runs overlaid, whose would they be?
         let bands = match s.runs.as_slice() {
-            [(_, r)] => phase_bands(r),
+            [(_, r)] => charts::phase_bands(&r.phases),
             _ => Vec::new(),
         };
         let time = |id: &str, title: &str, y: &str, unit: Unit, lines: Vec<Line>| Chart {
@@ -218,8 +219,8 @@ impl<'a> Report<'a> {
         out
     }
 
-    /// Run `i`'s lines over time. Each interval's figure is its average: drawn flat from its
-    /// start to its end, so one interval is a visible segment and a step is where it happened.
+    /// Run `i`'s lines over time: each interval's average, drawn flat over it
+    /// ([`charts::intervals`]).
     fn over_time(&self, i: usize, r: &RunResult) -> OverTime {
         let name = self.name(i);
         let line = |suffix: &str, secondary: bool, points: Vec<(f64, f64)>| Line {
@@ -230,19 +231,8 @@ impl<'a> Report<'a> {
             widths: Vec::new(),
         };
         let samples = &r.time_series.samples;
-        let steps = |f: &dyn Fn(&Sample) -> Option<f64>| -> Vec<(f64, f64)> {
-            samples
-                .iter()
-                .filter_map(|st| {
-                    let v = f(st)?;
-                    let a = st.start_ns as f64 / 1e9;
-                    let b = st.start_ns.saturating_add(st.duration_ns) as f64 / 1e9;
-                    Some([(a, v), (b, v)])
-                })
-                .flatten()
-                .collect()
-        };
-        let rate = |st: &Sample, v: u64| v as f64 / (st.duration_ns.max(1) as f64 / 1e9);
+        let steps = |f: &dyn Fn(&Sample) -> Option<f64>| charts::intervals(samples, f);
+        let rate = charts::per_second;
         let iops = steps(&|st| Some(rate(st, st.read.ios.saturating_add(st.write.ios))));
         let mbps = steps(&|st| Some(rate(st, st.read.bytes.saturating_add(st.write.bytes)) / 1e6));
         // Latency per interval: the I/O-weighted mean of both directions, and the higher of
@@ -511,6 +501,44 @@ impl<'a> Report<'a> {
         o
     }
 
+    /// The workloads loaded, as their section shows them.
+    fn workloads(&self) -> Vec<Shown<'a>> {
+        self.loaded
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| match &l.record {
+                Record::Workload(w) => Some(Shown {
+                    index: i,
+                    id: l.listed.id,
+                    name: self.name(i),
+                    result: w,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Several workloads' same steps side by side, as `iogauge compare` has them.
+    fn workload_comparison(shown: &[Shown]) -> Option<WorkloadComparison> {
+        (shown.len() > 1).then(|| {
+            let pairs: Vec<(i64, &crate::workload::WorkloadResult)> =
+                shown.iter().map(|w| (w.id, w.result)).collect();
+            workload_compare::compare(&pairs)
+        })
+    }
+
+    fn workload_section(&self) -> String {
+        let shown = self.workloads();
+        let mut o = String::new();
+        if let Some(c) = Self::workload_comparison(&shown) {
+            o.push_str(&workload_html::compared(&shown, &c));
+        }
+        for w in &shown {
+            o.push_str(&workload_html::section(w));
+        }
+        o
+    }
+
     pub fn markdown(&self) -> String {
         let mut o = String::from("## iogauge results\n\n");
         for l in self.loaded.iter() {
@@ -521,6 +549,18 @@ impl<'a> Report<'a> {
             if let Record::Sweep(s) = &l.record {
                 let _ = write!(o, "```\n{}```\n\n", crate::report::sweep::text(s));
             }
+            if let Record::Workload(w) = &l.record {
+                let _ = write!(o, "```\n{}```\n\n", crate::report::workload::text(w));
+            }
+        }
+        if let Some(c) = Self::workload_comparison(&self.workloads()) {
+            let _ = write!(
+                o,
+                "### Workloads compared with #{}\n\n{}\n{}\n\n",
+                c.reference_id,
+                c.grid().markdown(),
+                c.legend().replace('\n', " ")
+            );
         }
         o.push_str(&self.summary().markdown());
         if let Some(c) = self.comparison() {
@@ -550,7 +590,8 @@ impl<'a> Report<'a> {
                 Record::Fs(r) => self.fs_charts(i, r),
                 _ => Vec::new(),
             })
-            .chain(self.sweep_charts());
+            .chain(self.sweep_charts())
+            .chain(self.workload_charts());
         for c in fs_charts {
             let path = dir.join(format!("{}.png", c.id));
             charts::png(&c, &path)
@@ -567,6 +608,17 @@ impl<'a> Report<'a> {
             }
         }
         Ok(files)
+    }
+
+    /// Each workload's steps over time, and the bars of several side by side.
+    fn workload_charts(&self) -> Vec<Chart> {
+        let shown = self.workloads();
+        let compared = Self::workload_comparison(&shown)
+            .and_then(|c| workload_html::compared_chart(&shown, &c));
+        compared
+            .into_iter()
+            .chain(shown.iter().flat_map(workload_html::charts))
+            .collect()
     }
 
     pub fn html(&self) -> String {
@@ -621,6 +673,7 @@ impl<'a> Report<'a> {
             }
         }
         o.push_str(&self.sweep_section());
+        o.push_str(&self.workload_section());
         for (i, l) in self.loaded.iter().enumerate() {
             let _ = writeln!(
                 o,
@@ -643,6 +696,15 @@ impl<'a> Report<'a> {
             if let Record::Sweep(r) = &l.record {
                 notes.extend(r.notes.iter().map(|n| format!("Note: {n}")));
                 notes.extend(r.failures().into_iter().map(|f| format!("FAILED: {f}")));
+            }
+            if let Record::Workload(r) = &l.record {
+                notes.extend(r.stop_message.iter().map(|m| format!("Stopped early: {m}")));
+                notes.extend(r.notes.iter().map(|n| format!("Note: {n}")));
+                notes.extend(
+                    r.verify_failures()
+                        .into_iter()
+                        .map(|f| format!("FAILED: {f}")),
+                );
             }
             for p in l.record.passes() {
                 for w in &p.result.warnings {
@@ -673,27 +735,6 @@ impl<'a> Report<'a> {
 }
 
 /// Where and on what a result ran.
-/// A run's phases as shaded bands, when it had more than one.
-fn phase_bands(r: &RunResult) -> Vec<Band> {
-    if r.phases.len() < 2 {
-        return Vec::new();
-    }
-    r.phases
-        .iter()
-        .map(|p| Band {
-            from: p.start_ns as f64 / 1e9,
-            to: p.end_ns as f64 / 1e9,
-            label: p.label.name().into(),
-            shade: match p.label {
-                PhaseLabel::Peak | PhaseLabel::Burst => 0,
-                PhaseLabel::Baseline | PhaseLabel::Steady => 1,
-                PhaseLabel::Cache => 2,
-                PhaseLabel::Transition => 3,
-            },
-        })
-        .collect()
-}
-
 fn facts_grid(l: &Loaded) -> Grid {
     let mut g = Grid::new(vec!["fact".into(), "value".into()]);
     let (s, version, targets) = match &l.record {
@@ -709,6 +750,14 @@ fn facts_grid(l: &Loaded) -> Grid {
             &r.system,
             r.tool_version.clone(),
             vec![(r.dir.clone(), &r.target)],
+        ),
+        Record::Workload(r) => (
+            &r.system,
+            r.tool_version.clone(),
+            std::iter::once(&r.source)
+                .chain(&r.target)
+                .map(|p| (place(p), &p.facts))
+                .collect(),
         ),
         _ => {
             let Some(p) = l.record.passes().into_iter().next() else {
@@ -771,8 +820,16 @@ fn facts_grid(l: &Loaded) -> Grid {
     g
 }
 
+/// A workload's source or target: "/data/ds (source: a tree of 3001 files, 512.0MiB)".
+fn place(p: &crate::workload::Place) -> String {
+    match p.what.as_str() {
+        "folder" => format!("{} (the folder written in)", p.path),
+        _ => format!("{} (source: {})", p.path, workload_compare::source_words(p)),
+    }
+}
+
 /// A chart as an inline SVG figure, or a line saying why it could not be drawn.
-fn figure(c: &Chart) -> String {
+pub(super) fn figure(c: &Chart) -> String {
     match charts::svg(c) {
         Ok(svg) => format!(
             "<figure class=\"chart\" id=\"{}\">{}</figure>\n",
@@ -787,7 +844,7 @@ fn figure(c: &Chart) -> String {
     }
 }
 
-fn grid_html(g: &Grid, class: &str) -> String {
+pub(super) fn grid_html(g: &Grid, class: &str) -> String {
     let mut o = format!("<table class=\"{class}\">\n");
     for (i, row) in g.rows.iter().enumerate() {
         o.push_str("<tr>");
@@ -806,7 +863,7 @@ fn grid_html(g: &Grid, class: &str) -> String {
     o
 }
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -826,9 +883,93 @@ body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 2em auto; max-widt
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; text-align: left; }
-th { background: #f4f4f4; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f4f4f4; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 figure.chart { margin: 1em 0; } figure.chart svg { max-width: 100%; height: auto; display: block; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 .meta, .note { color: #555; font-size: 0.9em; white-space: pre-line; }
 .error { color: #b00; }
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::workload::compare::fixture::workload;
+    use crate::workload::StepKind::{Archive, Copy, Scan};
+
+    fn loaded(id: i64, w: crate::workload::WorkloadResult) -> Loaded {
+        Loaded {
+            listed: Listed {
+                id,
+                started_unix_ns: w.started_unix_ns,
+                kind: "workload".into(),
+                name: w.params.workload.clone(),
+                target: w.source.path.clone(),
+                hostname: w.system.hostname.clone(),
+                partial: false,
+                workload_key: "k".into(),
+                tags: vec![],
+                passes: vec![],
+            },
+            record: Record::Workload(Box::new(w)),
+            column: Column {
+                id,
+                title: format!("#{id}"),
+                passes: vec![],
+                repeats: vec![],
+            },
+        }
+    }
+
+    #[test]
+    fn workload_records_have_sections_a_comparison_and_charts() {
+        let mut second = workload(&[(Copy, &[300, 320]), (Scan, &[20])]);
+        second.partial = true;
+        second.stop_message = Some("interrupted".into());
+        let all = [
+            loaded(3, workload(&[(Copy, &[400, 450]), (Archive, &[900])])),
+            loaded(4, second),
+        ];
+        let report = Report::new(&all);
+        let html = report.html();
+        for want in [
+            "<h2>Workloads compared with #3</h2>",
+            "<figure class=\"chart\" id=\"workloads-compared\">",
+            "<h2>#3 mixed: workload mixed</h2>",
+            "<h2>#4 mixed: workload mixed (partial)</h2>",
+            "id=\"wl3-step1-copy\"",
+            "id=\"wl4-step1-copy\"",
+            "/data/tree (source: a tree of 1000 files, 15.6MiB)",
+            "/data/folder (the folder written in)",
+            "<li>Stopped early: interrupted</li>",
+            "<li>Note: caches dropped before each measurement</li>",
+        ] {
+            assert!(html.contains(want), "lacks {want:?}");
+        }
+        // No run's summary or comparison of passes: workloads have none.
+        assert!(!html.contains("<h2>Summary</h2>") && !html.contains("class=\"summary\""));
+        for bad in ["<script", "src=\"http", "href=\"http", "url(http"] {
+            assert!(!html.contains(bad), "not self-contained: {bad}");
+        }
+        let md = report.markdown();
+        assert!(
+            md.contains("iogauge workload mixed") && md.contains("### Workloads compared with #3")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let files = report.pngs(dir.path()).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        // Bars of the two, then each step over more than one interval.
+        assert_eq!(
+            names,
+            [
+                "workloads-compared.png",
+                "wl3-step1-copy.png",
+                "wl3-step2-archive.png",
+                "wl4-step1-copy.png"
+            ]
+        );
+    }
+}

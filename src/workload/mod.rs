@@ -363,6 +363,10 @@ pub struct Place {
     /// The dataset manifest found at the top of the tree, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest: Option<String>,
+    /// Where the counts come from: "walk" (the tree walked before the first step), "manifest"
+    /// (a dataset's, read instead of a walk) or "stat" (an archive's size).
+    #[serde(default)]
+    pub counted: String,
     pub facts: TargetFacts,
 }
 

@@ -42,6 +42,9 @@ pub fn run(
     params.validate()?;
     let source = setup::source_of(&opts.source)?;
     setup::check_chain(&params.steps, &source, &opts.source)?;
+    let mut settled = params.clone();
+    setup::settle(&mut settled.steps, &source);
+    let params = &settled;
     let target = target_of(params, opts)?;
     let started_unix_ns = crate::dates::now_unix_ns();
     let mut top = Made::new();
@@ -50,15 +53,16 @@ pub fn run(
     }
     // An error from here on removes the target iogauge made, unless kept.
     top.keep = opts.keep;
-    let (survey, src_place) = setup::survey_source(&source, stop)?;
+    let surveyed = setup::survey_source(&source, stop)?;
     let target_place = target.as_deref().map(setup::place_of_target);
-    let (reference, hashed) = setup::reference_of(params, &source, stop, progress)?;
+    let (reference, hashed) =
+        setup::reference_of(params, &source, surveyed.manifest, stop, progress)?;
     let ctx = Ctx {
         params,
         target,
         cache: CacheDrop::choose(params.drop_caches),
         reference,
-        survey,
+        survey: surveyed.survey,
         source,
         stop,
         progress,
@@ -93,7 +97,7 @@ pub fn run(
         command_line: argv,
         system: SystemFacts::collect(),
         params: params.clone(),
-        source: src_place,
+        source: surveyed.place,
         target: target_place,
         cache_drop: ctx.cache,
         steps,

@@ -95,6 +95,28 @@ pub fn check_chain(steps: &[Step], source: &Input, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Each extract's format is that of the archive it gets (from the source or the step that made
+/// it); its `--format` only says how to pack a tree it gets.
+pub fn settle(steps: &mut [Step], source: &Input) {
+    let mut archive = match source {
+        Input::Archive(_, f) => Some(*f),
+        Input::Tree(_) => None,
+    };
+    for s in steps {
+        match s.kind {
+            StepKind::Archive => archive = Some(s.format()),
+            StepKind::Extract => {
+                if let Some(f) = archive {
+                    s.format = Some(f);
+                }
+                archive = None;
+            }
+            StepKind::Copy => archive = None,
+            _ => {}
+        }
+    }
+}
+
 /// The target may not be the source nor lie inside it: a workload never writes there.
 pub fn check_apart(source: &Path, target: &Path) -> Result<()> {
     let canon = |p: &Path| -> PathBuf {
@@ -163,11 +185,31 @@ fn facts_of(path: &Path) -> TargetFacts {
         .unwrap_or_default()
 }
 
-pub fn survey_source(source: &Input, stop: &AtomicBool) -> Result<(Option<Survey>, Place)> {
-    match source {
+/// What the source holds, as [`survey_source`] found it.
+pub struct Surveyed {
+    /// Its counts and a sample of its files (a tree's).
+    pub survey: Option<Survey>,
+    pub place: Place,
+    /// Its dataset manifest and where it lies, for [`reference_of`].
+    pub manifest: Option<(PathBuf, Manifest)>,
+}
+
+/// What the source holds. A dataset's manifest says it without a walk (a walk of a large tree
+/// costs as long as a scan of it, and warms the metadata caches a scan measures); another tree
+/// is walked.
+pub fn survey_source(source: &Input, stop: &AtomicBool) -> Result<Surveyed> {
+    let (p, f) = match source {
+        Input::Archive(p, f) => (p, f),
         Input::Tree(p) => {
-            let s = tree::survey(p, stop)?;
-            let manifest = p.join(MANIFEST);
+            let at = p.join(MANIFEST);
+            let manifest = match at.is_file() {
+                true => Some(Manifest::read(&at)?),
+                false => None,
+            };
+            let (s, counted) = match &manifest {
+                Some(m) => (survey_of(m, &at), "manifest"),
+                None => (tree::survey(p, stop)?, "walk"),
+            };
             let place = Place {
                 path: p.display().to_string(),
                 what: "tree".into(),
@@ -175,25 +217,51 @@ pub fn survey_source(source: &Input, stop: &AtomicBool) -> Result<(Option<Survey
                 dirs: s.dirs,
                 links: s.links,
                 bytes: s.bytes,
-                manifest: manifest.is_file().then(|| manifest.display().to_string()),
+                manifest: manifest.as_ref().map(|_| at.display().to_string()),
+                counted: counted.into(),
                 facts: facts_of(p),
             };
-            Ok((Some(s), place))
+            return Ok(Surveyed {
+                survey: Some(s),
+                place,
+                manifest: manifest.map(|m| (at, m)),
+            });
         }
-        Input::Archive(p, f) => {
-            let bytes = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-            let place = Place {
-                path: p.display().to_string(),
-                what: format!("{} archive", f.name()),
-                files: 0,
-                dirs: 0,
-                links: 0,
-                bytes,
-                manifest: None,
-                facts: facts_of(p),
-            };
-            Ok((None, place))
-        }
+    };
+    let place = Place {
+        path: p.display().to_string(),
+        what: format!("{} archive", f.name()),
+        files: 0,
+        dirs: 0,
+        links: 0,
+        bytes: std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+        manifest: None,
+        counted: "stat".into(),
+        facts: facts_of(p),
+    };
+    Ok(Surveyed {
+        survey: None,
+        place,
+        manifest: None,
+    })
+}
+
+/// A dataset as its manifest at `at` lists it: its files and the manifest itself, its
+/// folders, and a sample spread over the files.
+fn survey_of(m: &Manifest, at: &Path) -> Survey {
+    let step = m.entries.len().div_ceil(tree::SAMPLE).max(1);
+    Survey {
+        files: m.entries.len() as u64 + 1,
+        dirs: m.spec.dirs,
+        links: 0,
+        other: 0,
+        bytes: m.total_bytes() + std::fs::metadata(at).map_or(0, |x| x.len()),
+        sample: m
+            .entries
+            .iter()
+            .step_by(step)
+            .map(|e| PathBuf::from(&e.path))
+            .collect(),
     }
 }
 
@@ -206,6 +274,7 @@ pub fn place_of_target(t: &Path) -> Place {
         links: 0,
         bytes: 0,
         manifest: None,
+        counted: String::new(),
         facts: facts_of(t),
     }
 }
@@ -215,6 +284,7 @@ pub fn place_of_target(t: &Path) -> Place {
 pub fn reference_of(
     params: &Params,
     source: &Input,
+    manifest: Option<(PathBuf, Manifest)>,
     stop: &AtomicBool,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(Reference, Option<String>)> {
@@ -228,9 +298,7 @@ pub fn reference_of(
     if !params.verify || !makes_tree {
         return Ok((Reference::Own, None));
     }
-    let at = src.join(MANIFEST);
-    if at.is_file() {
-        let m = Manifest::read(&at)?;
+    if let Some((at, m)) = manifest {
         return Ok((Reference::Manifest(at, m.entries), None));
     }
     let threads = params.steps.iter().map(|s| s.threads).max().unwrap_or(1);
@@ -337,6 +405,31 @@ mod tests {
             e,
             "step 2 (scan) has nothing to work on: step 1 (delete) removed the tree"
         );
+    }
+
+    #[test]
+    fn an_extract_takes_the_format_of_the_archive_it_gets() {
+        use StepKind::*;
+        let mut steps: Vec<Step> = [Archive, Extract, Copy, Extract]
+            .iter()
+            .map(|k| step(*k))
+            .collect();
+        steps[0].format = Some(ArchiveFormat::TarZst);
+        steps[1].format = Some(ArchiveFormat::Zip);
+        steps[3].format = Some(ArchiveFormat::Zip);
+        settle(&mut steps, &Input::Tree("/s".into()));
+        assert_eq!(steps[1].format, Some(ArchiveFormat::TarZst));
+        assert_eq!(
+            steps[3].format,
+            Some(ArchiveFormat::Zip),
+            "a tree: its own --format"
+        );
+        let mut one = vec![step(Extract)];
+        settle(
+            &mut one,
+            &Input::Archive("/a.tar.zst".into(), ArchiveFormat::TarZst),
+        );
+        assert_eq!(one[0].format, Some(ArchiveFormat::TarZst));
     }
 
     #[test]

@@ -3,10 +3,15 @@
 //! its phases), the system's tools side by side, and notes; as CSV, one row per repetition of
 //! each step, iogauge's and the tools'.
 
+pub mod compare;
+pub mod html;
+
 use super::table::{phase_grid, rate_value, sparkline, Grid};
 use super::Exporter;
 use crate::units::{format_count, format_ns, format_size_human};
-use crate::workload::{Rep, StepKind, StepResult, WorkloadResult};
+use crate::workload::{
+    Compression, CopyUse, Rep, StepKind, StepResult, ToolResult, Verified, WorkloadResult,
+};
 use std::fmt::Write;
 
 pub struct Text;
@@ -42,7 +47,7 @@ fn place_line(p: &crate::workload::Place) -> String {
         .map_or(String::new(), |d| format!(" on {d}"));
     let what = match p.what.as_str() {
         "tree" => format!(
-            " ({} files, {} folders, {}{})",
+            " ({} files, {} folders, {}{}{})",
             format_count(p.files as f64),
             format_count(p.dirs as f64),
             format_size_human(p.bytes),
@@ -50,6 +55,11 @@ fn place_line(p: &crate::workload::Place) -> String {
                 format!(", {} links", p.links)
             } else {
                 String::new()
+            },
+            if p.counted == "manifest" {
+                ", as its manifest lists"
+            } else {
+                ""
             }
         ),
         "folder" => String::new(),
@@ -196,72 +206,15 @@ fn step_detail(o: &mut String, s: &StepResult, b: &Rep, several: bool) {
         format_ns(c.system_ns as f64),
         c.bound.name()
     );
-    let cache = match (b.cache.dropped, b.cache.resident_pct) {
-        (d, Some(p)) => format!(
-            "{p:.1}% of the input in the page cache ({} file{} sampled){}",
-            b.cache.sampled_files,
-            if b.cache.sampled_files == 1 { "" } else { "s" },
-            if d {
-                ", after dropping caches"
-            } else {
-                ", caches not dropped"
-            }
-        ),
-        (true, None) => "caches dropped".into(),
-        (false, None) => "caches not dropped".into(),
-    };
-    let _ = writeln!(o, "  at the start: {cache}");
+    let _ = writeln!(o, "  at the start: {}", cache_words(b));
     if let Some(c) = &b.copy {
-        let shared = match c.shared_extents {
-            Some(true) => "; the copy shares its extents with the source (a reflink)",
-            Some(false) => "; the copy has extents of its own",
-            None => "",
-        };
-        let _ = writeln!(
-            o,
-            "  bytes moved by: {} (the kernel: {}, read and write: {}, io_uring: {}){shared}",
-            c.method.name(),
-            c.kernel_files,
-            c.read_write_files,
-            c.io_uring_files
-        );
+        let _ = writeln!(o, "  bytes moved by: {}", copy_words(c));
     }
     if let Some(z) = &b.compression {
-        let _ = writeln!(
-            o,
-            "  {} {}: {} of files, {} of archive: {:.2}x smaller ({:.1}% saved)",
-            z.format.name(),
-            if s.step.kind == StepKind::Archive {
-                format!("level {}", z.level)
-            } else {
-                "archive".into()
-            },
-            format_size_human(z.tree_bytes),
-            format_size_human(z.archive_bytes),
-            z.ratio(),
-            z.saving_pct()
-        );
+        let _ = writeln!(o, "  {}", compression_words(s.step.kind, z));
     }
     if let Some(v) = &b.verify {
-        if v.ok {
-            let files = if v.files > 0 {
-                format!(" ({} files)", v.files)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(o, "  checked against {}: the same{files}", v.against);
-        } else {
-            let _ = writeln!(
-                o,
-                "  checked against {}: DIFFERENT: {} missing, {} of another size, {} with other \
-                 content ({})",
-                v.against,
-                v.missing,
-                v.wrong_size,
-                v.wrong_content,
-                v.first.join(", ")
-            );
-        }
+        let _ = writeln!(o, "  checked: {}", verify_words(v));
     }
     over_time(o, s.step.kind, b);
 }
@@ -334,27 +287,101 @@ fn tools(o: &mut String, r: &WorkloadResult) {
         let (Some(tool), Some(ours)) = (t.min_ns, s.summary.as_ref()) else {
             continue;
         };
-        let ratio = t.speed_ratio.unwrap_or(0.0);
-        let verdict = if ratio >= 1.0 {
-            format!("iogauge {ratio:.2}x as fast")
-        } else {
-            format!(
-                "{} {:.2}x as fast",
-                t.tool,
-                1.0 / ratio.max(f64::MIN_POSITIVE)
-            )
-        };
         let _ = writeln!(
             o,
-            "  {}: {} {} against iogauge {} (fastest of {} and {}): {verdict}",
+            "  {}: {} {} against iogauge {} (fastest of {} and {}): {}",
             s.step.kind.name(),
             t.tool,
             format_ns(tool as f64),
             format_ns(ours.min_ns as f64),
             t.elapsed_ns.len(),
-            s.reps.len()
+            s.reps.len(),
+            tool_verdict(t)
         );
         let _ = writeln!(o, "    {}", t.command);
+    }
+}
+
+/// The page cache a repetition started from, in words.
+pub fn cache_words(b: &Rep) -> String {
+    let dropped = if b.cache.dropped {
+        "after dropping caches"
+    } else {
+        "caches not dropped"
+    };
+    match b.cache.resident_pct {
+        Some(p) => format!(
+            "{p:.1}% of the input in the page cache ({} file{} sampled), {dropped}",
+            b.cache.sampled_files,
+            if b.cache.sampled_files == 1 { "" } else { "s" },
+        ),
+        None => dropped.into(),
+    }
+}
+
+/// How a copy moved its bytes, in words.
+pub fn copy_words(c: &CopyUse) -> String {
+    let shared = match c.shared_extents {
+        Some(true) => "; the copy shares its extents with the source (a reflink)",
+        Some(false) => "; the copy has extents of its own",
+        None => "",
+    };
+    format!(
+        "{} (the kernel: {} files, read and write: {}, io_uring: {}){shared}",
+        c.method.name(),
+        c.kernel_files,
+        c.read_write_files,
+        c.io_uring_files
+    )
+}
+
+/// What compression made of the tree, in words.
+pub fn compression_words(kind: StepKind, z: &Compression) -> String {
+    let how = match kind {
+        StepKind::Archive => format!("{} level {}", z.format.name(), z.level),
+        _ => format!("{} archive", z.format.name()),
+    };
+    format!(
+        "{how}: {:.2}x smaller ({} of files, {} of archive, {:.1}% saved)",
+        z.ratio(),
+        format_size_human(z.tree_bytes),
+        format_size_human(z.archive_bytes),
+        z.saving_pct()
+    )
+}
+
+/// The check of a made tree, in words.
+pub fn verify_words(v: &Verified) -> String {
+    if v.ok {
+        let files = match v.files {
+            0 => String::new(),
+            n => format!(" ({n} files)"),
+        };
+        return format!("the same{files}, against {}", v.against);
+    }
+    format!(
+        "DIFFERENT, against {}: {} missing, {} of another size, {} with other content, {} \
+         extra ({})",
+        v.against,
+        v.missing,
+        v.wrong_size,
+        v.wrong_content,
+        v.extra,
+        v.first.join(", ")
+    )
+}
+
+/// Which was faster, the tool or iogauge, and by how much.
+pub fn tool_verdict(t: &ToolResult) -> String {
+    let ratio = t.speed_ratio.unwrap_or(0.0);
+    if ratio >= 1.0 {
+        format!("iogauge {ratio:.2}x as fast")
+    } else {
+        format!(
+            "{} {:.2}x as fast",
+            t.tool,
+            1.0 / ratio.max(f64::MIN_POSITIVE)
+        )
     }
 }
 
