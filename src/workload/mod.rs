@@ -398,19 +398,24 @@ impl Bound {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CpuUse {
     pub threads: u32,
+    /// CPUs the threads could run on at once: the threads, at most the machine's CPUs.
+    #[serde(default)]
+    pub usable: u32,
     pub user_ns: u64,
     pub system_ns: u64,
-    /// CPU time over elapsed time times threads: how busy a thread was, on average.
+    /// CPU time over elapsed time times `usable`: how busy the CPUs the step could use were.
     pub busy_pct: f64,
     pub bound: Bound,
 }
 
-/// Busier than this (per thread) is not waiting on storage.
+/// Busier than this is not waiting on storage.
 const BUSY: f64 = 70.0;
 
 impl CpuUse {
-    pub fn of(threads: u32, user_ns: u64, system_ns: u64, elapsed_ns: u64) -> CpuUse {
-        let capacity = elapsed_ns as f64 * f64::from(threads.max(1));
+    /// `cpus`: the CPUs this process may run on.
+    pub fn of(threads: u32, cpus: u32, user_ns: u64, system_ns: u64, elapsed_ns: u64) -> CpuUse {
+        let usable = threads.min(cpus).max(1);
+        let capacity = elapsed_ns as f64 * f64::from(usable);
         let busy_pct = if capacity > 0.0 {
             100.0 * (user_ns + system_ns) as f64 / capacity
         } else {
@@ -425,6 +430,7 @@ impl CpuUse {
         };
         CpuUse {
             threads,
+            usable,
             user_ns,
             system_ns,
             busy_pct,
@@ -699,11 +705,15 @@ mod tests {
     #[test]
     fn a_busy_thread_is_cpu_or_kernel_bound_and_an_idle_one_waits_on_storage() {
         let s = 1_000_000_000;
-        assert_eq!(CpuUse::of(2, s, s / 2, s).bound, Bound::Cpu);
-        assert_eq!(CpuUse::of(1, s / 10, s, s).bound, Bound::Kernel);
-        let waiting = CpuUse::of(4, s / 2, s / 2, s);
+        assert_eq!(CpuUse::of(2, 16, s, s / 2, s).bound, Bound::Cpu);
+        assert_eq!(CpuUse::of(1, 16, s / 10, s, s).bound, Bound::Kernel);
+        let waiting = CpuUse::of(4, 16, s / 2, s / 2, s);
         assert_eq!(waiting.bound, Bound::Storage);
         assert!((waiting.busy_pct - 25.0).abs() < 1e-9);
+        // Four threads on two CPUs, both busy: CPU-bound, not a thread half idle.
+        let full = CpuUse::of(4, 2, 3 * s / 2, s / 2, s);
+        assert_eq!((full.usable, full.bound), (2, Bound::Cpu));
+        assert!((full.busy_pct - 100.0).abs() < 1e-9);
     }
 
     #[test]

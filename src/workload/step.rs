@@ -203,7 +203,8 @@ pub fn run_step(
         series,
         totals,
     } = m;
-    let cpu = CpuUse::of(step.threads, user_ns, system_ns, elapsed_ns);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let cpu = CpuUse::of(step.threads, cpus, user_ns, system_ns, elapsed_ns);
     let phases = step.kind.work().series(&series).phases(true);
     let mut r = Rep {
         elapsed_ns,

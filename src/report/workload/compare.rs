@@ -559,7 +559,7 @@ pub(crate) mod fixture {
             skipped: 0,
             bytes_read: read,
             bytes_written: written,
-            cpu: CpuUse::of(2, elapsed_ns / 4, elapsed_ns / 4, elapsed_ns),
+            cpu: CpuUse::of(2, 2, elapsed_ns / 4, elapsed_ns / 4, elapsed_ns),
             cache: CacheState {
                 dropped: true,
                 resident_pct: Some(0.0),

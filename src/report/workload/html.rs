@@ -6,7 +6,8 @@
 
 use super::compare::WorkloadComparison;
 use super::{
-    cache_words, compression_words, copy_words, fastest, steps_grid, tool_verdict, verify_words,
+    cache_words, compression_words, copy_words, cpu_words, fastest, steps_grid, tool_verdict,
+    verify_words,
 };
 use crate::report::charts::{self, Chart, Kind, Line, Unit};
 use crate::report::html::{esc, figure, grid_html};
@@ -171,19 +172,7 @@ fn details(s: &StepResult, b: &Rep) -> Grid {
             add(k, bytes_at(bytes, b.elapsed_ns));
         }
     }
-    let c = &b.cpu;
-    add(
-        "CPU",
-        format!(
-            "{} thread{} each {:.0}% busy (user {}, system {}): {}",
-            c.threads,
-            if c.threads == 1 { "" } else { "s" },
-            c.busy_pct,
-            format_ns(c.user_ns as f64),
-            format_ns(c.system_ns as f64),
-            c.bound.name()
-        ),
-    );
+    add("CPU", cpu_words(&b.cpu));
     add("cache at the start", cache_words(b));
     for (k, v) in made(s, b) {
         add(k, v);
@@ -362,7 +351,7 @@ mod tests {
             "<h3>1. copy (copy_file_range, 2 threads)</h3>",
             "400.00 ms, the fastest of 2 (median 425.00 ms, spread 12%)",
             "15.6MiB at 41.0 MB/s",
-            "2 threads each 25% busy",
+            "25% busy, 2 threads (user",
             "0.0% of the input in the page cache (32 files sampled), after dropping caches",
             "zip level 6: 2.00x smaller",
             "the same (1000 files), against the source's files",

@@ -10,7 +10,7 @@ use super::table::{phase_grid, rate_value, sparkline, Grid};
 use super::Exporter;
 use crate::units::{format_count, format_ns, format_size_human};
 use crate::workload::{
-    Compression, CopyUse, Rep, StepKind, StepResult, ToolResult, Verified, WorkloadResult,
+    Compression, CopyUse, CpuUse, Rep, StepKind, StepResult, ToolResult, Verified, WorkloadResult,
 };
 use std::fmt::Write;
 
@@ -167,15 +167,15 @@ fn step_detail(o: &mut String, s: &StepResult, b: &Rep, several: bool) {
     };
     let _ = writeln!(o, "\n{}{which}:", s.label);
     let links = if b.links > 0 {
-        format!(", {} links", b.links)
+        format!(", {}", count(b.links, "link"))
     } else {
         String::new()
     };
     let _ = writeln!(
         o,
-        "  {} files, {} folders{links} in {}{}",
-        format_count(b.files as f64),
-        format_count(b.dirs as f64),
+        "  {}, {}{links} in {}{}",
+        count(b.files, "file"),
+        count(b.dirs, "folder"),
         format_ns(b.elapsed_ns as f64),
         b.sync_ns.map_or(String::new(), |ns| format!(
             ", then written back (syncfs) in {}, not counted",
@@ -195,17 +195,7 @@ fn step_detail(o: &mut String, s: &StepResult, b: &Rep, several: bool) {
         format_size_human(b.bytes_written),
         mb_s(b.bytes_written, b.elapsed_ns),
     );
-    let c = &b.cpu;
-    let _ = writeln!(
-        o,
-        "  CPU: {:.0}% of each of {} thread{} (user {}, system {}): {}",
-        c.busy_pct,
-        c.threads,
-        if c.threads == 1 { "" } else { "s" },
-        format_ns(c.user_ns as f64),
-        format_ns(c.system_ns as f64),
-        c.bound.name()
-    );
+    let _ = writeln!(o, "  CPU: {}", cpu_words(&b.cpu));
     let _ = writeln!(o, "  at the start: {}", cache_words(b));
     if let Some(c) = &b.copy {
         let _ = writeln!(o, "  bytes moved by: {}", copy_words(c));
@@ -300,6 +290,33 @@ fn tools(o: &mut String, r: &WorkloadResult) {
         );
         let _ = writeln!(o, "    {}", t.command);
     }
+}
+
+/// "1 file", "2,501 files".
+fn count(n: u64, what: &str) -> String {
+    format!(
+        "{} {what}{}",
+        format_count(n as f64),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// How busy the CPUs were and what that says limited the step, in words.
+pub fn cpu_words(c: &CpuUse) -> String {
+    let plural = |n: u32, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    let on = match c.usable {
+        u if u > 0 && u < c.threads => {
+            format!("{} on {}", plural(c.threads, "thread"), plural(u, "CPU"))
+        }
+        _ => plural(c.threads, "thread"),
+    };
+    format!(
+        "{:.0}% busy, {on} (user {}, system {}): {}",
+        c.busy_pct,
+        format_ns(c.user_ns as f64),
+        format_ns(c.system_ns as f64),
+        c.bound.name()
+    )
 }
 
 /// The page cache a repetition started from, in words.
