@@ -79,6 +79,11 @@ pub enum Command {
     /// every file's size and checksum (`dataset create`); check a tree against it (`verify`).
     #[command(after_help = DATASET_HELP)]
     Dataset(DatasetArgs),
+    /// Check a target written with --verify --keep against its saved state: every unit holds
+    /// at least what was flushed at the last checkpoint, none torn, corrupted or foreign (after
+    /// a crash, a failover or a power cut). Exit 3 where one does not.
+    #[command(after_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
     /// Real work on a tree, timed: copy, archive (zip, tar.zst), extract, scan, readall,
     /// delete, or a script of them (mixed); optionally side by side with cp, tar, zip, find, rm.
     #[command(after_help = WORKLOAD_HELP)]
@@ -257,6 +262,25 @@ pub struct DatasetVerifyArgs {
     /// Threads reading files [default: the CPUs, at most 8]
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<u32>,
+    /// Report format: text or json
+    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
+    pub output: OutputFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The file or block device written earlier with --verify --keep
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+    /// Its state [default: TARGET.iogauge-verify, as the run saved it]
+    #[arg(long = "state", value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Threads reading it back [default: the CPUs, at most 8]
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// Write the found and expected bytes of each mismatch into DIR
+    #[arg(long = "dump", value_name = "DIR")]
+    pub dump: Option<PathBuf>,
     /// Report format: text or json
     #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
     pub output: OutputFormat,
@@ -524,6 +548,17 @@ a repeated block. The manifest (.iogauge-dataset in the top folder) holds each f
 XXH3-64; the same flags and --seed give the same manifest and dataset checksum anywhere.
 verify exits 3 when a file of the manifest is missing or of another size or content; files the
 manifest does not name are listed, not counted against it.";
+
+const VERIFY_HELP: &str = "\
+Examples:
+  iogauge run -c 4G -r -w 100 -d 60 --verify --keep /mnt/test/data.bin    (then crash, fail over...)
+  iogauge verify /mnt/test/data.bin
+
+A run with --verify --keep saves TARGET.iogauge-verify at each checkpoint (every second, after
+flushing every write completed so far) and at its end. verify reads every unit back: one older
+than the state is a lost write, one newer was written after the last checkpoint (as may be after
+a crash, and fine), one with a bad header or content is torn or corrupted, one with another
+target's, offset's or run's header is foreign.";
 
 const WORKLOAD_HELP: &str = "\
 Examples:
@@ -1189,6 +1224,49 @@ pub struct RunArgs {
     /// New random data in the buffer before every write (fio's refill_buffers)
     #[arg(long = "refill-buffers")]
     pub refill_buffers: bool,
+
+    /// Verify data: every written unit carries a header (target, offset, generation, write
+    /// sequence, run seed) and checksums; every read is checked, lost and stale writes too,
+    /// and a run that wrote ends by reading everything back
+    #[arg(long = "verify")]
+    pub verify: bool,
+
+    /// Bytes each header covers [default: the smallest I/O] (fio's verify_interval)
+    #[arg(long = "verify-interval", value_name = "SIZE", requires = "verify")]
+    pub verify_interval: Option<String>,
+
+    /// Count mismatches and go on, instead of stopping at the first
+    #[arg(long = "verify-continue", requires = "verify")]
+    pub verify_continue: bool,
+
+    /// No read-back pass when the run ends (fio's do_verify=0)
+    #[arg(long = "no-verify-pass", requires = "verify")]
+    pub no_verify_pass: bool,
+
+    /// Each thread reads back its last N writes after every N, during the run (fio's
+    /// verify_backlog)
+    #[arg(long = "verify-backlog", value_name = "N", requires = "verify",
+          value_parser = read::whole::<u32>("a number of writes"))]
+    pub verify_backlog: Option<Checked<u32>>,
+
+    /// Write the found and expected bytes of each mismatch into DIR (fio's verify_dump)
+    #[arg(long = "verify-dump", value_name = "DIR", requires = "verify")]
+    pub verify_dump: Option<String>,
+
+    /// The verification state of a kept target [default: TARGET.iogauge-verify], saved at each
+    /// checkpoint and at the end; `iogauge verify` reads it
+    #[arg(long = "verify-state", value_name = "FILE", requires = "verify")]
+    pub verify_state: Option<String>,
+
+    /// Start from the saved state, so that what an earlier run wrote is checked too (fio's
+    /// verify_state_load)
+    #[arg(long = "verify-load", requires = "verify")]
+    pub verify_load: bool,
+
+    /// Seconds between checkpoints of a kept target's state (0: only at the end) [default: 1]
+    #[arg(long = "verify-checkpoint", value_name = "S", requires = "verify",
+          value_parser = read::whole::<u64>("seconds"))]
+    pub verify_checkpoint: Option<Checked<u64>>,
 
     /// Fail the run when a thread moves less than SIZE bytes per second over a window of the
     /// measured time (fio's rate_min); the figures so far are kept

@@ -26,5 +26,6 @@ pub mod stats;
 pub mod store;
 pub mod sweep;
 pub mod units;
+pub mod verify;
 pub mod warnings;
 pub mod workload;

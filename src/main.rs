@@ -75,7 +75,7 @@ fn dispatch(
     args: Vec<String>,
 ) -> Result<u8, Error> {
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
-    use cmd::{dataset, iozone, report, results, run, selftest, sweep, workload};
+    use cmd::{dataset, iozone, report, results, run, selftest, sweep, verify, workload};
     match command {
         None => profile::cmd_default(db),
         Some(Command::Run(run)) => run::cmd_run(db, &run, args),
@@ -96,6 +96,7 @@ fn dispatch(
         Some(Command::Selftest(st)) => selftest::cmd_selftest(&st),
         Some(Command::Dataset(d)) => dataset::cmd_dataset(&d),
         Some(Command::Workload(w)) => workload::cmd_workload(db, &w, args),
+        Some(Command::Verify(v)) => verify::cmd_verify(&v),
         Some(Command::Man(m)) => man::cmd_man(&m),
         Some(Command::Completions(c)) => completions::cmd_completions(&c),
     }

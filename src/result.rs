@@ -87,6 +87,9 @@ pub struct RunResult {
     /// How a stonewall deadline went (`--stonewall`, IOR's -D).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stonewall: Option<StonewallResult>,
+    /// What data verification found (`--verify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifyResult>,
 }
 
 /// IOR's stonewalling, as it went: whether the deadline cut the work, and what had been done
@@ -235,6 +238,36 @@ pub struct ErrorCount {
     pub errno: i32,
     pub name: String,
     pub count: u64,
+    /// Where the first of them were (byte offsets in their targets), at most
+    /// [`ERROR_OFFSETS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offsets: Vec<u64>,
+}
+
+/// Offsets an error count keeps.
+pub const ERROR_OFFSETS: usize = 16;
+
+impl ErrorCount {
+    /// Add `other`'s count and its offsets (up to [`ERROR_OFFSETS`]).
+    pub fn add(&mut self, count: u64, offsets: &[u64]) {
+        self.count += count;
+        for &o in offsets {
+            if self.offsets.len() < ERROR_OFFSETS {
+                self.offsets.push(o);
+            }
+        }
+    }
+}
+
+/// Errors by errno: `more` added into `all`.
+pub fn merge_errors(all: &mut Vec<ErrorCount>, more: &[ErrorCount]) {
+    for e in more {
+        match all.iter_mut().find(|x| x.errno == e.errno) {
+            Some(x) => x.add(e.count, &e.offsets),
+            None => all.push(e.clone()),
+        }
+    }
+    all.sort_by_key(|e| e.errno);
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

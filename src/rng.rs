@@ -68,6 +68,24 @@ impl Rng {
     }
 }
 
+/// Fill a write buffer: random bytes, with the last `compress_pct`% of every 512 bytes zeroed
+/// so that the data compresses by about that share.
+pub fn fill_buffer(buf: &mut [u8], rng: &mut Rng, compress_pct: u8) {
+    const CHUNK: usize = 512;
+    if compress_pct >= 100 {
+        buf.fill(0);
+        return;
+    }
+    rng.fill(buf);
+    if compress_pct > 0 {
+        let random = CHUNK * (100 - compress_pct as usize) / 100;
+        for chunk in buf.chunks_mut(CHUNK) {
+            let keep = random.min(chunk.len());
+            chunk[keep..].fill(0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

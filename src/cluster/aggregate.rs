@@ -121,13 +121,9 @@ fn merged(
 
 fn errors(parts: &[(Place, RunResult)]) -> Vec<ErrorCount> {
     let mut out: Vec<ErrorCount> = Vec::new();
-    for e in parts.iter().flat_map(|(_, r)| &r.errors) {
-        match out.iter_mut().find(|x| x.errno == e.errno) {
-            Some(x) => x.count += e.count,
-            None => out.push(e.clone()),
-        }
+    for (_, r) in parts {
+        crate::result::merge_errors(&mut out, &r.errors);
     }
-    out.sort_by_key(|e| e.errno);
     out
 }
 

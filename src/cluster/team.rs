@@ -278,7 +278,7 @@ fn share(
             let (Some(size), false) = (t.create_size, t.path.exists()) else {
                 continue;
             };
-            if let Err(e) = target::lay_out(&t.path, size, local.seed, cleanup, interrupted) {
+            if let Err(e) = target::lay_out(&t.path, size, local.seed, None, cleanup, interrupted) {
                 fail(cluster, &e.to_string(), e.exit_code());
             }
             *ino = inode(&t.path);

@@ -706,7 +706,7 @@ fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -
         };
         let run = &plan.runs[n.first];
         let mut cleanup = Cleanup::new(n.keep);
-        let r = runner::target::lay_out(p, size, run.job.seed, &mut cleanup, interrupted);
+        let r = runner::target::lay_out(p, size, run.job.seed, None, &mut cleanup, interrupted);
         done.cleanups.push(cleanup);
         if let Err(e) = r {
             done.error = Some(in_job(&run.name, e));

@@ -22,6 +22,7 @@ pub mod run;
 pub mod saved;
 pub mod selftest;
 pub mod sweep;
+pub mod verify;
 pub mod workload;
 
 use iogauge::error::{exit, Error};
@@ -114,6 +115,23 @@ pub fn exit_for(reason: StopReason, message: Option<&str>) -> u8 {
             );
             exit::FAILURE
         }
+    }
+}
+
+/// [`exit_for`] of a run, and a verifying run that went on past mismatches fails too.
+pub fn exit_of_run(r: &iogauge::result::RunResult) -> u8 {
+    let code = exit_for(r.stop_reason, r.stop_message.as_deref());
+    match &r.verify {
+        Some(v) if code == exit::OK && v.mismatch_count > 0 => {
+            eprintln!(
+                "iogauge: error: verification found {} mismatch{}: {}",
+                v.mismatch_count,
+                if v.mismatch_count == 1 { "" } else { "es" },
+                v.mismatches.first().map(|m| m.line()).unwrap_or_default()
+            );
+            exit::FAILURE
+        }
+        _ => code,
     }
 }
 

@@ -2,7 +2,7 @@
 //! launcher, run by every rank and reported by rank 0 as one ([`iogauge::cluster`]).
 
 use super::saved::Saver;
-use super::{absolute, exit_for, interrupt_flag};
+use super::{absolute, interrupt_flag};
 use iogauge::cli::RunArgs;
 use iogauge::cluster::{self, Cluster};
 use iogauge::error::{exit, Error};
@@ -88,10 +88,9 @@ fn report_and_save(
             eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
         }
     }
-    let stop_reason = result.stop_reason;
-    let stop_message = result.stop_message.clone();
+    let code = super::exit_of_run(&result);
     saver.save(&Record::Run(Box::new(result)))?;
-    Ok(exit_for(stop_reason, stop_message.as_deref()))
+    Ok(code)
 }
 
 /// The job as one rank of an MPI job. Rank 0 alone opens the report and the store, so a

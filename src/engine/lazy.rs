@@ -381,6 +381,7 @@ mod tests {
             offset: 0,
             len: 512,
             buf: std::ptr::null_mut(),
+            buf_index: slot,
         }
     }
 

@@ -29,6 +29,9 @@ pub struct Sqe {
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
+    /// Which of the worker's buffers `buf` lies in (for registered buffers): the slot's own,
+    /// or for a verified write its write buffer.
+    pub buf_index: u32,
 }
 
 /// What an I/O does. A flush (`Fsync`, `Fdatasync`) has no offset, length or buffer, and

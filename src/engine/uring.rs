@@ -172,18 +172,22 @@ impl IoEngine for UringEngine {
             }
         };
         let entry = match (write, f.registered_file, f.registered_buffers) {
-            (false, true, true) => opcode::ReadFixed::new(fixed, sqe.buf, len, slot as u16)
-                .offset(off)
-                .build(),
-            (true, true, true) => opcode::WriteFixed::new(fixed, sqe.buf, len, slot as u16)
-                .offset(off)
-                .build(),
+            (false, true, true) => {
+                opcode::ReadFixed::new(fixed, sqe.buf, len, sqe.buf_index as u16)
+                    .offset(off)
+                    .build()
+            }
+            (true, true, true) => {
+                opcode::WriteFixed::new(fixed, sqe.buf, len, sqe.buf_index as u16)
+                    .offset(off)
+                    .build()
+            }
             (false, true, false) => opcode::Read::new(fixed, sqe.buf, len).offset(off).build(),
             (true, true, false) => opcode::Write::new(fixed, sqe.buf, len).offset(off).build(),
-            (false, false, true) => opcode::ReadFixed::new(fd, sqe.buf, len, slot as u16)
+            (false, false, true) => opcode::ReadFixed::new(fd, sqe.buf, len, sqe.buf_index as u16)
                 .offset(off)
                 .build(),
-            (true, false, true) => opcode::WriteFixed::new(fd, sqe.buf, len, slot as u16)
+            (true, false, true) => opcode::WriteFixed::new(fd, sqe.buf, len, sqe.buf_index as u16)
                 .offset(off)
                 .build(),
             (false, false, false) => opcode::Read::new(fd, sqe.buf, len).offset(off).build(),

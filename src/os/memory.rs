@@ -49,6 +49,11 @@ impl AlignedBuf {
         unsafe { self.ptr.add(i as usize * self.slot_len) }
     }
 
+    /// Bytes per slot.
+    pub fn slot_len(&self) -> usize {
+        self.slot_len
+    }
+
     /// (address, length) of every slot, for registering with an engine.
     pub fn slots(&self) -> Vec<(*mut u8, usize)> {
         (0..self.slots as u32)

@@ -101,6 +101,9 @@ impl Headline {
             io_table(&mut o, r, title, pick, self);
         }
         errors_and_flushes(&mut o, r);
+        if let Some(v) = &r.verify {
+            o.push_str(&verify_lines(v));
+        }
         stonewall_lines(&mut o, r);
         if let Some(c) = &r.cluster {
             ranks_table(&mut o, c, self);
@@ -567,7 +570,22 @@ fn errors_and_flushes(o: &mut String, r: &RunResult) {
     if !r.errors.is_empty() {
         let _ = writeln!(o, "\nI/O errors:");
         for e in &r.errors {
-            let _ = writeln!(o, "\t{:>10}: {}", e.name, e.count);
+            let at: Vec<String> = e.offsets.iter().map(|o| o.to_string()).collect();
+            let _ = match at.is_empty() {
+                true => writeln!(o, "\t{:>10}: {}", e.name, e.count),
+                false => writeln!(
+                    o,
+                    "\t{:>10}: {} (at offsets {}{})",
+                    e.name,
+                    e.count,
+                    at.join(", "),
+                    if e.count as usize > at.len() {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                ),
+            };
         }
     }
     let Some(f) = &r.flushes else {
@@ -592,6 +610,62 @@ fn errors_and_flushes(o: &mut String, r: &RunResult) {
         let _ = write!(o, "; end fsync {:.3} ms", ns as f64 / 1e6);
     }
     let _ = writeln!(o);
+}
+
+/// What data verification found: units checked while the run read them, the read-back pass,
+/// the state kept, and the first mismatches.
+pub fn verify_lines(v: &crate::verify::VerifyResult) -> String {
+    let mut o = String::new();
+    let verdict = match v.mismatch_count {
+        0 => "no mismatch".to_string(),
+        n => format!("{n} MISMATCH{}", if n == 1 { "" } else { "ES" }),
+    };
+    let _ = writeln!(
+        o,
+        "\nVerification ({} units, generations in {}): {verdict}",
+        crate::units::format_size(v.unit),
+        crate::units::format_size_human(v.map_bytes)
+    );
+    let _ = writeln!(
+        o,
+        "\tduring the run: {} units checked as they were read{}",
+        v.checked,
+        match v.unjudged {
+            0 => String::new(),
+            n => format!(", {n} not judged (never written with verification)"),
+        }
+    );
+    if let Some(p) = &v.pass {
+        let _ = writeln!(
+            o,
+            "\tread back at the end: {} units ({}) in {:.2} s, {} mismatch{}",
+            p.checked,
+            crate::units::format_size_human(p.bytes),
+            p.elapsed_ns as f64 / 1e9,
+            p.mismatches,
+            if p.mismatches == 1 { "" } else { "es" }
+        );
+    }
+    if !v.states.is_empty() {
+        let _ = writeln!(
+            o,
+            "\tstate kept for iogauge verify: {} ({} checkpoint{} during the run)",
+            v.states.join(", "),
+            v.checkpoints,
+            if v.checkpoints == 1 { "" } else { "s" }
+        );
+    }
+    for m in v.mismatches.iter().take(10) {
+        let _ = writeln!(o, "\t{}", m.line());
+    }
+    if v.mismatch_count > 10 {
+        let _ = writeln!(
+            o,
+            "\t... and {} more (all of the first 100 in --output json)",
+            v.mismatch_count - 10
+        );
+    }
+    o
 }
 
 /// A sparkline of the throughput per interval, when there is more than one, and the phases

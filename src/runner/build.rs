@@ -7,7 +7,6 @@ use super::plan::RunPlan;
 use super::prepare::{set_name, Prepared};
 use super::target::OpenTarget;
 use super::worker::{DirTotals, LatHists, WorkerOutcome};
-use crate::error::errno_name;
 use crate::result::*;
 use crate::spec::JobSpec;
 
@@ -133,36 +132,18 @@ fn pair(
     }
 }
 
-fn error_counts(errs: &[(i32, u64)]) -> Vec<ErrorCount> {
-    let mut v: Vec<ErrorCount> = errs
-        .iter()
-        .map(|&(e, n)| ErrorCount {
-            errno: e,
-            name: errno_name(e),
-            count: n,
-        })
-        .collect();
-    v.sort_by_key(|e| e.errno);
-    v
-}
-
 fn build_result(b: BuildInput) -> RunResult {
     let job = b.job;
     let async_engine = b.engine.is_async();
     let mut waits = WaitStats::default();
     let mut injected: Option<crate::stats::LatencyHistogram> = None;
-    let mut all_errors: Vec<(i32, u64)> = Vec::new();
+    let mut all_errors: Vec<ErrorCount> = Vec::new();
     for o in &b.outcomes {
         waits.add(&o.waits);
         if let Some(h) = &o.injected {
             injected.get_or_insert_with(Default::default).merge(h);
         }
-        for &(e, n) in &o.errors {
-            match all_errors.iter_mut().find(|x| x.0 == e) {
-                Some(x) => x.1 += n,
-                None => all_errors.push((e, n)),
-            }
-        }
+        crate::result::merge_errors(&mut all_errors, &o.errors);
     }
     let targets = b
         .targets
@@ -207,13 +188,14 @@ fn build_result(b: BuildInput) -> RunResult {
         cpu: b.cpu.clone(),
         targets,
         total,
-        errors: error_counts(&all_errors),
+        errors: all_errors,
         phases: series.phases(RunResult::through_cache(job, b.engine)),
         time_series: series,
         iogauge_usage: SelfUsage::now(),
         flushes: flush_result(&b),
         cluster: None,
         stonewall: b.stonewall,
+        verify: None,
     }
 }
 
@@ -293,7 +275,11 @@ fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) ->
             b.keep.per_thread,
             false,
         ),
-        errors: error_counts(&o.errors),
+        errors: {
+            let mut e = o.errors.clone();
+            e.sort_by_key(|e| e.errno);
+            e
+        },
         waits: o.waits,
         files: o
             .files

@@ -17,6 +17,7 @@ pub mod prepare;
 pub mod steady;
 pub mod target;
 pub mod together;
+pub mod verifying;
 pub mod wall;
 pub mod worker;
 
@@ -257,7 +258,23 @@ pub fn run_full(
         return Err(crate::error::Error::runtime(e.clone()));
     }
     let finished = finish::finish(job, &ctl, &measured, outcomes, &mut plan.notes);
+    // --verify: the read-back pass and the last state, after the measured window.
+    let verified = match &prepared.verify {
+        Some(v) => {
+            plan.notes.extend(v.notes.iter().cloned());
+            let stopped = finished.stop_reason != crate::result::StopReason::Completed;
+            Some(verifying::finish(
+                v,
+                job,
+                &prepared.targets,
+                stopped,
+                interrupted,
+            )?)
+        }
+        None => None,
+    };
     let mut result = build::build(job, plan, &prepared, measured, finished, command_line, keep);
+    result.verify = verified;
     result.warnings = crate::warnings::check(&result);
     Ok(result)
 }
@@ -284,13 +301,21 @@ fn run_workers(
     // Bounded: if the collector ever falls behind, workers wait rather than memory growing.
     // Each message is one interval of one worker (about 0.5 MB of histograms at most).
     let (tx, rx) = sync_channel::<Msg>(4 * n + 8);
+    let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         let workers = match measure::start(s, job, plan, ctl, setups, &tx) {
             Ok(w) => w,
             Err(e) => return (Err(e), None),
         };
         drop(tx);
+        // --verify with a target that outlives the run: its state, checkpointed as it goes.
+        if let Some(v) = &prepared.verify {
+            let (targets, done) = (&prepared.targets, &done);
+            s.spawn(move || verifying::checkpoints(v, targets, done));
+        }
         let measured = measure::measure(job, ctl, rx, n, interrupted, observer);
-        (finish::join(workers), Some(measured))
+        let joined = finish::join(workers);
+        done.store(true, Ordering::Relaxed);
+        (joined, Some(measured))
     })
 }

@@ -26,6 +26,8 @@ pub struct Prepared {
     /// Which files a file-operation engine's I/O succeeded on: a create that did not happen
     /// leaves the name to whoever holds it. Empty for other engines.
     pub done: Vec<AtomicBool>,
+    /// --verify: the targets' generations and what was found.
+    pub verify: Option<super::verifying::Verifying>,
 }
 
 /// What one worker thread is given: its plan, and what its engine works on.
@@ -62,11 +64,13 @@ pub fn prepare(
         Some(_) => targets.iter().map(|_| AtomicBool::new(false)).collect(),
         None => Vec::new(),
     };
+    let verify = super::verifying::set_up(job, plan, &targets)?;
     Ok(Prepared {
         targets,
         clock,
         clock_info,
         done,
+        verify,
     })
 }
 
@@ -97,7 +101,12 @@ pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec
                     .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
                     .collect(),
             };
-            let plan = worker_plan(job, plan, set, &shared, setups.len(), si, th);
+            let mut wp = worker_plan(job, plan, set, &shared, setups.len(), si, th);
+            wp.verify = p.verify.as_ref().map(|v| {
+                let files: Vec<usize> = (si * per_set..(si + 1) * per_set).collect();
+                super::verifying::worker_setup(v, job, plan, &files, wp.id as u32)
+            });
+            let plan = wp;
             setups.push(WorkerSetup {
                 plan,
                 files,
@@ -180,6 +189,7 @@ fn worker_plan(
         continue_on_error: job.continue_on_error,
         path: set_name(set),
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
+        verify: None,
     }
 }
 
@@ -249,6 +259,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         offset: t.start,
         len: job.shape.block_size as u32,
         buf: buf.slot(0),
+        buf_index: 0,
     });
     let mut out = Vec::new();
     e.reap(1, Some(1_000_000_000), &mut out).map_err(|err| {

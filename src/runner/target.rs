@@ -9,6 +9,7 @@ use crate::os::owned::{Folders, Identity, Owned, Removal};
 use crate::rng::Rng;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use crate::units::format_size;
+use crate::verify::Stamp;
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
@@ -201,7 +202,8 @@ fn open_each(
         None => job
             .targets
             .iter()
-            .map(|t| open_target(job, t, keep, cleanup, interrupted))
+            .enumerate()
+            .map(|(i, t)| open_target(job, i, t, keep, cleanup, interrupted))
             .collect(),
     }
 }
@@ -250,7 +252,7 @@ fn name_target(
                     job.dialect.assign(Flag::Engine, engine.name())
                 )));
             };
-            create_file(path, want, job.seed, cleanup, interrupted)?;
+            create_file(path, want, job.seed, None, cleanup, interrupted)?;
             created = true;
             want
         }
@@ -297,13 +299,19 @@ fn name_target(
 /// Open target `t`, creating it where asked, and check it; `keep`: keep it open for the run.
 fn open_target(
     job: &JobSpec,
+    index: usize,
     t: &TargetSpec,
     keep: bool,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<OpenTarget> {
     let path = &t.path;
-    let (kind, size, created) = examine(job, t, cleanup, interrupted)?;
+    let stamp = job.verify_unit().map(|unit| Stamp {
+        unit,
+        seed: job.seed,
+        target: index as u32,
+    });
+    let (kind, size, created) = examine(job, t, stamp.as_ref(), cleanup, interrupted)?;
     let (file, size) = open_checked(job, path, kind, size, created, cleanup)?;
     let (start, end) = working_set(job, path, size)?;
     let mut facts = crate::facts::TargetFacts::collect(
@@ -335,6 +343,7 @@ fn open_target(
 fn examine(
     job: &JobSpec,
     t: &TargetSpec,
+    stamp: Option<&Stamp>,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<(TargetKind, u64, bool)> {
@@ -350,7 +359,7 @@ fn examine(
                     job.dialect.assign(Flag::Create, "SIZE")
                 )));
             };
-            lay_out(path, want, job.seed, cleanup, interrupted)?;
+            lay_out(path, want, job.seed, stamp, cleanup, interrupted)?;
             created = true;
             (TargetKind::File, want)
         }
@@ -491,6 +500,7 @@ pub fn lay_out(
     path: &Path,
     size: u64,
     seed: u64,
+    stamp: Option<&Stamp>,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<()> {
@@ -502,7 +512,7 @@ pub fn lay_out(
             dir.display()
         )));
     }
-    create_file(path, size, seed, cleanup, interrupted)
+    create_file(path, size, seed, stamp, cleanup, interrupted)
 }
 
 /// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).
@@ -545,6 +555,7 @@ fn create_file(
     path: &Path,
     size: u64,
     seed: u64,
+    stamp: Option<&Stamp>,
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<()> {
@@ -559,7 +570,7 @@ fn create_file(
         .open(path)
         .map_err(|e| Error::usage(format!("cannot create '{}': {e}", path.display())))?;
     cleanup.created(path, &f)?;
-    if let Err(e) = fill(&mut f, size, seed, interrupted) {
+    if let Err(e) = fill(&mut f, size, seed, stamp, interrupted) {
         // A partial file is of no use, even with --keep.
         cleanup.discard(path);
         return Err(match e.raw_os_error() {
@@ -581,8 +592,15 @@ fn create_file(
 }
 
 /// Write `size` bytes of fresh random data to `f` and sync it; a signal ends it with
-/// `ErrorKind::Interrupted`.
-fn fill(f: &mut File, size: u64, seed: u64, interrupted: &AtomicBool) -> std::io::Result<()> {
+/// `ErrorKind::Interrupted`. With `stamp` (--verify), every whole unit carries a header of
+/// generation 1, so that reads of units the run never writes can be checked too.
+fn fill(
+    f: &mut File,
+    size: u64,
+    seed: u64,
+    stamp: Option<&Stamp>,
+    interrupted: &AtomicBool,
+) -> std::io::Result<()> {
     // Reserve the space first where the file system can: ENOSPC comes at once, not midway.
     // SAFETY: plain syscall on an fd we own.
     let r = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, size as libc::off_t) };
@@ -590,16 +608,31 @@ fn fill(f: &mut File, size: u64, seed: u64, interrupted: &AtomicBool) -> std::io
         return Err(std::io::Error::from_raw_os_error(r));
     }
     let mut rng = Rng::new(seed ^ 0xC4EA_7E00, &[size]);
-    let mut chunk = vec![0u8; 1 << 20];
+    // Whole units a chunk, so that every unit boundary of the file is one of a chunk.
+    let chunk_len = match stamp {
+        Some(s) => ((1u64 << 20) / s.unit).max(1) * s.unit,
+        None => 1 << 20,
+    };
+    let mut chunk = vec![0u8; chunk_len as usize];
     let mut left = size;
+    let mut n_chunk = 0u64;
     while left > 0 {
         if interrupted.load(Ordering::Relaxed) {
             return Err(std::io::ErrorKind::Interrupted.into());
         }
         let n = left.min(chunk.len() as u64) as usize;
-        rng.fill(&mut chunk[..n]);
+        match stamp {
+            Some(s) => {
+                // A last part shorter than a unit is only random bytes.
+                let whole = n - n % s.unit as usize;
+                s.fill(&mut chunk[..whole], n_chunk, size - left);
+                rng.fill(&mut chunk[whole..n]);
+            }
+            None => rng.fill(&mut chunk[..n]),
+        }
         f.write_all(&chunk[..n])?;
         left -= n as u64;
+        n_chunk += 1;
     }
     f.sync_all()
 }

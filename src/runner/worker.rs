@@ -15,9 +15,10 @@ use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
 pub use crate::os::memory::AlignedBuf;
 use crate::result::WaitStats;
-use crate::rng::Rng;
+use crate::rng::{fill_buffer, Rng};
 use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::{IntervalHistogram, LatencyHistogram};
+use crate::verify::worker::{Pending, WorkerVerify};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
 use std::sync::Mutex;
@@ -57,6 +58,8 @@ pub struct WorkerPlan {
     /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
     pub paths: Vec<String>,
+    /// Data verification (--verify): what this thread needs of it.
+    pub verify: Option<crate::verify::worker::Setup>,
 }
 
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
@@ -227,24 +230,6 @@ impl SizePick {
     }
 }
 
-/// Fill a write buffer: random bytes, with the last `compress_pct`% of every 512 bytes zeroed
-/// so that the data compresses by about that share.
-pub fn fill_buffer(buf: &mut [u8], rng: &mut Rng, compress_pct: u8) {
-    const CHUNK: usize = 512;
-    if compress_pct >= 100 {
-        buf.fill(0);
-        return;
-    }
-    rng.fill(buf);
-    if compress_pct > 0 {
-        let random = CHUNK * (100 - compress_pct as usize) / 100;
-        for chunk in buf.chunks_mut(CHUNK) {
-            let keep = random.min(chunk.len());
-            chunk[keep..].fill(0);
-        }
-    }
-}
-
 /// Flushes of one worker: how many every-N-writes flushes (--fsync, --fdatasync) completed and
 /// how long each took from issue to completion (those issued during warm-up not counted), and
 /// how long the end flush (--end-fsync) took. fio's JSON counts the same way.
@@ -291,7 +276,7 @@ pub struct WorkerOutcome {
     /// [read, write]. Kept by the worker itself, so totals stay exact whatever the collector does.
     pub totals: [DirTotals; 2],
     pub flushes: FlushTotals,
-    pub errors: Vec<(i32, u64)>,
+    pub errors: Vec<crate::result::ErrorCount>,
     /// When this worker's quota was done (--total), on the run clock.
     pub quota_done_ns: Option<u64>,
     pub waits: WaitStats,
@@ -400,8 +385,11 @@ struct Slots {
     free: Vec<u32>,
     op: Vec<Op>,
     len: Vec<u32>,
-    /// The file of each slot's I/O.
+    /// The file of each slot's I/O, and where in it.
     file: Vec<u32>,
+    offset: Vec<u64>,
+    /// A read-back of a recent write (--verify-backlog), not a read of the workload.
+    checkback: Vec<bool>,
     queued_at: Vec<u64>,
     submitted_at: Vec<u64>,
     scheduled_at: Vec<u64>,
@@ -415,6 +403,8 @@ impl Slots {
             op: vec![Op::Read; qd],
             len: vec![block_size; qd],
             file: vec![0; qd],
+            offset: vec![0; qd],
+            checkback: vec![false; qd],
             queued_at: vec![0; qd],
             submitted_at: vec![0; qd],
             scheduled_at: vec![0; qd],
@@ -472,7 +462,7 @@ struct State<'a> {
     injected: LatencyHistogram,
     interval: Option<Interval>,
     next_boundary: u64,
-    errors: Vec<(i32, u64)>,
+    errors: Vec<crate::result::ErrorCount>,
     counted_bytes: u64,
     /// Completion latencies of the measured window, for live progress.
     lat_sum_ns: u64,
@@ -507,7 +497,13 @@ impl State<'_> {
 
     /// Account for completions all seen at time `t`.
     #[inline]
-    fn complete<E: IoEngine>(&mut self, engine: &E, cqes: &[Cqe], t: u64) {
+    fn complete<E: IoEngine>(
+        &mut self,
+        engine: &E,
+        cqes: &[Cqe],
+        t: u64,
+        (mut verify, bufs): (Option<&mut WorkerVerify>, &AlignedBuf),
+    ) {
         if t >= self.next_boundary {
             self.flush_interval();
             if t < self.m1 {
@@ -532,6 +528,9 @@ impl State<'_> {
             // An I/O that moves no data (an operation on a file's name) completes with 0 and
             // counts no bytes; the quota still counts its nominal length.
             let bytes = if E::MOVES_DATA { len } else { 0 };
+            if let Some(v) = verify.as_deref_mut() {
+                self.verified(v, bufs, c, t);
+            }
             if c.result != bytes as i32 {
                 self.failed_io(engine, c, t);
                 continue;
@@ -599,6 +598,36 @@ impl State<'_> {
             if self.counted_bytes >= q && self.quota_done_ns.is_none() {
                 self.quota_done_ns = Some(t);
             }
+        }
+    }
+
+    /// --verify: a write's units one generation on, a read's checked; a mismatch stops the
+    /// run unless told to go on.
+    #[inline]
+    fn verified(&mut self, v: &mut WorkerVerify, bufs: &AlignedBuf, c: &Cqe, t: u64) {
+        let i = c.slot as usize;
+        let (op, file, offset, len) = (
+            self.slots.op[i],
+            self.slots.file[i],
+            self.slots.offset[i],
+            self.slots.len[i],
+        );
+        let ok = c.result == len as i32;
+        match op {
+            Op::Write => v.written(file, offset, len, ok),
+            Op::Read => {
+                // SAFETY: the read has completed: the engine is done with the slot's buffer.
+                let data = unsafe { std::slice::from_raw_parts(bufs.slot(c.slot), len as usize) };
+                let during = if self.slots.checkback[i] {
+                    "backlog"
+                } else {
+                    "read"
+                };
+                if let Some(msg) = v.read(data, file, offset, len, ok, during) {
+                    self.ctl.fail(msg, t);
+                }
+            }
+            Op::Fsync | Op::Fdatasync => {}
         }
     }
 
@@ -734,9 +763,15 @@ impl State<'_> {
     #[cold]
     fn fail(&mut self, c: &Cqe, t: u64, what: &str) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
-        match self.errors.iter_mut().find(|e| e.0 == errno) {
-            Some(e) => e.1 += 1,
-            None => self.errors.push((errno, 1)),
+        let offset = self.slots.offset[c.slot as usize];
+        match self.errors.iter_mut().find(|e| e.errno == errno) {
+            Some(e) => e.add(1, &[offset]),
+            None => self.errors.push(crate::result::ErrorCount {
+                errno,
+                name: crate::error::errno_name(errno),
+                count: 1,
+                offsets: vec![offset],
+            }),
         }
         if !self.continue_on_error {
             let why = if c.result < 0 {
@@ -755,7 +790,10 @@ impl State<'_> {
                 .paths
                 .get(self.slots.file[c.slot as usize] as usize)
                 .unwrap_or(&self.path);
-            self.ctl.fail(format!("{what} error on '{path}': {why}"), t);
+            self.ctl.fail(
+                format!("{what} error on '{path}' at offset {offset}: {why}"),
+                t,
+            );
         }
     }
 }
@@ -781,13 +819,14 @@ pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
 /// asks and hand over the totals.
 pub fn run<E: IoEngine>(
     engine: E,
-    bufs: AlignedBuf,
+    mut bufs: AlignedBuf,
     rng: Rng,
     mut plan: WorkerPlan,
     ctl: &Control,
     tx: Sender<Msg>,
 ) -> WorkerOutcome {
     let qd = plan.queue_depth as usize;
+    let verify = plan.verify.take().map(|v| WorkerVerify::new(v, &mut bufs));
     let latency = plan.latency;
     let new_lat = || latency.then(|| Box::new(LatHists::default()));
     let s = State {
@@ -856,6 +895,7 @@ pub fn run<E: IoEngine>(
         writes_since_flush: 0,
         since_think: 0,
         wall_at: u64::MAX,
+        verify,
     };
     if !ctl.ready.wait() || !ctl.go.wait() {
         // Another worker could not be started: the run is called off before any I/O.
@@ -895,6 +935,25 @@ struct Worker<'a, E: IoEngine> {
     /// The stonewall deadline with wear-out, on the run clock, read once at the start (so the
     /// loop compares a field of its own); `u64::MAX` where there is none or once past it.
     wall_at: u64,
+    verify: Option<WorkerVerify>,
+}
+
+/// An I/O to start before anything new is drawn (--verify): one held back because a unit
+/// of it was another I/O's, or a read-back of a recent write that is due.
+#[inline]
+fn held(v: &mut WorkerVerify, now: u64) -> Option<Pending> {
+    if let Some(p) = v.stash.take() {
+        return Some(p);
+    }
+    let (file, offset, len) = v.backlog_due()?;
+    Some(Pending {
+        write: false,
+        len,
+        file,
+        offset,
+        scheduled: now,
+        backlog: true,
+    })
 }
 
 /// What to do after the I/Os in flight have all completed.
@@ -922,6 +981,13 @@ impl<E: IoEngine> Worker<'_, E> {
                 self.engine.cancel(&mut self.cancelled);
                 self.s.slots.inflight -= self.cancelled.len();
                 self.s.slots.free.extend_from_slice(&self.cancelled);
+                if let Some(v) = &self.verify {
+                    let sl = &self.s.slots;
+                    for &c in &self.cancelled {
+                        let i = c as usize;
+                        v.unclaim(sl.file[i], sl.offset[i], sl.len[i]);
+                    }
+                }
             }
             // A flush or a pause waits for the I/Os in flight: nothing new starts meanwhile.
             let p = &self.s;
@@ -943,7 +1009,10 @@ impl<E: IoEngine> Worker<'_, E> {
                     Idle::Reap => {}
                 }
             }
-            if !self.reap(issuing && !paused) {
+            // An I/O held back for a unit another I/O holds: wait for a completion, rather
+            // than look aside and try again (io_uring posts completions only when waited for).
+            let held = self.verify.as_ref().is_some_and(|v| v.stash.is_some());
+            if !self.reap(issuing && !paused && !held) {
                 break;
             }
         }
@@ -991,28 +1060,47 @@ impl<E: IoEngine> Worker<'_, E> {
         self.unsubmitted.is_empty() || self.submit_pending()
     }
 
-    /// Queue one I/O in `slot`. None where the rate limit says not yet (the slot is given
-    /// back); Some(true) where a flush or a pause is now due and the pass should end.
+    /// Queue one I/O in `slot`. None where the rate limit says not yet, or (--verify) a unit
+    /// it needs is another I/O's (the slot is given back); Some(true) where a flush or a pause
+    /// is now due and the pass should end.
     #[inline]
     fn issue(&mut self, slot: u32) -> Option<bool> {
         let now = self.now;
-        let plan = &mut self.plan;
-        let s = &mut self.s;
-        let mut write = plan.write_pct > 0 && self.rng.below(100) < plan.write_pct;
-        if s.rate_limited {
-            match plan.pacer.admit(write, now) {
-                Ok((w, scheduled)) => {
-                    write = w;
-                    s.slots.scheduled_at[slot as usize] = scheduled;
-                }
-                Err(_) => {
-                    s.slots.free.push(slot);
+        let io = match self.verify.as_mut().and_then(|v| held(v, now)) {
+            Some(p) => p,
+            None => match self.draw(slot) {
+                Some(p) => p,
+                None => {
+                    self.s.slots.free.push(slot);
                     return None;
                 }
+            },
+        };
+        if let Some(v) = self.verify.as_mut() {
+            if !v.claim(io.file, io.offset, io.len) {
+                v.stash = Some(io);
+                self.s.slots.free.push(slot);
+                return None;
             }
         }
+        Some(self.start(slot, io))
+    }
+
+    /// Draw the next I/O of the workload: its direction (as the rate limit admits it), size,
+    /// file and offset. None where the rate limit says not yet.
+    #[inline]
+    fn draw(&mut self, slot: u32) -> Option<Pending> {
+        let now = self.now;
+        let plan = &mut self.plan;
+        let mut write = plan.write_pct > 0 && self.rng.below(100) < plan.write_pct;
+        let mut scheduled = now;
+        if self.s.rate_limited {
+            let (w, at) = plan.pacer.admit(write, now).ok()?;
+            write = w;
+            scheduled = at;
+        }
         let len = plan.sizes[write as usize].pick(&mut self.rng);
-        if s.rate_limited {
+        if self.s.rate_limited {
             plan.pacer.charge(write, len);
         }
         let file = match plan.pick.as_mut() {
@@ -1020,13 +1108,40 @@ impl<E: IoEngine> Worker<'_, E> {
             None => 0,
         };
         let offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
-        let buf = self.bufs.slot(slot);
+        Some(Pending {
+            write,
+            len,
+            file,
+            offset,
+            scheduled,
+            backlog: false,
+        })
+    }
+
+    /// Queue `io` in `slot` (its units claimed, where verifying); Some(true)'s meaning as
+    /// [`Worker::issue`]'s.
+    #[inline]
+    fn start(&mut self, slot: u32, io: Pending) -> bool {
+        let (now, plan, s) = (self.now, &mut self.plan, &mut self.s);
+        let Pending {
+            write,
+            len,
+            file,
+            offset,
+            ..
+        } = io;
+        let mut buf_index = slot;
         let op = if write {
             s.flush.wrote[file as usize] = true;
-            if plan.refill {
-                // SAFETY: the slot is free: no I/O uses its buffer until queued below.
-                let b = unsafe { std::slice::from_raw_parts_mut(buf, len as usize) };
-                fill_buffer(b, &mut self.rng, plan.compress_pct);
+            match self.verify.as_mut() {
+                Some(v) => {
+                    v.stamp(&mut self.bufs, slot, file, offset, len);
+                    buf_index = v.write_buffer(slot);
+                }
+                None if plan.refill => {
+                    fill_buffer(self.bufs.slot_mut(slot), &mut self.rng, plan.compress_pct);
+                }
+                None => {}
             }
             if let Some(f) = plan.flush {
                 self.writes_since_flush += 1;
@@ -1046,23 +1161,27 @@ impl<E: IoEngine> Worker<'_, E> {
             file,
             offset,
             len,
-            buf,
+            buf: self.bufs.slot(buf_index),
+            buf_index,
         });
         let i = slot as usize;
         s.slots.op[i] = op;
         s.slots.len[i] = len;
         s.slots.file[i] = file;
+        s.slots.offset[i] = offset;
+        s.slots.checkback[i] = io.backlog;
         s.slots.queued_at[i] = now;
+        s.slots.scheduled_at[i] = io.scheduled;
         s.slots.inflight += 1;
         self.unsubmitted.push(slot);
-        if let Some(t) = plan.think {
+        if let (Some(t), false) = (plan.think, io.backlog) {
             self.since_think += 1;
             if self.since_think >= t.every {
                 self.since_think = 0;
                 s.pause.think_due = true;
             }
         }
-        Some(s.flush.flush_due || s.pause.think_due)
+        s.flush.flush_due || s.pause.think_due
     }
 
     /// Hand the queued I/Os to the engine; in latency mode stamp them, then look aside.
@@ -1093,7 +1212,12 @@ impl<E: IoEngine> Worker<'_, E> {
                     self.now = clock.now_ns();
                 }
                 self.waits.lookaside_completions += self.cqes.len() as u64;
-                self.s.complete(&self.engine, &self.cqes, self.now);
+                self.s.complete(
+                    &self.engine,
+                    &self.cqes,
+                    self.now,
+                    (self.verify.as_mut(), &self.bufs),
+                );
                 if E::OPENS_FILES {
                     self.s
                         .started_late(&mut self.engine, &mut self.late, self.now);
@@ -1136,6 +1260,12 @@ impl<E: IoEngine> Worker<'_, E> {
             self.queue_flush(op, file);
             return Idle::Reap;
         }
+        if self.verify.as_ref().is_some_and(|v| v.stash.is_some()) {
+            // Nothing of this thread in flight: another thread holds the unit, briefly.
+            std::thread::yield_now();
+            self.now = self.s.ctl.clock.now_ns();
+            return Idle::Issue;
+        }
         self.wait_for_next_start();
         Idle::Issue
     }
@@ -1164,6 +1294,7 @@ impl<E: IoEngine> Worker<'_, E> {
             offset: 0,
             len: 0,
             buf: self.bufs.slot(slot),
+            buf_index: slot,
         });
     }
 
@@ -1252,7 +1383,12 @@ impl<E: IoEngine> Worker<'_, E> {
         } else {
             self.waits.lookaside_completions += self.cqes.len() as u64;
         }
-        self.s.complete(&self.engine, &self.cqes, self.now);
+        self.s.complete(
+            &self.engine,
+            &self.cqes,
+            self.now,
+            (self.verify.as_mut(), &self.bufs),
+        );
         if E::OPENS_FILES {
             self.s
                 .started_late(&mut self.engine, &mut self.late, self.now);

@@ -131,6 +131,10 @@ pub enum Flag {
     FileService,
     OpenFiles,
     AllowOverwrite,
+    Verify,
+    VerifyInterval,
+    VerifyBacklog,
+    VerifyState,
 }
 
 impl Flag {
@@ -192,6 +196,10 @@ impl Flag {
             FileService => "--file-service",
             OpenFiles => "--open-files",
             AllowOverwrite => "--allow-overwrite",
+            Verify => "--verify",
+            VerifyInterval => "--verify-interval",
+            VerifyBacklog => "--verify-backlog",
+            VerifyState => "--verify-state",
         }
     }
 }

@@ -738,6 +738,9 @@ pub struct JobSpec {
     /// How the targets are shared out among the ranks of an MPI job.
     #[serde(default, skip_serializing_if = "Ranks::is_default")]
     pub ranks: Ranks,
+    /// Data verification (--verify, fio's verify=): headers, checksums and generations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifySpec>,
 }
 
 /// How an MPI job's ranks share the targets ([`crate::cluster::team`]); nothing to a process
@@ -790,6 +793,17 @@ impl JobSpec {
     /// go to them ([`FileSets::lazy`]); `None`: every file open for the whole run.
     pub fn open_files(&self) -> Option<u32> {
         self.file_sets.and_then(|f| f.lazy())
+    }
+
+    /// The bytes each verification header covers: --verify-interval, or the smallest I/O of
+    /// either direction.
+    pub fn verify_unit(&self) -> Option<u64> {
+        let v = self.verify.as_ref()?;
+        if v.unit > 0 {
+            return Some(v.unit);
+        }
+        let (r, w) = self.shape.sizes();
+        Some(r.smallest().min(w.smallest()))
     }
 
     /// The sets of targets threads work on: each target alone, or [`JobSpec::file_sets`].

@@ -525,9 +525,32 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             shared_file: args.shared_file,
             shift: rank_shift(args)?,
         },
+        verify: verify(args)?,
     };
     job.validate()?;
     Ok(job)
+}
+
+/// --verify and its settings.
+fn verify(args: &RunArgs) -> Result<Option<crate::verify::VerifySpec>> {
+    if !args.verify {
+        return Ok(None);
+    }
+    Ok(Some(crate::verify::VerifySpec {
+        unit: args
+            .verify_interval
+            .as_deref()
+            .map(|s| size("--verify-interval", s))
+            .transpose()?
+            .unwrap_or(0),
+        pass: !args.no_verify_pass,
+        backlog: given(&args.verify_backlog)?,
+        go_on: args.verify_continue,
+        dump: args.verify_dump.clone(),
+        state: args.verify_state.clone(),
+        load: args.verify_load,
+        checkpoint_s: given(&args.verify_checkpoint)?.unwrap_or(1),
+    }))
 }
 
 /// The block size of every I/O, or the largest of a mix and the mix.

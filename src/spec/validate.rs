@@ -33,6 +33,7 @@ impl JobSpec {
         self.validate_rates()?;
         self.validate_per_io()?;
         self.validate_file_ops()?;
+        self.validate_verify()?;
         if self.cache.is_direct() {
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
@@ -891,7 +892,69 @@ impl JobSpec {
     /// Direct I/O needs the block size, base offset and random alignment or sequential stride
     /// to be multiples of `align`: 512 before any target is opened, the target's own
     /// requirement once it is (`on` names it in the message).
-    pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {
+    /// --verify: an engine that moves data, and every I/O made of whole units (sizes,
+    /// offsets and steps multiples of the unit), each big enough for its header.
+    fn validate_verify(&self) -> Result<()> {
+        let (Some(v), Some(unit)) = (&self.verify, self.verify_unit()) else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        if let Some(e) = self.engine.kind.filter(|e| e.is_file_op()) {
+            return bad(format!(
+                "{} checks data, and {} moves none",
+                n(Flag::Verify),
+                self.dialect.assign(Flag::Engine, e.name())
+            ));
+        }
+        let header = crate::verify::block::HEADER as u64;
+        if unit < 2 * header || unit > self.shape.block_size {
+            return bad(format!(
+                "{} {}: each unit holds a {header}-byte header, so at least {} and at most the \
+                 block size ({})",
+                n(Flag::VerifyInterval),
+                format_size(unit),
+                2 * header,
+                format_size(self.shape.block_size)
+            ));
+        }
+        if self.shape.block_size / unit > u64::from(u16::MAX) {
+            return bad(format!(
+                "{} {}: at most {} units an I/O",
+                n(Flag::VerifyInterval),
+                format_size(unit),
+                u16::MAX
+            ));
+        }
+        if v.backlog == Some(0) {
+            return bad(format!("{} 0: at least 1 write", n(Flag::VerifyBacklog)));
+        }
+        self.check_alignment_to(unit, |flag, what, value| {
+            format!(
+                "{}{what} {value} is not a multiple of the verification unit {} ({}): every \
+                 I/O must be whole units",
+                n(flag),
+                format_size(unit),
+                n(Flag::VerifyInterval)
+            )
+        })?;
+        if !self.shape.thread_offset.is_multiple_of(unit) {
+            return bad(format!(
+                "{} {} is not a multiple of the verification unit {}",
+                n(Flag::ThreadOffset),
+                self.shape.thread_offset,
+                format_size(unit)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every size and step of the job a multiple of `align`, or the message `says` gives the
+    /// first that is not (flag, what, value).
+    fn check_alignment_to(
+        &self,
+        align: u64,
+        says: impl Fn(Flag, &str, u64) -> String,
+    ) -> Result<()> {
         let step = match &self.shape.pattern {
             Pattern::Random { align_bytes, .. } => (Flag::Random, " alignment", *align_bytes),
             Pattern::Sequential { stride_bytes, .. } => {
@@ -912,17 +975,23 @@ impl JobSpec {
             .collect();
         for (flag, what, value) in checks.into_iter().chain(mixed) {
             if value % align != 0 {
-                let on = on
-                    .map(|p| format!(" on '{}'", p.display()))
-                    .unwrap_or_default();
-                return bad(format!(
-                    "{}{what} {value} is not a multiple of {align} bytes, which direct I/O{on} needs; align it or use {}",
-                    self.name(flag),
-                    self.dialect.cache(CacheMode::Buffered)
-                ));
+                return bad(says(flag, what, value));
             }
         }
         Ok(())
+    }
+
+    pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {
+        let on = on
+            .map(|p| format!(" on '{}'", p.display()))
+            .unwrap_or_default();
+        self.check_alignment_to(align, |flag, what, value| {
+            format!(
+                "{}{what} {value} is not a multiple of {align} bytes, which direct I/O{on} needs; align it or use {}",
+                self.name(flag),
+                self.dialect.cache(CacheMode::Buffered)
+            )
+        })
     }
 }
 

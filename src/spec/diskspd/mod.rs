@@ -152,6 +152,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         file_sets: plan.file_sets,
         dialect: Dialect::Diskspd,
         ranks: crate::spec::Ranks::default(),
+        verify: None,
     };
     job.validate()?;
     Ok(Diskspd {

@@ -35,7 +35,9 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
         | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
-        | SharedFile | RankShift => return None,
+        | SharedFile | RankShift | Verify | VerifyInterval | VerifyBacklog | VerifyState => {
+            return None
+        }
     })
 }
 

@@ -415,6 +415,10 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         FileSet => "nrfiles",
         FileService => "file_service_type",
         OpenFiles => "openfiles",
+        Verify => "verify",
+        VerifyInterval => "verify_interval",
+        VerifyBacklog => "verify_backlog",
+        VerifyState => "verify_state_save",
         Interlocked | Cooldown | UntilSteady | ThreadStart | Latency | Delay | DelayStep
         | AllowOverwrite | Stonewall | WearOut | SharedFile | RankShift => return None,
     })

@@ -276,6 +276,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         }),
         dialect: crate::spec::Dialect::Fio,
         ranks: crate::spec::Ranks::default(),
+        verify: None,
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{}': {e}", j.fj.at, j.name)))?;

@@ -1,0 +1,341 @@
+//! Verification's part of a run (--verify): the generation maps set up with the targets (all
+//! generation 1 where iogauge laid the target out, a saved state's where asked to load one,
+//! unknown otherwise), each worker's share of them, checkpoints of a surviving target's state
+//! while the run goes, and when it ends the read-back pass and the last state.
+
+use super::plan::RunPlan;
+use super::target::OpenTarget;
+use crate::engine::EngineKind;
+use crate::error::{Error, Result};
+use crate::spec::JobSpec;
+use crate::verify::map::{self, GenMap};
+use crate::verify::pass::{self, PassOpts, PassTarget};
+use crate::verify::{state, worker, Log, VerifyResult, VerifySpec, VerifyTarget};
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A verifying run's maps and what was found.
+pub struct Verifying {
+    pub spec: VerifySpec,
+    pub unit: u64,
+    pub targets: Vec<VerifyTarget>,
+    /// Each target's seed (the headers'): the run's, or its saved state's.
+    pub seeds: Vec<u64>,
+    pub states: Vec<PathBuf>,
+    /// Whether each target outlives the run (kept, a device, or not iogauge's): only those
+    /// have their state saved.
+    pub survives: Vec<bool>,
+    pub compress_pct: u8,
+    pub log: Arc<Log>,
+    pub checkpoints: AtomicU64,
+    pub notes: Vec<String>,
+    /// The engine moves data (not the null or delay engine): writes change the targets, and
+    /// reads and the pass check them.
+    pub real: bool,
+}
+
+/// The maps of a verifying job's targets; None without --verify.
+pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<Option<Verifying>> {
+    let (Some(spec), Some(unit)) = (&job.verify, job.verify_unit()) else {
+        return Ok(None);
+    };
+    let mut v = Verifying {
+        spec: spec.clone(),
+        unit,
+        targets: Vec::new(),
+        seeds: Vec::new(),
+        states: Vec::new(),
+        survives: Vec::new(),
+        compress_pct: job.per_io.buffers.compress_pct,
+        log: Arc::new(Log::default()),
+        checkpoints: AtomicU64::new(0),
+        notes: Vec::new(),
+        real: !matches!(plan.engine.kind, EngineKind::Null | EngineKind::Delay),
+    };
+    if !v.real {
+        v.notes.push(format!(
+            "verify: the {} engine moves no data: writes are stamped and units claimed (the \
+             cost of verifying), nothing is checked",
+            plan.engine.kind.name()
+        ));
+    }
+    let spread = u64::from(job.threads_per_target.max(1) - 1) * job.shape.thread_offset;
+    for (i, t) in targets.iter().enumerate() {
+        let units = (t.end + spread).saturating_sub(t.start) / unit;
+        let gens = GenMap::new(units, unit).map_err(Error::runtime)?;
+        let path = crate::verify::state_path(spec, &t.path, targets.len(), i);
+        let mut seed = job.seed;
+        if spec.load {
+            seed = load_state(&path, &gens, t, unit)?;
+        } else if t.created {
+            gens.set_all(1);
+        } else {
+            v.notes.push(format!(
+                "verify: '{}' was not laid out by this run and no state was loaded ({}): its \
+                 units are checked once this run has written them",
+                t.path.display(),
+                job.name(crate::spec::Flag::VerifyState)
+            ));
+        }
+        v.targets.push(VerifyTarget {
+            path: t.path.display().to_string(),
+            map: Arc::new(gens),
+            origin: t.start,
+            id: i as u32,
+        });
+        v.seeds.push(seed);
+        v.states.push(path);
+        v.survives.push(job.keep || !t.created);
+    }
+    let bytes: u64 = v.targets.iter().map(|t| map::cost(t.map.units())).sum();
+    v.notes.push(format!(
+        "verify: {} units of {} across the targets; their generations take {} of memory (2 \
+         bytes a unit)",
+        v.targets.iter().map(|t| t.map.units()).sum::<u64>(),
+        crate::units::format_size(unit),
+        crate::units::format_size_human(bytes)
+    ));
+    Ok(Some(v))
+}
+
+/// The generations of target `t` from its saved state at `path`, which must describe the same
+/// units; the seed its headers carry.
+fn load_state(path: &std::path::Path, gens: &GenMap, t: &OpenTarget, unit: u64) -> Result<u64> {
+    let (meta, saved) = state::load(path)?;
+    if meta.unit != unit || meta.origin != t.start || meta.units != gens.units() {
+        return Err(Error::usage(format!(
+            "the verification state '{}' is of {} units of {} from offset {}, and this run's \
+             target '{}' has {} of {} from {}: run with the same block sizes and offsets",
+            path.display(),
+            meta.units,
+            crate::units::format_size(meta.unit),
+            meta.origin,
+            t.path.display(),
+            gens.units(),
+            crate::units::format_size(unit),
+            t.start
+        )));
+    }
+    for (u, g) in saved.into_iter().enumerate() {
+        gens.set(u as u64, g);
+    }
+    Ok(meta.seed)
+}
+
+/// Thread `thread` (the worker's number) of the set of targets `set` (their indices).
+pub fn worker_setup(
+    v: &Verifying,
+    job: &JobSpec,
+    plan: &RunPlan,
+    set: &[usize],
+    thread: u32,
+) -> worker::Setup {
+    let files: Vec<worker::File> = set
+        .iter()
+        .map(|&i| {
+            let t = &v.targets[i];
+            worker::File {
+                map: t.map.clone(),
+                origin: t.origin,
+                id: t.id,
+                path: t.path.clone(),
+                seed: v.seeds[i],
+            }
+        })
+        .collect();
+    worker::Setup {
+        seed: files.first().map_or(job.seed, |f| f.seed),
+        files,
+        unit: v.unit,
+        thread,
+        slots: plan.queue_depth as usize,
+        compress_pct: job.per_io.buffers.compress_pct,
+        refill: job.per_io.buffers.refill,
+        check_reads: v.real,
+        go_on: v.spec.go_on,
+        backlog: v.spec.backlog,
+        dump: v.spec.dump.as_ref().map(PathBuf::from),
+        log: v.log.clone(),
+    }
+}
+
+/// A checkpoint of the surviving targets: their generations now, then every write completed
+/// so far flushed to the device, then the states saved. After a crash each unit holds at
+/// least the generation saved.
+pub fn checkpoint(v: &Verifying, targets: &[OpenTarget]) -> Result<()> {
+    let snaps: Vec<Option<Vec<u16>>> = v
+        .targets
+        .iter()
+        .zip(&v.survives)
+        .map(|(t, &s)| s.then(|| t.map.snapshot()))
+        .collect();
+    for (t, snap) in targets.iter().zip(&snaps) {
+        if snap.is_some() {
+            flush(t)?;
+        }
+    }
+    for (i, snap) in snaps.into_iter().enumerate() {
+        if let Some(gens) = snap {
+            state::save(&v.states[i], &meta(v, i, gens.len() as u64), &gens)?;
+        }
+    }
+    v.checkpoints.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
+fn meta(v: &Verifying, i: usize, units: u64) -> state::Meta {
+    let t = &v.targets[i];
+    state::Meta {
+        target: t.path.clone(),
+        origin: t.origin,
+        unit: v.unit,
+        units,
+        seed: v.seeds[i],
+        id: t.id,
+        compress_pct: v.compress_pct,
+        saved_unix_ns: crate::dates::now_unix_ns(),
+    }
+}
+
+/// Every write to `t` completed so far, on the device.
+fn flush(t: &OpenTarget) -> Result<()> {
+    let again;
+    let f = match &t.file {
+        Some(f) => f,
+        None => {
+            again = File::open(&t.path).map_err(|e| {
+                Error::runtime(format!(
+                    "cannot open '{}' to flush it: {e}",
+                    t.path.display()
+                ))
+            })?;
+            &again
+        }
+    };
+    // SAFETY: fdatasync on a descriptor we hold.
+    if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
+        return Err(Error::runtime(format!(
+            "cannot flush '{}': {}",
+            t.path.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(())
+}
+
+/// Checkpoints every `checkpoint_s` seconds until `done`, for surviving targets.
+pub fn checkpoints(v: &Verifying, targets: &[OpenTarget], done: &AtomicBool) {
+    if v.spec.checkpoint_s == 0 || !v.survives.iter().any(|&s| s) {
+        return;
+    }
+    let every = std::time::Duration::from_secs(v.spec.checkpoint_s);
+    let mut next = std::time::Instant::now() + every;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if std::time::Instant::now() < next {
+            continue;
+        }
+        next += every;
+        if let Err(e) = checkpoint(v, targets) {
+            eprintln!("iogauge: warning: {e}");
+        }
+    }
+}
+
+/// When the run has ended: the read-back (where asked, the run wrote, and no mismatch or
+/// Ctrl-C stopped it), then the last state of surviving targets.
+pub fn finish(
+    v: &Verifying,
+    job: &JobSpec,
+    targets: &[OpenTarget],
+    stopped: bool,
+    stop: &AtomicBool,
+) -> Result<VerifyResult> {
+    let wrote = job.shape.write_pct > 0;
+    let pass = if v.spec.pass && v.real && wrote && !stopped && !stop.load(Ordering::Relaxed) {
+        Some(read_back(v, job, targets, stop)?)
+    } else {
+        None
+    };
+    let mut states = Vec::new();
+    if v.survives.iter().any(|&s| s) {
+        checkpoint(v, targets)?;
+        states = v
+            .states
+            .iter()
+            .zip(&v.survives)
+            .filter(|(_, &s)| s)
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+    }
+    let log = &v.log;
+    let mismatches = log
+        .mismatches
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    Ok(VerifyResult {
+        unit: v.unit,
+        map_bytes: v.targets.iter().map(|t| map::cost(t.map.units())).sum(),
+        checked: log.checked.load(Ordering::Relaxed),
+        unjudged: log.unjudged.load(Ordering::Relaxed),
+        mismatch_count: log.count.load(Ordering::Relaxed),
+        mismatches,
+        pass,
+        states,
+        checkpoints: v.checkpoints.load(Ordering::Relaxed),
+    })
+}
+
+/// Every unit read back from the device: written back and dropped from the page cache first,
+/// so that the pass reads what the device holds.
+fn read_back(
+    v: &Verifying,
+    job: &JobSpec,
+    targets: &[OpenTarget],
+    stop: &AtomicBool,
+) -> Result<pass::PassResult> {
+    let mut opened = Vec::new();
+    for t in targets {
+        let f = match &t.file {
+            Some(f) => f.try_clone(),
+            None => File::open(&t.path),
+        }
+        .map_err(|e| {
+            Error::runtime(format!(
+                "cannot open '{}' to read it back: {e}",
+                t.path.display()
+            ))
+        })?;
+        if !job.cache.is_direct() {
+            flush(t)?;
+            let _ = crate::os::cache::drop_file(&f);
+        }
+        opened.push(f);
+    }
+    let pts: Vec<PassTarget> = v
+        .targets
+        .iter()
+        .zip(&opened)
+        .zip(&v.seeds)
+        .map(|((t, f), &seed)| PassTarget {
+            file: f,
+            path: t.path.clone(),
+            map: &t.map,
+            origin: t.origin,
+            id: t.id,
+            seed,
+        })
+        .collect();
+    let o = PassOpts {
+        compress_pct: v.compress_pct,
+        threads: job.threads_per_target.max(1),
+        at_least: false,
+        during: "pass",
+        dump: v.spec.dump.as_ref().map(PathBuf::from),
+    };
+    pass::read_back(&pts, &o, &v.log, stop)
+}
