@@ -790,10 +790,13 @@ impl State<'_> {
                 .paths
                 .get(self.slots.file[c.slot as usize] as usize)
                 .unwrap_or(&self.path);
-            self.ctl.fail(
-                format!("{what} error on '{path}' at offset {offset}: {why}"),
-                t,
-            );
+            // A data I/O says where; an open or a flush has no offset worth naming.
+            let at = match what {
+                "read" | "write" => format!(" at offset {offset}"),
+                _ => String::new(),
+            };
+            self.ctl
+                .fail(format!("{what} error on '{path}'{at}: {why}"), t);
         }
     }
 }
