@@ -65,7 +65,10 @@ pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<O
     let spread = u64::from(job.threads_per_target.max(1) - 1) * job.shape.thread_offset;
     for (i, t) in targets.iter().enumerate() {
         let units = (t.end + spread).saturating_sub(t.start) / unit;
-        let gens = GenMap::new(units, unit).map_err(Error::runtime)?;
+        let mut gens = GenMap::new(units, unit).map_err(Error::runtime)?;
+        if job.threads_per_target == 1 {
+            gens = gens.one_thread();
+        }
         let path = crate::verify::state_path(spec, &t.path, targets.len(), i);
         let mut seed = job.seed;
         if spec.load {

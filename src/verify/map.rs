@@ -12,6 +12,9 @@ pub struct GenMap {
     gens: Box<[AtomicU16]>,
     /// Bytes per unit.
     pub unit: u64,
+    /// More than one thread claims units (otherwise a claim is a plain load and store: the
+    /// one thread's own I/Os are all it must keep apart).
+    shared: bool,
 }
 
 /// Bytes of memory a map of `units` units takes.
@@ -36,7 +39,14 @@ impl GenMap {
         Ok(GenMap {
             gens: v.into_boxed_slice(),
             unit,
+            shared: true,
         })
+    }
+
+    /// Only one thread will claim units of this map.
+    pub fn one_thread(mut self) -> GenMap {
+        self.shared = false;
+        self
     }
 
     pub fn units(&self) -> u64 {

@@ -60,6 +60,8 @@ pub struct Setup {
 
 pub struct WorkerVerify {
     s: Setup,
+    /// log2 of the unit, where it is a power of two (a shift, not a division, per I/O).
+    shift: Option<u32>,
     /// Content checksum of unit k of slot i's buffer, at `i * per_slot + k`.
     sums: Vec<u64>,
     per_slot: usize,
@@ -81,6 +83,7 @@ impl WorkerVerify {
             sums.extend(b.chunks_exact(s.unit as usize).map(content_sum));
         }
         WorkerVerify {
+            shift: s.unit.is_power_of_two().then(|| s.unit.trailing_zeros()),
             s,
             sums,
             per_slot,
@@ -97,14 +100,23 @@ impl WorkerVerify {
         self.s.slots as u32 + slot
     }
 
+    /// `bytes` in units.
+    #[inline]
+    fn in_units(&self, bytes: u64) -> u64 {
+        match self.shift {
+            Some(s) => bytes >> s,
+            None => bytes / self.s.unit,
+        }
+    }
+
     /// The first unit and the number of units of an I/O.
     #[inline]
     fn units(&self, file: u32, offset: u64, len: u32) -> (&File, u64, u64) {
         let f = &self.s.files[file as usize];
         (
             f,
-            (offset - f.origin) / self.s.unit,
-            u64::from(len) / self.s.unit,
+            self.in_units(offset - f.origin),
+            self.in_units(u64::from(len)),
         )
     }
 
@@ -130,9 +142,11 @@ impl WorkerVerify {
         if s.refill {
             block::fill_content(b, s.seed, s.thread, slot as u16, epoch, s.compress_pct);
         }
-        let f = &s.files[file as usize];
-        let first = (offset - f.origin) / s.unit;
-        for k in 0..(len as usize / unit) {
+        let (f, first, n) = {
+            let (f, first, n) = self.units(file, offset, len);
+            (f, first, n as usize)
+        };
+        for k in 0..n {
             let u = &mut b[k * unit..(k + 1) * unit];
             let content = match s.refill {
                 true => content_sum(u),
