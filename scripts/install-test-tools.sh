@@ -15,6 +15,9 @@
 #   zip, unzip, zstd
 #                the system's own tools that tests/workload.rs and bench/workload.sh run
 #                beside iogauge's workloads (cp, tar, find and rm come with the system)
+#   fuse3, and mfusepy from PyPI
+#                tests/faultfs.py, the FUSE file system that injects faults for
+#                tests/verify.rs (this kernel has no device-mapper)
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -22,12 +25,22 @@ want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
     bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2 \
-    zip:zip unzip:unzip zstd:zstd; do
+    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
-[ ${#want[@]} -eq 0 ] && exit 0
+pip_mfusepy() {
+    python3 -c 'import mfusepy' 2>/dev/null && return 0
+    command -v python3 >/dev/null || return 0
+    echo "install-test-tools: installing mfusepy (PyPI)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore mfusepy \
+        || echo "install-test-tools: mfusepy could not be installed; tests/verify.rs's fault tests will say SKIPPED" >&2
+}
+if [ ${#want[@]} -eq 0 ]; then
+    pip_mfusepy
+    exit 0
+fi
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 if ! command -v apt-get >/dev/null; then
     echo "install-test-tools: no apt-get here; install ${want[*]} yourself (tests that need them will say SKIPPED)" >&2
@@ -36,3 +49,4 @@ fi
 echo "install-test-tools: installing ${want[*]} (Debian packages)" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null
+pip_mfusepy

@@ -609,7 +609,20 @@ impl PlanOutcome {
                     }
                 }
                 match r.stop_reason {
-                    StopReason::Completed => {}
+                    StopReason::Completed => {
+                        // verify_fatal=0 (fio's default) goes on past mismatches: and fails.
+                        if let Some(v) = r.verify.as_ref().filter(|v| v.mismatch_count > 0) {
+                            self.failed = true;
+                            eprintln!(
+                                "iogauge: error: fio job '{}': verification found {} \
+                                 mismatch{}: {}",
+                                run.name,
+                                v.mismatch_count,
+                                if v.mismatch_count == 1 { "" } else { "es" },
+                                v.mismatches.first().map(|m| m.line()).unwrap_or_default()
+                            );
+                        }
+                    }
                     StopReason::Interrupted => self.interrupted = true,
                     StopReason::IoError => {
                         self.failed = true;

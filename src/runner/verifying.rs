@@ -91,7 +91,7 @@ pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<O
         });
         v.seeds.push(seed);
         v.states.push(path);
-        v.survives.push(job.keep || !t.created);
+        v.survives.push(spec.save && (job.keep || !t.created));
     }
     let bytes: u64 = v.targets.iter().map(|t| map::cost(t.map.units())).sum();
     v.notes.push(format!(

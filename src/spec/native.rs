@@ -550,6 +550,7 @@ fn verify(args: &RunArgs) -> Result<Option<crate::verify::VerifySpec>> {
         state: args.verify_state.clone(),
         load: args.verify_load,
         checkpoint_s: given(&args.verify_checkpoint)?.unwrap_or(1),
+        save: true,
     }))
 }
 

@@ -49,6 +49,13 @@ pub struct VerifySpec {
     /// Seconds between checkpoints of a kept target's state (0: none but the last).
     #[serde(default = "default_checkpoint")]
     pub checkpoint_s: u64,
+    /// Keep a surviving target's state at all (fio's verify_state_save).
+    #[serde(default = "yes")]
+    pub save: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_checkpoint() -> u64 {
@@ -66,6 +73,7 @@ impl Default for VerifySpec {
             state: None,
             load: false,
             checkpoint_s: default_checkpoint(),
+            save: true,
         }
     }
 }

@@ -12,6 +12,7 @@ mod pace;
 mod shape;
 mod threads;
 mod timing;
+mod verify;
 
 use super::options::{lookup, Kind, Set};
 use super::plan::{FioRun, Logs, MapOptions};
@@ -211,6 +212,17 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let service = files::read_file_service(set)?;
     let open_files = files::read_open_files(set, engine, notes)?;
     let min_rate = pace::read_min_rate(set, shape.reads, shape.writes)?;
+    let first_dir = files
+        .targets
+        .first()
+        .and_then(|t| t.path.parent())
+        .map(|d| d.display().to_string());
+    let verify = verify::read_verify(set, first_dir.as_deref(), notes)?;
+    // verify_only: the job's writes become reads, each checked (map/verify.rs).
+    let write_pct = match &verify {
+        Some(_) if set.flag("verify_only")?.unwrap_or(false) => 0,
+        _ => shape.write_pct,
+    };
     let job = JobSpec {
         threads_per_target: files.threads_per_target(),
         targets: files.targets,
@@ -222,7 +234,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             block_size: shape.block_size,
             block_mix: shape.block_mix,
             pattern: shape.pattern,
-            write_pct: shape.write_pct,
+            write_pct,
             random_pct: shape.random_pct,
             random_every: shape.random_every,
             base_offset: files.offset,
@@ -276,7 +288,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         }),
         dialect: crate::spec::Dialect::Fio,
         ranks: crate::spec::Ranks::default(),
-        verify: None,
+        verify,
     };
     job.validate()
         .map_err(|e| Error::usage(format!("{}: job '{}': {e}", j.fj.at, j.name)))?;
