@@ -335,7 +335,8 @@ fn read_back(
         .collect();
     let o = PassOpts {
         compress_pct: v.compress_pct,
-        threads: job.threads_per_target.max(1),
+        // A megabyte a thread: eight read a device back as fast as sixty-four, with less.
+        threads: job.threads_per_target.clamp(1, 8),
         at_least: false,
         during: "pass",
         dump: v.spec.dump.as_ref().map(PathBuf::from),
