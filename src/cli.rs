@@ -1001,6 +1001,12 @@ pub struct RunArgs {
           require_equals = true, default_missing_value = "")]
     pub sequential: Option<String>,
 
+    /// Sequential I/O walks backwards: each I/O STRIDE before the one before, from the start
+    /// of the working set down and on from its end (fio's rw=read:-N, N the stride plus the
+    /// block size)
+    #[arg(long = "backwards", conflicts_with_all = ["random", "interlocked"])]
+    pub backwards: bool,
+
     /// With --random: only PCT% of I/Os go to random offsets; the others follow the I/O before
     /// (fio's percentage_random, DiskSpd's -rs)
     #[arg(long = "random-pct", value_name = "PCT",
@@ -1293,6 +1299,11 @@ pub struct RunArgs {
     /// --rate-iops (fio's rate=R,W)
     #[arg(long = "rate-bw", value_name = "SIZE|R,W")]
     pub rate_bw: Option<String>,
+
+    /// Start the I/Os that --rate-iops or --rate-bw limit at random, as a Poisson process of
+    /// the same mean rate, instead of evenly spaced (fio's rate_process=poisson)
+    #[arg(long = "rate-poisson")]
+    pub rate_poisson: bool,
 
     /// Random offset distribution: uniform, zipf:THETA, pareto:H, zoned:IO%/SPAN%:...,
     /// zoned_abs:IO%/SIZE:...

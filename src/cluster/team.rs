@@ -47,6 +47,7 @@ pub fn run(
         inner: observer,
         ready: &mut ready,
         stonewall: &mut stonewall,
+        halted: &|| false,
     };
     let keep = Keep {
         per_thread: false,

@@ -4,6 +4,7 @@
 //! jobs of one batch together (each its own run, as fio's jobs are), batches one after the
 //! other, and reports them as fio does (text or fio-shaped JSON).
 
+use super::fio_ends::Ends;
 use super::fio_logs::IoLogs;
 use super::fio_team;
 use super::saved::Saver;
@@ -483,6 +484,7 @@ fn run_plan(
     let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
     // The files iogauge created so far: the later jobs may write them.
     let mut created: HashSet<PathBuf> = HashSet::new();
+    let ends = Ends::new(&plan.runs);
     for batch in 0..batches {
         if interrupted.load(Ordering::Relaxed) {
             out.interrupted = true;
@@ -521,7 +523,13 @@ fn run_plan(
         }
         let before = SelfUsage::now();
         let t0 = std::time::Instant::now();
-        let (done, halted) = run_batch(&plan.runs, &members, command_line, interrupted, team);
+        let (done, halted) = run_batch(
+            &plan.runs,
+            &members,
+            command_line,
+            (interrupted, &ends),
+            team,
+        );
         let after = SelfUsage::now();
         out.batch_cpu.push((
             after.user_cpu_ns.saturating_sub(before.user_cpu_ns),
@@ -534,6 +542,12 @@ fn run_plan(
             out.take(i, run, r, &mut created, &laid_out, verbose);
         }
         if out.stops_after_batch(halted) {
+            break;
+        }
+        if ends.ended_all() {
+            if verbose {
+                eprintln!("iogauge: a job with exit_what=all ended: no later job starts");
+            }
             break;
         }
         if team.is_some_and(|c| !c.fence(interrupted)) {
@@ -584,6 +598,15 @@ impl PlanOutcome {
         verbose: bool,
     ) {
         match r {
+            // Ended by another job's end before it started (exitall): nothing to report.
+            Ok(None) if !run.create_only => {
+                if verbose {
+                    eprintln!(
+                        "iogauge: fio job '{}' never started: another job's end ended it (exitall)",
+                        run.name
+                    );
+                }
+            }
             // create_only: files laid out, nothing measured.
             Ok(None) => {
                 if verbose {
@@ -751,7 +774,7 @@ fn run_batch(
     runs: &[options::FioRun],
     members: &[usize],
     command_line: &[String],
-    interrupted: &AtomicBool,
+    (interrupted, ends): (&AtomicBool, &Ends),
     team: Option<&dyn Cluster>,
 ) -> (Vec<JobDone>, Option<Error>) {
     let start = StartLine::default();
@@ -767,7 +790,15 @@ fn run_batch(
             let started = std::thread::Builder::new()
                 .stack_size(iogauge::os::threads::JOB_STACK_BYTES)
                 .spawn_scoped(s, move || {
-                    run_job(i, run, line, (start, entry), interrupted)
+                    let done = run_job(i, runs, line, (start, entry), (interrupted, ends));
+                    let failed = match &done.1 {
+                        Ok(r) => r
+                            .as_ref()
+                            .is_some_and(|r| r.stop_reason == StopReason::IoError),
+                        Err(_) => true,
+                    };
+                    ends.ended(i, failed, runs);
+                    done
                 });
             match started {
                 Ok(h) => handles.push((i, h)),
@@ -803,30 +834,43 @@ const PER_THREAD: runner::Keep = runner::Keep {
 };
 
 /// Whether a job starts at its group's start line: one that only lays out files has nothing
-/// to time, and one with a start delay starts that long after the line opens.
+/// to time, one with a start delay starts that long after the line opens, and one that waits
+/// for another job (wait_for) starts when that one ends.
 fn waits_at_line(run: &options::FioRun) -> bool {
-    !run.create_only && run.start_delay_ns == 0
+    !run.create_only && run.start_delay_ns == 0 && run.wait_for.is_none()
 }
 
 /// One job, on its own thread: wait for its start delay, then lay out (create_only) or run.
 /// `start`: its group's start line, and its entry there where it waits at the line.
 fn run_job(
     i: usize,
-    run: &options::FioRun,
+    runs: &[options::FioRun],
     line: Vec<String>,
     (start, entry): (&StartLine, Option<Entry>),
-    interrupted: &AtomicBool,
+    (interrupted, ends): (&AtomicBool, &Ends),
 ) -> JobDone {
+    let run = &runs[i];
     // create_only keeps what it lays out: that is what the job is for.
     let mut cleanup = Cleanup::new(run.job.keep || run.create_only);
-    let delayed = run.start_delay_ns > 0 && !run.create_only;
-    if (delayed && !start.wait_open()) || !wait(run.start_delay_ns, interrupted) {
+    let later = entry.is_none() && !run.create_only;
+    let halted = || ends.halted(i);
+    if (later && !start.wait_open()) || !wait(run.start_delay_ns, interrupted, &halted) {
         return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
+    }
+    let waited = run
+        .wait_for
+        .is_none_or(|w| ends.wait_for(i, w, interrupted));
+    if interrupted.load(Ordering::Relaxed) {
+        return (i, Err(Error::Interrupted("interrupted".into())), cleanup);
+    }
+    if !waited || halted() {
+        return (i, Ok(None), cleanup);
     }
     if run.create_only {
         let r = runner::target::check_targets(&run.job, &mut cleanup, interrupted).map(|_| None);
         return (i, r, cleanup);
     }
+    ends.started(i);
     // A line per I/O, written as the records come, to files made once the run is set up.
     let mut logs = (run.logs.per_io && run.logs.any()).then(|| IoLogs::new(run));
     let mut none = NoObserver;
@@ -835,22 +879,19 @@ fn run_job(
         None => &mut none,
     };
     let job = &run.job;
-    let r = match entry {
-        // The observer's own setup (fio's log files) may fail: then the job never comes.
-        Some(mut entry) => {
-            let mut ready = || match entry.arrive() {
-                true => Ok(()),
-                false => Err("interrupted while the other jobs of the group were set up".into()),
-            };
-            let mut at = Hooked {
-                inner,
-                ready: &mut ready,
-                stonewall: &mut Some,
-            };
-            runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD)
-        }
-        None => runner::run_full(job, line, interrupted, &mut cleanup, inner, PER_THREAD),
+    // The observer's own setup (fio's log files) may fail: then the job never comes.
+    let mut entry = entry;
+    let mut ready = || match entry.as_mut().is_none_or(|e| e.arrive()) {
+        true => Ok(()),
+        false => Err("interrupted while the other jobs of the group were set up".into()),
     };
+    let mut at = Hooked {
+        inner,
+        ready: &mut ready,
+        stonewall: &mut Some,
+        halted: &halted,
+    };
+    let r = runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD);
     // The line stays shut only after Ctrl-C (or a thread refused, said as such): an
     // interruption, not a failure, so the files go and no rank is blamed.
     let r = r.map_err(|e| match interrupted.load(Ordering::Relaxed) {
@@ -858,19 +899,29 @@ fn run_job(
         false => e,
     });
     let r = match (r, logs.map(IoLogs::finish)) {
-        (Ok(r), None | Some(Ok(()))) => Ok(Some(r)),
+        (Ok(mut r), None | Some(Ok(()))) => {
+            if halted() {
+                r.notes
+                    .push("stopped when another job ended (fio's exitall)".into());
+            }
+            Ok(Some(r))
+        }
         (Err(e), _) => Err(e),
         (Ok(_), Some(Err(e))) => Err(Error::runtime(format!("fio job '{}': {e}", run.name))),
     };
     (i, r, cleanup)
 }
 
-/// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted.
-fn wait(ns: u64, interrupted: &AtomicBool) -> bool {
+/// Sleep `ns` (fio's startdelay), waking for Ctrl-C; false if interrupted. A job that
+/// another's end has ended (`halted`) stops waiting: it will not start.
+fn wait(ns: u64, interrupted: &AtomicBool, halted: &dyn Fn() -> bool) -> bool {
     let until = std::time::Instant::now() + std::time::Duration::from_nanos(ns);
     while std::time::Instant::now() < until {
         if interrupted.load(Ordering::Relaxed) {
             return false;
+        }
+        if halted() {
+            return true;
         }
         std::thread::sleep(
             std::time::Duration::from_millis(20)

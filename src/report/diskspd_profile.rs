@@ -220,6 +220,7 @@ fn pattern(o: &mut String, j: &JobSpec) {
             Pattern::Sequential {
                 stride_bytes,
                 interlocked,
+                ..
             },
             _,
         ) => writeln!(

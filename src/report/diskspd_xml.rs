@@ -495,6 +495,7 @@ fn write_pattern(x: &mut Xml, j: &JobSpec) {
         Pattern::Sequential {
             stride_bytes,
             interlocked,
+            ..
         } => {
             x.leaf("StrideSize", stride_bytes);
             x.leaf("InterlockedSequential", interlocked);

@@ -165,6 +165,8 @@ struct Sync {
 struct Part<'a> {
     pair: &'a DirPair,
     measured_ns: u64,
+    /// The threads (fio's clones) whose I/O the part holds, each of which ran measured_ns.
+    threads: u64,
     /// The run's time series, when the part is the whole run.
     series: Option<&'a RunResult>,
 }
@@ -174,6 +176,9 @@ impl Part<'_> {
         Part {
             pair: &r.total,
             measured_ns: r.measured_ns,
+            // Under MPI, every rank's.
+            threads: r.job.total_threads().max(1)
+                * r.cluster.as_ref().map_or(1, |c| c.ranks as u64),
             series: Some(r),
         }
     }
@@ -251,6 +256,8 @@ impl Exporter for FioJson {
             logs: Default::default(),
             start_delay_ns: 0,
             create_only: false,
+            exit: Default::default(),
+            wait_for: None,
             notes: r.notes.clone(),
             at: crate::spec::fio::Location {
                 file: String::new(),
@@ -384,6 +391,7 @@ fn group_jobs(members: &[&Outcome], plus: bool) -> Vec<Job> {
             let part = Part {
                 pair,
                 measured_ns: r.measured_ns,
+                threads: 1,
                 series: None,
             };
             let (usr, sys) = (o.usr_cpu / clones, o.sys_cpu / clones);
@@ -599,7 +607,8 @@ fn job<'a>(
         trim,
         mixed,
         sync: sync_of(r, parts),
-        job_runtime: runtime_ns / 1_000_000,
+        // fio sums its clones' runtimes here (stat.c, sum_thread_stats).
+        job_runtime: parts.iter().map(|p| p.measured_ns * p.threads).sum::<u64>() / 1_000_000,
         usr_cpu: round6(usr),
         sys_cpu: round6(sys),
         ctx: 0,

@@ -370,11 +370,13 @@ fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
         Pattern::Sequential {
             stride_bytes,
             interlocked,
+            backwards,
         } => {
             let _ = writeln!(
                 o,
-                "\t\tusing {}sequential I/O (stride: {})",
+                "\t\tusing {}{}sequential I/O (stride: {})",
                 if *interlocked { "interlocked " } else { "" },
+                if *backwards { "backwards " } else { "" },
                 format_size(*stride_bytes)
             );
         }

@@ -83,7 +83,7 @@ pub fn finish(
             Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
             Some(at),
         )
-    } else if let Some(at) = m.steady_at.map(|(at, _)| at).or(m.flat_at) {
+    } else if let Some(at) = m.steady_at.map(|(at, _)| at).or(m.flat_at).or(m.halted_at) {
         (StopReason::Completed, None, Some(at))
     } else {
         (StopReason::Completed, None, None)

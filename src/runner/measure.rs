@@ -32,6 +32,8 @@ pub struct Measured {
     pub steady_at: Option<(u64, steady::Settled)>,
     /// When the flat-window rule (fio's steadystate=) was met.
     pub flat_at: Option<u64>,
+    /// When the observer said the run was ended from outside ([`Observer::halted`]).
+    pub halted_at: Option<u64>,
     /// An observer that could not get ready (it stops the run before any I/O).
     pub observer_error: Option<String>,
 }
@@ -184,6 +186,7 @@ pub fn measure(
         samples_seen: 0,
         flat_at: None,
         flat_points: 0,
+        halted_at: None,
     };
     let mut next_observe = 0;
     while !l.collector.all_done() {
@@ -209,6 +212,7 @@ pub fn measure(
         interrupted_at: l.interrupted_at,
         steady_at: l.steady_at,
         flat_at: l.flat_at,
+        halted_at: l.halted_at,
         observer_error,
     }
 }
@@ -271,6 +275,7 @@ struct Watch {
     flat_at: Option<u64>,
     /// Check intervals of the flat-window rule judged so far.
     flat_points: usize,
+    halted_at: Option<u64>,
 }
 
 impl Watch {
@@ -299,6 +304,10 @@ impl Watch {
             ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
             // Workers waiting at a stonewall stop there.
             ctl.wall.decide(None);
+        }
+        if self.halted_at.is_none() && observer.halted() {
+            self.halted_at = Some(now);
+            ctl.stop_ns.fetch_min(now, Ordering::Relaxed);
         }
         // Wake for the next window edge, and often enough to see Ctrl-C.
         let next_edge = [m0, m1]

@@ -10,6 +10,7 @@ pub mod build;
 pub mod collect;
 pub mod descriptors;
 pub mod finish;
+pub mod flow;
 pub mod measure;
 pub mod offsets;
 pub mod plan;
@@ -113,6 +114,11 @@ pub trait Observer {
     fn stonewall(&mut self, most: u64) -> Option<u64> {
         Some(most)
     }
+    /// Whether something outside the run has ended it (another fio job's end, with exitall):
+    /// asked a few times a second, and the run then stops as at the end of its time.
+    fn halted(&mut self) -> bool {
+        false
+    }
 }
 
 /// Watches nothing.
@@ -127,6 +133,8 @@ pub struct Hooked<'a> {
     pub ready: &'a mut dyn FnMut() -> std::result::Result<(), String>,
     /// Given the inner observer's stonewall verdict, the one the run gets.
     pub stonewall: &'a mut dyn FnMut(u64) -> Option<u64>,
+    /// Whether the run is to stop now, beside the inner observer's say.
+    pub halted: &'a dyn Fn() -> bool,
 }
 
 impl Observer for Hooked<'_> {
@@ -152,6 +160,9 @@ impl Observer for Hooked<'_> {
     fn stonewall(&mut self, most: u64) -> Option<u64> {
         let mine = self.inner.stonewall(most)?;
         (self.stonewall)(mine)
+    }
+    fn halted(&mut self) -> bool {
+        self.inner.halted() || (self.halted)()
     }
 }
 

@@ -32,6 +32,15 @@ pub enum OffsetGen {
         positions: u64,
         next: u64,
     },
+    /// Each I/O `stride` before the one before, from `cursor` down; below `base` it goes on
+    /// from `wrap` (fio's `rw=read:-8k`: where it would have gone, counted back from the
+    /// end).
+    Backwards {
+        base: u64,
+        stride: u64,
+        wrap: u64,
+        cursor: u64,
+    },
     /// Threads of one target share the counter (DiskSpd's -si).
     Interlocked {
         base: u64,
@@ -160,7 +169,19 @@ impl OffsetGen {
             },
             &Pattern::Sequential {
                 stride_bytes,
+                backwards: true,
+                ..
+            } => OffsetGen::Backwards {
+                base,
+                stride: stride_bytes,
+                // fio: the end plus its (negative) skip, which is -(stride + block).
+                wrap: (end - block).saturating_sub(stride_bytes).max(base),
+                cursor: base + start.min(span),
+            },
+            &Pattern::Sequential {
+                stride_bytes,
                 interlocked,
+                ..
             } => {
                 let positions = span / stride_bytes + 1;
                 if interlocked {
@@ -248,6 +269,19 @@ impl OffsetGen {
                 if *next == *positions {
                     *next = 0;
                 }
+                off
+            }
+            OffsetGen::Backwards {
+                base,
+                stride,
+                wrap,
+                cursor,
+            } => {
+                let off = *cursor;
+                *cursor = match off.checked_sub(*stride) {
+                    Some(c) if c >= *base => c,
+                    _ => *wrap,
+                };
                 off
             }
             OffsetGen::Interlocked {
@@ -583,6 +617,7 @@ mod tests {
             Pattern::Sequential {
                 stride_bytes: 4096,
                 interlocked: false,
+                backwards: false,
             },
             4096,
             4096 * 5,
@@ -596,6 +631,7 @@ mod tests {
             Pattern::Sequential {
                 stride_bytes: 8192,
                 interlocked: false,
+                backwards: false,
             },
             0,
             20480,
@@ -605,11 +641,35 @@ mod tests {
         assert_eq!(offs, [0, 8192, 16384, 0]);
     }
 
+    /// fio 3.33 with size=64k bs=4k rw=read:-8k reads at 0, then 56k, 52k, ... 4k, 0, and
+    /// 56k again (seen with fio's --debug=io): where the I/O would have gone below the
+    /// start, it goes on from the end less the stride and the block.
+    #[test]
+    fn backwards_walks_down_and_wraps_as_fio() {
+        let mut g = gen(
+            Pattern::Sequential {
+                stride_bytes: 4096,
+                interlocked: false,
+                backwards: true,
+            },
+            0,
+            65536,
+            4096,
+        );
+        let mut rng = Rng::new(0, &[]);
+        let offs: Vec<u64> = (0..17).map(|_| g.next(&mut rng, 4096) / 1024).collect();
+        assert_eq!(
+            offs,
+            [0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0, 56]
+        );
+    }
+
     #[test]
     fn mixed_sizes_walk_without_gaps_and_wrap_before_the_end() {
         let p = Pattern::Sequential {
             stride_bytes: 16384,
             interlocked: false,
+            backwards: false,
         };
         let mut g = OffsetGen::new(
             &p,
@@ -636,6 +696,7 @@ mod tests {
         let p = Pattern::Sequential {
             stride_bytes: 8 * 4096,
             interlocked: false,
+            backwards: false,
         };
         let shared = Arc::new(AtomicU64::new(0));
         let mut rng = Rng::new(0, &[]);
@@ -729,6 +790,7 @@ mod tests {
         let p = Pattern::Sequential {
             stride_bytes: 4096,
             interlocked: true,
+            backwards: false,
         };
         let mut a = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, Walk::default());
         let mut b = OffsetGen::new(&p, 0, 4096 * 4, 4096, &shared, Walk::default());

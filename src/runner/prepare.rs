@@ -3,6 +3,7 @@
 //! worker's plan made: offsets, sizes, pacing and files. Nothing here is timed; a distributed
 //! run waits at a barrier after this stage, so that every rank's files exist before any starts.
 
+use super::flow::FlowGate;
 use super::offsets::{self, OffsetGen};
 use super::plan::RunPlan;
 use super::target::{self, Cleanup, OpenTarget};
@@ -178,7 +179,11 @@ fn worker_plan(
         pick,
         // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows
         // each I/O's length (validation allows one of the two).
-        pacer: Pacer::new(job.limits.both(), job.limits.rate_dirs, job.shape.write_pct),
+        pacer: Pacer::new(&job.limits, job.shape.write_pct),
+        flow: job
+            .limits
+            .flow
+            .map(|f| FlowGate::join(f.id, f.weight as u64, f.sleep_ns)),
         flush: job.per_io.flush,
         end_fsync: job.per_io.end_fsync,
         think: job.per_io.think,

@@ -42,6 +42,8 @@ pub struct WorkerPlan {
     pub pick: Option<FilePick>,
     /// When I/Os may start (rate limits).
     pub pacer: Pacer,
+    /// This thread's share of a flow it is in with other jobs' threads (fio's flow).
+    pub flow: Option<super::flow::FlowGate>,
     pub flush: Option<FlushEvery>,
     pub end_fsync: bool,
     pub think: Option<Think>,
@@ -65,12 +67,17 @@ pub struct WorkerPlan {
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
 /// limit (a fixed gap for I/Os per second, its length over the rate for bytes), so a thread
 /// that fell behind catches up and one ahead waits.
+///
+/// `poisson`: each I/O's share of the schedule is drawn from an exponential distribution with
+/// that share as its mean, so that starts arrive as a Poisson process of the same rate (fio's
+/// rate_process=poisson) instead of evenly spaced.
 pub enum Pacer {
     Free,
     /// One limit for reads and writes together.
     Both {
         next: u64,
         rate: Rate,
+        poisson: bool,
     },
     /// Reads and writes each on their own schedule (`None`: not limited); `does`: the
     /// directions the job has. Where it has both, a direction ahead of its schedule gives way
@@ -79,17 +86,24 @@ pub enum Pacer {
         next: [u64; 2],
         rate: [Option<Rate>; 2],
         does: [bool; 2],
+        poisson: bool,
     },
 }
 
 impl Pacer {
-    pub fn new(both: Option<Rate>, dirs: Option<crate::spec::DirRates>, write_pct: u8) -> Self {
-        match (both, dirs) {
-            (Some(rate), _) => Pacer::Both { next: 0, rate },
+    pub fn new(limits: &crate::spec::Limits, write_pct: u8) -> Self {
+        let poisson = limits.poisson;
+        match (limits.both(), limits.rate_dirs) {
+            (Some(rate), _) => Pacer::Both {
+                next: 0,
+                rate,
+                poisson,
+            },
             (None, Some(d)) => Pacer::Apart {
                 next: [0; 2],
                 rate: [d.read, d.write],
                 does: [write_pct < 100, write_pct > 0],
+                poisson,
             },
             (None, None) => Pacer::Free,
         }
@@ -150,13 +164,27 @@ impl Pacer {
 
     /// An I/O of `len` bytes started in direction `write`.
     #[inline]
-    fn charge(&mut self, write: bool, len: u32) {
+    fn charge(&mut self, write: bool, len: u32, rng: &mut Rng) {
+        let gap = |rate: Rate, poisson: bool, rng: &mut Rng| match poisson {
+            // -ln(1-U), U uniform in [0,1): exponential with mean 1.
+            true => (rate.gap_ns(len as u64) as f64 * -(1.0 - rng.unit()).ln()) as u64,
+            false => rate.gap_ns(len as u64),
+        };
         match self {
             Pacer::Free => {}
-            Pacer::Both { next, rate } => *next += rate.gap_ns(len as u64),
-            Pacer::Apart { next, rate, .. } => {
+            Pacer::Both {
+                next,
+                rate,
+                poisson,
+            } => *next += gap(*rate, *poisson, rng),
+            Pacer::Apart {
+                next,
+                rate,
+                poisson,
+                ..
+            } => {
                 if let Some(r) = rate[write as usize] {
-                    next[write as usize] += r.gap_ns(len as u64);
+                    next[write as usize] += gap(r, *poisson, rng);
                 }
             }
         }
@@ -432,7 +460,8 @@ struct Flushing {
 
 /// Pauses and floors of the pace: think time, and the --rate-min window being judged.
 struct Pause {
-    /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts.
+    /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts
+    /// (also the wait of a thread ahead of its share of a flow).
     think_due: bool,
     think_until: u64,
     min_rate: Option<crate::spec::MinRate>,
@@ -1102,9 +1131,16 @@ impl<E: IoEngine> Worker<'_, E> {
             write = w;
             scheduled = at;
         }
+        if let Some(f) = plan.flow.as_mut() {
+            if !f.admit() {
+                // Over its share of the flow: no new I/O before the flow's wait is out.
+                self.s.pause.think_until = now + f.sleep_ns;
+                return None;
+            }
+        }
         let len = plan.sizes[write as usize].pick(&mut self.rng);
         if self.s.rate_limited {
-            plan.pacer.charge(write, len);
+            plan.pacer.charge(write, len, &mut self.rng);
         }
         let file = match plan.pick.as_mut() {
             Some(p) => p.next(&mut self.rng, slot, len as u64),
@@ -1449,6 +1485,48 @@ mod tests {
     use super::*;
     use crate::spec::SizeShare;
 
+    /// rate_process=poisson: the gaps between starts keep the limit's mean, and vary as an
+    /// exponential distribution's do (standard deviation equal to the mean); evenly spaced
+    /// starts do not vary at all.
+    #[test]
+    fn poisson_starts_keep_the_rate_and_vary_as_exponential_gaps() {
+        let gaps = |poisson: bool| -> (f64, f64) {
+            let limits = crate::spec::Limits {
+                rate_iops: Some(1000),
+                poisson,
+                ..Default::default()
+            };
+            let mut p = Pacer::new(&limits, 0);
+            p.start(0);
+            let mut rng = Rng::new(7, &[]);
+            let mut last = 0u64;
+            let mut v = Vec::new();
+            for _ in 0..100_000 {
+                let Ok((w, at)) = p.admit(false, u64::MAX / 2) else {
+                    panic!("a pacer far behind its schedule admits at once");
+                };
+                v.push((at - last) as f64);
+                last = at;
+                p.charge(w, 4096, &mut rng);
+            }
+            let v = &v[1..];
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let var = v.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / v.len() as f64;
+            (mean, var.sqrt())
+        };
+        let (mean, sd) = gaps(true);
+        assert!(
+            (mean - 1e6).abs() < 0.02e6,
+            "poisson mean gap {mean} ns, not 1 ms"
+        );
+        assert!(
+            (sd / mean - 1.0).abs() < 0.05,
+            "poisson gaps: sd {sd} over mean {mean}"
+        );
+        let (mean, sd) = gaps(false);
+        assert_eq!((mean, sd), (1e6, 0.0));
+    }
+
     #[test]
     fn block_sizes_are_drawn_with_their_shares() {
         let mut rng = Rng::new(11, &[]);
@@ -1500,21 +1578,26 @@ mod tests {
     /// it; both ahead, the wait is for the sooner.
     #[test]
     fn a_direction_ahead_of_its_limit_gives_way() {
+        let apart = |d| crate::spec::Limits {
+            rate_dirs: Some(d),
+            ..Default::default()
+        };
+        let mut rng = Rng::new(1, &[]);
         let dirs = crate::spec::DirRates {
             read: None,
             write: Some(Rate::Iops { iops: 1000 }),
         };
-        let mut p = Pacer::new(None, Some(dirs), 50);
+        let mut p = Pacer::new(&apart(dirs), 50);
         p.start(1_000);
         assert_eq!(p.admit(true, 1_000), Ok((true, 1_000)));
-        p.charge(true, 4096);
+        p.charge(true, 4096, &mut rng);
         // Writes are next due at 1 ms later: a write drawn now goes as a read.
         assert_eq!(p.admit(true, 2_000), Ok((false, 2_000)));
         assert_eq!(p.admit(false, 2_000), Ok((false, 2_000)));
         // A job that only writes waits for its schedule.
-        let mut w = Pacer::new(None, Some(dirs), 100);
+        let mut w = Pacer::new(&apart(dirs), 100);
         w.start(0);
-        w.charge(true, 4096);
+        w.charge(true, 4096, &mut rng);
         assert_eq!(w.admit(true, 10), Err(1_000_000));
         assert_eq!(w.next_start(10), 1_000_000);
         // Both limited and both ahead: wait for the sooner.
@@ -1524,10 +1607,10 @@ mod tests {
             }),
             write: Some(Rate::Iops { iops: 1000 }),
         };
-        let mut b = Pacer::new(None, Some(both), 50);
+        let mut b = Pacer::new(&apart(both), 50);
         b.start(0);
-        b.charge(false, 4096);
-        b.charge(true, 4096);
+        b.charge(false, 4096, &mut rng);
+        b.charge(true, 4096, &mut rng);
         assert_eq!(b.admit(false, 5), Err(1_000_000));
         assert_eq!(b.admit(true, 1_000_000), Ok((true, 1_000_000)));
         assert_eq!(b.admit(true, 1_000_001), Ok((true, 1_000_000)));

@@ -110,6 +110,9 @@ fn fio_rates(o: &mut String, job: &JobSpec) {
             let _ = writeln!(o, "{key}={r},{w}");
         }
     }
+    if job.limits.poisson {
+        let _ = writeln!(o, "rate_process=poisson");
+    }
 }
 
 /// One fio job section per target (or set of files), all to run together; `stonewall` on the
@@ -184,29 +187,26 @@ fn fio_files(o: &mut String, job: &JobSpec, set: &[super::TargetSpec]) {
 /// rw= (with a sequential gap or a random run), the read/write mix and the block sizes.
 fn fio_io_shape(o: &mut String, job: &JobSpec) {
     let (rw, mix) = fio_rw(job);
-    let (rw, comment) = match &job.shape.pattern {
-        Pattern::Random { .. } if job.shape.random_every.is_some() => (
-            format!("{rw}:{}", job.shape.random_every.unwrap_or(1)),
-            None,
-        ),
-        Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.shape.block_size => (
-            format!("{rw}:{}", tool_size(stride_bytes - job.shape.block_size)),
-            None,
-        ),
-        Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.shape.block_size => (
-            rw,
-            Some(format!(
-                "; iogauge strides {} with {} blocks (overlapping): fio cannot",
-                tool_size(*stride_bytes),
-                tool_size(job.shape.block_size)
-            )),
-        ),
-        _ => (rw, None),
+    let rw = match &job.shape.pattern {
+        Pattern::Random { .. } if job.shape.random_every.is_some() => {
+            format!("{rw}:{}", job.shape.random_every.unwrap_or(1))
+        }
+        // fio's offset after each I/O: where it ended plus the skip, so -(stride + block).
+        Pattern::Sequential {
+            stride_bytes,
+            backwards: true,
+            ..
+        } => format!("{rw}:-{}", tool_size(stride_bytes + job.shape.block_size)),
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes > job.shape.block_size => {
+            format!("{rw}:{}", tool_size(stride_bytes - job.shape.block_size))
+        }
+        // Overlapping I/Os: fio goes back from where the one before ended.
+        Pattern::Sequential { stride_bytes, .. } if *stride_bytes < job.shape.block_size => {
+            format!("{rw}:-{}", tool_size(job.shape.block_size - stride_bytes))
+        }
+        _ => rw,
     };
     let _ = writeln!(o, "rw={rw}");
-    if let Some(c) = comment {
-        let _ = writeln!(o, "{c}");
-    }
     if let Some(m) = mix {
         let _ = writeln!(o, "{m}");
     }
@@ -712,6 +712,7 @@ fn diskspd_pattern(job: &JobSpec, l: &mut DiskspdLine) {
         Pattern::Sequential {
             stride_bytes,
             interlocked,
+            ..
         } => {
             if *interlocked {
                 l.arg("-si");
@@ -768,6 +769,15 @@ fn diskspd_missing_io_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if job.per_io.flush.is_some() || job.per_io.end_fsync {
         l.caveat("DiskSpd issues no flushes (--fsync, --fdatasync, --end-fsync)");
     }
+    if matches!(
+        job.shape.pattern,
+        super::Pattern::Sequential {
+            backwards: true,
+            ..
+        }
+    ) {
+        l.caveat("DiskSpd walks sequential I/O forwards only: no backwards walk (--backwards)");
+    }
 }
 
 /// -j and -i: DiskSpd's think time, in whole milliseconds.
@@ -817,6 +827,9 @@ fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
     }
     if job.limits.rate_dirs.is_some() {
         l.caveat("DiskSpd has one limit (-g) for reads and writes together: no limits apart");
+    }
+    if job.limits.poisson {
+        l.caveat("DiskSpd spaces its I/Os evenly: it has no Poisson arrivals (--rate-poisson)");
     }
 }
 

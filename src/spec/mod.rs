@@ -33,10 +33,14 @@ pub enum Pattern {
         distribution: Distribution,
     },
     /// Each I/O `stride_bytes` past the previous one, wrapping at the end of the working set.
-    /// `interlocked`: all threads of a target share one offset (DiskSpd's -si).
+    /// `interlocked`: all threads of a target share one offset (DiskSpd's -si). `backwards`:
+    /// each I/O `stride_bytes` before the previous one instead, from the start of the working
+    /// set down, wrapping to its end as fio's `rw=read:-8k` does.
     Sequential {
         stride_bytes: u64,
         interlocked: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        backwards: bool,
     },
 }
 
@@ -686,6 +690,24 @@ pub struct Limits {
     pub rate_dirs: Option<DirRates>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<MinRate>,
+    /// The limited I/Os start as a Poisson process of the limit's rate (fio's
+    /// rate_process=poisson), instead of evenly spaced.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub poisson: bool,
+    /// fio's flow control: each thread's share of the I/Os started in a flow it shares with
+    /// the threads of other jobs that run at the same time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowShare>,
+}
+
+/// A thread's place in a flow (fio's `flow`, `flow_id`, `flow_sleep`): the threads of every
+/// job naming flow `id` keep the I/Os each starts to its `weight` over their total weight;
+/// one ahead of its share waits `sleep_ns` before it asks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowShare {
+    pub id: u32,
+    pub weight: u32,
+    pub sleep_ns: u64,
 }
 
 impl Limits {

@@ -508,6 +508,8 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             rate_bytes_per_sec,
             rate_dirs,
             min_rate,
+            poisson: args.rate_poisson,
+            flow: None,
         },
         per_io: PerIo {
             buffers,
@@ -654,7 +656,7 @@ fn pattern(
         .clone()
         .or_else(|| args.interlocked.then(String::new));
     let sequential = match (&args.random, sequential) {
-        (None, None) if file_op => Some(String::new()),
+        (None, None) if file_op || args.backwards => Some(String::new()),
         (_, s) => s,
     };
     if let Some(stride) = sequential {
@@ -671,6 +673,7 @@ fn pattern(
         return Ok(Pattern::Sequential {
             stride_bytes,
             interlocked: args.interlocked,
+            backwards: args.backwards,
         });
     }
     // As fio: random offsets align to the smallest block size of a mix.
@@ -1081,14 +1084,16 @@ mod tests {
             job("-s8k -si f").unwrap().shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 8192,
-                interlocked: true
+                interlocked: true,
+                backwards: false,
             }
         );
         assert_eq!(
             s.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 4096,
-                interlocked: true
+                interlocked: true,
+                backwards: false,
             }
         );
         assert_eq!(s.cache, CacheMode::WriteThrough);

@@ -446,6 +446,13 @@ impl JobSpec {
         if let Some(m) = self.limits.min_rate {
             self.validate_min_rate(m)?;
         }
+        let limited = self.limits.both().is_some() || self.limits.rate_dirs.is_some();
+        if self.limits.poisson && !limited {
+            return bad(format!(
+                "{} needs a rate limit ({iops} or {bw}) to start I/Os at",
+                n(Flag::RatePoisson)
+            ));
+        }
         Ok(())
     }
 
@@ -539,11 +546,12 @@ impl JobSpec {
         if let Pattern::Sequential {
             stride_bytes,
             interlocked,
+            backwards,
         } = self.shape.pattern
         {
-            if interlocked || stride_bytes != self.shape.block_size {
+            if interlocked || backwards || stride_bytes != self.shape.block_size {
                 return bad(format!(
-                    "{} with sequential I/O walks the working set without gaps (each I/O starts where the one before ended): it cannot be combined with a {} stride or {}",
+                    "{} with sequential I/O walks the working set without gaps (each I/O starts where the one before ended): it cannot be combined with a {} stride, {} or a backwards walk",
                     n(Flag::BlockSizes),
                     n(Flag::Sequential),
                     n(Flag::Interlocked)
@@ -658,6 +666,7 @@ impl JobSpec {
                 self.shape.pattern,
                 Pattern::Sequential {
                     interlocked: false,
+                    backwards: false,
                     ..
                 }
             );
@@ -795,6 +804,7 @@ impl JobSpec {
             self.shape.pattern,
             Pattern::Sequential {
                 interlocked: false,
+                backwards: false,
                 ..
             }
         );

@@ -151,6 +151,7 @@ impl Access {
             None => Pattern::Sequential {
                 stride_bytes: self.sequential.unwrap_or(block),
                 interlocked: self.interlocked,
+                backwards: false,
             },
         })
     }

@@ -138,6 +138,8 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             rate_bytes_per_sec: pace.rate_bw,
             rate_dirs: None,
             min_rate: None,
+            poisson: false,
+            flow: None,
         },
         per_io: PerIo {
             buffers: writes.buffers,

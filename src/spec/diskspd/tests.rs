@@ -34,7 +34,8 @@ fn diskspd_defaults() {
         j.shape.pattern,
         Pattern::Sequential {
             stride_bytes: 64 << 10,
-            interlocked: false
+            interlocked: false,
+            backwards: false,
         }
     );
     assert!(!j.latency && !d.xml);
@@ -80,7 +81,8 @@ fn glued_values_and_their_meaning() {
         d.job.shape.pattern,
         Pattern::Sequential {
             stride_bytes: 8192,
-            interlocked: true
+            interlocked: true,
+            backwards: false,
         }
     );
     assert_eq!(

@@ -35,9 +35,8 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
         | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
-        | SharedFile | RankShift | Verify | VerifyInterval | VerifyBacklog | VerifyState => {
-            return None
-        }
+        | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
+        | VerifyBacklog | VerifyState => return None,
     })
 }
 

@@ -13,7 +13,9 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 
 // The plan is named through this module by its users (`options::plan`, `options::FioRun`).
-pub use super::plan::{plan, Clones, FioPlan, FioRun, Logs, MapOptions, FIO_PERCENTILES};
+pub use super::plan::{
+    plan, Clones, Exit, ExitWhat, FioPlan, FioRun, Logs, MapOptions, FIO_PERCENTILES,
+};
 
 /// How iogauge treats one fio option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +86,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("write_iops_log", &[], Kind::Mapped),
     ("log_avg_msec", &[], Kind::Mapped),
     ("offset_increment", &[], Kind::Mapped),
-    ("rate_min", &[], Kind::Mapped),
+    ("rate_min", &["ratemin"], Kind::Mapped),
     ("rate_iops_min", &[], Kind::Mapped),
     ("ratecycle", &[], Kind::Mapped),
     ("bsrange", &["blocksize_range"], Kind::Mapped),
@@ -136,6 +138,15 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
         &[],
         Kind::Noted("iogauge's workers are always threads"),
     ),
+    // Not fio's `thread`: an option of fio's tiobench profile, which fio accepts in every job
+    // and which does nothing outside `profile=tiobench` (fio 3.33, profiles/tiobench.c).
+    (
+        "threads",
+        &[],
+        Kind::Noted("threads= is an option of fio's tiobench profile: it does nothing outside profile=tiobench, in fio as here (numjobs sets the clones)"),
+    ),
+    ("io_submit_mode", &[], Kind::Mapped),
+    ("rate_process", &[], Kind::Mapped),
     (
         "random_generator",
         &[],
@@ -204,8 +215,13 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("steadystate_duration", &["ss_dur"], Kind::Mapped),
     ("steadystate_ramp_time", &["ss_ramp"], Kind::Mapped),
     ("steadystate_check_interval", &["ss_interval"], Kind::Mapped),
-    ("exitall", &[], Kind::Planned("ending every job when one ends")),
-    ("exitall_on_error", &[], Kind::Planned("ending every job when one fails")),
+    ("flow", &[], Kind::Mapped),
+    ("flow_id", &[], Kind::Mapped),
+    ("flow_sleep", &[], Kind::Mapped),
+    ("exitall", &[], Kind::Mapped),
+    ("exitall_on_error", &[], Kind::Mapped),
+    ("exit_what", &[], Kind::Mapped),
+    ("wait_for", &[], Kind::Mapped),
     ("file_service_type", &[], Kind::Mapped),
 ];
 
@@ -310,18 +326,16 @@ impl<'a> Set<'a> {
             .transpose()
     }
     /// A value for reads and one for writes, as fio reads rate-like options: `X` is both,
-    /// `R,W` each (an empty part: `None`); a third part, for trims, is refused. `bytes`: sizes
-    /// with fio's suffixes, else whole numbers of I/Os per second.
+    /// `R,W` each (an empty part: `None`). A third part is fio's value for trims, which
+    /// reads and writes leave alone. `bytes`: sizes with fio's suffixes, else whole numbers of I/Os per
+    /// second.
     pub(super) fn per_dir(&self, key: &str, bytes: bool) -> Result<[Option<u64>; 2]> {
         let Some(v) = self.text(key) else {
             return Ok([None, None]);
         };
         let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-        if parts.len() > 2 && parts[2..].iter().any(|p| !p.is_empty()) {
-            return Err(self.err(
-                key,
-                format!("'{v}': a value for trims does not apply: iogauge issues no trims"),
-            ));
+        if parts.len() > 3 {
+            return Err(self.err(key, format!("'{v}': more than three values (R,W,T)")));
         }
         let one = |t: &str| -> Result<Option<u64>> {
             match t {
@@ -389,7 +403,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         BlockSizes => "bssplit",
         Random => "blockalign",
         RandomPct => "percentage_random",
-        RandomEvery | Sequential => "rw",
+        RandomEvery | Sequential | Backwards => "rw",
         Distribution => "random_distribution",
         WritePct => "rwmixwrite",
         Duration => "runtime",
@@ -409,6 +423,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Hipri => "hipri",
         RateIops => "rate_iops",
         RateBw => "rate",
+        RatePoisson => "rate_process",
         RateMin => "rate_min",
         RateMinIops => "rate_iops_min",
         RateMinWindow => "ratecycle",

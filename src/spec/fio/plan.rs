@@ -72,12 +72,39 @@ pub struct FioRun {
     pub start_delay_ns: u64,
     /// fio's create_only: lay the files out (and keep them), run no I/O.
     pub create_only: bool,
+    /// What this job's end does to the others (fio's exitall and its kin).
+    pub exit: Exit,
+    /// fio's wait_for: the job (an index into the plan's runs, one before this) whose end
+    /// this one waits for before it starts.
+    pub wait_for: Option<usize>,
     /// fio's write_bw_log, write_lat_log and write_iops_log: the prefixes of the logs to write,
     /// one line per interval (log_avg_msec) and direction.
     pub logs: Logs,
     /// How iogauge runs this job differently from fio, one line each.
     pub notes: Vec<String>,
     pub at: Location,
+}
+
+/// What a job's end does to the others. fio's `exitall` is the whole run's once any job sets it
+/// (options.c sets one flag for all): then any job that ends ends the jobs `what` names, as
+/// does one that fails with `exitall_on_error`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Exit {
+    pub all: bool,
+    pub on_error: bool,
+    pub what: ExitWhat,
+}
+
+/// Which jobs another's end ends (fio's exit_what).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its group, running or yet to start.
+    #[default]
+    Group,
+    /// Every job running now; the next batch starts as usual.
+    Stonewall,
+    /// Every job, and no later batch starts.
+    All,
 }
 
 /// The logs a job asked for, each by its file name prefix.
@@ -137,6 +164,7 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         }
         run.group = group;
         run.batch = batch;
+        run.wait_for = waitee(fj, &runs)?;
         runs.push(run);
     }
     warnings.dedup();
@@ -149,4 +177,33 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         global_options,
         warnings,
     })
+}
+
+/// fio's wait_for: the job named must come before this one, once (fio 3.33, init.c
+/// wait_for_ok), and this one starts when every clone of it has ended.
+fn waitee(fj: &FioJob, before: &[FioRun]) -> Result<Option<usize>> {
+    let Some(opt) = fj.options.iter().rev().find(|o| o.key == "wait_for") else {
+        return Ok(None);
+    };
+    let name = opt.value.as_deref().unwrap_or("").trim();
+    let fail = |why: String| Err(Error::usage(format!("{}: wait_for: {why}", opt.at)));
+    if name.is_empty() {
+        return fail("names no job".into());
+    }
+    if name == fj.name {
+        return fail(format!("job '{name}' cannot wait for itself"));
+    }
+    let found: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i].name == name)
+        .collect();
+    match found.as_slice() {
+        [] => fail(format!(
+            "no job '{name}' comes before this one (fio's waitee must)"
+        )),
+        [i] => Ok(Some(*i)),
+        _ => fail(format!(
+            "{} jobs are named '{name}': the waitee must be one",
+            found.len()
+        )),
+    }
 }

@@ -65,10 +65,13 @@ pub(super) fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -
     let options = output::own_options(fj);
     let start_delay_ns = timing::read_start_delay(set, &mut notes)?;
     let create_only = timing::read_create_only(set, &mut notes)?;
+    let exit = timing::read_exit(set)?;
     Ok(FioRun {
         name: j.name,
         start_delay_ns,
         create_only,
+        exit,
+        wait_for: None,
         group: 0,
         batch: 0,
         job,
@@ -182,6 +185,8 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let mut latency = output::read_latency(set)?;
     let seed = threads::read_seed(set)?;
     let (rate_both, rate_dirs) = pace::read_rates(set, w.shape.reads, w.shape.writes, notes)?;
+    let limited = rate_both.is_some() || rate_dirs.is_some();
+    let poisson = pace::read_rate_process(set, limited, notes)?;
     let affinity = threads::read_affinity(set, notes)?;
     let continue_on_error = threads::read_continue_on_error(set, notes);
     let (hipri, sqpoll) = engine::read_engine_flags(set)?;
@@ -270,6 +275,8 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             },
             rate_dirs,
             min_rate,
+            poisson,
+            flow: pace::read_flow(set)?,
         },
         per_io: PerIo {
             buffers,
@@ -451,7 +458,8 @@ mod tests {
             j.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 4096,
-                interlocked: false
+                interlocked: false,
+                backwards: false,
             }
         ));
         assert!(j.latency, "fio always measures latency");
@@ -679,9 +687,28 @@ group_reporting
             r.job.shape.pattern,
             Pattern::Sequential {
                 stride_bytes: 12 << 10,
-                interlocked: false
+                interlocked: false,
+                backwards: false,
             }
         );
+        // A negative skip: back by the skip less the block (examples/backwards-read.fio),
+        // or forwards over part of the block before; none at all moves nowhere.
+        let seq = |rw: &str| {
+            one(&format!("[j]\nfilename=/x\nsize=1m\nrw={rw}\n"))
+                .job
+                .shape
+                .pattern
+        };
+        let walk = |stride_bytes, backwards| Pattern::Sequential {
+            stride_bytes,
+            interlocked: false,
+            backwards,
+        };
+        assert_eq!(seq("read:-8k"), walk(4096, true));
+        assert_eq!(seq("write:-1k"), walk(3072, false));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=read:-4k\n").contains(
+            "t.fio:4: rw: a skip of -4096 with 4096-byte blocks goes back to the same block"
+        ));
         // rwmixread and rwmixwrite: the later one wins, as in fio.
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=rw\nrwmixread=80\nrwmixwrite=40\n");
         assert_eq!(r.job.shape.write_pct, 40);
@@ -743,11 +770,11 @@ group_reporting
     #[test]
     fn unsupported_options_name_file_line_and_plan() {
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nexitall=1\n"),
-            "t.fio:4: option 'exitall' is not supported yet: ending every job when one ends (planned); --ignore-unsupported runs the job without them"
+            err("[j]\nfilename=/x\nsize=1m\ndedupe_percentage=5\n"),
+            "t.fio:4: option 'dedupe_percentage' is not supported yet: deduplicable write data (planned); --ignore-unsupported runs the job without them"
         );
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nexitall=1\n"),
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\ndedupe_percentage=5\n"),
             "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
         );
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
@@ -770,7 +797,7 @@ group_reporting
             .contains("t.fio:1: job 'j': bs 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
-            "[j]\nfilename=/x\nsize=1m\nexitall=1\nverify=md5\n",
+            "[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\ncgroup=a\n",
             "t.fio",
             Path::new("."),
             &vars(),
@@ -778,7 +805,9 @@ group_reporting
         .unwrap();
         let p = plan(&jobs, &opts(true)).unwrap();
         assert_eq!(p.warnings.len(), 2);
-        assert!(p.warnings[0].starts_with("t.fio:4: option 'exitall' is not supported yet"));
+        assert!(
+            p.warnings[0].starts_with("t.fio:4: option 'exec_prerun' is not supported by iogauge")
+        );
         assert!(p.warnings[0].ends_with(": ignored"));
     }
 
@@ -1138,12 +1167,37 @@ ramp_time=2
             .notes
             .iter()
             .any(|n| n.contains("rate applies, as in fio")));
-        assert!(err("[t]\nfilename=/x\nsize=1m\nrate=1m,1m,1m\n")
-            .contains("t.fio:4: rate: '1m,1m,1m': a value for trims does not apply"));
+        // The third value is for trims: a job that reads and writes keeps the first two
+        // (fio's examples/exitwhat.fio: rate=300,300,300).
+        let r = one("[t]\nfilename=/x\nsize=1m\nrate=1m,2m,3m\n");
+        assert_eq!(r.job.limits.rate_bytes_per_sec, Some(1 << 20));
+        assert!(err("[t]\nfilename=/x\nsize=1m\nrate=1m,1m,1m,1m\n")
+            .contains("t.fio:4: rate: '1m,1m,1m,1m': more than three values (R,W,T)"));
         assert!(err("[t]\nfilename=/x\nsize=1m\nrate_iops=0\n")
             .contains("rate_iops: a limit of 0 would stop the job"));
-        assert!(err("[t]\nfilename=/x\nsize=1m\nrate_min=1m,1m,1m\n")
-            .contains("rate_min: '1m,1m,1m': a value for trims does not apply"));
+        // rate_process=poisson; io_submit_mode=offload runs inline, said once
+        // (examples/poisson-rate-submission.fio).
+        let r = one("[t]\nfilename=/x\nsize=1m\nrate_iops=50\nrate_process=poisson\nio_submit_mode=offload\n");
+        assert!(r.job.limits.poisson);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.starts_with("io_submit_mode=offload: ")));
+        let r = one("[t]\nfilename=/x\nsize=1m\nrate_process=poisson\n");
+        assert!(!r.job.limits.poisson);
+        assert!(r.notes.iter().any(|n| n.contains("no effect without rate")));
+        assert!(
+            err("[t]\nfilename=/x\nsize=1m\nrate_iops=5\nrate_process=burst\n")
+                .contains("rate_process: 'burst' is not linear or poisson")
+        );
+        assert!(err("[t]\nfilename=/x\nsize=1m\nio_submit_mode=async\n")
+            .contains("io_submit_mode: 'async' is not inline or offload"));
+        // ratemin is fio's other name for rate_min (examples/1mbs_clients.fio).
+        let r = one("[t]\nfilename=/x\nsize=1m\nratemin=1m\n");
+        assert_eq!(
+            r.job.limits.min_rate.map(|m| m.bytes_per_sec),
+            Some(1 << 20)
+        );
     }
 
     /// random_distribution=zoned and zoned_abs: the same job as --distribution, fio's rules.
@@ -1155,6 +1209,10 @@ ramp_time=2
             ("zoned:60/10:30/20:8/30:2/40", "zoned:60/10:30/20:8/30:2/40"),
             ("zoned:90/10:10/80", "zoned:90/10:10/80"),
             ("zoned_abs:60/20m:40/100m", "zoned_abs:60/20M:40/100M"),
+            // A zone without a span gets what the others leave (fio's examples/rand-zones.fio).
+            ("zoned:50/5:30/15:20/", "zoned:50/5:30/15:20/80"),
+            ("zoned:50/5:30/15:20/0", "zoned:50/5:30/15:20/80"),
+            ("zoned:40/10:30:30", "zoned:40/10:30/45:30/45"),
         ] {
             let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\nrw=randread\nrandom_distribution={fio}\n");
             let job = job_from_argv(&argv(&format!(
@@ -1402,6 +1460,7 @@ ramp_time=2
                         job.shape.pattern,
                         Pattern::Sequential {
                             interlocked: true,
+                            backwards: false,
                             ..
                         }
                     );

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::parse_time_ns;
-use crate::spec::{DirRates, Rate, Think};
+use crate::spec::{DirRates, FlowShare, Rate, Think};
 
 /// fio's rate and rate_iops: `X` limits each direction on its own, `R,W` reads and writes (an
 /// empty part: not limited); where both name a direction, rate wins, as in fio. A job that
@@ -103,5 +103,72 @@ pub(super) fn read_think(set: &Set) -> Result<Option<Think>> {
         ns,
         spin_ns,
         every: every.min(u32::MAX as u64) as u32,
+    }))
+}
+
+/// fio's `rate_process`: `linear` (evenly spaced starts, the default) or `poisson`; and its
+/// `io_submit_mode`, which asks for the same thing by other means: `offload` hands
+/// submissions to other threads so that a backed-up device does not delay the schedule.
+/// iogauge's schedule never waits for completions, and each I/O's latency from the time it
+/// was due is reported beside its own (the scheduled latency), so it runs `offload` inline.
+/// Whether starts are a Poisson process.
+pub(super) fn read_rate_process(set: &Set, limited: bool, notes: &mut Vec<String>) -> Result<bool> {
+    match set.text("io_submit_mode") {
+        None | Some("inline") => {}
+        Some("offload") => notes.push(
+            "io_submit_mode=offload: iogauge submits from the job's own thread on a schedule \
+             that never waits for completions, and reports latency from when each I/O was due"
+                .into(),
+        ),
+        Some(v) => return Err(set.err("io_submit_mode", format!("'{v}' is not inline or offload"))),
+    }
+    let poisson = match set.text("rate_process") {
+        None | Some("linear") => false,
+        Some("poisson") => true,
+        Some(v) => return Err(set.err("rate_process", format!("'{v}' is not linear or poisson"))),
+    };
+    if poisson && !limited {
+        notes.push(
+            "rate_process=poisson has no effect without rate or rate_iops (as in fio)".into(),
+        );
+        return Ok(false);
+    }
+    Ok(poisson)
+}
+
+/// fio's `flow` (the job's weight; 0, the default, leaves it out of flow control),
+/// `flow_id` (0 unless given) and `flow_sleep` (microseconds to wait when ahead of its
+/// share; 0 asks again at once).
+pub(super) fn read_flow(set: &Set) -> Result<Option<FlowShare>> {
+    let weight = match set.text("flow").map(str::trim) {
+        None | Some("0") => return Ok(None),
+        Some(v) => v.parse::<u32>().map_err(|_| {
+            let why = match v.starts_with('-') {
+                true => "a negative weight is fio's old flow control, before 3.23: give a weight above 0",
+                false => "is not a whole number",
+            };
+            set.err("flow", format!("'{v}': {why}"))
+        })?,
+    };
+    // fio's FLOW_MAX_WEIGHT.
+    if weight > 1000 {
+        return Err(set.err(
+            "flow",
+            format!("{weight} is more than 1000, fio's largest weight"),
+        ));
+    }
+    let id = match set.int("flow_id")? {
+        Some(id) => u32::try_from(id).map_err(|_| set.err("flow_id", "is too large"))?,
+        None => 0,
+    };
+    let sleep_ns = set
+        .text("flow_sleep")
+        .map(|v| parse_time_ns(v, 1_000).map_err(|e| set.err("flow_sleep", e)))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(Some(FlowShare {
+        id,
+        weight,
+        sleep_ns,
     }))
 }

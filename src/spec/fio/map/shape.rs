@@ -51,7 +51,7 @@ pub(super) fn read_shape(
         None => block_size,
     };
     let random_every = if random && skip > 1 {
-        Some(skip.min(u32::MAX as u64) as u32)
+        Some(skip.min(u32::MAX as i64) as u32)
     } else {
         None
     };
@@ -62,7 +62,7 @@ pub(super) fn read_shape(
             "a new offset every N I/Os with percentage_random is not supported: give one",
         ));
     }
-    if block_mix.is_some() && skip > 0 {
+    if block_mix.is_some() && skip != 0 {
         return Err(set.err(
             "rw",
             "a skip (:N) with block sizes that vary is not supported: iogauge walks such jobs without gaps",
@@ -82,9 +82,11 @@ pub(super) fn read_shape(
         }
     } else {
         read_distribution(set, false, notes)?;
+        let (stride_bytes, backwards) = seq_stride(set, block_size, skip)?;
         Pattern::Sequential {
-            stride_bytes: set.fits("rw", block_size.checked_add(skip))?,
+            stride_bytes,
             interlocked: false,
+            backwards,
         }
     };
     Ok(Shape {
@@ -150,8 +152,9 @@ fn read_random_pct(
     })
 }
 
-/// fio's `rw`: random or not, the default write share, and the `:N` skip of sequential jobs.
-fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
+/// fio's `rw`: random or not, the default write share, and the `:N` of the job: a random one's
+/// I/Os per offset, a sequential one's skip (negative: back).
+fn read_rw(set: &Set) -> Result<(bool, u8, i64)> {
     let v = set.text("rw").unwrap_or("read");
     let (base, skip) = match v.split_once(':') {
         Some((b, s)) => (b, Some(s)),
@@ -179,14 +182,36 @@ fn read_rw(set: &Set) -> Result<(bool, u8, u64)> {
             ))
         }
     };
-    // `:N` on a random job: a new offset every N I/Os; on a sequential one: N bytes skipped.
-    let skip = match skip {
+    // `:N` on a random job: a new offset every N I/Os; on a sequential one: N bytes skipped,
+    // or with `-N` gone back (fio's ddir_seq_add, which may be negative).
+    let signed = |n: u64| i64::try_from(n).map_err(|_| set.fits("rw", None).unwrap_err());
+    let skip = match skip.map(str::trim) {
         None => 0,
-        Some(s) => {
-            parse_size(s, if random { 1000 } else { set.kb_base }).map_err(|e| set.err("rw", e))?
+        Some(s) if !random && s.starts_with('-') => {
+            -signed(parse_size(&s[1..], set.kb_base).map_err(|e| set.err("rw", e))?)?
         }
+        Some(s) => signed(
+            parse_size(s, if random { 1000 } else { set.kb_base }).map_err(|e| set.err("rw", e))?,
+        )?,
     };
     Ok((random, write_pct, skip))
+}
+
+/// A sequential job's stride and direction from its block size and fio's skip: each I/O
+/// starts where the one before ended plus the skip, so a skip below minus the block size
+/// walks backwards.
+fn seq_stride(set: &Set, block_size: u64, skip: i64) -> Result<(u64, bool)> {
+    let step = block_size as i128 + skip as i128;
+    match step {
+        0 => Err(set.err(
+            "rw",
+            format!(
+                "a skip of {skip} with {block_size}-byte blocks goes back to the same block every time: give a skip that moves"
+            ),
+        )),
+        s if s > 0 => Ok((set.fits("rw", u64::try_from(s).ok())?, false)),
+        s => Ok((set.fits("rw", u64::try_from(-s).ok())?, true)),
+    }
 }
 
 /// fio's `bs`, `bsrange` and `bssplit` (the last one given wins over the others, as in fio),
@@ -286,7 +311,13 @@ fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result
                 ));
             }
             let kb = set.kb_base;
-            Distribution::zoned(list, kind == "zoned_abs", &|t| parse_size(t, kb))
+            let absolute = kind == "zoned_abs";
+            let list = if absolute {
+                list.to_string()
+            } else {
+                fill_spans(list)
+            };
+            Distribution::zoned(&list, absolute, &|t| parse_size(t, kb))
                 .map_err(|e| set.err("random_distribution", format!("'{v}': {e}")))?
         }
         "normal" | "gauss" => {
@@ -307,6 +338,48 @@ fn read_distribution(set: &Set, random: bool, notes: &mut Vec<String>) -> Result
         return Ok(Distribution::Uniform);
     }
     Ok(d)
+}
+
+/// fio's zone list with every span given: a zone with none (`20/`, `20/0` or `20`) gets an
+/// equal part of what the others leave of 100%, as fio 3.33 reads it (options.c,
+/// zone_split_ddir: `zoned:50/5:30/15:20/` ends with a zone of 80%). An item fio stops at
+/// (an empty one) ends the list here too.
+fn fill_spans(list: &str) -> String {
+    let items: Vec<&str> = list
+        .split(':')
+        .take_while(|i| !i.trim().is_empty())
+        .collect();
+    let span = |item: &str| -> Option<u64> {
+        let s = item.split_once('/')?.1.trim();
+        s.parse::<u64>()
+            .ok()
+            .filter(|&p| p > 0)
+            .or(s.is_empty().then_some(0))
+    };
+    let missing = items
+        .iter()
+        .filter(|i| matches!(span(i), Some(0) | None))
+        .count() as u64;
+    if missing == 0 {
+        return list.to_string();
+    }
+    // A span that is not a number is left for the zone parser to name.
+    if items.iter().any(|i| {
+        i.split_once('/')
+            .is_some_and(|(_, s)| !s.trim().is_empty() && s.trim().parse::<u64>().is_err())
+    }) {
+        return list.to_string();
+    }
+    let given: u64 = items.iter().filter_map(|i| span(i)).sum();
+    let share = 100u64.saturating_sub(given) / missing;
+    let filled: Vec<String> = items
+        .iter()
+        .map(|i| match span(i) {
+            Some(s) if s > 0 => i.to_string(),
+            _ => format!("{}/{share}", i.split('/').next().unwrap_or("").trim()),
+        })
+        .collect();
+    filled.join(":")
 }
 
 /// fio's `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.

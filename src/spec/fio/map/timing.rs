@@ -6,7 +6,7 @@ use super::shape::{mean_size, Shape};
 use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
-use crate::spec::fio::plan::Clones;
+use crate::spec::fio::plan::{Clones, Exit, ExitWhat};
 use crate::spec::fio::{parse_size, parse_time_ns};
 use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits, FIO_DEFAULT};
 use crate::spec::{EngineKind, Stop};
@@ -231,4 +231,22 @@ pub(super) fn read_create_only(set: &Set, notes: &mut Vec<String>) -> Result<boo
         notes.push("create_only: the files are laid out and kept (that is what the job is for); no I/O is run".into());
     }
     Ok(create_only)
+}
+
+/// fio's `exitall` (the end of any job ends others), `exitall_on_error` (the end of this one,
+/// failed) and `exit_what` (which others: `group`, `stonewall` or `all`).
+pub(super) fn read_exit(set: &Set) -> Result<Exit> {
+    let what = match set.text("exit_what") {
+        None | Some("group") => ExitWhat::Group,
+        Some("stonewall") => ExitWhat::Stonewall,
+        Some("all") => ExitWhat::All,
+        Some(v) => {
+            return Err(set.err("exit_what", format!("'{v}' is not group, stonewall or all")))
+        }
+    };
+    Ok(Exit {
+        all: set.flag("exitall")?.unwrap_or(false),
+        on_error: set.flag("exitall_on_error")?.unwrap_or(false),
+        what,
+    })
 }
