@@ -1152,6 +1152,15 @@ pub struct RunArgs {
           require_equals = true, default_missing_value = "auto")]
     pub affinity: Option<String>,
 
+    /// Let worker threads run on the CPUs of these NUMA nodes: 0, 0-1, all (fio's numa_cpu_nodes)
+    #[arg(long = "numa-nodes", value_name = "NODES")]
+    pub numa_nodes: Option<String>,
+
+    /// Worker threads' memory policy: default, local, prefer:N, bind:NODES, interleave:NODES
+    /// (fio's numa_mem_policy)
+    #[arg(long = "numa-mem", value_name = "POLICY")]
+    pub numa_mem: Option<String>,
+
     /// io_uring: a kernel thread polls the submission queue (no system call per submission)
     #[arg(long = "sqpoll")]
     pub sqpoll: bool,

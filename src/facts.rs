@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub enum TargetKind {
     File,
     BlockDevice,
+    /// /dev/null or /dev/zero: no storage behind it (fio's steady-state example uses both).
+    NullDevice,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -7,6 +7,7 @@ pub mod limits;
 pub mod memcg;
 pub mod memory;
 pub mod meta;
+pub mod numa;
 pub mod owned;
 pub mod threads;
 pub mod workspace;

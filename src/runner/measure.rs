@@ -112,8 +112,16 @@ fn run_worker(
         Err(e)
     };
     let setup = || -> std::result::Result<_, String> {
+        // The nodes' CPUs first: a pinned CPU (cpus_allowed, --affinity) is the narrower ask.
+        if let Some(cpus) = &plan.numa.cpus {
+            crate::os::numa::set_cpus(cpus)?;
+        }
         if let Some(cpu) = cpu {
             worker::pin_to_cpu(cpu)?;
+        }
+        // Before the buffers: they are allocated under the policy.
+        if let Some((policy, nodes)) = &plan.numa.memory {
+            crate::os::numa::set_mem_policy(policy, nodes)?;
         }
         let p = &w.plan;
         let mut rng = crate::rng::Rng::new(p.seed, &[p.target as u64, p.thread as u64]);

@@ -47,6 +47,16 @@ pub struct RunPlan {
     pub trace: bool,
     /// What was changed from the job, and why, for the report.
     pub notes: Vec<String>,
+    /// The job's NUMA nodes, resolved on this machine.
+    pub numa: NumaPlan,
+}
+
+/// Where each worker thread may run and allocate: the CPUs of the job's nodes, and its
+/// memory policy with the nodes it names.
+#[derive(Debug, Clone, Default)]
+pub struct NumaPlan {
+    pub cpus: Option<Vec<usize>>,
+    pub memory: Option<(crate::spec::numa::MemPolicy, Vec<usize>)>,
 }
 
 /// Decide what runs: the engine, queue depth and file service the host allows, each thread's
@@ -58,6 +68,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
     let threads = job.total_threads();
     let quota_bytes = quota(job, threads, &mut notes);
     check_affinity(job, host)?;
+    let numa = numa_plan(job)?;
     let trace = wants_ios && job.latency;
     if wants_ios && !job.latency {
         notes.push(format!(
@@ -86,6 +97,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
         threads,
         trace,
         notes,
+        numa,
     })
 }
 
@@ -160,6 +172,33 @@ fn quota(job: &JobSpec, threads: u64, notes: &mut Vec<String>) -> Option<u64> {
         ));
     }
     Some(per)
+}
+
+/// The job's NUMA nodes, each online here (fio refuses a node libnuma does not know).
+fn numa_plan(job: &JobSpec) -> Result<NumaPlan> {
+    use crate::os::numa;
+    let Some(n) = &job.numa else {
+        return Ok(NumaPlan::default());
+    };
+    let bad = |flag: Flag, e: String| Error::usage(format!("{}: {e}", job.name(flag)));
+    let cpus = match &n.cpu_nodes {
+        Some(nodes) => {
+            let nodes = numa::resolve(nodes).map_err(|e| bad(Flag::NumaNodes, e))?;
+            Some(numa::node_cpus(&nodes))
+        }
+        None => None,
+    };
+    let memory = match &n.memory {
+        Some(p) => {
+            let nodes = match &p.nodes {
+                Some(list) => numa::resolve(list).map_err(|e| bad(Flag::NumaMem, e))?,
+                None => Vec::new(),
+            };
+            Some((p.clone(), nodes))
+        }
+        None => None,
+    };
+    Ok(NumaPlan { cpus, memory })
 }
 
 fn check_affinity(job: &JobSpec, host: &Host) -> Result<()> {
@@ -260,6 +299,25 @@ mod tests {
     fn a_cpu_not_offered_is_refused() {
         let e = plan(&job("-c 1M --affinity=5"), &host(true), false).unwrap_err();
         assert!(e.to_string().contains("CPU 5 is not available"), "{e}");
+    }
+
+    #[test]
+    fn numa_nodes_resolve_on_this_machine() {
+        let p = plan(
+            &job("-c 1M --numa-nodes 0 --numa-mem bind:0"),
+            &host(true),
+            false,
+        )
+        .unwrap();
+        assert!(!p.numa.cpus.unwrap().is_empty());
+        assert_eq!(p.numa.memory.unwrap().1, vec![0]);
+        let e = plan(&job("-c 1M --numa-nodes 0-999"), &host(true), false).unwrap_err();
+        assert!(e.to_string().starts_with("--numa-nodes: node "), "{e}");
+        let e = plan(&job("-c 1M --numa-mem interleave:998"), &host(true), false).unwrap_err();
+        assert!(
+            e.to_string().contains("--numa-mem: node 998 is not online"),
+            "{e}"
+        );
     }
 
     #[test]

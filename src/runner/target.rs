@@ -398,14 +398,31 @@ fn examine(
             }
             (TargetKind::File, m.len())
         }
+        Ok(m) if is_null_device(&m) => {
+            let Some(want) = t.create_size else {
+                return Err(Error::usage(format!(
+                    "target '{shown}' has no size of its own: give {}",
+                    job.dialect.assign(Flag::Create, "SIZE")
+                )));
+            };
+            (TargetKind::NullDevice, want)
+        }
         Ok(_) => {
             return Err(Error::usage(format!(
-                "target '{shown}' is neither a regular file nor a block device"
+                "target '{shown}' is neither a regular file nor a block device (nor /dev/null or /dev/zero)"
             )))
         }
     };
 
     Ok((kind, size, created))
+}
+
+/// /dev/null and /dev/zero (the kernel's mem devices 1:3 and 1:5): harmless to write, and
+/// what fio's examples measure the tool itself with.
+fn is_null_device(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let dev = m.rdev();
+    m.file_type().is_char_device() && libc::major(dev) == 1 && matches!(libc::minor(dev), 3 | 5)
 }
 
 /// Open the target as the job will use it; a created file must still be the one iogauge made.

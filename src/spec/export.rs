@@ -150,6 +150,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
             let _ = writeln!(o, "disable_lat=1\ndisable_clat=1\ndisable_slat=1");
         }
         fio_affinity(&mut o, job);
+        fio_numa(&mut o, job);
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
         }
@@ -432,6 +433,16 @@ fn fio_affinity(o: &mut String, job: &JobSpec) {
                 list.join(",")
             );
         }
+    }
+}
+
+fn fio_numa(o: &mut String, job: &JobSpec) {
+    let Some(n) = &job.numa else { return };
+    if let Some(nodes) = &n.cpu_nodes {
+        let _ = writeln!(o, "numa_cpu_nodes={}", nodes.text());
+    }
+    if let Some(m) = &n.memory {
+        let _ = writeln!(o, "numa_mem_policy={}", m.text());
     }
 }
 
@@ -803,6 +814,9 @@ fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// What iogauge's run can be asked for that DiskSpd's cannot.
 fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
+    if job.numa.is_some() {
+        l.caveat("DiskSpd places threads on processor groups (-ag), not NUMA nodes: no --numa-nodes or --numa-mem");
+    }
     if job.limits.rate_iops.is_some() {
         l.caveat("DiskSpd limits bytes per millisecond (-g), not I/Os per second");
     }

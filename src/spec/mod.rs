@@ -12,6 +12,7 @@ pub mod flag;
 pub mod flat;
 pub mod iozone;
 pub mod native;
+pub mod numa;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.
 pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind, EngineSpec};
@@ -735,6 +736,9 @@ pub struct JobSpec {
     /// counts only, for the highest IOPS.
     pub latency: bool,
     pub affinity: Option<Affinity>,
+    /// NUMA nodes for the threads' CPUs and memory (fio's numa_cpu_nodes, numa_mem_policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa: Option<numa::Numa>,
     #[serde(flatten)]
     pub shape: Shape,
     #[serde(flatten)]

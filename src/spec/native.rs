@@ -386,6 +386,25 @@ fn affinity(text: &str) -> Result<Affinity> {
     Ok(Affinity::Cpus { cpus })
 }
 
+/// `--numa-nodes` and `--numa-mem`.
+fn numa(args: &RunArgs) -> Result<Option<crate::spec::numa::Numa>> {
+    use crate::spec::numa::{parse_mem_policy, parse_nodes, Numa};
+    let bad = |flag: &str, v: &str, e: String| {
+        Error::usage(format!("invalid value '{v}' for {flag}: {e}"))
+    };
+    let cpu_nodes = args
+        .numa_nodes
+        .as_deref()
+        .map(|v| parse_nodes(v).map_err(|e| bad("--numa-nodes", v, e)))
+        .transpose()?;
+    let memory = args
+        .numa_mem
+        .as_deref()
+        .map(|v| parse_mem_policy(v).map_err(|e| bad("--numa-mem", v, e)))
+        .transpose()?;
+    Ok((cpu_nodes.is_some() || memory.is_some()).then_some(Numa { cpu_nodes, memory }))
+}
+
 /// `--block-sizes READ[,WRITE]`: the largest size and the mix (none if every I/O is one size).
 fn block_mix(text: &str) -> Result<(u64, Option<BlockMix>)> {
     let err =
@@ -467,6 +486,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         submit_batch,
         latency: args.latency,
         affinity,
+        numa: numa(args)?,
         shape: Shape {
             block_size,
             block_mix,

@@ -104,6 +104,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         submit_batch: 1,
         latency: report.latency,
         affinity: threads.affinity(),
+        numa: None,
         shape: Shape {
             block_size: block,
             block_mix: None,

@@ -188,6 +188,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let limited = rate_both.is_some() || rate_dirs.is_some();
     let poisson = pace::read_rate_process(set, limited, notes)?;
     let affinity = threads::read_affinity(set, notes)?;
+    let numa = threads::read_numa(set)?;
     let continue_on_error = threads::read_continue_on_error(set, notes);
     let (hipri, sqpoll) = engine::read_engine_flags(set)?;
     let (logs, interval_ns) = output::read_logs(set, &j.name, w.files.clones, &mut latency, notes)?;
@@ -235,6 +236,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         submit_batch: submit.min(queue_depth) as u32,
         latency,
         affinity,
+        numa,
         shape: crate::spec::Shape {
             block_size: shape.block_size,
             block_mix: shape.block_mix,
@@ -1405,6 +1407,7 @@ ramp_time=2
             "iogauge run -b 8k -r=16k --distribution zipf:1.1 --rate-iops 200 --seed 7 --engine io_uring -L -c 1G --cache writethrough t.dat",
             "iogauge run -b 4k -r --total 64M -d 10 --engine io_uring -L -c 1G t.dat",
             "iogauge run -b 4k -r --engine io_uring -c 1G --submit-batch 4 -o 16 --affinity=0,1 --continue-on-error t.dat",
+            "iogauge run -b 4k -r --engine io_uring -c 1G --numa-nodes 0-1 --numa-mem interleave:0,1 t.dat",
             "iogauge run --block-sizes 4k/25:64k/75,8k/50:32k/50 -r -w 30 --random-pct 60 --engine io_uring -c 1G t.dat",
             "iogauge run --block-sizes 4k-64k -s -w 100 --fsync 16 --end-fsync --engine sync -c 1G t.dat",
             "iogauge run --block-sizes 4k,16k -r -w 50 --fdatasync 4 --think 300us --think-every 8 --think-spin 100us --engine io_uring -c 1G t.dat",

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::spec::fio::options::Set;
+use crate::spec::numa::{parse_mem_policy, parse_nodes, Numa};
 use crate::spec::Affinity;
 
 /// fio's numjobs: how many clones of the job run.
@@ -38,6 +39,19 @@ pub(super) fn read_affinity(set: &Set, notes: &mut Vec<String>) -> Result<Option
             Some(Affinity::Cpus { cpus })
         }
     })
+}
+
+/// numa_cpu_nodes and numa_mem_policy; whether the nodes exist is asked where the job runs.
+pub(super) fn read_numa(set: &Set) -> Result<Option<Numa>> {
+    let cpu_nodes = match set.text("numa_cpu_nodes") {
+        Some(v) => Some(parse_nodes(v).map_err(|e| set.err("numa_cpu_nodes", e))?),
+        None => None,
+    };
+    let memory = match set.text("numa_mem_policy") {
+        Some(v) => Some(parse_mem_policy(v).map_err(|e| set.err("numa_mem_policy", e))?),
+        None => None,
+    };
+    Ok((cpu_nodes.is_some() || memory.is_some()).then_some(Numa { cpu_nodes, memory }))
 }
 
 pub(super) fn read_continue_on_error(set: &Set, notes: &mut Vec<String>) -> bool {
