@@ -9,6 +9,7 @@ pub mod memory;
 pub mod meta;
 pub mod owned;
 pub mod threads;
+pub mod topology;
 pub mod workspace;
 
 /// The page size of this machine: the unit of mappings, page I/O tests and fio's `pagesize`.
