@@ -186,6 +186,10 @@ pub struct ThreadResult {
     /// Where the thread works over a set of files: what went to each, in the set's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileCounts>,
+    /// The thread's own intervals, where the run kept them ([`crate::runner::Keep`]'s
+    /// `per_thread_series`: DiskSpd's `-D` per target); not saved.
+    #[serde(skip)]
+    pub time_series: Vec<Sample>,
 }
 
 /// The I/O one thread sent to one file of its set.
@@ -462,6 +466,10 @@ pub struct SampleDir {
     pub latency_mean_ns: Option<u64>,
     /// From a histogram of 2 significant digits: within 1%.
     pub latency_p99_ns: Option<u64>,
+    /// Queued-to-completed latencies of the interval, exact (DiskSpd's I/O bucket, `-D`):
+    /// latency mode only, for the report of the run that measured them; not saved.
+    #[serde(skip)]
+    pub latency_spread: Option<crate::stats::spread::LatencySpread>,
 }
 
 /// iogauge's own footprint, so a user can see the instrument was not the bottleneck.

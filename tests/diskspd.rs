@@ -1,5 +1,7 @@
 //! `iogauge diskspd` end to end: DiskSpd's defaults, its XML read by a standard-library
-//! Python consumer (tests/diskspd/consumer.py), DiskSpd's refusals, and `#N` disk targets.
+//! Python consumer (tests/diskspd/consumer.py), by a port of DiskSpd's own
+//! Process-DiskSpd.ps1 (tests/diskspd/process_diskspd.py) and by a strict reader of DiskSpd
+//! 2.2's shape (tests/diskspd/strict.py), DiskSpd's refusals, and `#N` disk targets.
 //! Own harness: a test that needs python3 or root is SKIPPED with its reason where missing.
 
 mod common;
@@ -310,7 +312,7 @@ fn xml_latency_is_issue_to_completion() -> Outcome {
     let xml = String::from_utf8_lossy(&o.stdout).into_owned();
     let ms = |ns: f64| format!("{:.3}", ns / 1e6);
     let all = &r["total"]["all"]["latency_total"];
-    let lat = xml.split("<Latency>").nth(1).expect("a <Latency> section");
+    let lat = xml.split("<Latency ").nth(1).expect("a <Latency> section");
     let (lat, threads) = lat.split_once("</Latency>").expect("</Latency>");
     let mut checked = 0;
     for (tag, want) in [
@@ -552,6 +554,297 @@ fn documented_command_lines() -> Outcome {
     Outcome::Pass(format!("{} command lines", lines.len()))
 }
 
+/// Python 3 on tests/diskspd/`script` with `args`: its stdout, or why it failed.
+fn python(script: &str, args: &[&std::path::Path]) -> Result<String, String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/diskspd")
+        .join(script);
+    let c = std::process::Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !c.status.success() {
+        return Err(String::from_utf8_lossy(&c.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&c.stdout).into_owned())
+}
+
+/// A run with every option the issue names (-L, -D at 500 ms, -rs, mixed reads and writes,
+/// two threads), its XML in `dir` under a name Process-DiskSpd.ps1 takes fields from, and
+/// iogauge's own saved result of it.
+struct Measured {
+    dir: tempfile::TempDir,
+    xml: std::path::PathBuf,
+    target: std::path::PathBuf,
+    saved: Value,
+}
+
+fn measured_run() -> Measured {
+    let dir = work_dir();
+    let target = dir.path().join("t.dat");
+    let o = diskspd(&[
+        "-c32M",
+        "-b4K",
+        "-t2",
+        "-o4",
+        "-rs60",
+        "-w30",
+        "-Su",
+        "-L",
+        "-D500",
+        "-d3",
+        "-W0",
+        "-Rxml",
+        p(&target),
+    ]);
+    let saved = saved_result(&o);
+    let xml = dir.path().join("run-wc4wicpw2vm3.xml");
+    std::fs::write(&xml, &o.stdout).unwrap();
+    Measured {
+        dir,
+        xml,
+        target,
+        saved,
+    }
+}
+
+/// The rows Process-DiskSpd's port wrote to `tsv`: each field by its header.
+fn tsv_rows(tsv: &std::path::Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(tsv).unwrap();
+    let unquote = |l: &str| -> Vec<String> {
+        l.split('\t')
+            .map(|v| v.trim_matches('"').to_string())
+            .collect()
+    };
+    let mut lines = text.lines();
+    let head = unquote(lines.next().expect("a header"));
+    lines
+        .map(|l| head.iter().cloned().zip(unquote(l)).collect())
+        .collect()
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+/// DiskSpd's Process-DiskSpd.ps1 (ported faithfully) reads iogauge's XML into the figures
+/// iogauge measured: IOPS, bandwidth and bytes per direction, the latency averages and
+/// percentiles, the IOPS coefficient of variation over -D's buckets, the run's shape
+/// (pattern, alignment, threads, queue depth, block, write ratio) and the affinity: on by
+/// DiskSpd's default, off with -n.
+fn process_diskspd_reads_what_iogauge_measured() -> Outcome {
+    if sh("python3", &["--version"]).is_err() {
+        return Outcome::Skip("python3 is not installed".into());
+    }
+    let m = measured_run();
+    let r = &m.saved;
+    let tsv = m.dir.path().join("result.tsv");
+    if let Err(e) = python("process_diskspd.py", &[m.dir.path(), &tsv]) {
+        return Outcome::Fail(format!("the Process-DiskSpd port refused the XML: {e}"));
+    }
+    let rows = tsv_rows(&tsv);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    let f = |k: &str| -> f64 {
+        row[k]
+            .parse()
+            .unwrap_or_else(|_| panic!("{k} = {:?}", row[k]))
+    };
+    let close = |k: &str, want: f64, rel: f64| {
+        let got = f(k);
+        assert!(
+            (got - want).abs() <= want.abs() * rel + 1e-9,
+            "{k}: Process-DiskSpd reads {got}, iogauge measured {want}"
+        );
+    };
+    let t = &r["total"];
+    for (d, key) in [("read", "Read"), ("write", "Write")] {
+        // Exact: the counts add up; the rates differ only by TestTimeSeconds' two decimals.
+        close(&format!("{key}Bytes"), t[d]["bytes"].as_f64().unwrap(), 0.0);
+        close(&format!("{key}IOPS"), t[d]["iops"].as_f64().unwrap(), 0.005);
+        close(
+            &format!("{key}BW"),
+            t[d]["bytes_per_sec"].as_f64().unwrap(),
+            0.005,
+        );
+    }
+    close("TotIOPS", t["all"]["iops"].as_f64().unwrap(), 0.005);
+    // The coefficient of variation over the 500 ms buckets, from iogauge's own series.
+    let full: Vec<f64> = r["time_series"]["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["duration_ns"] == 500_000_000u64)
+        .map(|s| s["read"]["ios"].as_f64().unwrap() / 0.5)
+        .collect();
+    assert_eq!(full.len(), 6, "-d3 at -D500: six buckets");
+    let mean = full.iter().sum::<f64>() / full.len() as f64;
+    let dev = (full.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / full.len() as f64).sqrt();
+    let cov = dev / t["read"]["iops"].as_f64().unwrap();
+    assert!(
+        (f("ReadIOPSCoV") - cov).abs() <= cov * 0.01 + 1e-6,
+        "ReadIOPSCoV {} from the XML, {cov} from iogauge's series",
+        row["ReadIOPSCoV"]
+    );
+    for (key, d) in [("LatReadAV", "read"), ("LatWriteAV", "write")] {
+        let want = ms(t[d]["latency_total"]["mean_ns"].as_f64().unwrap());
+        assert_eq!(row[key], want, "{key}");
+    }
+    let (read, write) = (hist(&t["read"]).unwrap(), hist(&t["write"]).unwrap());
+    for p in ["25", "50", "90", "99", "99.9", "100"] {
+        let v: f64 = p.parse().unwrap();
+        for (key, h) in [("LatRead", &read), ("LatWrite", &write)] {
+            let want = ms(h.value_at_percentile(v) as f64);
+            assert_eq!(row[&format!("{key}{p}")], want, "{key}{p}");
+        }
+    }
+    let shape = [
+        ("Affinity", "True"),
+        ("Pattern", "Random"),
+        ("Align", "4096"),
+        ("Threads", "2"),
+        ("Outstanding", "4"),
+        ("Block", "4096"),
+        ("WriteRatio", "30"),
+        ("Add1", "4"),
+        ("Add2", "2"),
+        ("Add3", "3"),
+    ];
+    for (k, want) in shape {
+        assert_eq!(row[k], want, "{k}");
+    }
+    assert_eq!(row["Path"], p(&m.target));
+    assert_eq!(row["System"], r["system"]["hostname"].as_str().unwrap());
+    let lat_tsv = std::fs::read_to_string(m.dir.path().join("run-wc4wicpw2vm3.lat.tsv")).unwrap();
+    assert_eq!(
+        lat_tsv.lines().count(),
+        108,
+        "get-latency: one line per bucket"
+    );
+    // -n: DiskSpd's affinity off; no -L, no -D: no latency, no deviation.
+    let dir = work_dir();
+    let o = diskspd(&[
+        "-c8M",
+        "-d1",
+        "-W0",
+        "-n",
+        "-Rxml",
+        "--no-save",
+        p(&dir.path().join("n.dat")),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(dir.path().join("n.xml"), &o.stdout).unwrap();
+    let tsv = dir.path().join("n.tsv");
+    if let Err(e) = python("process_diskspd.py", &[dir.path(), &tsv]) {
+        return Outcome::Fail(format!("the Process-DiskSpd port refused the -n XML: {e}"));
+    }
+    let n = &tsv_rows(&tsv)[0];
+    let want = [
+        ("Affinity", "False"),
+        ("Pattern", "Sequential"),
+        ("Align", "65536"),
+        ("LatRead99", ""),
+        ("ReadIOPSCoV", "0"),
+    ];
+    for (k, v) in want {
+        assert_eq!(n[k], v, "-n run: {k}");
+    }
+    Outcome::Pass(format!(
+        "counts, rates, latencies, shape and affinity agree; read p99 {} ms, ReadIOPSCoV {}",
+        row["LatRead99"], row["ReadIOPSCoV"]
+    ))
+}
+
+/// A strict reader of DiskSpd 2.2's shape takes iogauge's XML: System with PowerScheme and a
+/// ProcessorTopology that matches sysfs, every CPU with DiskSpd's ten elements, Latency with
+/// its three histogram counts (here checked against iogauge's histograms) and DiskSpd's 108
+/// percentiles, the Profile's elements in DiskSpd's order, and every Iops/Bucket, the run's
+/// and each target's, with exactly DiskSpd's 12 attributes whose rates are iogauge's
+/// intervals and whose latencies add up (targets' extremes are the run's).
+fn xml_has_diskspd_shape() -> Outcome {
+    if sh("python3", &["--version"]).is_err() {
+        return Outcome::Skip("python3 is not installed".into());
+    }
+    let m = measured_run();
+    let json = m.dir.path().join("saved.json");
+    std::fs::write(&json, m.saved.to_string()).unwrap();
+    let out = match python("strict.py", &[&m.xml, &json]) {
+        Ok(o) => o,
+        Err(e) => return Outcome::Fail(format!("the strict reader refused the XML: {e}")),
+    };
+    let kv: HashMap<&str, &str> = out.lines().filter_map(|l| l.split_once('=')).collect();
+    assert_eq!(kv.get("strict"), Some(&"ok"), "{out}");
+    assert_eq!(kv["iops_buckets"], "6", "{out}");
+    assert_eq!(kv["target_iops"], "2", "{out}");
+    assert_eq!(kv["disable_affinity"], "false", "{out}");
+    let t = &m.saved["total"];
+    let held = |d: &str| hist(&t[d]).map_or(0, |h| h.recorded().len()).to_string();
+    let want = format!("{},{},{}", held("read"), held("write"), held("all"));
+    assert_eq!(kv["histo_buckets"], want, "{out}");
+    // The buckets' extremes lie within the run's own (its histogram keeps 3 digits).
+    let (lo, hi) = (
+        kv["bucket_read_min_ms"].parse::<f64>().unwrap(),
+        kv["bucket_read_max_ms"].parse::<f64>().unwrap(),
+    );
+    let read = hist(&t["read"]).unwrap();
+    let (min, max) = (
+        read.value_at_percentile(0.0) as f64 / 1e6,
+        read.value_at_percentile(100.0) as f64 / 1e6,
+    );
+    assert!(
+        lo >= min * 0.999 - 0.0005 && hi <= max * 1.001 + 0.0005,
+        "buckets {lo}..{hi} ms, run {min}..{max} ms"
+    );
+    Outcome::Pass(format!(
+        "histogram buckets {want}; power scheme {}; {} cores",
+        kv["power_scheme"], kv["cores"]
+    ))
+}
+
+/// With -rd, each Thread/Target carries the zones where the run put them, in DiskSpd's
+/// effective form: absolute byte ranges from the start of the target, a zone without I/O
+/// as a range with IO="0". 16 MiB in 4 KiB slots: 10% is 409 whole slots.
+fn xml_distribution_is_the_layout_run() -> Outcome {
+    let dir = work_dir();
+    let f = dir.path().join("z.dat");
+    let o = diskspd(&[
+        "-c16M",
+        "-b4K",
+        "-r",
+        "-rdpct50/10:0/10:50/80",
+        "-d1",
+        "-W0",
+        "-Rxml",
+        "--no-save",
+        p(&f),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let xml = String::from_utf8_lossy(&o.stdout).into_owned();
+    let results = xml
+        .split("</Profile>")
+        .nth(1)
+        .expect("results after the profile");
+    let target = elements(results, "Target")[0];
+    let ranges: Vec<&str> = target
+        .split("<Range ")
+        .skip(1)
+        .map(|r| r.split_once("</Range>").unwrap().0)
+        .collect();
+    let want = [
+        "IO=\"50\">1675264",
+        "IO=\"0\">1679360",
+        "IO=\"50\">13422592",
+    ];
+    if ranges != want {
+        return Outcome::Fail(format!("ranges {ranges:?}, want {want:?}"));
+    }
+    if !target.contains("<Distribution>\n") || !target.contains("<Absolute>") {
+        return Outcome::Fail(format!("no Distribution/Absolute in {target}"));
+    }
+    Outcome::Pass(String::new())
+}
+
 type Test = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -559,6 +852,15 @@ fn main() {
         (
             "xml_is_read_by_a_diskspd_consumer",
             xml_is_read_by_a_diskspd_consumer,
+        ),
+        (
+            "process_diskspd_reads_what_iogauge_measured",
+            process_diskspd_reads_what_iogauge_measured,
+        ),
+        ("xml_has_diskspd_shape", xml_has_diskspd_shape),
+        (
+            "xml_distribution_is_the_layout_run",
+            xml_distribution_is_the_layout_run,
         ),
         ("diskspd_defaults_and_text", diskspd_defaults_and_text),
         ("profile_only_runs_nothing", profile_only_runs_nothing),

@@ -52,6 +52,7 @@ pub fn run(
     let keep = Keep {
         per_thread: false,
         every_histogram: true,
+        per_thread_series: false,
     };
     let r = runner::run_full(
         &local,

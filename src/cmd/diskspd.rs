@@ -70,7 +70,10 @@ pub fn cmd_diskspd(
         &interrupted,
         &mut cleanup,
         &mut progress,
-        runner::Keep::default(),
+        runner::Keep {
+            per_thread_series: d.iops_stats,
+            ..runner::Keep::default()
+        },
     );
     progress.end();
     let mut result = result?;

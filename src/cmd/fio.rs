@@ -831,6 +831,7 @@ fn run_batch(
 const PER_THREAD: runner::Keep = runner::Keep {
     per_thread: true,
     every_histogram: false,
+    per_thread_series: false,
 };
 
 /// Whether a job starts at its group's start line: one that only lays out files has nothing

@@ -10,6 +10,7 @@ pub mod meta;
 pub mod numa;
 pub mod owned;
 pub mod threads;
+pub mod topology;
 pub mod workspace;
 
 /// The page size of this machine: the unit of mappings, page I/O tests and fio's `pagesize`.

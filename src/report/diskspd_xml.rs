@@ -2,30 +2,35 @@
 //! so scripts that read DiskSpd's XML (XPath over `//TimeSpan/Thread/Target/ReadBytes`, the
 //! `Latency/Bucket` percentiles, `CpuUtilization/Average`) read iogauge's runs.
 //!
-//! Written: System (ComputerName, Tool, RunTime), Profile (the parameters of the run), and one
-//! TimeSpan: TestTimeSeconds, ThreadCount, RequestCount, ProcCount, CpuUtilization (per CPU
-//! and average), Latency (averages, deviations and DiskSpd's percentile buckets, with -L),
-//! Iops (per-interval buckets and deviations, with -D), and Thread/Target with byte and I/O
-//! counts (and latency, with -L). Not written: ETW, WaitStatistics, Distribution.
-//! Latency is DiskSpd's: from issue to completion (iogauge's total latency).
+//! Written as DiskSpd 2.2's XmlResultParser writes them, element for element and in its
+//! order: System (ComputerName, Tool, RunTime, PowerScheme, ProcessorTopology: see
+//! [`super::diskspd_system`]), Profile (the parameters of the run), and one TimeSpan:
+//! TestTimeSeconds, ThreadCount, RequestCount, ProcCount, CpuUtilization (each CPU with its
+//! socket, node, core and efficiency class, and the average), Latency (with -L: the count of
+//! histogram buckets, averages, deviations and DiskSpd's 108 percentile buckets), Iops (with
+//! -D: deviations and each interval's bucket with its 12 attributes), and Thread/Target with
+//! byte and I/O counts, latency (-L) and Iops (-D).
+//!
+//! A target's Distribution (with -rd) is where iogauge's run put the zones (its own
+//! rounding to the alignment, runner/offsets.rs), in DiskSpd's effective form. Not written:
+//! ETW and WaitStatistics (Windows only) and Tool/VersionDate (iogauge keeps no build date).
+//! Latency is DiskSpd's: from issue to completion (iogauge's total
+//! latency). With -D but no -L iogauge times no I/O (IOPS mode): a bucket's latencies then
+//! read 0.000, as DiskSpd writes them for a bucket it has no durations for.
 //!
 //! [`ProfileXml`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
 
+use super::diskspd_system::{write_system, Machine};
 use super::Exporter;
-use crate::result::{DirResult, RunResult, TargetResult, ThreadResult};
+use crate::result::{DirResult, RunResult, Sample, SampleDir, TargetResult, ThreadResult};
+use crate::runner::offsets::{random_slots, zone_layout};
 use crate::spec::diskspd::Diskspd;
 use crate::spec::{CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
 use crate::stats::LatencyHistogram;
 use std::fmt::Write;
 
-/// DiskSpd's percentile buckets between 0 (min) and 100 (max).
-const PERCENTILES: [&str; 13] = [
-    "25",
-    "50",
-    "75",
-    "90",
-    "95",
-    "99",
+/// DiskSpd's percentile buckets between 0 (min) and 100 (max), after 1 to 99.
+const NINES: [&str; 7] = [
     "99.9",
     "99.99",
     "99.999",
@@ -46,27 +51,47 @@ fn ms(ns: f64) -> String {
     format!("{:.3}", ns / 1e6)
 }
 
-struct Xml {
-    o: String,
+/// Whatever the value, a well-formed attribute (DiskSpd writes `<unknown>` bare).
+fn attrs(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!(" {k}=\"{}\"", esc(v)))
+        .collect()
+}
+
+pub(super) struct Xml {
+    pub(super) o: String,
     depth: usize,
 }
 
 impl Xml {
-    fn new() -> Xml {
+    pub(super) fn new() -> Xml {
         Xml {
             o: String::new(),
             depth: 0,
         }
     }
-    fn open(&mut self, tag: &str) {
-        let _ = writeln!(self.o, "{}<{tag}>", "  ".repeat(self.depth));
+    pub(super) fn open(&mut self, tag: &str) {
+        self.open_with(tag, &[]);
+    }
+    pub(super) fn open_with(&mut self, tag: &str, pairs: &[(&str, &str)]) {
+        let _ = writeln!(self.o, "{}<{tag}{}>", "  ".repeat(self.depth), attrs(pairs));
         self.depth += 1;
     }
-    fn close(&mut self, tag: &str) {
+    /// `<tag a="v" .../>`
+    pub(super) fn empty(&mut self, tag: &str, pairs: &[(&str, &str)]) {
+        let _ = writeln!(
+            self.o,
+            "{}<{tag}{}/>",
+            "  ".repeat(self.depth),
+            attrs(pairs)
+        );
+    }
+    pub(super) fn close(&mut self, tag: &str) {
         self.depth -= 1;
         let _ = writeln!(self.o, "{}</{tag}>", "  ".repeat(self.depth));
     }
-    fn leaf(&mut self, tag: &str, value: impl std::fmt::Display) {
+    pub(super) fn leaf(&mut self, tag: &str, value: impl std::fmt::Display) {
         let _ = writeln!(
             self.o,
             "{}<{tag}>{}</{tag}>",
@@ -94,9 +119,10 @@ pub struct DiskspdXml<'a>(pub &'a Diskspd);
 impl Exporter for DiskspdXml<'_> {
     fn render(&self, r: &RunResult) -> String {
         let d = self.0;
+        let machine = Machine::read();
         let mut x = Xml::new();
         x.open("Results");
-        write_system(&mut x, r);
+        write_system(&mut x, r, &machine);
         write_profile(&mut x, d, r.queue_depth);
         x.open("TimeSpan");
         x.leaf(
@@ -106,14 +132,15 @@ impl Exporter for DiskspdXml<'_> {
         x.leaf("ThreadCount", r.job.total_threads());
         x.leaf("RequestCount", r.queue_depth);
         x.leaf("ProcCount", r.cpu.len());
-        write_cpu(&mut x, r);
+        write_cpu(&mut x, r, &machine);
         if r.job.latency {
             write_latency(&mut x, r);
         }
-        if d.iops_stats {
-            write_iops(&mut x, r);
+        let iops = d.iops_stats.then_some(r.job.timing.interval_ns);
+        if let Some(interval_ns) = iops {
+            write_iops(&mut x, &r.time_series.samples, interval_ns);
         }
-        write_threads(&mut x, r);
+        write_threads(&mut x, r, iops);
         if r.partial {
             x.leaf(
                 "Error",
@@ -139,28 +166,19 @@ impl Exporter<Diskspd> for ProfileXml {
     }
 }
 
-/// `<System>`: the machine and the tool.
-fn write_system(x: &mut Xml, r: &RunResult) {
-    x.open("System");
-    x.leaf("ComputerName", &r.system.hostname);
-    x.open("Tool");
-    x.leaf("Version", format!("iogauge {}", r.tool_version));
-    x.close("Tool");
-    x.open("RunTime");
-    x.leaf("StartTime", crate::dates::format_utc(r.started_unix_ns));
-    x.close("RunTime");
-    x.leaf("ProcessorTopology", format!("{} CPUs", r.system.cpus));
-    x.close("System");
-}
-
 /// `<CpuUtilization>`: each CPU, then their average.
-fn write_cpu(x: &mut Xml, r: &RunResult) {
+fn write_cpu(x: &mut Xml, r: &RunResult, m: &Machine) {
     x.open("CpuUtilization");
     let (mut usage, mut user, mut kernel, mut idle) = (0.0, 0.0, 0.0, 0.0);
     for c in &r.cpu {
         let (u, k, i) = (c.pct(c.user_ns), c.pct(c.kernel_ns), c.pct(c.idle_ns));
+        let [socket, node, core, class] = m.place(c.cpu);
         x.open("CPU");
+        x.leaf("Socket", socket);
+        x.leaf("Node", node);
         x.leaf("Group", 0);
+        x.leaf("Core", core);
+        x.leaf("EfficiencyClass", class);
         x.leaf("Id", c.cpu);
         x.leaf("UsagePercent", format!("{:.2}", 100.0 - i));
         x.leaf("UserPercent", format!("{u:.2}"));
@@ -196,7 +214,19 @@ fn write_means(x: &mut Xml, dirs: [(&DirResult, &str, &str); 3]) {
 fn write_latency(x: &mut Xml, r: &RunResult) {
     let t = &r.total;
     let hs = [hist(&t.read), hist(&t.write), hist(&t.all)];
-    x.open("Latency");
+    // DiskSpd's count of distinct latencies; iogauge's histogram keeps 3 digits of each.
+    let held: Vec<String> = hs
+        .iter()
+        .map(|h| h.as_ref().map_or(0, |h| h.recorded().len()).to_string())
+        .collect();
+    x.open_with(
+        "Latency",
+        &[
+            ("ReadHistoBuckets", &held[0]),
+            ("WriteHistoBuckets", &held[1]),
+            ("TotalHistoBuckets", &held[2]),
+        ],
+    );
     write_means(
         x,
         [
@@ -219,61 +249,108 @@ fn write_latency(x: &mut Xml, r: &RunResult) {
         x.close("Bucket");
     };
     bucket(x, "0", &|h| h.value_at_percentile(0.0));
-    for p in PERCENTILES {
-        let v: f64 = p.parse().expect("static percentiles parse");
-        bucket(x, p, &|h| h.value_at_percentile(v));
+    let whole = (1..=99).map(|p| p.to_string());
+    for p in whole.chain(NINES.iter().map(|p| p.to_string())) {
+        let v: f64 = p.parse().expect("percentiles parse");
+        bucket(x, &p, &|h| h.value_at_percentile(v));
     }
     bucket(x, "100", &|h| h.value_at_percentile(100.0));
     x.close("Latency");
 }
 
-/// `<Iops>` (with -D): the deviation of IOPS over full intervals, and each interval's counts.
-fn write_iops(x: &mut Xml, r: &RunResult) {
-    let j = &r.job;
-    x.open("Iops");
-    let interval_s = j.timing.interval_ns as f64 / 1e9;
-    let full: Vec<_> = r
-        .time_series
-        .samples
+/// One direction's I/O buckets as DiskSpd keeps them: the full intervals up to the last
+/// that holds an I/O of that direction.
+fn dir_buckets<'a>(full: &[&'a Sample], dir: fn(&Sample) -> &SampleDir) -> Vec<&'a SampleDir> {
+    let n = full
         .iter()
-        .filter(|s| s.duration_ns == j.timing.interval_ns)
+        .rposition(|s| dir(s).ios > 0)
+        .map_or(0, |i| i + 1);
+    full[..n].iter().map(|s| dir(s)).collect()
+}
+
+/// The population deviation of per-bucket counts, as a rate (DiskSpd's IOPS deviation).
+fn iops_dev(counts: &[u64], interval_s: f64) -> f64 {
+    let n = counts.len() as f64;
+    let mean = counts.iter().sum::<u64>() as f64 / n;
+    let var = counts
+        .iter()
+        .map(|&c| (c as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    var.sqrt() / interval_s
+}
+
+/// A bucket's four latency attributes for one direction, ms (0.000 where it had no timed I/O).
+fn bucket_latency(d: Option<&&SampleDir>) -> [String; 4] {
+    let l = d.and_then(|d| d.latency_spread).unwrap_or_default();
+    [l.min_ns as f64, l.max_ns as f64, l.mean_ns(), l.stdev_ns()].map(ms)
+}
+
+/// `<Iops>` (with -D) over `samples` (the run's or one thread's): the deviations of IOPS
+/// over DiskSpd's buckets (full intervals), then each bucket with its rates and latencies.
+fn write_iops(x: &mut Xml, samples: &[Sample], interval_ns: u64) {
+    let full: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.duration_ns == interval_ns)
         .collect();
-    let dev = |v: Vec<f64>| -> f64 {
-        if v.len() < 2 {
-            return 0.0;
+    let (read, write) = (
+        dir_buckets(&full, |s| &s.read),
+        dir_buckets(&full, |s| &s.write),
+    );
+    let n = read.len().max(write.len());
+    let count = |b: &[&SampleDir], i: usize| b.get(i).map_or(0, |d| d.ios);
+    let totals: Vec<u64> = (0..n).map(|i| count(&read, i) + count(&write, i)).collect();
+    let interval_s = interval_ns as f64 / 1e9;
+    x.open("Iops");
+    for (tag, b) in [("ReadIopsStdDev", &read), ("WriteIopsStdDev", &write)] {
+        if !b.is_empty() {
+            let counts: Vec<u64> = b.iter().map(|d| d.ios).collect();
+            x.leaf(tag, format!("{:.3}", iops_dev(&counts, interval_s)));
         }
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
-    };
-    let per_s = |f: &dyn Fn(&crate::result::Sample) -> u64| -> Vec<f64> {
-        full.iter().map(|s| f(s) as f64 / interval_s).collect()
-    };
-    x.leaf(
-        "ReadIopsStdDev",
-        format!("{:.3}", dev(per_s(&|s| s.read.ios))),
-    );
-    x.leaf(
-        "WriteIopsStdDev",
-        format!("{:.3}", dev(per_s(&|s| s.write.ios))),
-    );
-    x.leaf(
-        "IopsStdDev",
-        format!("{:.3}", dev(per_s(&|s| s.read.ios + s.write.ios))),
-    );
-    for s in &full {
-        x.raw(&format!(
-            "<Bucket SampleMillisecond=\"{}\" Read=\"{}\" Write=\"{}\" Total=\"{}\"/>",
-            (s.start_ns + s.duration_ns) / 1_000_000,
-            s.read.ios,
-            s.write.ios,
-            s.read.ios + s.write.ios
-        ));
+    }
+    if n > 0 {
+        x.leaf(
+            "IopsStdDev",
+            format!("{:.3}", iops_dev(&totals, interval_s)),
+        );
+    }
+    for i in 0..n {
+        let (r, w) = (
+            count(&read, i) as f64 / interval_s,
+            count(&write, i) as f64 / interval_s,
+        );
+        let [rmin, rmax, ravg, rdev] = bucket_latency(read.get(i));
+        let [wmin, wmax, wavg, wdev] = bucket_latency(write.get(i));
+        let at = ((i as u64 + 1) * interval_ns / 1_000_000).to_string();
+        let (r, w, t) = (
+            format!("{r:.0}"),
+            format!("{w:.0}"),
+            format!("{:.0}", r + w),
+        );
+        x.empty(
+            "Bucket",
+            &[
+                ("SampleMillisecond", &at),
+                ("Read", &r),
+                ("Write", &w),
+                ("Total", &t),
+                ("ReadMinLatencyMilliseconds", &rmin),
+                ("ReadMaxLatencyMilliseconds", &rmax),
+                ("ReadAvgLatencyMilliseconds", &ravg),
+                ("ReadLatencyStdDev", &rdev),
+                ("WriteMinLatencyMilliseconds", &wmin),
+                ("WriteMaxLatencyMilliseconds", &wmax),
+                ("WriteAvgLatencyMilliseconds", &wavg),
+                ("WriteLatencyStdDev", &wdev),
+            ],
+        );
     }
     x.close("Iops");
 }
 
 /// A `<Thread>` per thread, numbered across targets, with its `<Target>` counts.
-fn write_threads(x: &mut Xml, r: &RunResult) {
+/// `iops`: DiskSpd's bucket length, with -D.
+fn write_threads(x: &mut Xml, r: &RunResult, iops: Option<u64>) {
     let mut id = 0;
     for t in &r.targets {
         for th in &t.threads {
@@ -281,17 +358,23 @@ fn write_threads(x: &mut Xml, r: &RunResult) {
             x.leaf("Id", id);
             id += 1;
             if th.files.is_empty() {
-                write_thread_target(x, t, th);
+                write_thread_target(x, &r.job, t, th, iops);
             } else {
-                write_file_targets(x, t, th);
+                write_file_targets(x, &r.job, t, th);
             }
             x.close("Thread");
         }
     }
 }
 
-/// The thread's I/O on its one target, with its latency.
-fn write_thread_target(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
+/// The thread's I/O on its one target, with its latency and (-D) its buckets.
+fn write_thread_target(
+    x: &mut Xml,
+    j: &JobSpec,
+    t: &TargetResult,
+    th: &ThreadResult,
+    iops: Option<u64>,
+) {
     x.open("Target");
     x.leaf("Path", &t.path);
     x.leaf("BytesCount", th.total.all.bytes);
@@ -301,6 +384,7 @@ fn write_thread_target(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
     x.leaf("ReadCount", th.total.read.ios);
     x.leaf("WriteBytes", th.total.write.bytes);
     x.leaf("WriteCount", th.total.write.ios);
+    write_distribution(x, j, t.working_set_end - t.working_set_start);
     write_means(
         x,
         [
@@ -317,12 +401,16 @@ fn write_thread_target(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
             (&th.total.all, "AverageLatencyMilliseconds", "LatencyStdev"),
         ],
     );
+    if let Some(interval_ns) = iops {
+        write_iops(x, &th.time_series, interval_ns);
+    }
     x.close("Target");
 }
 
 /// -F over several targets: a Target per file, as DiskSpd writes them, with the counts
-/// (latency is measured for the thread's I/O as a whole, not per file).
-fn write_file_targets(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
+/// (latency and buckets are measured for the thread's I/O as a whole, not per file, so
+/// these Targets carry neither).
+fn write_file_targets(x: &mut Xml, j: &JobSpec, t: &TargetResult, th: &ThreadResult) {
     for (f, c) in t.files.iter().zip(&th.files) {
         x.open("Target");
         x.leaf("Path", &f.path);
@@ -333,8 +421,49 @@ fn write_file_targets(x: &mut Xml, t: &TargetResult, th: &ThreadResult) {
         x.leaf("ReadCount", c.read.ios);
         x.leaf("WriteBytes", c.write.bytes);
         x.leaf("WriteCount", c.write.ios);
+        write_distribution(x, j, f.working_set_end - f.working_set_start);
         x.close("Target");
     }
+}
+
+/// With -rd, the zones as the run laid them over a working set of `len` bytes (DiskSpd's
+/// effective distribution): Absolute ranges from the working set's start, a gap between two
+/// zones written as a range with no I/O.
+fn write_distribution(x: &mut Xml, j: &JobSpec, len: u64) {
+    let Pattern::Random {
+        align_bytes: align,
+        distribution: Distribution::Zoned { absolute, zones },
+    } = &j.shape.pattern
+    else {
+        return;
+    };
+    let block = j.shape.block_size;
+    if len < block || *align == 0 {
+        return;
+    }
+    let layout = zone_layout(
+        *absolute,
+        zones,
+        random_slots(len, block, *align),
+        *align,
+        len,
+    );
+    if layout.is_empty() {
+        return;
+    }
+    x.open("Distribution");
+    x.open("Absolute");
+    let mut expect = 0;
+    for z in layout {
+        let (start, bytes) = (z.first * align, z.slots * align);
+        if start > expect {
+            x.raw(&format!("<Range IO=\"0\">{}</Range>", start - expect));
+        }
+        x.raw(&format!("<Range IO=\"{}\">{bytes}</Range>", z.io_pct));
+        expect = expect.max(start + bytes);
+    }
+    x.close("Absolute");
+    x.close("Distribution");
 }
 
 /// How DiskSpd counts a job's threads and outstanding I/Os.

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod csv;
 pub mod dataset;
 pub mod diskspd_profile;
+pub mod diskspd_system;
 pub mod diskspd_xml;
 pub mod fio;
 pub mod fs;

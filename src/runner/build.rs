@@ -1,6 +1,7 @@
 //! The last stage of a run: what the workers counted, turned into a [`RunResult`]: totals
 //! per thread, target and run (histograms merged exactly), errors by errno, the time series.
 
+use super::collect::SampleRec;
 use super::finish::Finished;
 use super::measure::{cpu_for, Measured};
 use super::plan::RunPlan;
@@ -289,6 +290,11 @@ fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) ->
                 write: count(f[1]),
             })
             .collect(),
+        time_series: b
+            .collector
+            .per_worker
+            .as_ref()
+            .map_or_else(Vec::new, |series| samples(b, &series[w])),
     }
 }
 
@@ -321,19 +327,29 @@ fn file_shares(set: &[OpenTarget], outcomes: &[WorkerOutcome]) -> Vec<FileShare>
 
 /// The intervals of the measured window (the last one cut at its end).
 fn time_series(b: &BuildInput) -> TimeSeries {
+    TimeSeries {
+        interval_ns: b.job.timing.interval_ns,
+        samples: samples(b, &b.collector.samples),
+    }
+}
+
+/// `recs`, the collector's records of the whole run or of one worker, as samples.
+fn samples(b: &BuildInput, recs: &[SampleRec]) -> Vec<Sample> {
     let interval = b.job.timing.interval_ns;
     let latency = b.job.latency;
     let mut samples = Vec::new();
-    for (i, s) in b.collector.samples.iter().enumerate() {
+    for (i, s) in recs.iter().enumerate() {
         let start_ns = i as u64 * interval;
         if start_ns >= b.measured_ns {
             break;
         }
+        let timed = |d: usize| latency && s.ios[d] > 0;
         let dir = |d: usize| SampleDir {
             ios: s.ios[d],
             bytes: s.bytes[d],
-            latency_mean_ns: (latency && s.ios[d] > 0).then_some(s.mean_ns[d]),
-            latency_p99_ns: (latency && s.ios[d] > 0).then_some(s.p99_ns[d]),
+            latency_mean_ns: timed(d).then_some(s.mean_ns[d]),
+            latency_p99_ns: timed(d).then_some(s.p99_ns[d]),
+            latency_spread: timed(d).then_some(s.total[d]),
         };
         samples.push(Sample {
             start_ns,
@@ -342,8 +358,5 @@ fn time_series(b: &BuildInput) -> TimeSeries {
             write: dir(1),
         });
     }
-    TimeSeries {
-        interval_ns: interval,
-        samples,
-    }
+    samples
 }

@@ -170,10 +170,11 @@ pub fn measure(
     job: &JobSpec,
     ctl: &Control,
     rx: Receiver<Msg>,
-    workers: usize,
+    collector: Collector,
     interrupted: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> Measured {
+    let workers = collector.workers();
     ctl.ready.wait();
     // A worker that failed its setup has said so before the barrier.
     let set_up = ctl.failure.lock().is_ok_and(|f| f.is_none());
@@ -186,7 +187,7 @@ pub fn measure(
     let started_unix_ns = unix_now_ns() + job.timing.warmup_ns;
     ctl.go.wait();
     let mut l = Watch {
-        collector: Collector::new(workers),
+        collector,
         cpu_start: None,
         cpu_end: None,
         interrupted_at: None,

@@ -230,16 +230,19 @@ pub fn run_observed(
     )
 }
 
-/// Which latency histograms a result carries beyond the run's and each target's completion
-/// and total histograms.
+/// What a result carries beyond the run's and each target's completion and total histograms
+/// and the run's time series.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Keep {
-    /// Each thread's, for reports per thread (fio's per-clone jobs). Callers that save the
-    /// result should drop them first: they merge exactly into the target's.
+    /// Each thread's histograms, for reports per thread (fio's per-clone jobs). Callers that
+    /// save the result should drop them first: they merge exactly into the target's.
     pub per_thread: bool,
     /// The submission and scheduled histograms too, for results merged later (the ranks of
     /// an MPI job), so that every figure of the merge is exact.
     pub every_histogram: bool,
+    /// Each thread's own time series (DiskSpd's `-D`, which reports every target of every
+    /// thread interval by interval).
+    pub per_thread_series: bool,
 }
 
 /// [`run_observed`], keeping the histograms `keep` names.
@@ -262,7 +265,15 @@ pub fn run_full(
         plan.threads as usize,
         job.timing.interval_ns,
     );
-    let (outcomes, measured) = run_workers(job, &plan, &prepared, &ctl, interrupted, observer);
+    let (outcomes, measured) = run_workers(
+        job,
+        &plan,
+        &prepared,
+        &ctl,
+        interrupted,
+        observer,
+        keep.per_thread_series,
+    );
     finish::adopt_created(plan.engine.kind, &mut prepared, cleanup, &mut plan.notes);
     let (outcomes, measured) = (outcomes?, measured.expect("measured once the workers ran"));
     if let Some(e) = &measured.observer_error {
@@ -300,6 +311,7 @@ fn run_workers(
     ctl: &Control,
     interrupted: &AtomicBool,
     observer: &mut dyn Observer,
+    per_thread_series: bool,
 ) -> (
     Result<Vec<worker::WorkerOutcome>>,
     Option<measure::Measured>,
@@ -324,7 +336,8 @@ fn run_workers(
             let (targets, done) = (&prepared.targets, &done);
             s.spawn(move || verifying::checkpoints(v, targets, done));
         }
-        let measured = measure::measure(job, ctl, rx, n, interrupted, observer);
+        let collector = collect::Collector::new(n, per_thread_series);
+        let measured = measure::measure(job, ctl, rx, collector, interrupted, observer);
         let joined = finish::join(workers);
         done.store(true, Ordering::Relaxed);
         (joined, Some(measured))

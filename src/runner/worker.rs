@@ -17,6 +17,7 @@ pub use crate::os::memory::AlignedBuf;
 use crate::result::WaitStats;
 use crate::rng::{fill_buffer, Rng};
 use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
+use crate::stats::spread::LatencySpread;
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use crate::verify::worker::{Pending, WorkerVerify};
 use std::sync::atomic::Ordering;
@@ -338,6 +339,8 @@ pub struct IntervalDir {
     pub lat_sum_ns: u64,
     /// Latency mode only.
     pub hist: Option<IntervalHistogram>,
+    /// Queued to completed, exactly (latency mode only): DiskSpd's per-bucket latencies.
+    pub total: LatencySpread,
 }
 
 /// One I/O counted in the measured window, for per-I/O logs (fio's logs without
@@ -378,6 +381,7 @@ impl Interval {
             ios: 0,
             bytes: 0,
             lat_sum_ns: 0,
+            total: LatencySpread::default(),
             hist: latency.then(|| {
                 pool.lock()
                     .ok()
@@ -589,7 +593,9 @@ impl State<'_> {
                 lat.completion.record(completion);
                 lat.submission
                     .record(self.slots.submitted_at[slot] - self.slots.queued_at[slot]);
-                lat.total.record(t - self.slots.queued_at[slot]);
+                let total = t - self.slots.queued_at[slot];
+                lat.total.record(total);
+                d.total.record(total);
                 if self.rate_limited {
                     lat.scheduled
                         .record(t.saturating_sub(self.slots.scheduled_at[slot]));

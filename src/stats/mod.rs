@@ -7,6 +7,7 @@
 pub mod cpu;
 pub mod flat;
 pub mod phases;
+pub mod spread;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

@@ -179,8 +179,7 @@ fn sample_of(d: Totals, start_ns: u64, duration_ns: u64) -> Sample {
     let dir = |ios, bytes| SampleDir {
         ios,
         bytes,
-        latency_mean_ns: None,
-        latency_p99_ns: None,
+        ..SampleDir::default()
     };
     Sample {
         start_ns,
