@@ -15,6 +15,11 @@
 #   zip, unzip, zstd
 #                the system's own tools that tests/workload.rs and bench/workload.sh run
 #                beside iogauge's workloads (cp, tar, find and rm come with the system)
+#   gnuplot-nox  gnuplot, which fio's own fio_generate_plots draws fio's logs with (tests/fio.rs
+#                compares its graphs of iogauge's logs and of fio's)
+#   python3-pandas
+#                pandas and numpy, which fio's fiologparser_hist.py (shipped in fio's package)
+#                needs to read histogram logs (tests/fio.rs)
 #   fuse3, and mfusepy from PyPI
 #                tests/faultfs.py, the FUSE file system that injects faults for
 #                tests/verify.rs (this kernel has no device-mapper)
@@ -25,11 +30,12 @@ want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
     bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2 \
-    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3; do
+    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3 gnuplot:gnuplot-nox; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
+/usr/bin/python3 -c 'import pandas, numpy' 2>/dev/null || want+=(python3-pandas)
 pip_mfusepy() {
     python3 -c 'import mfusepy' 2>/dev/null && return 0
     command -v python3 >/dev/null || return 0

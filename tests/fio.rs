@@ -781,7 +781,8 @@ fn ctrl_c_reports_what_ran_and_removes_the_files() -> Outcome {
 }
 
 /// write_bw_log, write_iops_log and write_lat_log with log_avg_msec: fio's averaged log
-/// lines, one per interval and direction, that add up to the job's totals.
+/// lines, one per interval and direction; bw and iops add up to the job's totals, the latency
+/// logs are averaged over windows of I/Os as fio's are.
 fn logs_in_fio_format() -> Outcome {
     let dir = work_dir();
     let f = dir.path().join("l.dat");
@@ -839,10 +840,25 @@ fn logs_in_fio_format() -> Outcome {
         (kib - total).abs() <= 0.01 * total + 16.0,
         "bw log {kib} KiB vs {total}"
     );
-    let clat = read("lg_clat.1.log");
-    assert_eq!(clat.len(), 8);
-    assert!(clat.iter().all(|l| l[1] > 0));
-    assert!(!dir.path().join("lg_lat.1.log").exists());
+    // The latency logs as fio averages them: a line where an I/O closes a 500 ms window (4 a
+    // direction), then one for each window left open at the end; lat = slat + clat line by
+    // line (each a rounded mean over the same I/Os).
+    let (lat, clat, slat) = (
+        read("lg_lat.1.log"),
+        read("lg_clat.1.log"),
+        read("lg_slat.1.log"),
+    );
+    assert!((8..=10).contains(&clat.len()), "{clat:?}");
+    assert!(lat.len() == clat.len() && slat.len() == clat.len());
+    for ((l, c), s) in lat.iter().zip(&clat).zip(&slat) {
+        assert!(c.len() == 5 && c[1] > 0 && c[3] == 0 && c[4] == 0, "{c:?}");
+        assert_eq!((l[0], l[2]), (c[0], c[2]));
+        assert!(
+            l[1].abs_diff(c[1] + s[1]) <= 1,
+            "lat {l:?} clat {c:?} slat {s:?}"
+        );
+    }
+    assert_eq!(clat.iter().filter(|l| l[0] >= 500).count(), clat.len());
     per_io_logs(dir.path())
 }
 
@@ -963,6 +979,233 @@ fn per_io_logs(dir: &Path) -> Outcome {
         }
     }
     Outcome::Pass(said.join("; "))
+}
+
+/// fio's own fio_generate_plots (gnuplot) on iogauge's averaged logs and on fio's, from the
+/// same job: it draws the same graphs (lat, clat, slat, iops, bw), each with a line, and the
+/// latency logs have fio's names, one file per clone.
+fn fio_generate_plots_draws_the_same_graphs() -> Outcome {
+    for tool in ["fio", "fio_generate_plots", "gnuplot"] {
+        if sh("sh", &["-c", &format!("command -v {tool}")]).is_err() {
+            return Outcome::Skip(format!(
+                "{tool} is not installed (scripts/install-test-tools.sh installs it)"
+            ));
+        }
+    }
+    let dir = work_dir();
+    let job = |data: &Path| {
+        format!(
+            "[g]\nfilename={}\nsize=8m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nnumjobs=2\nruntime=1\ntime_based\nlog_avg_msec=200\nwrite_bw_log=g\nwrite_iops_log=g\nwrite_lat_log=g\n",
+            p(data)
+        )
+    };
+    let mut seen = Vec::new();
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("g.fio"), job(&here.join("g.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .arg("g.fio")
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "g.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        // fio keeps the file it laid out; iogauge removes the one it made.
+        let _ = std::fs::remove_file(here.join("g.dat"));
+        let plots = std::process::Command::new("fio_generate_plots")
+            .current_dir(&here)
+            .arg("t")
+            .output()
+            .unwrap();
+        if !plots.status.success() {
+            return Outcome::Fail(format!(
+                "fio_generate_plots on {tool}'s logs: {}",
+                String::from_utf8_lossy(&plots.stdout)
+            ));
+        }
+        let mut files: Vec<(String, u64)> = std::fs::read_dir(&here)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, e.metadata().unwrap().len())
+            })
+            .filter(|(n, _)| n.ends_with(".svg") || n.contains("lat."))
+            .collect();
+        files.sort();
+        for (name, len) in &files {
+            // gnuplot's SVG holds a group per line plotted, from gnuplot_plot_1.
+            let svg = std::fs::read_to_string(here.join(name)).unwrap();
+            if *len == 0 || name.ends_with(".svg") && !svg.contains("gnuplot_plot_1") {
+                return Outcome::Fail(format!("{tool}: {name} is empty or draws no line"));
+            }
+        }
+        seen.push(files.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+    }
+    if seen[0] != seen[1] {
+        return Outcome::Fail(format!("iogauge {:?}, fio {:?}", seen[0], seen[1]));
+    }
+    Outcome::Pass(format!("both: {}", seen[0].join(" ")))
+}
+
+/// disk_util: the disks under the job's file, from /sys/block's counters over the run, as fio
+/// lists them for the same job: the same names, util a percentage, and the direct I/O the job
+/// did counted on its disk.
+fn disk_util_names_the_disks_fio_names() -> Outcome {
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Skip(
+            "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
+        );
+    }
+    let dir = work_dir();
+    let job = |data: &Path| {
+        format!(
+            "[d]\nfilename={}\nsize=8m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nruntime=1\ntime_based\n",
+            p(data)
+        )
+    };
+    let mut lists = Vec::new();
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("d.fio"), job(&here.join("d.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .args(["--output-format=json", "d.fio"])
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "--output-format=json", "d.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        let doc: Value = serde_json::from_slice(&ran.stdout).unwrap();
+        lists.push(doc["disk_util"].as_array().cloned().unwrap_or_default());
+    }
+    let names = |l: &[Value]| -> Vec<String> {
+        l.iter()
+            .map(|d| d["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let (ours, theirs) = (&lists[0], &lists[1]);
+    if names(ours) != names(theirs) {
+        return Outcome::Fail(format!(
+            "iogauge {:?}, fio {:?}",
+            names(ours),
+            names(theirs)
+        ));
+    }
+    if theirs.is_empty() {
+        return Outcome::Skip(
+            "no block device under the test folder: fio lists no disk either".into(),
+        );
+    }
+    let keys = |d: &Value| -> Vec<String> { d.as_object().unwrap().keys().cloned().collect() };
+    for (o, t) in ours.iter().zip(theirs) {
+        let util = o["util"].as_f64().unwrap_or(-1.0);
+        if keys(o) != keys(t) || !(0.0..=100.0).contains(&util) {
+            return Outcome::Fail(format!("iogauge {o}\nfio {t}"));
+        }
+    }
+    // The job's own disk is the first listed; its direct reads and writes reached it.
+    let d = &ours[0];
+    if d["read_ios"].as_u64() == Some(0) || d["write_ios"].as_u64() == Some(0) {
+        return Outcome::Fail(format!("no I/O counted: {d}"));
+    }
+    Outcome::Pass(format!("{:?}: iogauge {d}, fio {}", names(ours), theirs[0]))
+}
+
+/// A python3 that can run fio's hist tools (they need pandas and numpy): the one on PATH,
+/// else the system's.
+fn python_with_pandas() -> Option<&'static str> {
+    ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|py| sh(py, &["-c", "import pandas, numpy"]).is_ok())
+}
+
+/// write_hist_log with log_hist_msec: fio's histogram log, read by fio's own
+/// fiologparser_hist.py (shipped gzipped in Debian's fio package) as it reads fio's from the
+/// same job: the same columns, a row per second, percentiles of the same order.
+fn fiologparser_hist_reads_the_hist_log() -> Outcome {
+    let script = Path::new("/usr/share/doc/fio/fiologparser_hist.py.gz");
+    if sh("fio", &["--version"]).is_err() || !script.exists() {
+        return Outcome::Skip("fio or its fiologparser_hist.py (Debian's fio package) is not installed (scripts/install-test-tools.sh installs it)".into());
+    }
+    let Some(python) = python_with_pandas() else {
+        return Outcome::Skip("no python3 with pandas and numpy, which fiologparser_hist.py needs (scripts/install-test-tools.sh installs python3-pandas)".into());
+    };
+    let dir = work_dir();
+    let parser = dir.path().join("fiologparser_hist.py");
+    std::fs::write(&parser, sh("zcat", &[p(script)]).unwrap()).unwrap();
+    let job = |data: &Path| {
+        format!(
+            "[h]\nfilename={}\nsize=16m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nruntime=3\ntime_based\nwrite_hist_log=h\nlog_hist_msec=500\n",
+            p(data)
+        )
+    };
+    let mut tables = Vec::new();
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("h.fio"), job(&here.join("h.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .arg("h.fio")
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "h.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        let log = here.join("h_clat_hist.1.log");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        // time, direction, block size and fio's 1856 bins.
+        if text.lines().count() < 4 || text.lines().any(|l| l.split(", ").count() != 3 + 1856) {
+            return Outcome::Fail(format!("{tool}: the hist log is not fio's shape"));
+        }
+        let parsed = match sh(python, &[p(&parser), p(&log)]) {
+            Ok(t) => t,
+            Err(e) => return Outcome::Fail(format!("fiologparser_hist.py on {tool}'s log: {e}")),
+        };
+        tables.push(parsed);
+    }
+    let rows = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .map(|l| l.split(", ").map(str::to_string).collect())
+            .collect()
+    };
+    let (ours, theirs) = (rows(&tables[0]), rows(&tables[1]));
+    if ours[0] != theirs[0] || ours.len() < 3 || ours.iter().any(|r| r.len() != ours[0].len()) {
+        return Outcome::Fail(format!("iogauge:\n{}\nfio:\n{}", tables[0], tables[1]));
+    }
+    // The median (column 4) of the busiest row: the same device, the same job; within a
+    // factor of 4 for a shared test machine's noise.
+    let median = |rows: &[Vec<String>]| -> f64 {
+        let busiest = rows[1..]
+            .iter()
+            .max_by_key(|r| r[1].parse::<u64>().unwrap_or(0))
+            .unwrap();
+        busiest[4].parse().unwrap()
+    };
+    let (m_ours, m_theirs) = (median(&ours), median(&theirs));
+    if !(m_theirs / 4.0..=m_theirs * 4.0).contains(&m_ours) {
+        return Outcome::Fail(format!(
+            "median {m_ours} ns vs fio's {m_theirs}:\niogauge:\n{}\nfio:\n{}",
+            tables[0], tables[1]
+        ));
+    }
+    Outcome::Pass(format!(
+        "{}: median {m_ours:.0} ns, fio {m_theirs:.0} ns",
+        ours[0].join(",")
+    ))
 }
 
 /// fio logs no submission latency for engines that run I/O inline.
@@ -2000,6 +2243,18 @@ fn main() {
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
+        (
+            "fio_generate_plots_draws_the_same_graphs",
+            fio_generate_plots_draws_the_same_graphs,
+        ),
+        (
+            "fiologparser_hist_reads_the_hist_log",
+            fiologparser_hist_reads_the_hist_log,
+        ),
+        (
+            "disk_util_names_the_disks_fio_names",
+            disk_util_names_the_disks_fio_names,
+        ),
         ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),
         (

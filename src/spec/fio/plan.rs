@@ -113,15 +113,30 @@ pub struct Logs {
     pub bw: Option<String>,
     pub lat: Option<String>,
     pub iops: Option<String>,
+    /// write_hist_log: fio's completion latency histograms, one file per clone.
+    pub hist: Option<String>,
+    /// log_hist_msec: a histogram line per direction every this many ms (0: none, the file
+    /// stays empty as fio leaves it).
+    pub hist_msec: u64,
+    /// log_hist_coarseness: each line sums 2^this of fio's bins.
+    pub hist_coarseness: u32,
     /// A line per I/O (no log_avg_msec), one file per clone, as fio writes them; else
-    /// averages over the job's interval, one file for the job.
+    /// averages over the job's interval: bw and iops one file for the job, the latency logs
+    /// one file per clone.
     pub per_io: bool,
 }
 
 impl Logs {
     /// Whether the job asked for any log.
     pub fn any(&self) -> bool {
-        self.bw.is_some() || self.lat.is_some() || self.iops.is_some()
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
+    }
+
+    /// Whether some log is made from each I/O as the run goes: every per-I/O log, the
+    /// averaged latency logs, which fio averages per clone over the I/Os themselves, and the
+    /// histogram logs.
+    pub fn from_ios(&self) -> bool {
+        self.per_io && self.any() || self.lat.is_some() || self.hist.is_some()
     }
 }
 

@@ -828,6 +828,25 @@ group_reporting
     }
 
     #[test]
+    fn hist_logs_take_fios_options() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_hist_log\nlog_hist_msec=100\nlog_hist_coarseness=2\ngtod_reduce=1\n");
+        assert_eq!(
+            (
+                r.logs.hist.as_deref(),
+                r.logs.hist_msec,
+                r.logs.hist_coarseness
+            ),
+            (Some("j"), 100, 2)
+        );
+        // Histograms of each I/O's latency: every I/O timed.
+        assert!(r.logs.from_ios() && r.job.latency);
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nwrite_hist_log=h\nlog_hist_coarseness=7\n")
+                .contains("t.fio:5: log_hist_coarseness: 7: fio takes 0 to 6")
+        );
+    }
+
+    #[test]
     fn logs_take_their_interval_from_log_avg_msec() {
         let r = one("[j]\nfilename=/x\nsize=1m\nwrite_bw_log\nwrite_lat_log=p\nlog_avg_msec=250\n");
         assert_eq!(
@@ -837,6 +856,7 @@ group_reporting
                 lat: Some("p".into()),
                 iops: None,
                 per_io: false,
+                ..Default::default()
             }
         );
         assert_eq!(r.job.timing.interval_ns, 250_000_000);
