@@ -23,6 +23,8 @@
 #   fuse3, and mfusepy from PyPI
 #                tests/faultfs.py, the FUSE file system that injects faults for
 #                tests/verify.rs (this kernel has no device-mapper)
+#   fio-plot from PyPI
+#                draws graphs from fio's JSON and logs; tests/fio.rs has it draw iogauge's
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -43,8 +45,16 @@ pip_mfusepy() {
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore mfusepy \
         || echo "install-test-tools: mfusepy could not be installed; tests/verify.rs's fault tests will say SKIPPED" >&2
 }
+pip_fio_plot() {
+    command -v fio-plot >/dev/null && return 0
+    command -v python3 >/dev/null || return 0
+    echo "install-test-tools: installing fio-plot (PyPI)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore fio-plot \
+        || echo "install-test-tools: fio-plot could not be installed; tests/fio.rs's fio-plot test will say SKIPPED" >&2
+}
 if [ ${#want[@]} -eq 0 ]; then
     pip_mfusepy
+    pip_fio_plot
     exit 0
 fi
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -56,3 +66,4 @@ echo "install-test-tools: installing ${want[*]} (Debian packages)" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null
 pip_mfusepy
+pip_fio_plot

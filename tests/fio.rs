@@ -1121,6 +1121,91 @@ fn disk_util_names_the_disks_fio_names() -> Outcome {
     Outcome::Pass(format!("{:?}: iogauge {d}, fio {}", names(ours), theirs[0]))
 }
 
+/// fio-plot (PyPI) on iogauge's JSON and logs, laid out as its bench-fio lays out fio's
+/// (`4k/randread-4-1.json`, logs named `randread-iodepth-4-numjobs-1_TYPE.1.log`): every kind
+/// of graph it draws from fio's output of the same job, it draws from iogauge's.
+fn fio_plot_draws_what_it_draws_for_fio() -> Outcome {
+    for tool in ["fio", "fio-plot"] {
+        if sh("sh", &["-c", &format!("command -v {tool}")]).is_err() {
+            return Outcome::Skip(format!(
+                "{tool} is not installed (scripts/install-test-tools.sh installs it)"
+            ));
+        }
+    }
+    let name = "randread-iodepth-4-numjobs-1";
+    let job = |data: &Path| {
+        format!(
+            "[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=16m\nruntime=2\ntime_based\nlog_avg_msec=500\n[{name}]\nrw=randread\niodepth=4\nnumjobs=1\nfilename={}\nwrite_bw_log={name}\nwrite_iops_log={name}\nwrite_lat_log={name}\n",
+            p(data)
+        )
+    };
+    // fio-plot's -g takes one log type at a time (fio's logs fail the same with several).
+    let graphs: [&[&str]; 9] = [
+        &["-g", "-t", "bw", "-d", "4", "-n", "1"],
+        &["-g", "-t", "iops", "-d", "4", "-n", "1"],
+        &["-g", "-t", "lat", "-d", "4", "-n", "1"],
+        &["-g", "-t", "clat", "-d", "4", "-n", "1"],
+        &["-g", "-t", "slat", "-d", "4", "-n", "1"],
+        &["-l", "-n", "1"],
+        &["-N", "-d", "4"],
+        &["-H", "-d", "4", "-n", "1"],
+        &["-L", "-t", "iops"],
+    ];
+    let dir = work_dir();
+    let mut drawn = Vec::new();
+    for tool in ["fio", "iogauge"] {
+        let here = dir.path().join(tool);
+        let results = here.join("4k");
+        std::fs::create_dir_all(&results).unwrap();
+        std::fs::write(results.join("job.fio"), job(&here.join("data"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&results)
+                .args([
+                    "--output-format=json",
+                    "--output=randread-4-1.json",
+                    "job.fio",
+                ])
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&results, &["--no-save", "--output-format=json", "job.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        if tool == "iogauge" {
+            std::fs::write(results.join("randread-4-1.json"), &ran.stdout).unwrap();
+        }
+        let _ = std::fs::remove_file(here.join("data"));
+        let mut mine = Vec::new();
+        for (i, g) in graphs.iter().enumerate() {
+            let png = format!("g{i}.png");
+            let o = std::process::Command::new("fio-plot")
+                .current_dir(&here)
+                .args(["-i", "4k", "-T", "t", "-r", "randread", "-o", &png])
+                .args(*g)
+                .output()
+                .unwrap();
+            let size = std::fs::metadata(here.join(&png)).map_or(0, |m| m.len());
+            if o.status.success() && size > 0 {
+                mine.push(g.join(" "));
+            } else if tool == "iogauge" {
+                return Outcome::Fail(format!(
+                    "fio-plot {} on iogauge's output: {}{}",
+                    g.join(" "),
+                    String::from_utf8_lossy(&o.stdout),
+                    stderr(&o)
+                ));
+            }
+        }
+        drawn.push(mine);
+    }
+    if drawn[0].is_empty() || drawn[0] != drawn[1] {
+        return Outcome::Fail(format!("fio: {:?}; iogauge: {:?}", drawn[0], drawn[1]));
+    }
+    Outcome::Pass(format!("both drew: {}", drawn[0].join("; ")))
+}
+
 /// A python3 that can run fio's hist tools (they need pandas and numpy): the one on PATH,
 /// else the system's.
 fn python_with_pandas() -> Option<&'static str> {
@@ -2254,6 +2339,10 @@ fn main() {
         (
             "disk_util_names_the_disks_fio_names",
             disk_util_names_the_disks_fio_names,
+        ),
+        (
+            "fio_plot_draws_what_it_draws_for_fio",
+            fio_plot_draws_what_it_draws_for_fio,
         ),
         ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),

@@ -1065,3 +1065,30 @@ fn depth_levels(depth: u32) -> Map<String, Value> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_stats_read_as_fios() {
+        let vda = DiskUtil {
+            name: "vda".into(),
+            read_ios: 4072,
+            write_ios: 4177,
+            read_merges: 0,
+            write_merges: 0,
+            read_ticks: 200,
+            write_ticks: 214,
+            in_queue: 414,
+            util: 32.9404,
+            aggr: None,
+        };
+        // fio 3.33's lines for the same figures.
+        assert_eq!(
+            disk_stats(&[vda]),
+            "\nDisk stats (read/write):\n  vda: ios=4072/4177, merge=0/0, ticks=200/214, in_queue=414, util=32.94%\n"
+        );
+        assert_eq!(disk_stats(&[]), "");
+    }
+}
