@@ -1216,18 +1216,61 @@ fn python_with_pandas() -> Option<&'static str> {
 
 /// write_hist_log with log_hist_msec: fio's histogram log, read by fio's own
 /// fiologparser_hist.py (shipped gzipped in Debian's fio package) as it reads fio's from the
-/// same job: the same columns, a row per second, percentiles of the same order.
+/// same job: the same columns, a row per second, medians of the same order.
 fn fiologparser_hist_reads_the_hist_log() -> Outcome {
-    let script = Path::new("/usr/share/doc/fio/fiologparser_hist.py.gz");
-    if sh("fio", &["--version"]).is_err() || !script.exists() {
-        return Outcome::Skip("fio or its fiologparser_hist.py (Debian's fio package) is not installed (scripts/install-test-tools.sh installs it)".into());
-    }
     let Some(python) = python_with_pandas() else {
         return Outcome::Skip("no python3 with pandas and numpy, which fiologparser_hist.py needs (scripts/install-test-tools.sh installs python3-pandas)".into());
     };
+    let tables = match hist_tool_on_both("fiologparser_hist.py", python, &[]) {
+        Ok(t) => t,
+        Err(o) => return o,
+    };
+    // "end-time, samples, min, avg, median, 90%, 95%, 99%, max" (ns).
+    let rows = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .map(|l| l.split(", ").map(str::to_string).collect())
+            .collect()
+    };
+    same_table(&tables, rows(&tables[0]), rows(&tables[1]), 4)
+}
+
+/// fio's other reader of histogram logs, fio-histo-log-pctiles.py (standard library only),
+/// on iogauge's and fio's hist logs of the same job: the same columns, medians of the same
+/// order.
+fn fio_histo_log_pctiles_reads_the_hist_log() -> Outcome {
+    let tables = match hist_tool_on_both(
+        "fio-histo-log-pctiles.py",
+        "python3",
+        &["--log-hist-msec", "500"],
+    ) {
+        Ok(t) => t,
+        Err(o) => return o,
+    };
+    // After its preamble: "msec-since-start, samples, min, median, 95.0, 99.0, max," (usec).
+    let rows = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .skip_while(|l| !l.starts_with("msec-since-start"))
+            .map(|l| {
+                l.split(',')
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty())
+                    .collect()
+            })
+            .collect()
+    };
+    same_table(&tables, rows(&tables[0]), rows(&tables[1]), 3)
+}
+
+/// Run fio's histogram tool `script` (gzipped in Debian's fio package) with `python` on the
+/// hist logs iogauge and fio write for the same job: its output for each, iogauge's first.
+fn hist_tool_on_both(script: &str, python: &str, args: &[&str]) -> Result<[String; 2], Outcome> {
+    let gz = Path::new("/usr/share/doc/fio").join(format!("{script}.gz"));
+    if sh("fio", &["--version"]).is_err() || !gz.exists() {
+        return Err(Outcome::Skip(format!("fio or its {script} (Debian's fio package) is not installed (scripts/install-test-tools.sh installs it)")));
+    }
     let dir = work_dir();
-    let parser = dir.path().join("fiologparser_hist.py");
-    std::fs::write(&parser, sh("zcat", &[p(script)]).unwrap()).unwrap();
+    let tool_path = dir.path().join(script);
+    std::fs::write(&tool_path, sh("zcat", &[p(&gz)]).unwrap()).unwrap();
     let job = |data: &Path| {
         format!(
             "[h]\nfilename={}\nsize=16m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nruntime=3\ntime_based\nwrite_hist_log=h\nlog_hist_msec=500\n",
@@ -1248,47 +1291,56 @@ fn fiologparser_hist_reads_the_hist_log() -> Outcome {
             _ => fio_cmd(&here, &["--no-save", "h.fio"]),
         };
         if !ran.status.success() {
-            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+            return Err(Outcome::Fail(format!("{tool}: {}", stderr(&ran))));
         }
         let log = here.join("h_clat_hist.1.log");
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         // time, direction, block size and fio's 1856 bins.
         if text.lines().count() < 4 || text.lines().any(|l| l.split(", ").count() != 3 + 1856) {
-            return Outcome::Fail(format!("{tool}: the hist log is not fio's shape"));
+            return Err(Outcome::Fail(format!(
+                "{tool}: the hist log is not fio's shape"
+            )));
         }
-        let parsed = match sh(python, &[p(&parser), p(&log)]) {
-            Ok(t) => t,
-            Err(e) => return Outcome::Fail(format!("fiologparser_hist.py on {tool}'s log: {e}")),
-        };
-        tables.push(parsed);
+        let mut argv = vec![p(&tool_path)];
+        argv.extend_from_slice(args);
+        argv.push(p(&log));
+        match sh(python, &argv) {
+            Ok(t) => tables.push(t),
+            Err(e) => return Err(Outcome::Fail(format!("{script} on {tool}'s log: {e}"))),
+        }
     }
-    let rows = |t: &str| -> Vec<Vec<String>> {
-        t.lines()
-            .map(|l| l.split(", ").map(str::to_string).collect())
-            .collect()
-    };
-    let (ours, theirs) = (rows(&tables[0]), rows(&tables[1]));
-    if ours[0] != theirs[0] || ours.len() < 3 || ours.iter().any(|r| r.len() != ours[0].len()) {
-        return Outcome::Fail(format!("iogauge:\n{}\nfio:\n{}", tables[0], tables[1]));
+    Ok([tables.remove(0), tables.remove(0)])
+}
+
+/// Two tables a hist tool printed, iogauge's and fio's (header first, samples in column 1):
+/// the same header, rows of its width, and the median (column `median`) of the busiest row
+/// within a factor of 4 of fio's, for a shared test machine's noise.
+fn same_table(
+    tables: &[String; 2],
+    ours: Vec<Vec<String>>,
+    theirs: Vec<Vec<String>>,
+    median: usize,
+) -> Outcome {
+    let unlike = || Outcome::Fail(format!("iogauge:\n{}\nfio:\n{}", tables[0], tables[1]));
+    if ours.len() < 3 || theirs.is_empty() || ours[0] != theirs[0] {
+        return unlike();
     }
-    // The median (column 4) of the busiest row: the same device, the same job; within a
-    // factor of 4 for a shared test machine's noise.
-    let median = |rows: &[Vec<String>]| -> f64 {
-        let busiest = rows[1..]
+    if ours.iter().any(|r| r.len() != ours[0].len()) {
+        return unlike();
+    }
+    let busiest = |rows: &[Vec<String>]| -> f64 {
+        let row = rows[1..]
             .iter()
             .max_by_key(|r| r[1].parse::<u64>().unwrap_or(0))
             .unwrap();
-        busiest[4].parse().unwrap()
+        row[median].parse().unwrap_or(f64::NAN)
     };
-    let (m_ours, m_theirs) = (median(&ours), median(&theirs));
+    let (m_ours, m_theirs) = (busiest(&ours), busiest(&theirs));
     if !(m_theirs / 4.0..=m_theirs * 4.0).contains(&m_ours) {
-        return Outcome::Fail(format!(
-            "median {m_ours} ns vs fio's {m_theirs}:\niogauge:\n{}\nfio:\n{}",
-            tables[0], tables[1]
-        ));
+        return unlike();
     }
     Outcome::Pass(format!(
-        "{}: median {m_ours:.0} ns, fio {m_theirs:.0} ns",
+        "{}: median {m_ours:.1}, fio {m_theirs:.1}",
         ours[0].join(",")
     ))
 }
@@ -2335,6 +2387,10 @@ fn main() {
         (
             "fiologparser_hist_reads_the_hist_log",
             fiologparser_hist_reads_the_hist_log,
+        ),
+        (
+            "fio_histo_log_pctiles_reads_the_hist_log",
+            fio_histo_log_pctiles_reads_the_hist_log,
         ),
         (
             "disk_util_names_the_disks_fio_names",
