@@ -1055,8 +1055,9 @@ fn fio_generate_plots_draws_the_same_graphs() -> Outcome {
 
 /// disk_util: the disks under the job's file, from /sys/block's counters over the run, as fio
 /// lists them for the same job: the same names, util a percentage, and the direct I/O the job
-/// did counted on its disk.
-fn disk_util_names_the_disks_fio_names() -> Outcome {
+/// did counted on its disk. And "job options" as fio shows them for the same job: the same
+/// options (those written without a value left out), the same values but the file's folder.
+fn disk_util_and_job_options_as_fio_writes_them() -> Outcome {
     if sh("fio", &["--version"]).is_err() {
         return Outcome::Skip(
             "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
@@ -1069,7 +1070,7 @@ fn disk_util_names_the_disks_fio_names() -> Outcome {
             p(data)
         )
     };
-    let mut lists = Vec::new();
+    let (mut lists, mut options) = (Vec::new(), Vec::new());
     for tool in ["iogauge", "fio"] {
         let here = dir.path().join(tool);
         std::fs::create_dir_all(&here).unwrap();
@@ -1087,6 +1088,19 @@ fn disk_util_names_the_disks_fio_names() -> Outcome {
         }
         let doc: Value = serde_json::from_slice(&ran.stdout).unwrap();
         lists.push(doc["disk_util"].as_array().cloned().unwrap_or_default());
+        let mut opts = doc["jobs"][0]["job options"].clone();
+        opts["filename"] = Value::from(
+            opts["filename"]
+                .as_str()
+                .map(|f| f.replace(&format!("/{tool}/"), "/")),
+        );
+        options.push(opts);
+    }
+    if options[0] != options[1] {
+        return Outcome::Fail(format!(
+            "job options: iogauge {}, fio {}",
+            options[0], options[1]
+        ));
     }
     let names = |l: &[Value]| -> Vec<String> {
         l.iter()
@@ -2393,8 +2407,8 @@ fn main() {
             fio_histo_log_pctiles_reads_the_hist_log,
         ),
         (
-            "disk_util_names_the_disks_fio_names",
-            disk_util_names_the_disks_fio_names,
+            "disk_util_and_job_options_as_fio_writes_them",
+            disk_util_and_job_options_as_fio_writes_them,
         ),
         (
             "fio_plot_draws_what_it_draws_for_fio",

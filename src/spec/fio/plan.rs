@@ -8,7 +8,7 @@
 
 use super::map::map_job;
 use super::options::lookup;
-use super::{FioJob, Location};
+use super::{FioJob, FioOption, Location};
 use crate::error::{Error, Result};
 use crate::spec::JobSpec;
 use std::path::Path;
@@ -183,15 +183,21 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         runs.push(run);
     }
     warnings.dedup();
-    let global_options = jobs[0].options[..jobs[0].inherited]
-        .iter()
-        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
-        .collect();
+    let global_options = as_written(&jobs[0].options[..jobs[0].inherited]);
     Ok(FioPlan {
         runs,
         global_options,
         warnings,
     })
+}
+
+/// Options as fio's JSON shows them ("job options", "global options"): those written with a
+/// value, in order; fio leaves out those without one (`time_based`, a bare `write_bw_log`).
+pub(super) fn as_written(options: &[FioOption]) -> Vec<(String, String)> {
+    options
+        .iter()
+        .filter_map(|o| Some((o.key.clone(), o.value.clone()?)))
+        .collect()
 }
 
 /// fio's wait_for: the job named must come before this one, once (fio 3.33, init.c

@@ -562,12 +562,14 @@ group_reporting
         assert!(j.continue_on_error);
         assert!(r.lat_percentiles && r.unified && r.group_reporting);
         assert_eq!(r.percentiles, vec![50.0, 99.0, 99.9]);
-        // fio's "job options" are the job's own; the globals are the plan's.
+        // fio's "job options" are the job's own; the globals are the plan's. Those written
+        // without a value (time_based, group_reporting) fio leaves out.
         assert_eq!(
             r.options[0],
             ("filename".to_string(), "/data/f".to_string())
         );
-        assert_eq!(r.options.len(), 22);
+        assert_eq!(r.options.len(), 20);
+        assert!(!r.options.iter().any(|(k, _)| k == "time_based"));
     }
 
     #[test]

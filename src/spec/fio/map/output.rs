@@ -113,8 +113,5 @@ pub(super) fn read_unified(set: &Set) -> bool {
 
 /// The job's own options as written (fio's "job options"), not those it inherits.
 pub(super) fn own_options(fj: &FioJob) -> Vec<(String, String)> {
-    fj.options[fj.inherited..]
-        .iter()
-        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
-        .collect()
+    crate::spec::fio::plan::as_written(&fj.options[fj.inherited..])
 }
