@@ -1094,6 +1094,16 @@ fn disk_util_and_job_options_as_fio_writes_them() -> Outcome {
                 .as_str()
                 .map(|f| f.replace(&format!("/{tool}/"), "/")),
         );
+        // In the order written, as fio prints them: the keys as they come in the text.
+        let text = String::from_utf8_lossy(&ran.stdout);
+        let block = &text[text.find("\"job options\"").unwrap_or(0)..];
+        let block = &block[block.find('{').map_or(0, |i| i + 1)..block.find('}').unwrap_or(0)];
+        let keys: Vec<&str> = block
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('"')?.split_once('"'))
+            .map(|(k, _)| k)
+            .collect();
+        opts["keys in order"] = Value::from(keys);
         options.push(opts);
     }
     if options[0] != options[1] {

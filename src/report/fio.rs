@@ -40,8 +40,8 @@ struct Document {
     timestamp: u64,
     timestamp_ms: u64,
     time: String,
-    #[serde(rename = "global options", skip_serializing_if = "Map::is_empty")]
-    global_options: Map<String, Value>,
+    #[serde(rename = "global options", skip_serializing_if = "Options::is_empty")]
+    global_options: Options,
     jobs: Vec<Job>,
     disk_util: Vec<DiskUtil>,
 }
@@ -54,7 +54,7 @@ struct Job {
     eta: u64,
     elapsed: u64,
     #[serde(rename = "job options")]
-    job_options: Map<String, Value>,
+    job_options: Options,
     #[serde(skip_serializing_if = "Option::is_none")]
     read: Option<Dir>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -577,11 +577,25 @@ fn group_status(o: &mut String, doc: &Document, g: u32) {
     }
 }
 
-fn options_map(options: &[(String, String)]) -> Map<String, Value> {
-    options
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect()
+/// fio's "job options" and "global options": an object whose keys keep the order they were
+/// written in, as fio prints them (a `Map` would sort them).
+#[derive(Default)]
+struct Options(Vec<(String, String)>);
+
+impl Options {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Options {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+fn options_map(options: &[(String, String)]) -> Options {
+    Options(options.to_vec())
 }
 
 fn per_sec(v: u64, ns: u64) -> f64 {

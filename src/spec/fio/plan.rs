@@ -8,7 +8,7 @@
 
 use super::map::map_job;
 use super::options::lookup;
-use super::{FioJob, FioOption, Location};
+use super::{FioJob, FioOption, Location, COMMAND_LINE};
 use crate::error::{Error, Result};
 use crate::spec::JobSpec;
 use std::path::Path;
@@ -192,12 +192,28 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
 }
 
 /// Options as fio's JSON shows them ("job options", "global options"): those written with a
-/// value, in order; fio leaves out those without one (`time_based`, a bare `write_bw_log`).
+/// value; fio leaves out those without one (`time_based`, a bare `write_bw_log`). In the
+/// order written, except that fio parses (and so lists) a job file section's options by
+/// their priority in its option table: the few that others depend on first, `filename` and
+/// `filename_format` last (they must come after `directory`).
 pub(super) fn as_written(options: &[FioOption]) -> Vec<(String, String)> {
-    options
-        .iter()
+    let mut with_values: Vec<&FioOption> = options.iter().filter(|o| o.value.is_some()).collect();
+    if options.iter().all(|o| o.at.file != COMMAND_LINE) {
+        with_values.sort_by_key(|o| std::cmp::Reverse(fio_priority(&o.key)));
+    }
+    with_values
+        .into_iter()
         .filter_map(|o| Some((o.key.clone(), o.value.clone()?)))
         .collect()
+}
+
+/// The `prio` of an option in fio 3.33's table (options.c); 0 for all others.
+fn fio_priority(key: &str) -> i8 {
+    match key {
+        "lockfile" | "cpus_allowed_policy" | "kb_base" | "unit_base" => 1,
+        "filename" | "filename_format" => -1,
+        _ => 0,
+    }
 }
 
 /// fio's wait_for: the job named must come before this one, once (fio 3.33, init.c

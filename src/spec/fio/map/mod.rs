@@ -563,10 +563,12 @@ group_reporting
         assert!(r.lat_percentiles && r.unified && r.group_reporting);
         assert_eq!(r.percentiles, vec![50.0, 99.0, 99.9]);
         // fio's "job options" are the job's own; the globals are the plan's. Those written
-        // without a value (time_based, group_reporting) fio leaves out.
+        // without a value (time_based, group_reporting) fio leaves out; filename comes last,
+        // cpus_allowed_policy first, as fio parses them.
+        assert_eq!(r.options[0].0, "cpus_allowed_policy");
         assert_eq!(
-            r.options[0],
-            ("filename".to_string(), "/data/f".to_string())
+            r.options.last(),
+            Some(&("filename".to_string(), "/data/f".to_string()))
         );
         assert_eq!(r.options.len(), 20);
         assert!(!r.options.iter().any(|(k, _)| k == "time_based"));
@@ -830,6 +832,14 @@ group_reporting
     }
 
     #[test]
+    fn job_options_are_listed_in_fios_order() {
+        // A section's, by fio's option priority (filename last, kb_base first).
+        let r = one("[j]\nfilename=/x\nsize=1m\nkb_base=1000\ntime_based\nruntime=1\n");
+        let keys: Vec<&str> = r.options.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["kb_base", "size", "runtime", "filename"]);
+    }
+
+    #[test]
     fn hist_logs_take_fios_options() {
         let r = one("[j]\nfilename=/x\nsize=1m\nwrite_hist_log\nlog_hist_msec=100\nlog_hist_coarseness=2\ngtod_reduce=1\n");
         assert_eq!(
@@ -906,8 +916,8 @@ wait_for_previous
         assert_eq!(
             p.global_options,
             [
-                ("filename".to_string(), "/x".to_string()),
-                ("size".to_string(), "1m".to_string())
+                ("size".to_string(), "1m".to_string()),
+                ("filename".to_string(), "/x".to_string())
             ]
         );
     }

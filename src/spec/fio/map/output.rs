@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::plan::{Logs, FIO_PERCENTILES};
-use crate::spec::fio::FioJob;
+use crate::spec::fio::{FioJob, COMMAND_LINE};
 
 /// Whether each I/O is timed: fio always times them unless gtod_reduce, or both disable_lat
 /// and disable_clat, say not.
@@ -111,7 +111,13 @@ pub(super) fn read_unified(set: &Set) -> bool {
     )
 }
 
-/// The job's own options as written (fio's "job options"), not those it inherits.
+/// The job's own options as written (fio's "job options"), not those it inherits. fio lists
+/// a command-line job's --name among them (a section's name is its header, not an option).
 pub(super) fn own_options(fj: &FioJob) -> Vec<(String, String)> {
-    crate::spec::fio::plan::as_written(&fj.options[fj.inherited..])
+    let name = (fj.at.file == COMMAND_LINE).then(|| ("name".to_string(), fj.name.clone()));
+    name.into_iter()
+        .chain(crate::spec::fio::plan::as_written(
+            &fj.options[fj.inherited..],
+        ))
+        .collect()
 }
