@@ -15,9 +15,16 @@
 #   zip, unzip, zstd
 #                the system's own tools that tests/workload.rs and bench/workload.sh run
 #                beside iogauge's workloads (cp, tar, find and rm come with the system)
+#   gnuplot-nox  gnuplot, which fio's own fio_generate_plots draws fio's logs with (tests/fio.rs
+#                compares its graphs of iogauge's logs and of fio's)
+#   python3-pandas
+#                pandas and numpy, which fio's fiologparser_hist.py (shipped in fio's package)
+#                needs to read histogram logs (tests/fio.rs)
 #   fuse3, and mfusepy from PyPI
 #                tests/faultfs.py, the FUSE file system that injects faults for
 #                tests/verify.rs (this kernel has no device-mapper)
+#   fio-plot from PyPI
+#                draws graphs from fio's JSON and logs; tests/fio.rs has it draw iogauge's
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -25,11 +32,12 @@ want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
     bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2 \
-    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3; do
+    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3 gnuplot:gnuplot-nox; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
+/usr/bin/python3 -c 'import pandas, numpy' 2>/dev/null || want+=(python3-pandas)
 pip_mfusepy() {
     python3 -c 'import mfusepy' 2>/dev/null && return 0
     command -v python3 >/dev/null || return 0
@@ -37,8 +45,16 @@ pip_mfusepy() {
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore mfusepy \
         || echo "install-test-tools: mfusepy could not be installed; tests/verify.rs's fault tests will say SKIPPED" >&2
 }
+pip_fio_plot() {
+    command -v fio-plot >/dev/null && return 0
+    command -v python3 >/dev/null || return 0
+    echo "install-test-tools: installing fio-plot (PyPI)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore fio-plot \
+        || echo "install-test-tools: fio-plot could not be installed; tests/fio.rs's fio-plot test will say SKIPPED" >&2
+}
 if [ ${#want[@]} -eq 0 ]; then
     pip_mfusepy
+    pip_fio_plot
     exit 0
 fi
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -50,3 +66,4 @@ echo "install-test-tools: installing ${want[*]} (Debian packages)" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null
 pip_mfusepy
+pip_fio_plot

@@ -317,7 +317,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// The whole disk behind device number `dev` (a partition's parent), if it is a block device.
-fn disk_of_dev(dev: u64) -> Option<String> {
+pub(crate) fn disk_of_dev(dev: u64) -> Option<String> {
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     let link = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
     disk_of_sysfs(&link)
@@ -329,7 +329,8 @@ fn disk_of_name(name: &str) -> Option<String> {
     disk_of_sysfs(&link)
 }
 
-fn disk_of_sysfs(link: &Path) -> Option<String> {
+/// The whole disk of a device's sysfs folder (a partition's parent).
+pub(crate) fn disk_of_sysfs(link: &Path) -> Option<String> {
     let disk: PathBuf = if link.join("partition").exists() {
         link.parent()?.to_path_buf()
     } else {

@@ -781,7 +781,8 @@ fn ctrl_c_reports_what_ran_and_removes_the_files() -> Outcome {
 }
 
 /// write_bw_log, write_iops_log and write_lat_log with log_avg_msec: fio's averaged log
-/// lines, one per interval and direction, that add up to the job's totals.
+/// lines, one per interval and direction; bw and iops add up to the job's totals, the latency
+/// logs are averaged over windows of I/Os as fio's are.
 fn logs_in_fio_format() -> Outcome {
     let dir = work_dir();
     let f = dir.path().join("l.dat");
@@ -839,10 +840,25 @@ fn logs_in_fio_format() -> Outcome {
         (kib - total).abs() <= 0.01 * total + 16.0,
         "bw log {kib} KiB vs {total}"
     );
-    let clat = read("lg_clat.1.log");
-    assert_eq!(clat.len(), 8);
-    assert!(clat.iter().all(|l| l[1] > 0));
-    assert!(!dir.path().join("lg_lat.1.log").exists());
+    // The latency logs as fio averages them: a line where an I/O closes a 500 ms window (4 a
+    // direction), then one for each window left open at the end; lat = slat + clat line by
+    // line (each a rounded mean over the same I/Os).
+    let (lat, clat, slat) = (
+        read("lg_lat.1.log"),
+        read("lg_clat.1.log"),
+        read("lg_slat.1.log"),
+    );
+    assert!((8..=10).contains(&clat.len()), "{clat:?}");
+    assert!(lat.len() == clat.len() && slat.len() == clat.len());
+    for ((l, c), s) in lat.iter().zip(&clat).zip(&slat) {
+        assert!(c.len() == 5 && c[1] > 0 && c[3] == 0 && c[4] == 0, "{c:?}");
+        assert_eq!((l[0], l[2]), (c[0], c[2]));
+        assert!(
+            l[1].abs_diff(c[1] + s[1]) <= 1,
+            "lat {l:?} clat {c:?} slat {s:?}"
+        );
+    }
+    assert_eq!(clat.iter().filter(|l| l[0] >= 500).count(), clat.len());
     per_io_logs(dir.path())
 }
 
@@ -963,6 +979,394 @@ fn per_io_logs(dir: &Path) -> Outcome {
         }
     }
     Outcome::Pass(said.join("; "))
+}
+
+/// fio's own fio_generate_plots (gnuplot) on iogauge's averaged logs and on fio's, from the
+/// same job: it draws the same graphs (lat, clat, slat, iops, bw), each with a line, and the
+/// latency logs have fio's names, one file per clone.
+fn fio_generate_plots_draws_the_same_graphs() -> Outcome {
+    for tool in ["fio", "fio_generate_plots", "gnuplot"] {
+        if sh("sh", &["-c", &format!("command -v {tool}")]).is_err() {
+            return Outcome::Skip(format!(
+                "{tool} is not installed (scripts/install-test-tools.sh installs it)"
+            ));
+        }
+    }
+    let dir = work_dir();
+    let job = |data: &Path| {
+        format!(
+            "[g]\nfilename={}\nsize=8m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nnumjobs=2\nruntime=1\ntime_based\nlog_avg_msec=200\nwrite_bw_log=g\nwrite_iops_log=g\nwrite_lat_log=g\n",
+            p(data)
+        )
+    };
+    let mut seen = Vec::new();
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("g.fio"), job(&here.join("g.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .arg("g.fio")
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "g.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        // fio keeps the file it laid out; iogauge removes the one it made.
+        let _ = std::fs::remove_file(here.join("g.dat"));
+        let plots = std::process::Command::new("fio_generate_plots")
+            .current_dir(&here)
+            .arg("t")
+            .output()
+            .unwrap();
+        if !plots.status.success() {
+            return Outcome::Fail(format!(
+                "fio_generate_plots on {tool}'s logs: {}",
+                String::from_utf8_lossy(&plots.stdout)
+            ));
+        }
+        let mut files: Vec<(String, u64)> = std::fs::read_dir(&here)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, e.metadata().unwrap().len())
+            })
+            .filter(|(n, _)| n.ends_with(".svg") || n.contains("lat."))
+            .collect();
+        files.sort();
+        for (name, len) in &files {
+            // gnuplot's SVG holds a group per line plotted, from gnuplot_plot_1.
+            let svg = std::fs::read_to_string(here.join(name)).unwrap();
+            if *len == 0 || name.ends_with(".svg") && !svg.contains("gnuplot_plot_1") {
+                return Outcome::Fail(format!("{tool}: {name} is empty or draws no line"));
+            }
+        }
+        seen.push(files.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+    }
+    if seen[0] != seen[1] {
+        return Outcome::Fail(format!("iogauge {:?}, fio {:?}", seen[0], seen[1]));
+    }
+    Outcome::Pass(format!("both: {}", seen[0].join(" ")))
+}
+
+/// disk_util: the disks under the job's file, from /sys/block's counters over the run, as fio
+/// lists them for the same job: the same names, util a percentage, and the direct I/O the job
+/// did counted on its disk. And "job options" as fio shows them for the same job: the same
+/// options (those written without a value left out), the same values but the file's folder.
+fn disk_util_and_job_options_as_fio_writes_them() -> Outcome {
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Skip(
+            "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
+        );
+    }
+    let dir = work_dir();
+    let job = |data: &Path| {
+        format!(
+            "[d]\nfilename={}\nsize=8m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nruntime=1\ntime_based\n",
+            p(data)
+        )
+    };
+    let (mut lists, mut options) = (Vec::new(), Vec::new());
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("d.fio"), job(&here.join("d.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .args(["--output-format=json", "d.fio"])
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "--output-format=json", "d.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        let doc: Value = serde_json::from_slice(&ran.stdout).unwrap();
+        lists.push(doc["disk_util"].as_array().cloned().unwrap_or_default());
+        let mut opts = doc["jobs"][0]["job options"].clone();
+        opts["filename"] = Value::from(
+            opts["filename"]
+                .as_str()
+                .map(|f| f.replace(&format!("/{tool}/"), "/")),
+        );
+        // In the order written, as fio prints them: the keys as they come in the text.
+        let text = String::from_utf8_lossy(&ran.stdout);
+        let block = &text[text.find("\"job options\"").unwrap_or(0)..];
+        let block = &block[block.find('{').map_or(0, |i| i + 1)..block.find('}').unwrap_or(0)];
+        let keys: Vec<&str> = block
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('"')?.split_once('"'))
+            .map(|(k, _)| k)
+            .collect();
+        opts["keys in order"] = Value::from(keys);
+        options.push(opts);
+    }
+    if options[0] != options[1] {
+        return Outcome::Fail(format!(
+            "job options: iogauge {}, fio {}",
+            options[0], options[1]
+        ));
+    }
+    let names = |l: &[Value]| -> Vec<String> {
+        l.iter()
+            .map(|d| d["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let (ours, theirs) = (&lists[0], &lists[1]);
+    if names(ours) != names(theirs) {
+        return Outcome::Fail(format!(
+            "iogauge {:?}, fio {:?}",
+            names(ours),
+            names(theirs)
+        ));
+    }
+    if theirs.is_empty() {
+        return Outcome::Skip(
+            "no block device under the test folder: fio lists no disk either".into(),
+        );
+    }
+    let keys = |d: &Value| -> Vec<String> { d.as_object().unwrap().keys().cloned().collect() };
+    for (o, t) in ours.iter().zip(theirs) {
+        let util = o["util"].as_f64().unwrap_or(-1.0);
+        if keys(o) != keys(t) || !(0.0..=100.0).contains(&util) {
+            return Outcome::Fail(format!("iogauge {o}\nfio {t}"));
+        }
+    }
+    // The job's own disk is the first listed; its direct reads and writes reached it.
+    let d = &ours[0];
+    if d["read_ios"].as_u64() == Some(0) || d["write_ios"].as_u64() == Some(0) {
+        return Outcome::Fail(format!("no I/O counted: {d}"));
+    }
+    Outcome::Pass(format!("{:?}: iogauge {d}, fio {}", names(ours), theirs[0]))
+}
+
+/// fio-plot (PyPI) on iogauge's JSON and logs, laid out as its bench-fio lays out fio's
+/// (`4k/randread-4-1.json`, logs named `randread-iodepth-4-numjobs-1_TYPE.1.log`): every kind
+/// of graph it draws from fio's output of the same job, it draws from iogauge's.
+fn fio_plot_draws_what_it_draws_for_fio() -> Outcome {
+    for tool in ["fio", "fio-plot"] {
+        if sh("sh", &["-c", &format!("command -v {tool}")]).is_err() {
+            return Outcome::Skip(format!(
+                "{tool} is not installed (scripts/install-test-tools.sh installs it)"
+            ));
+        }
+    }
+    let name = "randread-iodepth-4-numjobs-1";
+    let job = |data: &Path| {
+        format!(
+            "[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=16m\nruntime=2\ntime_based\nlog_avg_msec=500\n[{name}]\nrw=randread\niodepth=4\nnumjobs=1\nfilename={}\nwrite_bw_log={name}\nwrite_iops_log={name}\nwrite_lat_log={name}\n",
+            p(data)
+        )
+    };
+    // fio-plot's -g takes one log type at a time (fio's logs fail the same with several).
+    let graphs: [&[&str]; 9] = [
+        &["-g", "-t", "bw", "-d", "4", "-n", "1"],
+        &["-g", "-t", "iops", "-d", "4", "-n", "1"],
+        &["-g", "-t", "lat", "-d", "4", "-n", "1"],
+        &["-g", "-t", "clat", "-d", "4", "-n", "1"],
+        &["-g", "-t", "slat", "-d", "4", "-n", "1"],
+        &["-l", "-n", "1"],
+        &["-N", "-d", "4"],
+        &["-H", "-d", "4", "-n", "1"],
+        &["-L", "-t", "iops"],
+    ];
+    let dir = work_dir();
+    let mut drawn = Vec::new();
+    for tool in ["fio", "iogauge"] {
+        let here = dir.path().join(tool);
+        let results = here.join("4k");
+        std::fs::create_dir_all(&results).unwrap();
+        std::fs::write(results.join("job.fio"), job(&here.join("data"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&results)
+                .args([
+                    "--output-format=json",
+                    "--output=randread-4-1.json",
+                    "job.fio",
+                ])
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&results, &["--no-save", "--output-format=json", "job.fio"]),
+        };
+        if !ran.status.success() {
+            return Outcome::Fail(format!("{tool}: {}", stderr(&ran)));
+        }
+        if tool == "iogauge" {
+            std::fs::write(results.join("randread-4-1.json"), &ran.stdout).unwrap();
+        }
+        let _ = std::fs::remove_file(here.join("data"));
+        let mut mine = Vec::new();
+        for (i, g) in graphs.iter().enumerate() {
+            let png = format!("g{i}.png");
+            let o = std::process::Command::new("fio-plot")
+                .current_dir(&here)
+                .args(["-i", "4k", "-T", "t", "-r", "randread", "-o", &png])
+                .args(*g)
+                .output()
+                .unwrap();
+            let size = std::fs::metadata(here.join(&png)).map_or(0, |m| m.len());
+            if o.status.success() && size > 0 {
+                mine.push(g.join(" "));
+            } else if tool == "iogauge" {
+                return Outcome::Fail(format!(
+                    "fio-plot {} on iogauge's output: {}{}",
+                    g.join(" "),
+                    String::from_utf8_lossy(&o.stdout),
+                    stderr(&o)
+                ));
+            }
+        }
+        drawn.push(mine);
+    }
+    if drawn[0].is_empty() || drawn[0] != drawn[1] {
+        return Outcome::Fail(format!("fio: {:?}; iogauge: {:?}", drawn[0], drawn[1]));
+    }
+    Outcome::Pass(format!("both drew: {}", drawn[0].join("; ")))
+}
+
+/// A python3 that can run fio's hist tools (they need pandas and numpy): the one on PATH,
+/// else the system's.
+fn python_with_pandas() -> Option<&'static str> {
+    ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|py| sh(py, &["-c", "import pandas, numpy"]).is_ok())
+}
+
+/// write_hist_log with log_hist_msec: fio's histogram log, read by fio's own
+/// fiologparser_hist.py (shipped gzipped in Debian's fio package) as it reads fio's from the
+/// same job: the same columns, a row per second, medians of the same order.
+fn fiologparser_hist_reads_the_hist_log() -> Outcome {
+    let Some(python) = python_with_pandas() else {
+        return Outcome::Skip("no python3 with pandas and numpy, which fiologparser_hist.py needs (scripts/install-test-tools.sh installs python3-pandas)".into());
+    };
+    let tables = match hist_tool_on_both("fiologparser_hist.py", python, &[]) {
+        Ok(t) => t,
+        Err(o) => return o,
+    };
+    // "end-time, samples, min, avg, median, 90%, 95%, 99%, max" (ns).
+    let rows = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .map(|l| l.split(", ").map(str::to_string).collect())
+            .collect()
+    };
+    same_table(&tables, rows(&tables[0]), rows(&tables[1]), 4)
+}
+
+/// fio's other reader of histogram logs, fio-histo-log-pctiles.py (standard library only),
+/// on iogauge's and fio's hist logs of the same job: the same columns, medians of the same
+/// order.
+fn fio_histo_log_pctiles_reads_the_hist_log() -> Outcome {
+    let tables = match hist_tool_on_both(
+        "fio-histo-log-pctiles.py",
+        "python3",
+        &["--log-hist-msec", "500"],
+    ) {
+        Ok(t) => t,
+        Err(o) => return o,
+    };
+    // After its preamble: "msec-since-start, samples, min, median, 95.0, 99.0, max," (usec).
+    let rows = |t: &str| -> Vec<Vec<String>> {
+        t.lines()
+            .skip_while(|l| !l.starts_with("msec-since-start"))
+            .map(|l| {
+                l.split(',')
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty())
+                    .collect()
+            })
+            .collect()
+    };
+    same_table(&tables, rows(&tables[0]), rows(&tables[1]), 3)
+}
+
+/// Run fio's histogram tool `script` (gzipped in Debian's fio package) with `python` on the
+/// hist logs iogauge and fio write for the same job: its output for each, iogauge's first.
+fn hist_tool_on_both(script: &str, python: &str, args: &[&str]) -> Result<[String; 2], Outcome> {
+    let gz = Path::new("/usr/share/doc/fio").join(format!("{script}.gz"));
+    if sh("fio", &["--version"]).is_err() || !gz.exists() {
+        return Err(Outcome::Skip(format!("fio or its {script} (Debian's fio package) is not installed (scripts/install-test-tools.sh installs it)")));
+    }
+    let dir = work_dir();
+    let tool_path = dir.path().join(script);
+    std::fs::write(&tool_path, sh("zcat", &[p(&gz)]).unwrap()).unwrap();
+    let job = |data: &Path| {
+        format!(
+            "[h]\nfilename={}\nsize=16m\nrw=randrw\ndirect=1\nioengine=io_uring\niodepth=4\nruntime=3\ntime_based\nwrite_hist_log=h\nlog_hist_msec=500\n",
+            p(data)
+        )
+    };
+    let mut tables = Vec::new();
+    for tool in ["iogauge", "fio"] {
+        let here = dir.path().join(tool);
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::write(here.join("h.fio"), job(&here.join("h.dat"))).unwrap();
+        let ran = match tool {
+            "fio" => std::process::Command::new("fio")
+                .current_dir(&here)
+                .arg("h.fio")
+                .output()
+                .unwrap(),
+            _ => fio_cmd(&here, &["--no-save", "h.fio"]),
+        };
+        if !ran.status.success() {
+            return Err(Outcome::Fail(format!("{tool}: {}", stderr(&ran))));
+        }
+        let log = here.join("h_clat_hist.1.log");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        // time, direction, block size and fio's 1856 bins.
+        if text.lines().count() < 4 || text.lines().any(|l| l.split(", ").count() != 3 + 1856) {
+            return Err(Outcome::Fail(format!(
+                "{tool}: the hist log is not fio's shape"
+            )));
+        }
+        let mut argv = vec![p(&tool_path)];
+        argv.extend_from_slice(args);
+        argv.push(p(&log));
+        match sh(python, &argv) {
+            Ok(t) => tables.push(t),
+            Err(e) => return Err(Outcome::Fail(format!("{script} on {tool}'s log: {e}"))),
+        }
+    }
+    Ok([tables.remove(0), tables.remove(0)])
+}
+
+/// Two tables a hist tool printed, iogauge's and fio's (header first, samples in column 1):
+/// the same header, rows of its width, and the median (column `median`) of the busiest row
+/// within a factor of 4 of fio's, for a shared test machine's noise.
+fn same_table(
+    tables: &[String; 2],
+    ours: Vec<Vec<String>>,
+    theirs: Vec<Vec<String>>,
+    median: usize,
+) -> Outcome {
+    let unlike = || Outcome::Fail(format!("iogauge:\n{}\nfio:\n{}", tables[0], tables[1]));
+    if ours.len() < 3 || theirs.is_empty() || ours[0] != theirs[0] {
+        return unlike();
+    }
+    if ours.iter().any(|r| r.len() != ours[0].len()) {
+        return unlike();
+    }
+    let busiest = |rows: &[Vec<String>]| -> f64 {
+        let row = rows[1..]
+            .iter()
+            .max_by_key(|r| r[1].parse::<u64>().unwrap_or(0))
+            .unwrap();
+        row[median].parse().unwrap_or(f64::NAN)
+    };
+    let (m_ours, m_theirs) = (busiest(&ours), busiest(&theirs));
+    if !(m_theirs / 4.0..=m_theirs * 4.0).contains(&m_ours) {
+        return unlike();
+    }
+    Outcome::Pass(format!(
+        "{}: median {m_ours:.1}, fio {m_theirs:.1}",
+        ours[0].join(",")
+    ))
 }
 
 /// fio logs no submission latency for engines that run I/O inline.
@@ -2000,6 +2404,26 @@ fn main() {
             ctrl_c_reports_what_ran_and_removes_the_files,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
+        (
+            "fio_generate_plots_draws_the_same_graphs",
+            fio_generate_plots_draws_the_same_graphs,
+        ),
+        (
+            "fiologparser_hist_reads_the_hist_log",
+            fiologparser_hist_reads_the_hist_log,
+        ),
+        (
+            "fio_histo_log_pctiles_reads_the_hist_log",
+            fio_histo_log_pctiles_reads_the_hist_log,
+        ),
+        (
+            "disk_util_and_job_options_as_fio_writes_them",
+            disk_util_and_job_options_as_fio_writes_them,
+        ),
+        (
+            "fio_plot_draws_what_it_draws_for_fio",
+            fio_plot_draws_what_it_draws_for_fio,
+        ),
         ("refused_jobs_leave_no_logs", refused_jobs_leave_no_logs),
         ("create_only_and_startdelay", create_only_and_startdelay),
         (

@@ -13,6 +13,7 @@ use iogauge::cli::{Cli, SaveOpts};
 use iogauge::cluster::team::agree;
 use iogauge::cluster::{Cluster, Place};
 use iogauge::error::{exit, Error};
+use iogauge::os::diskstats::{self, DiskUtil};
 use iogauge::report::fio::{Jobs, Outcome};
 use iogauge::report::sink::Sink;
 use iogauge::report::FioFormat;
@@ -280,12 +281,13 @@ fn report(format: FioFormat, plan: &FioPlan, outcome: &PlanOutcome) -> String {
             })
             .collect(),
         global_options: &plan.global_options,
+        disk_util: &outcome.disk_util,
     };
     format.exporter().render(&jobs)
 }
 
-/// fio's averaged logs (log_avg_msec), from each job's time series; per-I/O logs were
-/// written during the run.
+/// fio's averaged bw and iops logs (log_avg_msec), from each job's time series; the others
+/// were written during the run.
 fn write_logs(plan: &FioPlan, results: &[Option<RunResult>]) -> Result<(), Error> {
     for (run, r) in plan.runs.iter().zip(results) {
         if let Some(r) = r.as_ref().filter(|_| !run.logs.per_io) {
@@ -427,6 +429,8 @@ pub(super) struct PlanOutcome {
     pub(super) error: Option<Error>,
     pub(super) interrupted: bool,
     pub(super) failed: bool,
+    /// fio's disk_util: the disks under the jobs' files, over the whole plan.
+    pub(super) disk_util: Vec<DiskUtil>,
 }
 
 impl PlanOutcome {
@@ -480,7 +484,13 @@ fn run_plan(
         error: None,
         interrupted: false,
         failed: false,
+        disk_util: Vec::new(),
     };
+    let disks = diskstats::Watch::start(
+        plan.runs
+            .iter()
+            .flat_map(|r| r.job.targets.iter().map(|t| t.path.as_path())),
+    );
     let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
     // The files iogauge created so far: the later jobs may write them.
     let mut created: HashSet<PathBuf> = HashSet::new();
@@ -556,6 +566,7 @@ fn run_plan(
             break;
         }
     }
+    out.disk_util = disks.finish();
     out
 }
 
@@ -872,8 +883,9 @@ fn run_job(
         return (i, r, cleanup);
     }
     ends.started(i);
-    // A line per I/O, written as the records come, to files made once the run is set up.
-    let mut logs = (run.logs.per_io && run.logs.any()).then(|| IoLogs::new(run));
+    // Logs made from each I/O, written as the records come, to files made once the run is
+    // set up.
+    let mut logs = run.logs.from_ios().then(|| IoLogs::new(run));
     let mut none = NoObserver;
     let inner: &mut dyn Observer = match &mut logs {
         Some(l) => l,

@@ -15,14 +15,19 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Each job's targets as this rank runs them. Returns the jobs as written (with their
-/// placeholders), which is what is saved. Refused, on every rank alike: per-I/O logs (each
-/// rank would write the same files), a placeholder that is not one, two ranks on one file.
+/// placeholders), which is what is saved. Refused, on every rank alike: logs made from each
+/// I/O (each rank would write the same files), a placeholder that is not one, two ranks on
+/// one file.
 pub fn localize(cluster: &dyn Cluster, plan: &mut FioPlan) -> Result<Vec<JobSpec>, Error> {
-    if let Some(run) = plan.runs.iter().find(|r| r.logs.per_io && r.logs.any()) {
+    if let Some(run) = plan.runs.iter().find(|r| r.logs.from_ios()) {
+        let what = match run.logs.per_io {
+            true => "a log of every I/O (write_bw_log and the like without log_avg_msec)",
+            false => "the logs of write_lat_log and write_hist_log, made per clone as fio does,",
+        };
         return Err(Error::usage(format!(
-            "{}: job '{}': a log of every I/O (write_bw_log and the like without \
-             log_avg_msec) would be written by every rank under one name; under mpirun set \
-             log_avg_msec, and rank 0 writes the averaged logs of all ranks together",
+            "{}: job '{}': {what} would be written by every rank under one name; under \
+             mpirun use write_bw_log and write_iops_log with log_avg_msec, and rank 0 writes \
+             the averaged logs of all ranks together",
             run.at, run.name
         )));
     }

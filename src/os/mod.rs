@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod dir;
+pub mod diskstats;
 pub mod extents;
 pub mod limits;
 pub mod memcg;

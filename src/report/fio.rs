@@ -7,9 +7,11 @@
 //! ("fio-shaped JSON"); in short: bytes, I/Os, runtime, bandwidth, IOPS, and the clat/lat
 //! histograms (min, max, mean, stddev, N, percentiles, json+ bins, latency buckets) are
 //! measured; bw/iops sample statistics come from iogauge's time series; iodepth levels come
-//! from the configured depth, which iogauge keeps full; disk_util, ctx and faults are empty.
+//! from the configured depth, which iogauge keeps full; disk_util from the kernel's counters of
+//! the disks under the jobs' files (`os::diskstats`); ctx and faults are empty.
 
 use super::Exporter;
+use crate::os::diskstats::DiskUtil;
 use crate::result::{DirPair, DirResult, RunResult, SampleDir};
 use crate::spec::fio::options::{Clones, FioRun};
 use crate::spec::flat::FlatMetric;
@@ -38,10 +40,10 @@ struct Document {
     timestamp: u64,
     timestamp_ms: u64,
     time: String,
-    #[serde(rename = "global options", skip_serializing_if = "Map::is_empty")]
-    global_options: Map<String, Value>,
+    #[serde(rename = "global options", skip_serializing_if = "Options::is_empty")]
+    global_options: Options,
     jobs: Vec<Job>,
-    disk_util: Vec<Value>,
+    disk_util: Vec<DiskUtil>,
 }
 
 #[derive(Serialize)]
@@ -52,7 +54,7 @@ struct Job {
     eta: u64,
     elapsed: u64,
     #[serde(rename = "job options")]
-    job_options: Map<String, Value>,
+    job_options: Options,
     #[serde(skip_serializing_if = "Option::is_none")]
     read: Option<Dir>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -184,15 +186,15 @@ impl Part<'_> {
     }
 }
 
-/// fio's log files for one job, as (file name, text): `PREFIX_bw.1.log` (KiB/s),
-/// `PREFIX_iops.1.log` and `PREFIX_clat.1.log` (mean completion latency, ns), each line
-/// `time (ms), value, direction (0 read, 1 write), 0, 0` as fio writes averaged logs
-/// (log_avg_msec), from iogauge's time series of the measured window.
+/// fio's averaged bw and iops logs (log_avg_msec) for one job, as (file name, text):
+/// `PREFIX_bw.1.log` (KiB/s) and `PREFIX_iops.1.log`, each line `time (ms), value, direction
+/// (0 read, 1 write), 0, 0` as fio writes them, from iogauge's time series of the measured
+/// window. The averaged latency logs are made from each I/O (`cmd::fio_logs`).
 pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
     let l = &run.logs;
     let interval_s = r.time_series.interval_ns as f64 / 1e9;
     let mut out = Vec::new();
-    let kinds: [(&Option<String>, &str); 3] = [(&l.bw, "bw"), (&l.iops, "iops"), (&l.lat, "clat")];
+    let kinds: [(&Option<String>, &str); 2] = [(&l.bw, "bw"), (&l.iops, "iops")];
     for (prefix, kind) in kinds {
         let Some(prefix) = prefix else { continue };
         let mut text = String::new();
@@ -209,11 +211,7 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
                 }
                 let v = match kind {
                     "bw" => (d.bytes as f64 / secs / 1024.0).round() as u64,
-                    "iops" => (d.ios as f64 / secs).round() as u64,
-                    _ => match d.latency_mean_ns {
-                        Some(ns) => ns,
-                        None => continue,
-                    },
+                    _ => (d.ios as f64 / secs).round() as u64,
                 };
                 let _ = writeln!(text, "{t}, {v}, {dir}, 0, 0");
             }
@@ -271,7 +269,8 @@ impl Exporter for FioJson {
             usr_cpu: pct(r.iogauge_usage.user_cpu_ns),
             sys_cpu: pct(r.iogauge_usage.system_cpu_ns),
         };
-        render(&[outcome], &[], false)
+        let doc = document(&[outcome], &[], false);
+        serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
     }
 }
 
@@ -279,6 +278,8 @@ impl Exporter for FioJson {
 pub struct Jobs<'a> {
     pub outcomes: Vec<Outcome<'a>>,
     pub global_options: &'a [(String, String)],
+    /// fio's disk_util: the disks under the jobs' files, over the whole run.
+    pub disk_util: &'a [DiskUtil],
 }
 
 /// fio's `--output-format=json` (`plus`: `json+`, with each histogram's bins).
@@ -288,7 +289,9 @@ pub struct JobsJson {
 
 impl Exporter<Jobs<'_>> for JobsJson {
     fn render(&self, jobs: &Jobs) -> String {
-        render(&jobs.outcomes, jobs.global_options, self.plus)
+        let mut doc = document(&jobs.outcomes, jobs.global_options, self.plus);
+        doc.disk_util = jobs.disk_util.to_vec();
+        serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
     }
 }
 
@@ -297,14 +300,50 @@ pub struct Normal;
 
 impl Exporter<Jobs<'_>> for Normal {
     fn render(&self, jobs: &Jobs) -> String {
-        normal(&jobs.outcomes)
+        normal(&jobs.outcomes) + &disk_stats(jobs.disk_util)
     }
 }
 
-/// The whole JSON document.
-fn render(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> String {
-    let doc = document(outcomes, global_options, plus);
-    serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
+/// fio's "Disk stats (read/write)" lines, a device built on others indented with its
+/// aggregate; nothing where no disk was found.
+fn disk_stats(disks: &[DiskUtil]) -> String {
+    let mut o = String::new();
+    if disks.is_empty() {
+        return o;
+    }
+    o.push_str("\nDisk stats (read/write):\n");
+    for d in disks {
+        let indent = if d.aggr.is_some() { "    " } else { "  " };
+        let _ = write!(
+            o,
+            "{indent}{}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks,
+            d.write_ticks,
+            d.in_queue,
+            d.util
+        );
+        if let Some(a) = &d.aggr {
+            let _ = write!(
+                o,
+                ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={:.2}%",
+                a.aggr_read_ios,
+                a.aggr_write_ios,
+                a.aggr_read_merges,
+                a.aggr_write_merge,
+                a.aggr_read_ticks,
+                a.aggr_write_ticks,
+                a.aggr_in_queue,
+                a.aggr_util
+            );
+        }
+        o.push('\n');
+    }
+    o
 }
 
 fn document(outcomes: &[Outcome], global_options: &[(String, String)], plus: bool) -> Document {
@@ -538,11 +577,25 @@ fn group_status(o: &mut String, doc: &Document, g: u32) {
     }
 }
 
-fn options_map(options: &[(String, String)]) -> Map<String, Value> {
-    options
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect()
+/// fio's "job options" and "global options": an object whose keys keep the order they were
+/// written in, as fio prints them (a `Map` would sort them).
+#[derive(Default)]
+struct Options(Vec<(String, String)>);
+
+impl Options {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Options {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+fn options_map(options: &[(String, String)]) -> Options {
+    Options(options.to_vec())
 }
 
 fn per_sec(v: u64, ns: u64) -> f64 {
@@ -1025,4 +1078,31 @@ fn depth_levels(depth: u32) -> Map<String, Value> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_stats_read_as_fios() {
+        let vda = DiskUtil {
+            name: "vda".into(),
+            read_ios: 4072,
+            write_ios: 4177,
+            read_merges: 0,
+            write_merges: 0,
+            read_ticks: 200,
+            write_ticks: 214,
+            in_queue: 414,
+            util: 32.9404,
+            aggr: None,
+        };
+        // fio 3.33's lines for the same figures.
+        assert_eq!(
+            disk_stats(&[vda]),
+            "\nDisk stats (read/write):\n  vda: ios=4072/4177, merge=0/0, ticks=200/214, in_queue=414, util=32.94%\n"
+        );
+        assert_eq!(disk_stats(&[]), "");
+    }
 }

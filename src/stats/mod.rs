@@ -5,6 +5,7 @@
 //! target or interval merge exactly: a merged percentile equals the percentile of all values.
 
 pub mod cpu;
+pub mod fio_bins;
 pub mod flat;
 pub mod phases;
 pub mod spread;

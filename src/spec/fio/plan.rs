@@ -8,7 +8,7 @@
 
 use super::map::map_job;
 use super::options::lookup;
-use super::{FioJob, Location};
+use super::{FioJob, FioOption, Location, COMMAND_LINE};
 use crate::error::{Error, Result};
 use crate::spec::JobSpec;
 use std::path::Path;
@@ -113,15 +113,30 @@ pub struct Logs {
     pub bw: Option<String>,
     pub lat: Option<String>,
     pub iops: Option<String>,
+    /// write_hist_log: fio's completion latency histograms, one file per clone.
+    pub hist: Option<String>,
+    /// log_hist_msec: a histogram line per direction every this many ms (0: none, the file
+    /// stays empty as fio leaves it).
+    pub hist_msec: u64,
+    /// log_hist_coarseness: each line sums 2^this of fio's bins.
+    pub hist_coarseness: u32,
     /// A line per I/O (no log_avg_msec), one file per clone, as fio writes them; else
-    /// averages over the job's interval, one file for the job.
+    /// averages over the job's interval: bw and iops one file for the job, the latency logs
+    /// one file per clone.
     pub per_io: bool,
 }
 
 impl Logs {
     /// Whether the job asked for any log.
     pub fn any(&self) -> bool {
-        self.bw.is_some() || self.lat.is_some() || self.iops.is_some()
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
+    }
+
+    /// Whether some log is made from each I/O as the run goes: every per-I/O log, the
+    /// averaged latency logs, which fio averages per clone over the I/Os themselves, and the
+    /// histogram logs.
+    pub fn from_ios(&self) -> bool {
+        self.per_io && self.any() || self.lat.is_some() || self.hist.is_some()
     }
 }
 
@@ -168,15 +183,37 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         runs.push(run);
     }
     warnings.dedup();
-    let global_options = jobs[0].options[..jobs[0].inherited]
-        .iter()
-        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
-        .collect();
+    let global_options = as_written(&jobs[0].options[..jobs[0].inherited]);
     Ok(FioPlan {
         runs,
         global_options,
         warnings,
     })
+}
+
+/// Options as fio's JSON shows them ("job options", "global options"): those written with a
+/// value; fio leaves out those without one (`time_based`, a bare `write_bw_log`). In the
+/// order written, except that fio parses (and so lists) a job file section's options by
+/// their priority in its option table: the few that others depend on first, `filename` and
+/// `filename_format` last (they must come after `directory`).
+pub(super) fn as_written(options: &[FioOption]) -> Vec<(String, String)> {
+    let mut with_values: Vec<&FioOption> = options.iter().filter(|o| o.value.is_some()).collect();
+    if options.iter().all(|o| o.at.file != COMMAND_LINE) {
+        with_values.sort_by_key(|o| std::cmp::Reverse(fio_priority(&o.key)));
+    }
+    with_values
+        .into_iter()
+        .filter_map(|o| Some((o.key.clone(), o.value.clone()?)))
+        .collect()
+}
+
+/// The `prio` of an option in fio 3.33's table (options.c); 0 for all others.
+fn fio_priority(key: &str) -> i8 {
+    match key {
+        "lockfile" | "cpus_allowed_policy" | "kb_base" | "unit_base" => 1,
+        "filename" | "filename_format" => -1,
+        _ => 0,
+    }
 }
 
 /// fio's wait_for: the job named must come before this one, once (fio 3.33, init.c

@@ -564,12 +564,16 @@ group_reporting
         assert!(j.continue_on_error);
         assert!(r.lat_percentiles && r.unified && r.group_reporting);
         assert_eq!(r.percentiles, vec![50.0, 99.0, 99.9]);
-        // fio's "job options" are the job's own; the globals are the plan's.
+        // fio's "job options" are the job's own; the globals are the plan's. Those written
+        // without a value (time_based, group_reporting) fio leaves out; filename comes last,
+        // cpus_allowed_policy first, as fio parses them.
+        assert_eq!(r.options[0].0, "cpus_allowed_policy");
         assert_eq!(
-            r.options[0],
-            ("filename".to_string(), "/data/f".to_string())
+            r.options.last(),
+            Some(&("filename".to_string(), "/data/f".to_string()))
         );
-        assert_eq!(r.options.len(), 22);
+        assert_eq!(r.options.len(), 20);
+        assert!(!r.options.iter().any(|(k, _)| k == "time_based"));
     }
 
     #[test]
@@ -830,6 +834,33 @@ group_reporting
     }
 
     #[test]
+    fn job_options_are_listed_in_fios_order() {
+        // A section's, by fio's option priority (filename last, kb_base first).
+        let r = one("[j]\nfilename=/x\nsize=1m\nkb_base=1000\ntime_based\nruntime=1\n");
+        let keys: Vec<&str> = r.options.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["kb_base", "size", "runtime", "filename"]);
+    }
+
+    #[test]
+    fn hist_logs_take_fios_options() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nwrite_hist_log\nlog_hist_msec=100\nlog_hist_coarseness=2\ngtod_reduce=1\n");
+        assert_eq!(
+            (
+                r.logs.hist.as_deref(),
+                r.logs.hist_msec,
+                r.logs.hist_coarseness
+            ),
+            (Some("j"), 100, 2)
+        );
+        // Histograms of each I/O's latency: every I/O timed.
+        assert!(r.logs.from_ios() && r.job.latency);
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nwrite_hist_log=h\nlog_hist_coarseness=7\n")
+                .contains("t.fio:5: log_hist_coarseness: 7: fio takes 0 to 6")
+        );
+    }
+
+    #[test]
     fn logs_take_their_interval_from_log_avg_msec() {
         let r = one("[j]\nfilename=/x\nsize=1m\nwrite_bw_log\nwrite_lat_log=p\nlog_avg_msec=250\n");
         assert_eq!(
@@ -839,6 +870,7 @@ group_reporting
                 lat: Some("p".into()),
                 iops: None,
                 per_io: false,
+                ..Default::default()
             }
         );
         assert_eq!(r.job.timing.interval_ns, 250_000_000);
@@ -886,8 +918,8 @@ wait_for_previous
         assert_eq!(
             p.global_options,
             [
-                ("filename".to_string(), "/x".to_string()),
-                ("size".to_string(), "1m".to_string())
+                ("size".to_string(), "1m".to_string()),
+                ("filename".to_string(), "/x".to_string())
             ]
         );
     }

@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::plan::{Logs, FIO_PERCENTILES};
-use crate::spec::fio::FioJob;
+use crate::spec::fio::{FioJob, COMMAND_LINE};
 
 /// Whether each I/O is timed: fio always times them unless gtod_reduce, or both disable_lat
 /// and disable_clat, say not.
@@ -24,7 +24,8 @@ pub(super) fn read_logs(
     notes: &mut Vec<String>,
 ) -> Result<(Logs, u64)> {
     // A bare write_*_log takes the job's name as its prefix, as in fio. With log_avg_msec,
-    // averages from iogauge's time series; without it, a line per I/O.
+    // bw and iops are averaged from iogauge's time series, latencies per clone over its I/Os
+    // as fio does; without it, a line per I/O.
     let prefix = |key: &str| {
         set.text(key).map(|v| {
             if v.is_empty() {
@@ -35,13 +36,23 @@ pub(super) fn read_logs(
         })
     };
     let avg_ms = set.int("log_avg_msec")?;
+    let hist_coarseness = set.int("log_hist_coarseness")?.unwrap_or(0);
+    if hist_coarseness > 6 {
+        return Err(set.err(
+            "log_hist_coarseness",
+            format!("{hist_coarseness}: fio takes 0 to 6"),
+        ));
+    }
     let logs = Logs {
         bw: prefix("write_bw_log"),
         lat: prefix("write_lat_log"),
         iops: prefix("write_iops_log"),
+        hist: prefix("write_hist_log"),
+        hist_msec: set.int("log_hist_msec")?.unwrap_or(0),
+        hist_coarseness: hist_coarseness as u32,
         per_io: avg_ms.is_none(),
     };
-    let asked = logs.any();
+    let asked = logs.bw.is_some() || logs.lat.is_some() || logs.iops.is_some();
     let interval_ns = match avg_ms {
         Some(ms) if ms < 10 => {
             return Err(set.err(
@@ -52,18 +63,16 @@ pub(super) fn read_logs(
         Some(ms) => set.fits("log_avg_msec", ms.checked_mul(1_000_000))?,
         None => 1_000_000_000,
     };
-    if asked && logs.per_io && !*latency {
-        // A line per I/O needs each I/O timed, as in fio.
-        notes.push("per-I/O logs time every I/O: gtod_reduce/disable_lat do not apply".into());
+    if (asked && logs.per_io || logs.hist.is_some()) && !*latency {
+        // A line per I/O, or a histogram of them, needs each I/O timed, as in fio.
+        notes.push(
+            "per-I/O and histogram logs time every I/O: gtod_reduce/disable_lat do not apply"
+                .into(),
+        );
         *latency = true;
     }
-    if asked && !logs.per_io {
-        if logs.lat.is_some() {
-            notes.push("write_lat_log with log_avg_msec: iogauge writes the _clat log (mean completion latency per interval); the averaged _lat and _slat logs are not written".into());
-        }
-        if clones > 1 {
-            notes.push(format!("logs with log_avg_msec: one file per job for all its {clones} clones together (fio writes one per clone)"));
-        }
+    if (logs.bw.is_some() || logs.iops.is_some()) && !logs.per_io && clones > 1 {
+        notes.push(format!("write_bw_log and write_iops_log with log_avg_msec: one file per job for all its {clones} clones together (fio writes one per clone)"));
     }
     Ok((logs, interval_ns))
 }
@@ -102,10 +111,13 @@ pub(super) fn read_unified(set: &Set) -> bool {
     )
 }
 
-/// The job's own options as written (fio's "job options"), not those it inherits.
+/// The job's own options as written (fio's "job options"), not those it inherits. fio lists
+/// a command-line job's --name among them (a section's name is its header, not an option).
 pub(super) fn own_options(fj: &FioJob) -> Vec<(String, String)> {
-    fj.options[fj.inherited..]
-        .iter()
-        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+    let name = (fj.at.file == COMMAND_LINE).then(|| ("name".to_string(), fj.name.clone()));
+    name.into_iter()
+        .chain(crate::spec::fio::plan::as_written(
+            &fj.options[fj.inherited..],
+        ))
         .collect()
 }
