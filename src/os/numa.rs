@@ -6,21 +6,7 @@ use std::path::Path;
 
 const NODES: &str = "/sys/devices/system/node";
 
-/// A kernel list such as `0-3,8`, as sysfs writes cpulist and online.
-fn parse_list(text: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                    out.extend(a..=b);
-                }
-            }
-            None => out.extend(part.parse::<usize>().ok()),
-        }
-    }
-    out
-}
+use super::topology::cpu_list as parse_list;
 
 /// The nodes this machine has online (node 0 alone where the kernel has no NUMA).
 pub fn online_nodes() -> Vec<usize> {

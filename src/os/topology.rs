@@ -101,7 +101,7 @@ fn nodes(node_dir: &Path) -> Vec<(u32, Vec<usize>)> {
 /// A kernel CPU list: `0-3,8,10-11`.
 pub fn cpu_list(s: &str) -> Vec<usize> {
     let mut out = Vec::new();
-    for part in s.split(',').filter(|p| !p.is_empty()) {
+    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
         let mut ends = part.splitn(2, '-').map(|v| v.parse::<usize>());
         match (ends.next(), ends.next()) {
             (Some(Ok(a)), Some(Ok(b))) => out.extend(a..=b),

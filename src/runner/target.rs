@@ -487,6 +487,12 @@ fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
     }
     // With --thread-offset the last thread's working set lies furthest out.
     let shift = job.shape.thread_offset * (job.threads_per_target as u64 - 1);
+    // No end given: every thread's set ends where the last one's reaches the end of the
+    // target (fio lets each run to the end; the sets start at the same places).
+    let end = match job.shape.max_offset {
+        None if end + shift > size && size.saturating_sub(shift) > start => size - shift,
+        _ => end,
+    };
     if end + shift > size {
         return Err(Error::usage(format!(
             "{} {}: thread {}'s working set ends at {}, past the end of '{shown}' ({})",

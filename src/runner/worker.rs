@@ -584,7 +584,11 @@ impl State<'_> {
             let tot = &mut self.totals[dir];
             tot.ios += 1;
             tot.bytes += bytes as u64;
-            self.counted_bytes += len as u64;
+            // A read-back (verify_backlog) is extra to the workload: fio's io_size counts
+            // the job's own I/O only.
+            if !self.slots.checkback[slot] {
+                self.counted_bytes += len as u64;
+            }
             let d = &mut iv.dirs[dir];
             d.ios += 1;
             d.bytes += bytes as u64;
