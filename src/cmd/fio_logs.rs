@@ -31,6 +31,8 @@ pub struct IoLogs {
     avg_ms: Option<u64>,
     /// log_hist_msec and log_hist_coarseness.
     hist: (u64, u32),
+    /// log_offset: the offset column before the priority.
+    offset: bool,
     error: Option<String>,
 }
 
@@ -159,6 +161,7 @@ impl IoLogs {
             slat: run.job.engine.kind == Some(EngineKind::IoUring),
             avg_ms: (!l.per_io).then_some(run.job.timing.interval_ns / 1_000_000),
             hist: (l.hist_msec, l.hist_coarseness),
+            offset: l.offset,
             error: None,
         }
     }
@@ -212,7 +215,11 @@ impl IoLogs {
             if let Acc::Mean(_, windows) = &mut log.acc {
                 for (dir, window) in windows.iter_mut().enumerate() {
                     if let Some(mean) = window.take() {
-                        let r = writeln!(log.w, "{ms}, {mean}, {dir}, 0, 0");
+                        let r = writeln!(
+                            log.w,
+                            "{ms}, {mean}, {dir}, 0{}",
+                            iogauge::report::fio::averaged_tail(self.offset)
+                        );
                         note(&mut self.error, log.kind, r);
                     }
                 }
@@ -267,7 +274,7 @@ impl Observer for IoLogs {
     }
 
     fn ios(&mut self, worker: usize, records: &[IoRecord]) {
-        let slat = self.slat;
+        let (slat, with_offset) = (self.slat, self.offset);
         let Some(files) = self.files.get_mut(worker) else {
             return;
         };
@@ -281,9 +288,18 @@ impl Observer for IoLogs {
                 };
                 let (ms, dir) = (r.at / 1_000_000, r.write as usize);
                 let written = match &mut log.acc {
+                    Acc::Each if with_offset => {
+                        writeln!(log.w, "{ms}, {value}, {dir}, {}, {}, 0", r.len, r.offset)
+                    }
                     Acc::Each => writeln!(log.w, "{ms}, {value}, {dir}, {}, 0", r.len),
                     Acc::Mean(every, windows) => match windows[dir].add(value, ms, *every) {
-                        Some(mean) => writeln!(log.w, "{ms}, {mean}, {dir}, 0, 0"),
+                        Some(mean) => {
+                            writeln!(
+                                log.w,
+                                "{ms}, {mean}, {dir}, 0{}",
+                                iogauge::report::fio::averaged_tail(with_offset)
+                            )
+                        }
                         None => Ok(()),
                     },
                     Acc::Hist(every, coarseness, hists) => {

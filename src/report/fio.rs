@@ -213,7 +213,8 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
                     "bw" => (d.bytes as f64 / secs / 1024.0).round() as u64,
                     _ => (d.ios as f64 / secs).round() as u64,
                 };
-                let _ = writeln!(text, "{t}, {v}, {dir}, 0, 0");
+                let tail = averaged_tail(l.offset);
+                let _ = writeln!(text, "{t}, {v}, {dir}, 0{tail}");
             }
         }
         out.push((format!("{prefix}_{kind}.1.log"), text));
@@ -1078,6 +1079,16 @@ fn depth_levels(depth: u32) -> Map<String, Value> {
             )
         })
         .collect()
+}
+
+/// The end of an averaged line: its offset (0, as fio writes it) where log_offset asks for
+/// the column, and the priority.
+pub fn averaged_tail(offset: bool) -> &'static str {
+    if offset {
+        ", 0, 0"
+    } else {
+        ", 0"
+    }
 }
 
 #[cfg(test)]

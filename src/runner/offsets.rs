@@ -41,6 +41,16 @@ pub enum OffsetGen {
         wrap: u64,
         cursor: u64,
     },
+    /// fio's zonemode=strided: `cursor` runs through the zone from `zone`, back to its start
+    /// at its end; after `zones.size` bytes the next zone, `range + skip` on.
+    Strided {
+        base: u64,
+        end: u64,
+        zones: crate::spec::StridedZones,
+        zone: u64,
+        cursor: u64,
+        done: u64,
+    },
     /// Threads of one target share the counter (DiskSpd's -si).
     Interlocked {
         base: u64,
@@ -123,6 +133,8 @@ pub struct Walk {
     /// Sequential I/O begins this far into the working set, and wraps to this offset modulo
     /// the stride (DiskSpd's -T: threads interleave).
     pub start: u64,
+    /// Sequential I/O in zones (fio's zonemode=strided).
+    pub zones: Option<crate::spec::StridedZones>,
 }
 
 impl OffsetGen {
@@ -141,6 +153,7 @@ impl OffsetGen {
             random_every,
             mixed,
             start,
+            zones,
         } = walk;
         debug_assert!(end >= base + block);
         let span = end - base - block;
@@ -162,6 +175,14 @@ impl OffsetGen {
                     end,
                 }
             }
+            Pattern::Sequential { .. } if zones.is_some() => OffsetGen::Strided {
+                base,
+                end,
+                zones: zones.expect("matched"),
+                zone: base,
+                cursor: base,
+                done: 0,
+            },
             Pattern::Sequential { .. } if mixed => OffsetGen::Contiguous {
                 base,
                 end,
@@ -282,6 +303,31 @@ impl OffsetGen {
                     Some(c) if c >= *base => c,
                     _ => *wrap,
                 };
+                off
+            }
+            OffsetGen::Strided {
+                base,
+                end,
+                zones,
+                zone,
+                cursor,
+                done,
+            } => {
+                // As fio 3.33's setup_strided_zone_mode, before each I/O.
+                if *done >= zones.size {
+                    *done = 0;
+                    *zone += zones.range + zones.skip;
+                    if *zone >= *end {
+                        *zone = *base;
+                    }
+                    *cursor = *zone;
+                }
+                if *cursor >= *zone + zones.range || *cursor + len > *end {
+                    *cursor = *zone;
+                }
+                let off = *cursor;
+                *cursor += len;
+                *done += len;
                 off
             }
             OffsetGen::Interlocked {
@@ -725,6 +771,35 @@ mod tests {
         let offs: Vec<u64> = lens.iter().map(|&l| g.next(&mut rng, l)).collect();
         // 4096+4096+16384+8192 = 32768; the next 16k would pass the end (45056): wrap.
         assert_eq!(offs, [4096, 8192, 24576, 4096, 20480, 24576]);
+    }
+
+    /// fio's zonemode=strided, zonesize=2 blocks, zoneskip=3 blocks over 12 blocks: blocks
+    /// 0,1 then 5,6 then 10,11, then from the start again; a zone larger than its range
+    /// (zonesize 3, zonerange 2) goes round its range again.
+    #[test]
+    fn strided_zones_as_fio_walks_them() {
+        let p = Pattern::Sequential {
+            stride_bytes: 4096,
+            interlocked: false,
+            backwards: false,
+        };
+        let blocks = |size: u64, range: u64, skip: u64, n: usize| -> Vec<u64> {
+            let zones = crate::spec::StridedZones {
+                size: size * 4096,
+                range: range * 4096,
+                skip: skip * 4096,
+            };
+            let walk = Walk {
+                zones: Some(zones),
+                ..Walk::default()
+            };
+            let shared = Arc::new(AtomicU64::new(0));
+            let mut g = OffsetGen::new(&p, 0, 12 * 4096, 4096, &shared, walk);
+            let mut rng = Rng::new(0, &[]);
+            (0..n).map(|_| g.next(&mut rng, 4096) / 4096).collect()
+        };
+        assert_eq!(blocks(2, 2, 3, 8), [0, 1, 5, 6, 10, 11, 0, 1]);
+        assert_eq!(blocks(3, 2, 3, 7), [0, 1, 0, 5, 6, 5, 10]);
     }
 
     /// DiskSpd's -T1b -s8b with 8 threads: thread k reads blocks k, k+8, k+16... and wraps to

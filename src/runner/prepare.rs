@@ -153,6 +153,7 @@ fn worker_plan(
                     random_every: job.shape.random_every,
                     mixed: job.shape.block_mix.is_some(),
                     start: th as u64 * job.shape.thread_start,
+                    zones: job.shape.zones,
                 },
             )
         })

@@ -350,6 +350,8 @@ pub struct IoRecord {
     pub at: u64,
     pub write: bool,
     pub len: u32,
+    /// Where in its file (fio's log_offset).
+    pub offset: u64,
     /// Queued to handed to the kernel (0 for engines that run I/O inline).
     pub submission: u64,
     /// Submitted to completed.
@@ -615,6 +617,7 @@ impl State<'_> {
                         at: t - self.m0,
                         write: dir == 1,
                         len: bytes,
+                        offset: self.slots.offset[slot],
                         submission: self.slots.submitted_at[slot] - self.slots.queued_at[slot],
                         completion,
                     });

@@ -151,6 +151,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         }
         fio_affinity(&mut o, job);
         fio_numa(&mut o, job);
+        fio_zones(&mut o, job);
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
         }
@@ -433,6 +434,16 @@ fn fio_affinity(o: &mut String, job: &JobSpec) {
                 list.join(",")
             );
         }
+    }
+}
+
+fn fio_zones(o: &mut String, job: &JobSpec) {
+    if let Some(z) = job.shape.zones {
+        let _ = writeln!(
+            o,
+            "zonemode=strided\nzonesize={}\nzonerange={}\nzoneskip={}",
+            z.size, z.range, z.skip
+        );
     }
 }
 
@@ -814,6 +825,9 @@ fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
 
 /// What iogauge's run can be asked for that DiskSpd's cannot.
 fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
+    if job.shape.zones.is_some() {
+        l.caveat("DiskSpd has no strided zones (--zones): it walks the whole working set");
+    }
     if job.numa.is_some() {
         l.caveat("DiskSpd places threads on processor groups (-ag), not NUMA nodes: no --numa-nodes or --numa-mem");
     }

@@ -628,6 +628,19 @@ pub struct Shape {
     /// and wraps to that offset modulo the stride, so that threads interleave (DiskSpd's -T).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub thread_start: u64,
+    /// Sequential I/O in zones (fio's zonemode=strided): see [`StridedZones`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<StridedZones>,
+}
+
+/// fio's zonemode=strided: `size` bytes of I/O in a zone of `range` bytes (sequential within
+/// it, from its start again where it reaches its end), then the next zone `range + skip`
+/// further on, from the working set's start again past its end. A disk profiled zone by zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StridedZones {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
 }
 
 impl Shape {

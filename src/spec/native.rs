@@ -386,6 +386,36 @@ fn affinity(text: &str) -> Result<Affinity> {
     Ok(Affinity::Cpus { cpus })
 }
 
+/// `--zones SIZE[:SKIP[:RANGE]]`.
+fn zones(args: &RunArgs) -> Result<Option<crate::spec::StridedZones>> {
+    let Some(text) = args.zones.as_deref() else {
+        return Ok(None);
+    };
+    let bad = || {
+        Error::usage(format!(
+            "invalid value '{text}' for --zones: expected SIZE[:SKIP[:RANGE]] such as 256M:2G"
+        ))
+    };
+    let parts: Vec<u64> = text
+        .split(':')
+        .map(|p| parse_size(p).map_err(|_| bad()))
+        .collect::<Result<_>>()?;
+    match parts[..] {
+        [size] => Ok(Some(crate::spec::StridedZones {
+            size,
+            range: size,
+            skip: 0,
+        })),
+        [size, skip] => Ok(Some(crate::spec::StridedZones {
+            size,
+            range: size,
+            skip,
+        })),
+        [size, skip, range] => Ok(Some(crate::spec::StridedZones { size, range, skip })),
+        _ => Err(bad()),
+    }
+}
+
 /// `--numa-nodes` and `--numa-mem`.
 fn numa(args: &RunArgs) -> Result<Option<crate::spec::numa::Numa>> {
     use crate::spec::numa::{parse_mem_policy, parse_nodes, Numa};
@@ -498,6 +528,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             max_offset,
             thread_offset,
             thread_start,
+            zones: zones(args)?,
         },
         timing: Timing {
             warmup_ns,
@@ -1120,6 +1151,36 @@ mod tests {
         assert_eq!(job("-Sb f").unwrap().cache, CacheMode::Buffered);
         assert_eq!(job("-Sr f").unwrap().cache, CacheMode::Direct);
         assert_eq!(job("--engine sync f").unwrap().queue_depth, 1);
+    }
+
+    #[test]
+    fn zones_and_numa_from_flags() {
+        let z = job("-c 64M -s --zones 1M:8M f")
+            .unwrap()
+            .shape
+            .zones
+            .unwrap();
+        assert_eq!((z.size, z.skip, z.range), (1 << 20, 8 << 20, 1 << 20));
+        let z = job("-c 64M -s --zones 3M:8M:2M f")
+            .unwrap()
+            .shape
+            .zones
+            .unwrap();
+        assert_eq!((z.size, z.skip, z.range), (3 << 20, 8 << 20, 2 << 20));
+        let e = job("-c 64M --zones 1M:x f").unwrap_err().to_string();
+        assert!(e.contains("invalid value '1M:x' for --zones"), "{e}");
+        let e = job("-c 64M -r --zones 1M f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("--zones: zones are walked by sequential I/O"),
+            "{e}"
+        );
+        let n = job("-c 64M --numa-nodes 0 --numa-mem local f")
+            .unwrap()
+            .numa
+            .unwrap();
+        assert_eq!(n.memory.unwrap().text(), "local");
+        let e = job("-c 64M --numa-mem prefer f").unwrap_err().to_string();
+        assert!(e.contains("invalid value 'prefer' for --numa-mem"), "{e}");
     }
 
     #[test]

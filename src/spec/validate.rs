@@ -34,6 +34,7 @@ impl JobSpec {
         self.validate_per_io()?;
         self.validate_file_ops()?;
         self.validate_verify()?;
+        self.validate_zones()?;
         if self.cache.is_direct() {
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
@@ -46,6 +47,32 @@ impl JobSpec {
                     self.name(Flag::Threads)
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Strided zones: sequential I/O block by block, zones that hold a block.
+    fn validate_zones(&self) -> Result<()> {
+        let Some(z) = self.shape.zones else {
+            return Ok(());
+        };
+        let plain = matches!(
+            self.shape.pattern,
+            Pattern::Sequential { stride_bytes, interlocked: false, backwards: false }
+                if stride_bytes == self.shape.block_size
+        );
+        if !plain {
+            return bad(format!(
+                "{}: zones are walked by sequential I/O, block after block (no stride, no random, no backwards, no interlocked)",
+                self.name(Flag::Zones)
+            ));
+        }
+        if z.size == 0 || z.range < self.shape.block_size {
+            return bad(format!(
+                "{}: a zone must do at least one block and hold one ({} each)",
+                self.name(Flag::Zones),
+                crate::units::format_size(self.shape.block_size)
+            ));
         }
         Ok(())
     }

@@ -116,6 +116,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             max_offset: extent.max,
             thread_offset: 0,
             thread_start,
+            zones: None,
         },
         timing: Timing {
             warmup_ns: phases.warmup_ns,

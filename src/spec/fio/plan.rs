@@ -124,6 +124,8 @@ pub struct Logs {
     /// averages over the job's interval: bw and iops one file for the job, the latency logs
     /// one file per clone.
     pub per_io: bool,
+    /// log_offset: each line says where its I/O was (0 in averaged lines, as fio).
+    pub offset: bool,
 }
 
 impl Logs {

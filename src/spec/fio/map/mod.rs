@@ -248,6 +248,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             max_offset: files.max_offset,
             thread_offset: files.increment,
             thread_start: 0,
+            zones: shape.zones,
         },
         timing: Timing {
             warmup_ns,
@@ -858,6 +859,20 @@ group_reporting
             err("[j]\nfilename=/x\nsize=1m\nwrite_hist_log=h\nlog_hist_coarseness=7\n")
                 .contains("t.fio:5: log_hist_coarseness: 7: fio takes 0 to 6")
         );
+    }
+
+    #[test]
+    fn strided_zones_and_log_offset_as_fio_reads_them() {
+        let r = one("[j]\nfilename=/x\nsize=1g\nrw=read\nzonesize=256m\nzoneskip=2g\nwrite_bw_log\nlog_offset=1\n");
+        let z = r.job.shape.zones.unwrap();
+        assert_eq!((z.size, z.range, z.skip), (256 << 20, 256 << 20, 2 << 30));
+        assert!(r.logs.offset);
+        let r = one("[j]\nfilename=/x\nsize=1g\nzonemode=none\nzonesize=1m\n");
+        assert!(r.job.shape.zones.is_none());
+        assert!(err("[j]\nfilename=/x\nsize=1g\nrw=randread\nzonesize=1m\n")
+            .contains("zonesize: strided zones with random I/O"));
+        assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\n").contains("'zbd'"));
+        assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=strided\n").contains("needs zonesize"));
     }
 
     #[test]

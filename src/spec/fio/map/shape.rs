@@ -5,7 +5,9 @@
 use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::{parse_size, FioOption, Location};
-use crate::spec::{BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern};
+use crate::spec::{
+    BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern, StridedZones,
+};
 
 /// What each I/O of a job is, and where it goes.
 pub(super) struct Shape {
@@ -23,6 +25,7 @@ pub(super) struct Shape {
     /// Where random offsets (and offsets in percent) are aligned.
     pub(super) align: u64,
     pub(super) pattern: Pattern,
+    pub(super) zones: Option<StridedZones>,
 }
 
 /// `options`: the job's, in order (for which of rwmixread and rwmixwrite comes last).
@@ -89,6 +92,7 @@ pub(super) fn read_shape(
             backwards,
         }
     };
+    let zones = read_zones(set, random, notes)?;
     Ok(Shape {
         random,
         write_pct,
@@ -101,7 +105,55 @@ pub(super) fn read_shape(
         smallest,
         align,
         pattern,
+        zones,
     })
+}
+
+/// zonemode, zonesize, zonerange and zoneskip: strided zones for sequential I/O, as fio 3.33
+/// sets them up (init.c: a zonesize alone means strided, zonerange defaults to zonesize).
+fn read_zones(set: &Set, random: bool, notes: &mut Vec<String>) -> Result<Option<StridedZones>> {
+    let mode = set.text("zonemode");
+    let size = set.size("zonesize")?;
+    match (mode, size) {
+        (Some("none"), _) | (None, None) => return Ok(None),
+        (Some("zbd"), _) => {
+            return Err(set.err(
+                "zonemode",
+                "'zbd' (zoned block devices) is not supported yet (planned)",
+            ))
+        }
+        (Some("strided") | None, _) => {}
+        (Some(m), _) => {
+            return Err(set.err("zonemode", format!("'{m}' is not none, strided or zbd")))
+        }
+    }
+    let Some(size) = size.filter(|&s| s > 0) else {
+        return Err(set.err(
+            "zonemode",
+            "strided needs zonesize= (fio: --zonesize must be specified)",
+        ));
+    };
+    // A zonesize alone asks for strided zones: name what the user wrote.
+    let key = if mode.is_some() {
+        "zonemode"
+    } else {
+        "zonesize"
+    };
+    if random {
+        return Err(set.err(
+            key,
+            "strided zones with random I/O are not supported yet (planned); sequential I/O is",
+        ));
+    }
+    if set.text("rw").is_some_and(|v| v.contains(':')) {
+        return Err(set.err(key, "strided zones with rw=...:N are not supported"));
+    }
+    let range = set.size("zonerange")?.filter(|&r| r > 0).unwrap_or(size);
+    let skip = set.size("zoneskip")?.unwrap_or(0);
+    if set.get("zonecapacity").is_some() {
+        notes.push("zonecapacity: no effect with zonemode=strided, as in fio".into());
+    }
+    Ok(Some(StridedZones { size, range, skip }))
 }
 
 /// The write share of a mixed job (`rw`'s default, `write_pct`), as rwmixread or rwmixwrite
