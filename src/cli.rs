@@ -1039,6 +1039,13 @@ pub struct RunArgs {
     )]
     pub write_pct: Checked<u8>,
 
+    /// Trims instead of reads and writes: `only`, every I/O trims its range (fio's trim,
+    /// randtrim); `then-write`, each block is trimmed, then written once the trim completed
+    /// (fio's trimwrite, randtrimwrite). A trim discards the range of a block device
+    /// (BLKDISCARD) or punches a hole in a file; sized as writes are
+    #[arg(long = "trim", value_name = "MODE")]
+    pub trim: Option<TrimArg>,
+
     /// Measured duration in seconds [default: 10]
     #[arg(short = 'd', long = "duration", value_name = "SECONDS", value_parser = read::seconds())]
     pub duration: Option<Checked<u64>>,
@@ -1134,7 +1141,9 @@ pub struct RunArgs {
     /// (completes after --delay: checks the measurement), or mmap (the target mapped, each I/O a
     /// copy; needs --cache buffered). filecreate, filestat and filedelete: each I/O creates,
     /// stats or deletes one target, once per target (fio's engines of those names; one op per
-    /// file, timed; no data moves; group the files per thread with --file-set)
+    /// file, timed; no data moves; group the files per thread with --file-set). falloc: each
+    /// I/O is a fallocate of its range (a read keeps the size, a write grows the file, a trim
+    /// punches a hole); ftruncate: each write sets the file's length to its offset
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engine: Option<EngineArg>,
 
@@ -1363,6 +1372,11 @@ pub struct RunArgs {
     #[arg(long = "continue-on-error")]
     pub continue_on_error: bool,
 
+    /// Go on after these I/O errors only, counting each (fio's ignore_error): errno names or
+    /// numbers, such as ENOSPC,EIO or 28
+    #[arg(long = "ignore-error", value_name = "ERRNOS")]
+    pub ignore_error: Option<String>,
+
     /// Report format: text, json (the documented schema), csv (the time series)
     #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
     pub output: OutputFormat,
@@ -1380,6 +1394,12 @@ pub struct RunArgs {
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimArg {
+    Only,
+    ThenWrite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
     Sync,
     #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
@@ -1390,6 +1410,8 @@ pub enum EngineArg {
     Filecreate,
     Filestat,
     Filedelete,
+    Falloc,
+    Ftruncate,
 }
 
 /// The formats are the reports' to say; the flags only name them.

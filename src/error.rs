@@ -75,6 +75,14 @@ pub fn errno_name(errno: i32) -> String {
         libc::EEXIST => "EEXIST",
         libc::ENODEV => "ENODEV",
         libc::EISDIR => "EISDIR",
+        libc::ENOTBLK => "ENOTBLK",
+        libc::EXDEV => "EXDEV",
+        libc::ENOTTY => "ENOTTY",
+        libc::ENFILE => "ENFILE",
+        libc::EMFILE => "EMFILE",
+        libc::EPIPE => "EPIPE",
+        libc::ENOSYS => "ENOSYS",
+        libc::EOVERFLOW => "EOVERFLOW",
         libc::EINVAL => "EINVAL",
         libc::EFBIG => "EFBIG",
         libc::ENOSPC => "ENOSPC",
@@ -90,6 +98,29 @@ pub fn errno_name(errno: i32) -> String {
         _ => return format!("errno {errno}"),
     };
     name.to_string()
+}
+
+/// An errno named as the kernel's headers name it (ENOSPC) or by its number: a list split at
+/// ':' or ',' (fio's ignore_error), the errors' numbers in order.
+pub fn parse_errnos(list: &str) -> std::result::Result<Vec<i32>, String> {
+    let mut out = Vec::new();
+    for word in list
+        .split([':', ','])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        let errno = match word.parse::<i32>() {
+            Ok(n) if (1..4096).contains(&n) => n,
+            Ok(_) => return Err(format!("'{word}' is not an errno (1..4095)")),
+            Err(_) => (1..200)
+                .find(|&n| errno_name(n) == word.to_ascii_uppercase())
+                .ok_or_else(|| format!("'{word}' is not an errno name iogauge knows, such as ENOSPC or EIO; give its number"))?,
+        };
+        if !out.contains(&errno) {
+            out.push(errno);
+        }
+    }
+    Ok(out)
 }
 
 /// Pseudo-errno used to count short transfers next to real errors.

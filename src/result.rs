@@ -167,12 +167,20 @@ pub struct FileShare {
     pub created: bool,
     pub read: IoCount,
     pub write: IoCount,
+    #[serde(default, skip_serializing_if = "IoCount::is_zero")]
+    pub trim: IoCount,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct IoCount {
     pub ios: u64,
     pub bytes: u64,
+}
+
+impl IoCount {
+    pub fn is_zero(&self) -> bool {
+        self.ios == 0 && self.bytes == 0
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -197,17 +205,22 @@ pub struct ThreadResult {
 pub struct FileCounts {
     pub read: IoCount,
     pub write: IoCount,
+    #[serde(default, skip_serializing_if = "IoCount::is_zero")]
+    pub trim: IoCount,
 }
 
-/// Reads and writes apart, and both together.
+/// Reads, writes and (where the job trims) trims apart, and all together.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirPair {
     pub read: DirResult,
     pub write: DirResult,
+    /// Only where the job trims (`--trim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirResult>,
     pub all: DirResult,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct DirResult {
     pub ios: u64,
     pub bytes: u64,
@@ -456,6 +469,9 @@ pub struct Sample {
     pub duration_ns: u64,
     pub read: SampleDir,
     pub write: SampleDir,
+    /// Only where the job trims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<SampleDir>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]

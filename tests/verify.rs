@@ -253,6 +253,12 @@ fn an_io_error_is_named_or_counted_with_its_offset() -> Result<String, String> {
         )),
         "{e}"
     );
+    // fio's ignore_error: only the errors listed are gone on after.
+    let o = run_out(&format!("{REREAD} --ignore-error ENOSPC:ENOTTY"), &t);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let ignored = json_of(&run_out(&format!("{REREAD} --ignore-error 28,EIO"), &t));
+    assert_eq!(ignored["stop_reason"], "completed");
+    assert_eq!(ignored["errors"][0]["name"], "EIO");
     let o = run_out(&format!("{REREAD} --continue-on-error"), &t);
     let r = json_of(&o);
     let errs = r["errors"].as_array().unwrap();

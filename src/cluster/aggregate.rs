@@ -53,9 +53,14 @@ fn merge_pairs(parts: &[&DirPair], window_ns: u64, histograms: bool) -> Result<D
         let ds: Vec<&DirResult> = parts.iter().map(|p| f(p)).collect();
         merge_dirs(&ds, window_ns, histograms)
     };
+    let trims: Vec<&DirResult> = parts.iter().filter_map(|p| p.trim.as_ref()).collect();
     Ok(DirPair {
         read: dir(|p| &p.read)?,
         write: dir(|p| &p.write)?,
+        trim: match trims.is_empty() {
+            true => None,
+            false => Some(merge_dirs(&trims, window_ns, histograms)?),
+        },
         all: dir(|p| &p.all)?,
     })
 }
@@ -134,20 +139,24 @@ fn errors(parts: &[(Place, RunResult)]) -> Vec<ErrorCount> {
 fn time_series(parts: &[(Place, RunResult)], start: u64, window_ns: u64) -> TimeSeries {
     let interval = parts[0].1.time_series.interval_ns.max(1);
     let mut samples: Vec<Sample> = Vec::new();
-    let mut lat_sums: Vec<[u128; 2]> = Vec::new();
+    let mut lat_sums: Vec<[u128; 3]> = Vec::new();
+    let trims = !parts[0].1.job.shape.trim.is_none();
     for (_, r) in parts {
         let offset = r.started_unix_ns - start;
         for s in &r.time_series.samples {
             let i = ((offset + s.start_ns + interval / 2) / interval) as usize;
             while samples.len() <= i {
-                samples.push(empty_sample(samples.len() as u64 * interval, interval));
-                lat_sums.push([0, 0]);
+                samples.push(empty_sample(
+                    samples.len() as u64 * interval,
+                    interval,
+                    trims,
+                ));
+                lat_sums.push([0; 3]);
             }
             let t = &mut samples[i];
-            for (d, (to, from)) in [(&mut t.read, &s.read), (&mut t.write, &s.write)]
-                .into_iter()
-                .enumerate()
-            {
+            let trim = t.trim.as_mut().zip(s.trim.as_ref());
+            let pairs = [(&mut t.read, &s.read), (&mut t.write, &s.write)];
+            for (d, (to, from)) in pairs.into_iter().chain(trim).enumerate() {
                 to.ios += from.ios;
                 to.bytes += from.bytes;
                 if let Some(m) = from.latency_mean_ns {
@@ -160,7 +169,11 @@ fn time_series(parts: &[(Place, RunResult)], start: u64, window_ns: u64) -> Time
     samples.retain(|s| s.start_ns < window_ns);
     for (s, sums) in samples.iter_mut().zip(&lat_sums) {
         s.duration_ns = interval.min(window_ns - s.start_ns);
-        for (d, sum) in [(&mut s.read, sums[0]), (&mut s.write, sums[1])] {
+        let trim = s.trim.as_mut().map(|t| (t, sums[2]));
+        for (d, sum) in [(&mut s.read, sums[0]), (&mut s.write, sums[1])]
+            .into_iter()
+            .chain(trim)
+        {
             d.latency_mean_ns = (d.ios > 0 && sum > 0).then(|| (sum / d.ios as u128) as u64);
             d.latency_p99_ns = None;
         }
@@ -171,12 +184,13 @@ fn time_series(parts: &[(Place, RunResult)], start: u64, window_ns: u64) -> Time
     }
 }
 
-fn empty_sample(start_ns: u64, interval: u64) -> Sample {
+fn empty_sample(start_ns: u64, interval: u64, trims: bool) -> Sample {
     Sample {
         start_ns,
         duration_ns: interval,
         read: Default::default(),
         write: Default::default(),
+        trim: trims.then(Default::default),
     }
 }
 

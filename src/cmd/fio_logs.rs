@@ -47,11 +47,11 @@ struct Log {
 enum Acc {
     /// Nothing: a line per I/O.
     Each,
-    /// log_avg_msec: [read, write] means over windows of this many ms.
-    Mean(u64, [Window; 2]),
-    /// write_hist_log: [read, write] histograms over windows of log_hist_msec, each line
-    /// summing 2^log_hist_coarseness bins.
-    Hist(u64, u32, Box<[Hist; 2]>),
+    /// log_avg_msec: [read, write, trim] means over windows of this many ms.
+    Mean(u64, [Window; 3]),
+    /// write_hist_log: [read, write, trim] histograms over windows of log_hist_msec, each
+    /// line summing 2^log_hist_coarseness bins.
+    Hist(u64, u32, Box<[Hist; 3]>),
 }
 
 /// The I/Os of one direction since the window began, as fio's `avg_window`.
@@ -286,7 +286,7 @@ impl Observer for IoLogs {
                 let Some(value) = value(log.kind, r, slat) else {
                     continue;
                 };
-                let (ms, dir) = (r.at / 1_000_000, r.write as usize);
+                let (ms, dir) = (r.at / 1_000_000, r.dir as usize);
                 let written = match &mut log.acc {
                     Acc::Each if with_offset => {
                         writeln!(log.w, "{ms}, {value}, {dir}, {}, {}, 0", r.len, r.offset)

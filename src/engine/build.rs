@@ -2,6 +2,7 @@
 //! running engine. The worker loop is generic over the engine (static calls in the hot
 //! path), so the caller hands a [`Drive`] that is called with whichever engine was made.
 
+use super::alloc::{FallocEngine, Fallocate, Ftruncate, FtruncateEngine};
 use super::delay::DelayEngine;
 use super::files::{FileOpEngine, FileOps};
 use super::kind::{DelayDist, DelayStep, EngineKind};
@@ -71,6 +72,13 @@ pub fn build<D: Drive>(
             return Ok((through(e, lazy, io.queue_depth, d), Some(features)));
         }
         EngineKind::Sync => through(SyncEngine::new(Pread(fds)), lazy, io.queue_depth, d),
+        EngineKind::Falloc => through(FallocEngine::new(Fallocate(fds)), lazy, io.queue_depth, d),
+        EngineKind::Ftruncate => through(
+            FtruncateEngine::new(Ftruncate(fds)),
+            lazy,
+            io.queue_depth,
+            d,
+        ),
         EngineKind::Null => through(NullEngine::default(), lazy, io.queue_depth, d),
         EngineKind::Delay => {
             let (dist, step) = s.delay.expect("validated: --engine delay has --delay");

@@ -25,6 +25,11 @@ pub enum EngineKind {
     /// Each I/O deletes one file, as the fs suite's file_delete (fio's filedelete).
     #[serde(rename = "filedelete")]
     FileDelete,
+    /// Each I/O is a fallocate of its range (fio's falloc): a read allocates keeping the
+    /// size, a write allocates growing the file, a trim punches a hole.
+    Falloc,
+    /// Each write sets the file's length to its offset (fio's ftruncate); no data moves.
+    Ftruncate,
 }
 
 /// The engine a job asks for, and the settings only some engines take, as one value. Each
@@ -86,6 +91,8 @@ impl EngineKind {
             EngineKind::FileCreate => "filecreate",
             EngineKind::FileStat => "filestat",
             EngineKind::FileDelete => "filedelete",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
         }
     }
 
@@ -97,7 +104,11 @@ impl EngineKind {
             EngineKind::Sync => "psync",
             EngineKind::Null | EngineKind::Delay => "null",
             EngineKind::Mmap => "mmap",
-            EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => self.name(),
+            EngineKind::FileCreate
+            | EngineKind::FileStat
+            | EngineKind::FileDelete
+            | EngineKind::Falloc
+            | EngineKind::Ftruncate => self.name(),
         }
     }
 
@@ -127,7 +138,10 @@ impl EngineKind {
 
     /// Engines that run one I/O at a time per thread, inside the worker's wait.
     pub fn is_inline(self) -> bool {
-        matches!(self, EngineKind::Sync | EngineKind::Mmap) || self.is_file_op()
+        matches!(
+            self,
+            EngineKind::Sync | EngineKind::Mmap | EngineKind::Falloc | EngineKind::Ftruncate
+        ) || self.is_file_op()
     }
 
     /// The metadata call each I/O of a file-operation engine makes.
@@ -138,6 +152,12 @@ impl EngineKind {
             EngineKind::FileDelete => Some(MetaOp::Delete),
             _ => None,
         }
+    }
+
+    /// Engines whose I/Os change a file's allocation or length instead of moving data: they
+    /// read and write no buffer, so verification has nothing to check.
+    pub fn moves_no_data(self) -> bool {
+        matches!(self, EngineKind::Falloc | EngineKind::Ftruncate) || self.is_file_op()
     }
 
     /// Engines whose I/Os run after submission returns: they have a submission latency of

@@ -13,6 +13,8 @@ impl RunOne for Mapping {
         let (off, len) = (sqe.offset as usize, sqe.len as usize);
         match sqe.op {
             Op::Fsync | Op::Fdatasync => self.sync(),
+            // Refused in validation: a mapping has no trim.
+            Op::PunchHole | Op::Discard => -libc::EOPNOTSUPP,
             _ if off.checked_add(len).is_none_or(|end| end > self.len()) => -libc::EINVAL,
             // SAFETY: off..off+len lies inside the mapping (checked above); `buf` holds `len`
             // bytes owned by the worker for this slot (see `Sqe`); the two never overlap.

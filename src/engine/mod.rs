@@ -4,6 +4,7 @@
 //!
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
+pub mod alloc;
 pub mod build;
 pub mod delay;
 pub mod files;
@@ -35,14 +36,24 @@ pub struct Sqe {
 }
 
 /// What an I/O does. A flush (`Fsync`, `Fdatasync`) has no offset, length or buffer, and
-/// completes with 0.
+/// completes with 0. A trim tells the storage that a range no longer holds data: on a file a
+/// hole punched (`PunchHole`: fallocate's PUNCH_HOLE, what a file system's discard is), on a
+/// block device a discard (`Discard`: BLKDISCARD, as fio's trims are); it takes no buffer
+/// and completes with 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Read,
     Write,
     Fsync,
     Fdatasync,
+    PunchHole,
+    Discard,
 }
+
+/// Where each direction's figures are kept in per-direction arrays: reads, writes, trims.
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+pub const TRIM: usize = 2;
 
 impl Op {
     pub fn verb(self) -> &'static str {
@@ -51,12 +62,30 @@ impl Op {
             Op::Write => "write",
             Op::Fsync => "fsync",
             Op::Fdatasync => "fdatasync",
+            Op::PunchHole => "punch a hole in",
+            Op::Discard => "discard",
         }
     }
 
     #[inline]
     pub fn is_flush(self) -> bool {
         matches!(self, Op::Fsync | Op::Fdatasync)
+    }
+
+    #[inline]
+    pub fn is_trim(self) -> bool {
+        matches!(self, Op::PunchHole | Op::Discard)
+    }
+
+    /// The direction an I/O is counted in ([`READ`], [`WRITE`] or [`TRIM`]); flushes are
+    /// counted apart and have none (they count as writes here).
+    #[inline]
+    pub fn dir(self) -> usize {
+        match self {
+            Op::Read => READ,
+            Op::PunchHole | Op::Discard => TRIM,
+            _ => WRITE,
+        }
     }
 }
 
@@ -146,8 +175,11 @@ pub(crate) fn syscall_result(ret: isize) -> i32 {
     }
 }
 
-/// pread/pwrite of the whole buffer (or fsync/fdatasync), retrying on EINTR.
+/// pread/pwrite of the whole buffer (or fsync/fdatasync, or a trim), retrying on EINTR.
 pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
+    if sqe.op.is_trim() {
+        return trim_once(fd, sqe.op, sqe.offset, sqe.len);
+    }
     loop {
         // SAFETY: `buf` points to `len` bytes owned by the worker for this slot (see `Sqe`).
         let ret = unsafe {
@@ -177,3 +209,32 @@ pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
         }
     }
 }
+
+/// A trim of `len` bytes at `offset`: a hole punched in a file (the size kept), or a discard
+/// of a block device's range. 0 or a negative errno, as a completion's result.
+pub(crate) fn trim_once(fd: RawFd, op: Op, offset: u64, len: u32) -> i32 {
+    loop {
+        // SAFETY: fallocate and ioctl(BLKDISCARD) read only their arguments; `range` lives
+        // across the call.
+        let ret = unsafe {
+            if op == Op::Discard {
+                let range: [u64; 2] = [offset, len as u64];
+                libc::ioctl(fd, BLKDISCARD, range.as_ptr()) as isize
+            } else {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset as libc::off_t,
+                    len as libc::off_t,
+                ) as isize
+            }
+        };
+        let r = syscall_result(ret);
+        if r != -libc::EINTR {
+            return r;
+        }
+    }
+}
+
+/// `_IO(0x12, 119)` from linux/fs.h: discard a byte range `[start, len]` of a block device.
+const BLKDISCARD: libc::c_ulong = 0x1277;

@@ -9,18 +9,26 @@ use std::fmt::Write;
 
 pub struct Csv;
 
+/// The trims' columns, after the writes', only where the run trims (a run that does not
+/// keeps the header it always had).
+const TRIM_COLUMNS: &str =
+    ",trim_ios,trim_bytes,trim_iops,trim_bytes_per_sec,trim_latency_mean_ns,trim_latency_p99_ns";
+
 pub const HEADER: &str = "start_ns,duration_ns,read_ios,read_bytes,read_iops,read_bytes_per_sec,read_latency_mean_ns,read_latency_p99_ns,write_ios,write_bytes,write_iops,write_bytes_per_sec,write_latency_mean_ns,write_latency_p99_ns";
 
 impl Exporter for Csv {
     fn render(&self, r: &RunResult) -> String {
         let mut out = String::from(HEADER);
+        if r.total.trim.is_some() {
+            out.push_str(TRIM_COLUMNS);
+        }
         out.push('\n');
         for s in &r.time_series.samples {
             let secs = s.duration_ns as f64 / 1e9;
             // A rate over no time would print NaN or inf: none is written as 0.
             let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
             let _ = write!(out, "{},{}", s.start_ns, s.duration_ns);
-            for d in [&s.read, &s.write] {
+            for d in [&s.read, &s.write].into_iter().chain(s.trim.as_ref()) {
                 // Latency cells are empty in IOPS mode.
                 let cell = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
                 let _ = write!(

@@ -205,7 +205,8 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
                 continue;
             }
             let t = (s.start_ns + s.duration_ns) / 1_000_000;
-            for (dir, d) in [(0, &s.read), (1, &s.write)] {
+            let trim = s.trim.as_ref().map(|t| (2, t));
+            for (dir, d) in [(0, &s.read), (1, &s.write)].into_iter().chain(trim) {
                 if d.ios == 0 {
                     continue;
                 }
@@ -383,11 +384,8 @@ fn group_jobs(members: &[&Outcome], plus: bool) -> Vec<Job> {
         return Vec::new();
     }
     // fio's aggregate of the group, for bw_agg: bytes over the longest runtime.
-    let group_bw = |dir: fn(&DirPair) -> &DirResult| -> f64 {
-        let bytes: u64 = ran
-            .iter()
-            .map(|o| dir(&o.result.unwrap().total).bytes)
-            .sum();
+    let group_bw = |dir: fn(&DirPair) -> u64| -> f64 {
+        let bytes: u64 = ran.iter().map(|o| dir(&o.result.unwrap().total)).sum();
         let ns = ran
             .iter()
             .map(|o| o.result.unwrap().measured_ns)
@@ -396,9 +394,10 @@ fn group_jobs(members: &[&Outcome], plus: bool) -> Vec<Job> {
         per_sec(bytes, ns)
     };
     let agg = [
-        group_bw(|p| &p.read),
-        group_bw(|p| &p.write),
-        group_bw(|p| &p.all),
+        group_bw(|p| p.read.bytes),
+        group_bw(|p| p.write.bytes),
+        group_bw(|p| p.all.bytes),
+        group_bw(|p| p.trim.as_ref().map_or(0, |t| t.bytes)),
     ];
     if members.iter().any(|o| o.run.group_reporting) {
         let parts: Vec<Part> = ran.iter().map(|o| Part::whole(o.result.unwrap())).collect();
@@ -470,7 +469,12 @@ fn normal_job(o: &mut String, j: &Job) {
         j.error,
         env!("CARGO_PKG_VERSION")
     );
-    let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
+    let dirs = [
+        ("read", &j.read),
+        ("write", &j.write),
+        ("trim", &j.trim),
+        ("mixed", &j.mixed),
+    ];
     for (name, d) in dirs {
         let Some(d) = d.as_ref().filter(|d| d.total_ios > 0) else {
             continue;
@@ -546,6 +550,7 @@ fn group_status(o: &mut String, doc: &Document, g: u32) {
             (|j: &Job| j.read.as_ref()) as fn(&Job) -> Option<&Dir>,
         ),
         ("WRITE", |j: &Job| j.write.as_ref()),
+        ("TRIM", |j: &Job| j.trim.as_ref()),
         ("MIXED", |j: &Job| j.mixed.as_ref()),
     ] {
         let dirs: Vec<&Dir> = doc
@@ -611,7 +616,7 @@ fn job<'a>(
     o: &Outcome,
     parts: &[Part<'a>],
     clones: u32,
-    agg: [f64; 3],
+    agg: [f64; 4],
     usr: f64,
     sys: f64,
     plus: bool,
@@ -622,11 +627,12 @@ fn job<'a>(
     let dir = |which: usize| -> Dir {
         let pick = |p: &Part<'a>| -> (DirResult, Option<&'a RunResult>) {
             let d = match which {
-                0 => &p.pair.read,
-                1 => &p.pair.write,
-                _ => &p.pair.all,
+                0 => p.pair.read.clone(),
+                1 => p.pair.write.clone(),
+                TRIM_DIR => p.pair.trim.clone().unwrap_or_default(),
+                _ => p.pair.all.clone(),
             };
-            (d.clone(), p.series)
+            (d, p.series)
         };
         let picked: Vec<(DirResult, Option<&'a RunResult>)> = parts.iter().map(pick).collect();
         direction(run, &picked, runtime_ns, agg[which], which, plus)
@@ -636,7 +642,7 @@ fn job<'a>(
     } else {
         (Some(dir(0)), Some(dir(1)), None)
     };
-    let trim = (!run.unified).then(empty_dir);
+    let trim = (!run.unified).then(|| dir(TRIM_DIR));
     // fio's latency buckets are over every completed I/O of the job.
     let mut all = LatencyHistogram::new();
     for p in parts {
@@ -882,6 +888,10 @@ fn latencies(run: &FioRun, parts: &[(DirResult, Option<&RunResult>)], plus: bool
 
 /// Per-interval bandwidth (KiB/s) and IOPS of direction `which`, summed over the parts, when
 /// every part is a whole run with its time series (none otherwise).
+/// `which` of a job's directions in [`direction`]: 0 reads, 1 writes, 2 all (fio's mixed),
+/// this one trims.
+const TRIM_DIR: usize = 3;
+
 fn interval_rates(parts: &[(DirResult, Option<&RunResult>)], which: usize) -> (Vec<f64>, Vec<f64>) {
     let mut bw_s = Vec::new();
     let mut iops_s = Vec::new();
@@ -898,12 +908,14 @@ fn interval_rates(parts: &[(DirResult, Option<&RunResult>)], which: usize) -> (V
         let (mut b, mut k, mut dur) = (0u64, 0u64, 0u64);
         for r in &series {
             if let Some(s) = r.time_series.samples.get(i) {
+                let trim = s.trim.unwrap_or_default();
                 let d = match which {
                     0 => s.read,
                     1 => s.write,
+                    TRIM_DIR => trim,
                     _ => crate::result::SampleDir {
-                        ios: s.read.ios.saturating_add(s.write.ios),
-                        bytes: s.read.bytes.saturating_add(s.write.bytes),
+                        ios: s.read.ios + s.write.ios + trim.ios,
+                        bytes: s.read.bytes + s.write.bytes + trim.bytes,
                         ..Default::default()
                     },
                 };

@@ -7,7 +7,7 @@ use crate::facts::Content;
 use crate::fs_suite::FsResult;
 use crate::profile::ProfileResult;
 use crate::result::{DirPair, DirResult, Mode, RunResult, TargetResult};
-use crate::spec::{Distribution, EngineKind, JobSpec, Pattern, Rate, Stop};
+use crate::spec::{Distribution, EngineKind, JobSpec, Pattern, Rate, Stop, Trims};
 use crate::stats::{LatencySummary, PERCENTILES};
 use crate::units::{format_size, format_size_human};
 use std::fmt::Write;
@@ -97,7 +97,11 @@ impl Headline {
             ),
             ("Read IO", |p: &DirPair| p.read.clone()),
             ("Write IO", |p: &DirPair| p.write.clone()),
+            ("Trim IO", |p: &DirPair| p.trim.clone().unwrap_or_default()),
         ] {
+            if title == "Trim IO" && r.total.trim.is_none() {
+                continue;
+            }
             io_table(&mut o, r, title, pick, self);
         }
         errors_and_flushes(&mut o, r);
@@ -381,7 +385,21 @@ fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
             );
         }
     }
-    let _ = writeln!(o, "\t\twrite percentage: {}%", j.shape.write_pct);
+    match j.shape.trim {
+        Trims::None => {
+            let _ = writeln!(o, "\t\twrite percentage: {}%", j.shape.write_pct);
+        }
+        Trims::Only => {
+            let _ = writeln!(o, "\t\ttrims: every I/O ({})", trim_how(t));
+        }
+        Trims::ThenWrite => {
+            let _ = writeln!(
+                o,
+                "\t\ttrims: each block trimmed ({}), then written",
+                trim_how(t)
+            );
+        }
+    }
     if t.files.is_empty() {
         let _ = writeln!(
             o,
@@ -414,6 +432,14 @@ fn access_pattern(o: &mut String, j: &JobSpec, t: &TargetResult) {
             f.write.ios,
             format_size(f.read.bytes.saturating_add(f.write.bytes))
         );
+    }
+}
+
+/// How a trim is done on target `t`.
+fn trim_how(t: &TargetResult) -> &'static str {
+    match t.kind {
+        crate::facts::TargetKind::BlockDevice => "BLKDISCARD",
+        _ => "a hole punched",
     }
 }
 
@@ -904,28 +930,28 @@ fn kinds_table(o: &mut String, r: &RunResult) {
 
 fn percentile_table(o: &mut String, r: &RunResult, headline: Headline) {
     let _ = writeln!(o, "\nLatency (us)");
-    let _ = writeln!(
-        o,
-        "    %-ile |       Read |      Write |      Total\n{}",
-        "-".repeat(47)
-    );
+    let mut dirs = vec![
+        ("Read", headline.of(&r.total.read)),
+        ("Write", headline.of(&r.total.write)),
+    ];
+    if let Some(t) = &r.total.trim {
+        dirs.push(("Trim", headline.of(t)));
+    }
+    dirs.push(("Total", headline.of(&r.total.all)));
+    let mut head = "    %-ile".to_string();
+    for (name, _) in &dirs {
+        let _ = write!(head, " | {name:>10}");
+    }
+    let _ = writeln!(o, "{head}\n{}", "-".repeat(head.len()));
     let cell = |l: &Option<LatencySummary>, f: &dyn Fn(&LatencySummary) -> f64| -> String {
         l.as_ref().map(|l| us(f(l))).unwrap_or_else(|| "N/A".into())
     };
-    let dirs = [
-        headline.of(&r.total.read),
-        headline.of(&r.total.write),
-        headline.of(&r.total.all),
-    ];
     let line = |o: &mut String, label: &str, f: &dyn Fn(&LatencySummary) -> f64| {
-        let _ = writeln!(
-            o,
-            "{:>9} | {:>10} | {:>10} | {:>10}",
-            label,
-            cell(dirs[0], f),
-            cell(dirs[1], f),
-            cell(dirs[2], f)
-        );
+        let mut s = format!("{label:>9}");
+        for (_, l) in &dirs {
+            let _ = write!(s, " | {:>10}", cell(l, f));
+        }
+        let _ = writeln!(o, "{s}");
     };
     line(o, "min", &|l| l.min_ns as f64);
     for p in PERCENTILES {

@@ -111,25 +111,29 @@ fn add_totals(into: &mut DirTotals, p: &DirTotals) {
 }
 
 /// Sum of directions/threads, merging histograms exactly.
+/// `trims`: the job trims, so the result has trims (even none done).
 fn pair(
-    parts: &[&[DirTotals; 2]],
-    measured_ns: u64,
-    async_engine: bool,
+    parts: &[&[DirTotals; 3]],
+    (measured_ns, async_engine): (u64, bool),
     histograms: bool,
     every: bool,
+    trims: bool,
 ) -> DirPair {
-    let mut dirs: [DirTotals; 2] = Default::default();
+    let mut dirs: [DirTotals; 3] = Default::default();
     for p in parts {
-        for d in 0..2 {
+        for d in 0..3 {
             add_totals(&mut dirs[d], &p[d]);
         }
     }
     let mut all = dirs[0].clone();
     add_totals(&mut all, &dirs[1]);
+    add_totals(&mut all, &dirs[2]);
+    let result = |d: &DirTotals| dir_result(d, measured_ns, async_engine, histograms, every);
     DirPair {
-        read: dir_result(&dirs[0], measured_ns, async_engine, histograms, every),
-        write: dir_result(&dirs[1], measured_ns, async_engine, histograms, every),
-        all: dir_result(&all, measured_ns, async_engine, histograms, every),
+        read: result(&dirs[0]),
+        write: result(&dirs[1]),
+        trim: trims.then(|| result(&dirs[2])),
+        all: result(&all),
     }
 }
 
@@ -152,13 +156,13 @@ fn build_result(b: BuildInput) -> RunResult {
         .enumerate()
         .map(|(ti, set)| target_result(&b, ti, set, async_engine))
         .collect();
-    let parts: Vec<&[DirTotals; 2]> = b.outcomes.iter().map(|o| &o.totals).collect();
+    let parts: Vec<&[DirTotals; 3]> = b.outcomes.iter().map(|o| &o.totals).collect();
     let total = pair(
         &parts,
-        b.measured_ns,
-        async_engine,
+        (b.measured_ns, async_engine),
         true,
         b.keep.every_histogram,
+        !job.shape.trim.is_none(),
     );
     let series = time_series(&b);
     RunResult {
@@ -237,7 +241,7 @@ fn target_result(
     } else {
         Vec::new()
     };
-    let parts: Vec<&[DirTotals; 2]> = ids.map(|w| &b.outcomes[w].totals).collect();
+    let parts: Vec<&[DirTotals; 3]> = ids.map(|w| &b.outcomes[w].totals).collect();
     let t = &set[0];
     TargetResult {
         path: set_name(set),
@@ -250,10 +254,10 @@ fn target_result(
         threads,
         total: pair(
             &parts,
-            b.measured_ns,
-            async_engine,
+            (b.measured_ns, async_engine),
             true,
             b.keep.every_histogram,
+            !b.job.shape.trim.is_none(),
         ),
         files,
     }
@@ -271,10 +275,10 @@ fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) ->
         cpu: cpu_for(b.job.affinity.as_ref(), w),
         total: pair(
             &[&o.totals],
-            b.measured_ns,
-            async_engine,
+            (b.measured_ns, async_engine),
             b.keep.per_thread,
             false,
+            !b.job.shape.trim.is_none(),
         ),
         errors: {
             let mut e = o.errors.clone();
@@ -288,6 +292,7 @@ fn thread_result(b: &BuildInput, w: usize, thread: usize, async_engine: bool) ->
             .map(|f| FileCounts {
                 read: count(f[0]),
                 write: count(f[1]),
+                trim: count(f[2]),
             })
             .collect(),
         time_series: b
@@ -303,7 +308,7 @@ fn file_shares(set: &[OpenTarget], outcomes: &[WorkerOutcome]) -> Vec<FileShare>
     set.iter()
         .enumerate()
         .map(|(fi, f)| {
-            let mut dirs = [IoCount::default(); 2];
+            let mut dirs = [IoCount::default(); 3];
             for o in outcomes {
                 for (d, c) in dirs.iter_mut().enumerate() {
                     if let Some(share) = o.files.get(fi) {
@@ -320,6 +325,7 @@ fn file_shares(set: &[OpenTarget], outcomes: &[WorkerOutcome]) -> Vec<FileShare>
                 created: f.created,
                 read: dirs[0],
                 write: dirs[1],
+                trim: dirs[2],
             }
         })
         .collect()
@@ -356,6 +362,7 @@ fn samples(b: &BuildInput, recs: &[SampleRec]) -> Vec<Sample> {
             duration_ns: interval.min(b.measured_ns - start_ns),
             read: dir(0),
             write: dir(1),
+            trim: (!b.job.shape.trim.is_none()).then(|| dir(2)),
         });
     }
     samples

@@ -86,7 +86,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
         },
         delay: job.engine.delay.map(|d| (d, job.engine.delay_step)),
         seed: job.seed,
-        writes: job.shape.write_pct > 0,
+        writes: job.shape.modifies(),
         random: matches!(job.shape.pattern, Pattern::Random { .. }),
     };
     Ok(RunPlan {

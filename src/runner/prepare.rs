@@ -175,6 +175,12 @@ fn worker_plan(
         block_size: job.shape.block_size as u32,
         sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
         write_pct: job.shape.write_pct as u64,
+        trim: job.shape.trim,
+        // A set of files is of files; a block device is trimmed by discarding its range.
+        trim_op: match set.first().map(|t| t.kind) {
+            Some(crate::facts::TargetKind::BlockDevice) => Op::Discard,
+            _ => Op::PunchHole,
+        },
         seed: job.seed,
         offsets,
         pick,
@@ -193,6 +199,7 @@ fn worker_plan(
         compress_pct: job.per_io.buffers.compress_pct,
         quota_bytes: plan.quota_bytes,
         continue_on_error: job.continue_on_error,
+        ignore_errors: job.ignore_errors.clone(),
         path: set_name(set),
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
         verify: None,

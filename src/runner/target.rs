@@ -147,7 +147,7 @@ pub fn check_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicB
 /// The flags of open(2) for the job's targets: read and write where it writes, and its cache
 /// mode (O_DIRECT, O_DSYNC).
 pub fn open_flags(job: &JobSpec) -> i32 {
-    let access = if job.shape.write_pct > 0 {
+    let access = if job.shape.modifies() {
         libc::O_RDWR
     } else {
         libc::O_RDONLY
@@ -171,7 +171,7 @@ pub fn reopen(job: &JobSpec, t: &OpenTarget) -> Result<File> {
     let shown = t.path.display();
     let file = OpenOptions::new()
         .read(true)
-        .write(job.shape.write_pct > 0)
+        .write(job.shape.modifies())
         .custom_flags(cache_flags(job))
         .open(&t.path)
         .map_err(|e| Error::runtime(format!("cannot open target '{shown}' again: {e}")))?;
@@ -349,7 +349,7 @@ fn examine(
 ) -> Result<(TargetKind, u64, bool)> {
     let path = &t.path;
     let shown = path.display();
-    let writes = job.shape.write_pct > 0;
+    let writes = job.shape.modifies();
     let mut created = false;
     let (kind, size) = match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -386,7 +386,9 @@ fn examine(
                     job.dialect.assign(Flag::Create, "SIZE")
                 )));
             }
-            if let Some(want) = t.create_size {
+            // An ftruncate job sets the file's length as it goes: any length will do.
+            let resized = job.engine.kind == Some(crate::engine::EngineKind::Ftruncate);
+            if let Some(want) = t.create_size.filter(|_| !resized) {
                 if m.len() < want {
                     return Err(Error::usage(format!(
                         "target '{shown}' exists with {}, smaller than {}; remove it or give a smaller {}",
@@ -435,7 +437,7 @@ fn open_checked(
     cleanup: &Cleanup,
 ) -> Result<(File, u64)> {
     let shown = path.display();
-    let writes = job.shape.write_pct > 0;
+    let writes = job.shape.modifies();
     let file = OpenOptions::new()
         .read(true)
         .write(writes)
@@ -477,6 +479,12 @@ fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
     let shown = path.display();
     let start = job.shape.base_offset;
     let end = job.shape.max_offset.unwrap_or(size);
+    // ftruncate's offsets are lengths to set, not places to read or write: a file shorter
+    // than them (from a job before) is grown by them.
+    let size = match job.engine.kind {
+        Some(crate::engine::EngineKind::Ftruncate) => size.max(end),
+        _ => size,
+    };
     if end > size {
         return Err(Error::usage(format!(
             "{} {} is past the end of '{shown}' ({})",

@@ -33,9 +33,13 @@ pub struct WorkerPlan {
     pub submit_batch: u32,
     /// The largest I/O: the size of each slot's buffer.
     pub block_size: u32,
-    /// How long each read and each write is.
+    /// How long each read and each write (or trim) is.
     pub sizes: [SizePick; 2],
     pub write_pct: u64,
+    /// Trims in place of reads and writes, and how a trim is done on this thread's target
+    /// (a hole punched in a file, a discard of a block device).
+    pub trim: crate::spec::Trims,
+    pub trim_op: Op,
     pub seed: u64,
     /// One per file of the thread; the thread's I/Os go to `files` (more than one) as
     /// `pick` says.
@@ -55,6 +59,8 @@ pub struct WorkerPlan {
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
+    /// Errors (errnos) to go on after even without `continue_on_error`.
+    pub ignore_errors: Vec<i32>,
     pub latency: bool,
     /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
     pub trace: bool,
@@ -302,8 +308,9 @@ pub struct DirTotals {
 }
 
 pub struct WorkerOutcome {
-    /// [read, write]. Kept by the worker itself, so totals stay exact whatever the collector does.
-    pub totals: [DirTotals; 2],
+    /// [read, write, trim]. Kept by the worker itself, so totals stay exact whatever the
+    /// collector does.
+    pub totals: [DirTotals; 3],
     pub flushes: FlushTotals,
     pub errors: Vec<crate::result::ErrorCount>,
     /// When this worker's quota was done (--total), on the run clock.
@@ -312,8 +319,8 @@ pub struct WorkerOutcome {
     /// What the engine injected (delay engine).
     pub injected: Option<LatencyHistogram>,
     pub uring: Option<crate::engine::uring::UringFeatures>,
-    /// Where a thread works on several files: each file's [read, write] (I/Os, bytes).
-    pub files: Vec<[(u64, u64); 2]>,
+    /// Where a thread works on several files: each file's [read, write, trim] (I/Os, bytes).
+    pub files: Vec<[(u64, u64); 3]>,
 }
 
 impl WorkerOutcome {
@@ -348,7 +355,8 @@ pub struct IntervalDir {
 #[derive(Clone, Copy, Debug)]
 pub struct IoRecord {
     pub at: u64,
-    pub write: bool,
+    /// [`crate::engine::READ`], [`crate::engine::WRITE`] or [`crate::engine::TRIM`].
+    pub dir: u8,
     pub len: u32,
     /// Where in its file (fio's log_offset).
     pub offset: u64,
@@ -365,8 +373,8 @@ pub const TRACE_BATCH: usize = 16_384;
 pub struct IntervalMsg {
     pub worker: usize,
     pub index: u64,
-    /// [read, write]
-    pub dirs: [IntervalDir; 2],
+    /// [read, write, trim]
+    pub dirs: [IntervalDir; 3],
 }
 
 /// Cleared histograms handed back by the collector, so workers never allocate on the hot path.
@@ -374,7 +382,7 @@ pub type HistPool = Mutex<Vec<IntervalHistogram>>;
 
 struct Interval {
     index: u64,
-    dirs: [IntervalDir; 2],
+    dirs: [IntervalDir; 3],
 }
 
 impl Interval {
@@ -393,7 +401,7 @@ impl Interval {
         };
         Interval {
             index,
-            dirs: [d(), d()],
+            dirs: [d(), d(), d()],
         }
     }
 }
@@ -424,6 +432,11 @@ struct Slots {
     offset: Vec<u64>,
     /// A read-back of a recent write (--verify-backlog), not a read of the workload.
     checkback: Vec<bool>,
+    /// A write that follows its trim (--trim then-write) whose trim was counted: counted
+    /// with it, past the quota if need be, so that trims and writes come in pairs. (The write
+    /// of a trim not counted, past the quota, still goes, not counted: no range is left
+    /// trimmed that the job would have written.)
+    follows: Vec<bool>,
     queued_at: Vec<u64>,
     submitted_at: Vec<u64>,
     scheduled_at: Vec<u64>,
@@ -439,6 +452,7 @@ impl Slots {
             file: vec![0; qd],
             offset: vec![0; qd],
             checkback: vec![false; qd],
+            follows: vec![false; qd],
             queued_at: vec![0; qd],
             submitted_at: vec![0; qd],
             scheduled_at: vec![0; qd],
@@ -472,9 +486,13 @@ struct Pause {
     think_until: u64,
     min_rate: Option<crate::spec::MinRate>,
     /// Where the current --rate-min window began: its time, and the (bytes, I/Os) of reads
-    /// and of writes counted by then.
+    /// and of writes (and trims) counted by then.
     rate_window: (u64, [(u64, u64); 2]),
 }
+
+/// --trim then-write: the write due after each trim that has completed, (file, offset,
+/// length, whether its trim was counted), oldest first.
+type ThenWrite = std::collections::VecDeque<(u32, u64, u32, bool)>;
 
 /// The worker's state between completions; `complete` is the per-I/O accounting.
 struct State<'a> {
@@ -489,10 +507,12 @@ struct State<'a> {
     pause: Pause,
     /// The records not yet handed over (per-I/O logs only).
     trace: Option<Vec<IoRecord>>,
-    /// Per file [read, write] (I/Os, bytes), where the thread has more than one.
-    per_file: Vec<[(u64, u64); 2]>,
+    /// Per file [read, write, trim] (I/Os, bytes), where the thread has more than one.
+    per_file: Vec<[(u64, u64); 3]>,
     paths: Vec<String>,
-    totals: [DirTotals; 2],
+    totals: [DirTotals; 3],
+    /// --trim then-write: the writes due after their trims (`None` without).
+    then_write: Option<ThenWrite>,
     /// Delay engine, latency mode: what was injected for the I/Os counted.
     injected: LatencyHistogram,
     interval: Option<Interval>,
@@ -506,6 +526,7 @@ struct State<'a> {
     quota: Option<u64>,
     quota_done_ns: Option<u64>,
     continue_on_error: bool,
+    ignore_errors: Vec<i32>,
     rate_limited: bool,
     path: String,
 }
@@ -566,18 +587,37 @@ impl State<'_> {
             if let Some(v) = verify.as_deref_mut() {
                 self.verified(v, bufs, c, t);
             }
-            if c.result != bytes as i32 {
+            // A trim completes with 0 (fallocate, BLKDISCARD) or its length (falloc, null).
+            let ok = if op.is_trim() {
+                c.result >= 0
+            } else {
+                c.result == bytes as i32
+            };
+            if !ok {
                 self.failed_io(engine, c, t);
                 continue;
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
-            if !counting || self.quota.is_some_and(|q| self.counted_bytes >= q) {
+            // A write that follows a counted trim is counted with it, whatever the quota.
+            let follows = self.slots.follows[slot];
+            let counted =
+                counting && (follows || self.quota.is_none_or(|q| self.counted_bytes < q));
+            if op.is_trim() {
+                if let Some(w) = self.then_write.as_mut() {
+                    w.push_back((self.slots.file[slot], self.slots.offset[slot], len, counted));
+                    // The pair's write counts toward the quota now, with its trim.
+                    if counted {
+                        self.counted_bytes += len as u64;
+                    }
+                }
+            }
+            if !counted {
                 continue;
             }
             let Some(iv) = self.interval.as_mut() else {
                 continue;
             };
-            let dir = (op == Op::Write) as usize;
+            let dir = op.dir();
             if self.per_file.len() > 1 {
                 let f = &mut self.per_file[self.slots.file[slot] as usize][dir];
                 f.0 += 1;
@@ -588,7 +628,7 @@ impl State<'_> {
             tot.bytes += bytes as u64;
             // A read-back (verify_backlog) is extra to the workload: fio's io_size counts
             // the job's own I/O only.
-            if !self.slots.checkback[slot] {
+            if !self.slots.checkback[slot] && !follows {
                 self.counted_bytes += len as u64;
             }
             let d = &mut iv.dirs[dir];
@@ -615,7 +655,7 @@ impl State<'_> {
                 if let Some(trace) = self.trace.as_mut() {
                     trace.push(IoRecord {
                         at: t - self.m0,
-                        write: dir == 1,
+                        dir: dir as u8,
                         len: bytes,
                         offset: self.slots.offset[slot],
                         submission: self.slots.submitted_at[slot] - self.slots.queued_at[slot],
@@ -669,7 +709,8 @@ impl State<'_> {
                     self.ctl.fail(msg, t);
                 }
             }
-            Op::Fsync | Op::Fdatasync => {}
+            // Validation keeps trims and verification apart.
+            Op::Fsync | Op::Fdatasync | Op::PunchHole | Op::Discard => {}
         }
     }
 
@@ -679,19 +720,19 @@ impl State<'_> {
     fn publish_live(&mut self, t: u64) {
         self.next_live_ns = t + 50_000_000;
         let live = &self.ctl.live[self.id];
-        let [r, w] = &self.totals;
-        live.ios.store(r.ios + w.ios, Ordering::Relaxed);
-        live.bytes.store(r.bytes + w.bytes, Ordering::Relaxed);
+        let [r, w, tr] = &self.totals;
+        live.ios.store(r.ios + w.ios + tr.ios, Ordering::Relaxed);
+        live.bytes
+            .store(r.bytes + w.bytes + tr.bytes, Ordering::Relaxed);
         live.lat_sum_ns.store(self.lat_sum_ns, Ordering::Relaxed);
     }
 
     /// --rate-min: judge the window that has ended, if one has.
     #[inline]
     fn check_min_rate(&mut self, m: crate::spec::MinRate, t: u64) {
-        let now = [
-            (self.totals[0].bytes, self.totals[0].ios),
-            (self.totals[1].bytes, self.totals[1].ios),
-        ];
+        // Trims are judged with the writes, in whose place they are paced.
+        let [r, w, tr] = &self.totals;
+        let now = [(r.bytes, r.ios), (w.bytes + tr.bytes, w.ios + tr.ios)];
         let (start, before) = self.pause.rate_window;
         if start == 0 {
             self.pause.rate_window = (t.max(self.m0), now);
@@ -815,7 +856,7 @@ impl State<'_> {
                 offsets: vec![offset],
             }),
         }
-        if !self.continue_on_error {
+        if !self.continue_on_error && !self.ignore_errors.contains(&errno) {
             let why = if c.result < 0 {
                 format!(
                     "{} ({})",
@@ -904,7 +945,12 @@ pub fn run<E: IoEngine>(
                 lat: new_lat(),
                 ..Default::default()
             },
+            DirTotals {
+                lat: new_lat().filter(|_| !plan.trim.is_none()),
+                ..Default::default()
+            },
         ],
+        then_write: (plan.trim == crate::spec::Trims::ThenWrite).then(ThenWrite::new),
         injected: LatencyHistogram::new(),
         interval: None,
         next_boundary: 0,
@@ -915,6 +961,7 @@ pub fn run<E: IoEngine>(
         quota: plan.quota_bytes,
         quota_done_ns: None,
         continue_on_error: plan.continue_on_error,
+        ignore_errors: std::mem::take(&mut plan.ignore_errors),
         rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
     };
@@ -993,6 +1040,8 @@ fn held(v: &mut WorkerVerify, now: u64) -> Option<Pending> {
     let (file, offset, len) = v.backlog_due()?;
     Some(Pending {
         write: false,
+        trim: false,
+        follows: false,
         len,
         file,
         offset,
@@ -1018,7 +1067,11 @@ impl<E: IoEngine> Worker<'_, E> {
             // Stonewalling with wear-out: at the deadline, let what is in flight complete and
             // wait for the quota every thread of every rank is to reach.
             let walled = self.now >= self.wall_at && self.s.quota_done_ns.is_none();
-            let issuing = self.now < stop && self.s.quota_done_ns.is_none() && !walled;
+            // Past the quota, the writes due after trims still go (--trim then-write): a trim
+            // is never left without its write, counted or not.
+            let pairs_due = self.s.then_write.as_ref().is_some_and(|w| !w.is_empty());
+            let issuing =
+                self.now < stop && (self.s.quota_done_ns.is_none() || pairs_due) && !walled;
             if !issuing && !walled && self.s.slots.inflight > 0 {
                 // Nothing after the stop counts: I/Os that are only timers need not be waited
                 // for.
@@ -1113,6 +1166,13 @@ impl<E: IoEngine> Worker<'_, E> {
         let now = self.now;
         let io = match self.verify.as_mut().and_then(|v| held(v, now)) {
             Some(p) => p,
+            None if self.s.then_write.as_ref().is_some_and(|w| !w.is_empty()) => {
+                self.write_after_trim(now)?
+            }
+            None if self.s.quota_done_ns.is_some() => {
+                self.s.slots.free.push(slot);
+                return None;
+            }
             None => match self.draw(slot) {
                 Some(p) => p,
                 None => {
@@ -1131,13 +1191,31 @@ impl<E: IoEngine> Worker<'_, E> {
         Some(self.start(slot, io))
     }
 
+    /// --trim then-write: the write of the oldest trim that completed, to the same range.
+    #[cold]
+    fn write_after_trim(&mut self, now: u64) -> Option<Pending> {
+        let (file, offset, len, counted) = self.s.then_write.as_mut()?.pop_front()?;
+        Some(Pending {
+            write: true,
+            trim: false,
+            follows: counted,
+            len,
+            file,
+            offset,
+            scheduled: now,
+            backlog: false,
+        })
+    }
+
     /// Draw the next I/O of the workload: its direction (as the rate limit admits it), size,
-    /// file and offset. None where the rate limit says not yet.
+    /// file and offset. None where the rate limit says not yet. A trim is drawn, sized and
+    /// paced in a write's place.
     #[inline]
     fn draw(&mut self, slot: u32) -> Option<Pending> {
         let now = self.now;
         let plan = &mut self.plan;
-        let mut write = plan.write_pct > 0 && self.rng.below(100) < plan.write_pct;
+        let trim = !plan.trim.is_none();
+        let mut write = trim || (plan.write_pct > 0 && self.rng.below(100) < plan.write_pct);
         let mut scheduled = now;
         if self.s.rate_limited {
             let (w, at) = plan.pacer.admit(write, now).ok()?;
@@ -1161,7 +1239,9 @@ impl<E: IoEngine> Worker<'_, E> {
         };
         let offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
         Some(Pending {
-            write,
+            write: write && !trim,
+            trim,
+            follows: false,
             len,
             file,
             offset,
@@ -1183,7 +1263,9 @@ impl<E: IoEngine> Worker<'_, E> {
             ..
         } = io;
         let mut buf_index = slot;
-        let op = if write {
+        let op = if io.trim {
+            plan.trim_op
+        } else if write {
             s.flush.wrote[file as usize] = true;
             match self.verify.as_mut() {
                 Some(v) => {
@@ -1222,6 +1304,7 @@ impl<E: IoEngine> Worker<'_, E> {
         s.slots.file[i] = file;
         s.slots.offset[i] = offset;
         s.slots.checkback[i] = io.backlog;
+        s.slots.follows[i] = io.follows;
         s.slots.queued_at[i] = now;
         s.slots.scheduled_at[i] = io.scheduled;
         s.slots.inflight += 1;

@@ -631,6 +631,32 @@ pub struct Shape {
     /// Sequential I/O in zones (fio's zonemode=strided): see [`StridedZones`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<StridedZones>,
+    /// Trims instead of reads and writes (fio's rw=trim, randtrim, trimwrite); `write_pct`
+    /// is then 0.
+    #[serde(default, skip_serializing_if = "Trims::is_none")]
+    pub trim: Trims,
+}
+
+/// A job's trims. A trim tells the storage that a range holds no data any more: a discard on
+/// a block device (BLKDISCARD, as fio's trims), a punched hole on a file (what a file system
+/// does with a discard; fio's trims fail on files except through its falloc engine). Trims
+/// are sized as writes are (`block_mix.write`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trims {
+    #[default]
+    None,
+    /// Every I/O is a trim (fio's trim, randtrim).
+    Only,
+    /// Each block is trimmed, then written once the trim has completed (fio's trimwrite,
+    /// randtrimwrite): the trims and the writes each cover the job's bytes.
+    ThenWrite,
+}
+
+impl Trims {
+    pub fn is_none(&self) -> bool {
+        *self == Trims::None
+    }
 }
 
 /// fio's zonemode=strided: `size` bytes of I/O in a zone of `range` bytes (sequential within
@@ -644,6 +670,11 @@ pub struct StridedZones {
 }
 
 impl Shape {
+    /// Whether the job changes its targets' content: it writes or trims.
+    pub fn modifies(&self) -> bool {
+        self.write_pct > 0 || !self.trim.is_none()
+    }
+
     /// The block sizes of reads and of writes.
     pub fn sizes(&self) -> (BlockSizes, BlockSizes) {
         match &self.block_mix {
@@ -768,6 +799,10 @@ pub struct JobSpec {
     pub allow_overwrite: bool,
     pub keep: bool,
     pub continue_on_error: bool,
+    /// I/O errors (errnos) the run goes on after, each counted (fio's ignore_error); any
+    /// other stops it unless `continue_on_error`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore_errors: Vec<i32>,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,

@@ -5,7 +5,7 @@
 //! built, in the same order and words as every other rejected value.
 
 use super::*;
-use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs};
+use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs, TrimArg};
 use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits};
 use crate::units::{parse_duration_ns, parse_size};
 use clap::Parser;
@@ -529,6 +529,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             thread_offset,
             thread_start,
             zones: zones(args)?,
+            trim: trims(args),
         },
         timing: Timing {
             warmup_ns,
@@ -572,6 +573,11 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         allow_overwrite: args.allow_overwrite,
         keep: args.keep,
         continue_on_error: args.continue_on_error,
+        ignore_errors: match args.ignore_error.as_deref() {
+            Some(list) => crate::error::parse_errnos(list)
+                .map_err(|e| Error::usage(format!("--ignore-error '{list}': {e}")))?,
+            None => Vec::new(),
+        },
         file_sets,
         dialect: Dialect::Iogauge,
         ranks: Ranks {
@@ -661,6 +667,14 @@ fn buffers(args: &RunArgs) -> Result<BufferFill> {
     Ok(buffers)
 }
 
+fn trims(args: &RunArgs) -> Trims {
+    match args.trim {
+        None => Trims::None,
+        Some(TrimArg::Only) => Trims::Only,
+        Some(TrimArg::ThenWrite) => Trims::ThenWrite,
+    }
+}
+
 fn engine_kind(e: EngineArg) -> EngineKind {
     match e {
         EngineArg::Sync => EngineKind::Sync,
@@ -671,6 +685,8 @@ fn engine_kind(e: EngineArg) -> EngineKind {
         EngineArg::Filecreate => EngineKind::FileCreate,
         EngineArg::Filestat => EngineKind::FileStat,
         EngineArg::Filedelete => EngineKind::FileDelete,
+        EngineArg::Falloc => EngineKind::Falloc,
+        EngineArg::Ftruncate => EngineKind::Ftruncate,
     }
 }
 

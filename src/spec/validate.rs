@@ -145,6 +145,7 @@ impl JobSpec {
                 self.shape.write_pct
             ));
         }
+        self.validate_trims()?;
         if let Some(Affinity::Cpus { cpus }) = &self.affinity {
             if cpus.is_empty() {
                 return bad(format!(
@@ -152,6 +153,46 @@ impl JobSpec {
                     n(Flag::Affinity)
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Trims: instead of reads and writes, on an engine that can trim; ftruncate's writes
+    /// are all it does.
+    fn validate_trims(&self) -> Result<()> {
+        let n = |f| self.name(f);
+        let engine = self.engine.kind;
+        if engine == Some(EngineKind::Ftruncate)
+            && (self.shape.write_pct != 100 || !self.shape.trim.is_none())
+        {
+            return bad(format!(
+                "the ftruncate engine only writes (each write sets the file's length to its offset): {} must be 100, without trims",
+                n(Flag::WritePct)
+            ));
+        }
+        if self.shape.trim.is_none() {
+            return Ok(());
+        }
+        if self.shape.write_pct != 0 {
+            return bad(format!(
+                "{} replaces reads and writes: leave {} out",
+                n(Flag::Trim),
+                n(Flag::WritePct)
+            ));
+        }
+        if let Some(e) = engine.filter(|e| e.is_file_op() || *e == EngineKind::Mmap) {
+            return bad(format!(
+                "the {} engine cannot trim ({}): use sync, io_uring or falloc",
+                e.name(),
+                n(Flag::Trim)
+            ));
+        }
+        if self.verify.is_some() {
+            return bad(format!(
+                "{} with {} is not supported yet: a trimmed unit has no content to check (planned)",
+                n(Flag::Verify),
+                n(Flag::Trim)
+            ));
         }
         Ok(())
     }

@@ -28,6 +28,10 @@ pub struct File {
 #[derive(Debug, Clone, Copy)]
 pub struct Pending {
     pub write: bool,
+    /// A trim (drawn in a write's place: `write` is false).
+    pub trim: bool,
+    /// A write after its trim whose trim was counted (--trim then-write).
+    pub follows: bool,
     pub len: u32,
     pub file: u32,
     pub offset: u64,

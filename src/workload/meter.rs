@@ -186,6 +186,7 @@ fn sample_of(d: Totals, start_ns: u64, duration_ns: u64) -> Sample {
         duration_ns,
         read: dir(d.read_files, d.read_bytes),
         write: dir(d.write_files, d.write_bytes),
+        trim: None,
     }
 }
 

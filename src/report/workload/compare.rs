@@ -525,6 +525,7 @@ pub(crate) mod fixture {
                 duration_ns: d,
                 read: dir(read),
                 write: dir(written),
+                trim: None,
             });
             start += d;
         }

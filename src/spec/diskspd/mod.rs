@@ -117,6 +117,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             thread_offset: 0,
             thread_start,
             zones: None,
+            trim: Default::default(),
         },
         timing: Timing {
             warmup_ns: phases.warmup_ns,
@@ -153,6 +154,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         allow_overwrite: false,
         keep: false,
         continue_on_error: false,
+        ignore_errors: Vec::new(),
         file_sets: plan.file_sets,
         dialect: Dialect::Diskspd,
         ranks: crate::spec::Ranks::default(),

@@ -80,6 +80,12 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("disable_lat", &[], Kind::Mapped),
     ("disable_clat", &[], Kind::Mapped),
     ("continue_on_error", &[], Kind::Mapped),
+    ("ignore_error", &[], Kind::Mapped),
+    (
+        "error_dump",
+        &[],
+        Kind::Noted("iogauge counts every error by errno and keeps its first offsets"),
+    ),
     ("hipri", &[], Kind::Mapped),
     ("sqthread_poll", &[], Kind::Mapped),
     ("invalidate", &[], Kind::Mapped),
@@ -278,6 +284,19 @@ pub fn lookup(key: &str) -> Option<(&'static str, Kind)> {
 pub(super) struct Set<'a> {
     pub(super) values: HashMap<&'static str, &'a FioOption>,
     pub(super) kb_base: u64,
+    /// The job trims (rw=trim, randtrim, trimwrite, randtrimwrite): of an `R,W,T` value, the
+    /// trims' part takes the place of the writes' (iogauge sizes and paces trims as writes).
+    pub(super) trims: bool,
+}
+
+/// Of an `R,W,T` value split at its commas, the part for direction `d` (0 reads, 1 writes,
+/// 2 trims), as fio reads it: a value not followed by a comma applies to the directions after
+/// it too (`8k,32k` is 32k for writes and trims; `8k,32k,` leaves trims the default, "").
+pub(super) fn dir_part<'v>(parts: &[&'v str], d: usize) -> &'v str {
+    match parts.get(d) {
+        Some(p) => p,
+        None => parts.last().copied().unwrap_or(""),
+    }
 }
 
 impl<'a> Set<'a> {
@@ -361,11 +380,8 @@ impl<'a> Set<'a> {
                 }),
             }
         };
-        Ok(match parts.as_slice() {
-            [x] => [one(x)?; 2],
-            [r, w, ..] => [one(r)?, one(w)?],
-            [] => [None, None],
-        })
+        let w = if self.trims { 2 } else { 1 };
+        Ok([one(dir_part(&parts, 0))?, one(dir_part(&parts, w))?])
     }
     /// One value for reads and writes: `4k`, or `4k,4k` where both agree. fio's `R,W[,T]`
     /// with different values needs per-direction settings iogauge does not have.
@@ -413,7 +429,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         BlockSizes => "bssplit",
         Random => "blockalign",
         RandomPct => "percentage_random",
-        RandomEvery | Sequential | Backwards => "rw",
+        RandomEvery | Sequential | Backwards | Trim => "rw",
         Distribution => "random_distribution",
         WritePct => "rwmixwrite",
         Duration => "runtime",

@@ -35,7 +35,9 @@ pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKi
             EngineKind::FileStat
         }
         "filedelete" => EngineKind::FileDelete,
-        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, null, filecreate, filestat and filedelete)"))),
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, null, filecreate, filestat, filedelete, falloc and ftruncate)"))),
     })
 }
 

@@ -134,7 +134,11 @@ fn known_options<'a>(
     let mut set = Set {
         values,
         kb_base: 1024,
+        trims: false,
     };
+    set.trims = set
+        .text("rw")
+        .is_some_and(|rw| rw.split(':').next().unwrap_or("").contains("trim"));
     if let Some(kb) = set.int("kb_base")? {
         if kb != 1000 && kb != 1024 {
             return Err(set.err("kb_base", format!("{kb} is not 1000 or 1024")));
@@ -190,6 +194,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let affinity = threads::read_affinity(set, notes)?;
     let numa = threads::read_numa(set)?;
     let continue_on_error = threads::read_continue_on_error(set, notes);
+    let ignore_errors = threads::read_ignore_error(set, notes)?;
     let (hipri, sqpoll) = engine::read_engine_flags(set)?;
     let (logs, interval_ns) = output::read_logs(set, &j.name, w.files.clones, &mut latency, notes)?;
     let Workload {
@@ -249,6 +254,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             thread_offset: files.increment,
             thread_start: 0,
             zones: shape.zones,
+            trim: shape.trim,
         },
         timing: Timing {
             warmup_ns,
@@ -291,6 +297,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         allow_overwrite: j.o.allow_overwrite,
         keep: j.o.keep,
         continue_on_error,
+        ignore_errors,
         file_sets: (files.nfiles > 1).then_some(FileSets {
             files: files.nfiles as u32,
             service,
@@ -685,6 +692,63 @@ group_reporting
             err("[j]\nfilename=/x\ntime_based\n").contains("t.fio:3: time_based: needs runtime=")
         );
         assert!(err("[j]\nrw=read\n").contains("t.fio:1: job 'j' names no file and no size"));
+    }
+
+    #[test]
+    fn trims_take_the_writes_place() {
+        use crate::spec::Trims;
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=randtrim\nbs=4k,8k,16k\nrate=1m,2m,3m\n");
+        let s = &r.job.shape;
+        assert_eq!(
+            (s.trim, s.write_pct, s.block_size),
+            (Trims::Only, 0, 16 << 10)
+        );
+        assert!(matches!(s.pattern, Pattern::Random { .. }));
+        // The trims' rate is the third value; a trim-only job has one limit.
+        assert_eq!(r.job.limits.rate_bytes_per_sec, Some(3 << 20));
+        // "8k,32k" is 32k for writes and trims; "8k,32k," leaves trims 4k (fio's HOWTO).
+        let bs = |v: &str| {
+            one(&format!("[j]\nfilename=/x\nsize=1m\nrw=trim\nbs={v}\n"))
+                .job
+                .shape
+                .block_size
+        };
+        assert_eq!(
+            (bs("8k,32k"), bs("8k,32k,"), bs("64k")),
+            (32 << 10, 4 << 10, 64 << 10)
+        );
+        // trimwrite trims each byte, then writes it: twice the bytes, as fio counts them.
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=trimwrite\n");
+        assert_eq!(r.job.shape.trim, Trims::ThenWrite);
+        assert_eq!(
+            r.job.timing.stop,
+            Stop::TotalBytes {
+                bytes: 2 << 20,
+                max_ns: None
+            }
+        );
+        assert_eq!(
+            one("[j]\nfilename=/x\nsize=1m\nrw=randtrimwrite\n")
+                .job
+                .shape
+                .trim,
+            Trims::ThenWrite
+        );
+        // ignore_error: names or numbers, reads' and writes' lists together.
+        let r = one("[j]\nfilename=/x\nsize=1m\nignore_error=EIO:5,ENOSPC:28,EILSEQ\n");
+        assert_eq!(r.job.ignore_errors, vec![libc::EIO, libc::ENOSPC]);
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("the verify list has no effect")));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nignore_error=,ENOPE\n")
+            .contains("t.fio:4: ignore_error: 'ENOPE' is not an errno name"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nrw=trim\nioengine=mmap\n")
+            .contains("the mmap engine cannot trim (rw)"));
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nrw=read\nioengine=ftruncate\n")
+                .contains("the ftruncate engine only writes")
+        );
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! writes carry.
 
 use crate::error::Result;
-use crate::spec::fio::options::Set;
+use crate::spec::fio::options::{dir_part, Set};
 use crate::spec::fio::{parse_size, FioOption, Location};
 use crate::spec::{
-    BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern, StridedZones,
+    BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern, StridedZones, Trims,
 };
 
 /// What each I/O of a job is, and where it goes.
@@ -26,6 +26,7 @@ pub(super) struct Shape {
     pub(super) align: u64,
     pub(super) pattern: Pattern,
     pub(super) zones: Option<StridedZones>,
+    pub(super) trim: Trims,
 }
 
 /// `options`: the job's, in order (for which of rwmixread and rwmixwrite comes last).
@@ -36,7 +37,7 @@ pub(super) fn read_shape(
     notes: &mut Vec<String>,
 ) -> Result<Shape> {
     let file_op = engine.is_file_op();
-    let (random, write_pct, skip) = read_rw(set)?;
+    let (random, write_pct, skip, trim) = read_rw(set)?;
     // fio's file-operation engines time the operation on the file and nothing else: offsets
     // mean nothing, and each operation counts as a read where the job reads at all, else as
     // a write (fio's filecreate, filestat and filedelete).
@@ -45,8 +46,9 @@ pub(super) fn read_shape(
     if file_op {
         write_pct = if write_pct < 100 { 0 } else { 100 };
     }
-    let reads = write_pct < 100;
-    let writes = write_pct > 0;
+    // A job that trims is sized and paced in the writes' place (Set::trims).
+    let reads = write_pct < 100 && trim.is_none();
+    let writes = write_pct > 0 || !trim.is_none();
     let (random, random_pct) = read_random_pct(set, random, reads, writes, notes)?;
     let (block_size, block_mix) = read_block_sizes(set, reads, writes)?;
     let smallest = match &block_mix {
@@ -106,6 +108,7 @@ pub(super) fn read_shape(
         align,
         pattern,
         zones,
+        trim,
     })
 }
 
@@ -204,32 +207,30 @@ fn read_random_pct(
     })
 }
 
-/// fio's `rw`: random or not, the default write share, and the `:N` of the job: a random one's
-/// I/Os per offset, a sequential one's skip (negative: back).
-fn read_rw(set: &Set) -> Result<(bool, u8, i64)> {
+/// fio's `rw`: random or not, the default write share, the `:N` of the job (a random one's
+/// I/Os per offset, a sequential one's skip, negative: back), and its trims.
+fn read_rw(set: &Set) -> Result<(bool, u8, i64, Trims)> {
     let v = set.text("rw").unwrap_or("read");
     let (base, skip) = match v.split_once(':') {
         Some((b, s)) => (b, Some(s)),
         None => (v, None),
     };
-    let (random, write_pct) = match base {
-        "read" => (false, 0),
-        "write" => (false, 100),
-        "randread" => (true, 0),
-        "randwrite" => (true, 100),
-        "rw" | "readwrite" => (false, 50),
-        "randrw" => (true, 50),
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(set.err(
-                "rw",
-                format!("'{base}': trim workloads are not supported yet (planned)"),
-            ))
-        }
+    let (random, write_pct, trim) = match base {
+        "read" => (false, 0, Trims::None),
+        "write" => (false, 100, Trims::None),
+        "randread" => (true, 0, Trims::None),
+        "randwrite" => (true, 100, Trims::None),
+        "rw" | "readwrite" => (false, 50, Trims::None),
+        "randrw" => (true, 50, Trims::None),
+        "trim" => (false, 0, Trims::Only),
+        "randtrim" => (true, 0, Trims::Only),
+        "trimwrite" => (false, 0, Trims::ThenWrite),
+        "randtrimwrite" => (true, 0, Trims::ThenWrite),
         _ => {
             return Err(set.err(
                 "rw",
                 format!(
-                "'{base}' is not one of read, write, randread, randwrite, rw, readwrite, randrw"
+                "'{base}' is not one of read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite, randtrimwrite"
             ),
             ))
         }
@@ -246,7 +247,7 @@ fn read_rw(set: &Set) -> Result<(bool, u8, i64)> {
             parse_size(s, if random { 1000 } else { set.kb_base }).map_err(|e| set.err("rw", e))?,
         )?,
     };
-    Ok((random, write_pct, skip))
+    Ok((random, write_pct, skip, trim))
 }
 
 /// A sequential job's stride and direction from its block size and fio's skip: each I/O
@@ -282,12 +283,10 @@ fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option
         let v = set.text(key).unwrap_or("");
         let parts: Vec<&str> = v.split(',').map(str::trim).collect();
         for (d, slot) in dirs.iter_mut().enumerate() {
-            // "4k" alone is for both; "4k,8k" reads then writes; an empty part keeps 4k.
-            let text = if parts.len() == 1 {
-                parts[0]
-            } else {
-                parts.get(d).copied().unwrap_or("")
-            };
+            // "4k" alone is for all; "4k,8k" reads then writes (and trims); an empty part
+            // keeps 4k. A job that trims sizes its trims in the writes' place.
+            let d = if d == 1 && set.trims { 2 } else { d };
+            let text = dir_part(&parts, d);
             if text.is_empty() {
                 continue;
             }

@@ -67,6 +67,47 @@ pub(super) fn read_continue_on_error(set: &Set, notes: &mut Vec<String>) -> bool
     }
 }
 
+/// fio's ignore_error, `READ_ERRS,WRITE_ERRS,VERIFY_ERRS`, each a list split at ':' of errno
+/// names or numbers: the errors a job goes on after. iogauge goes on after any of them
+/// whatever the I/O's direction (a read's ENOSPC cannot happen anyway); verification's are
+/// its own (verify_fatal).
+pub(super) fn read_ignore_error(set: &Set, notes: &mut Vec<String>) -> Result<Vec<i32>> {
+    let Some(v) = set.text("ignore_error") else {
+        return Ok(Vec::new());
+    };
+    let classes: Vec<&str> = v.split(',').collect();
+    if classes.len() > 3 {
+        return Err(set.err(
+            "ignore_error",
+            format!("'{v}': more than three lists (READ,WRITE,VERIFY)"),
+        ));
+    }
+    let mut all = Vec::new();
+    for class in classes.iter().take(2) {
+        for e in crate::error::parse_errnos(class).map_err(|e| set.err("ignore_error", e))? {
+            if !all.contains(&e) {
+                all.push(e);
+            }
+        }
+    }
+    if classes.get(2).is_some_and(|c| !c.trim().is_empty()) {
+        notes.push("ignore_error: the verify list has no effect (iogauge's verification goes on or stops as verify_fatal says)".into());
+    }
+    if classes
+        .iter()
+        .take(2)
+        .filter(|c| !c.trim().is_empty())
+        .count()
+        > 1
+    {
+        notes.push(
+            "ignore_error: iogauge goes on after the listed errors on reads and writes alike"
+                .into(),
+        );
+    }
+    Ok(all)
+}
+
 /// fio's CPU list: `0-3,8,10-11`.
 fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
     let Some(v) = set.text("cpus_allowed") else {

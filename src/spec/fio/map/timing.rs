@@ -9,7 +9,7 @@ use crate::spec::fio::options::Set;
 use crate::spec::fio::plan::{Clones, Exit, ExitWhat};
 use crate::spec::fio::{parse_size, parse_time_ns};
 use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits, FIO_DEFAULT};
-use crate::spec::{EngineKind, Stop};
+use crate::spec::{EngineKind, Stop, Trims};
 
 /// fio's steady-state options: `steadystate` (criterion and limit, iops_slope:0.01% unless
 /// given), `ss_dur` (the window; 0, its default, turns the rule off), `ss_ramp` and
@@ -79,8 +79,12 @@ pub(super) fn read_stop(
         };
         Stop::Duration { ns }
     } else {
+        // trimwrite: each byte is trimmed, then written, so the job moves its bytes twice
+        // (fio's backend.c doubles them too).
+        let twice = if shape.trim == Trims::ThenWrite { 2 } else { 1 };
+        let bytes = bytes_moved(j, shape, files, notes)?;
         Stop::TotalBytes {
-            bytes: bytes_moved(j, shape, files, notes)?,
+            bytes: set.fits("size", bytes.checked_mul(twice))?,
             max_ns: runtime,
         }
     };

@@ -1,0 +1,187 @@
+//! Trims on real storage: holes punched in a file (its blocks given back, its size kept), a
+//! block device's range discarded (a loop device, whose discards punch its backing file),
+//! trims then writes in exact pairs, and the falloc engine; and the refusals.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+const MIB: u64 = 1 << 20;
+
+/// Bytes the file system holds for `path`.
+fn allocated(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().blocks() * 512
+}
+
+/// A file of `mib` MiB laid out by iogauge and kept.
+fn laid_out(path: &Path, mib: u64) {
+    let o = run_l(
+        &format!("-c {mib}M -d 0.1 -W 0 --keep --no-save"),
+        &[p(path)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+fn trim_json(line: &str, path: &Path) -> Value {
+    json_l(&format!("{line} --allow-overwrite --no-save"), &[p(path)])
+}
+
+fn holes_in_a_file() -> Result<String, String> {
+    let d = work_dir();
+    let mut seen = Vec::new();
+    for engine in ["sync", "io_uring"] {
+        let t = d.path().join(format!("{engine}.dat"));
+        laid_out(&t, 16);
+        let before = allocated(&t);
+        assert!(before >= 16 * MIB, "laid out: {before}");
+        let r = trim_json(
+            &format!("--trim only -s -b 64k --total 8M -W 0 -L --engine {engine}"),
+            &t,
+        );
+        let trim = &r["total"]["trim"];
+        assert_eq!(
+            (u(&trim["ios"]), u(&trim["bytes"])),
+            (128, 8 * MIB),
+            "{trim}"
+        );
+        assert_eq!(
+            u(&r["total"]["read"]["ios"]) + u(&r["total"]["write"]["ios"]),
+            0
+        );
+        assert_eq!(u(&r["total"]["all"]["bytes"]), 8 * MIB);
+        assert!(trim["latency"]["mean_ns"].as_f64().unwrap() > 0.0, "{trim}");
+        let after = allocated(&t);
+        assert_eq!(std::fs::metadata(&t).unwrap().len(), 16 * MIB, "size kept");
+        assert!(
+            after <= before - 8 * MIB,
+            "{engine}: {before} bytes allocated before, {after} after 8 MiB of holes"
+        );
+        seen.push(format!("{engine}: {} -> {} MiB", before / MIB, after / MIB));
+    }
+    Ok(seen.join(", "))
+}
+
+fn trims_then_writes_come_in_pairs() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("tw.dat");
+    laid_out(&t, 8);
+    // Random, 16 deep: each write goes to the range its trim punched, once it completed.
+    let r = trim_json(
+        "--trim then-write -r -b 64k --total 8M -W 0 -o 16 --engine io_uring",
+        &t,
+    );
+    let (tr, w) = (&r["total"]["trim"], &r["total"]["write"]);
+    assert_eq!(u(&tr["ios"]), u(&w["ios"]), "pairs: {tr} {w}");
+    assert_eq!(u(&tr["bytes"]) + u(&w["bytes"]), 8 * MIB);
+    assert_eq!(u(&r["total"]["read"]["ios"]), 0);
+    // Sequential: every block trimmed, then written, so the file is whole again.
+    let r = trim_json("--trim then-write -s -b 64k --total 16M -W 0 -o 4", &t);
+    assert_eq!(u(&r["total"]["trim"]["bytes"]), 8 * MIB);
+    assert_eq!(u(&r["total"]["write"]["bytes"]), 8 * MIB);
+    assert!(allocated(&t) >= 8 * MIB, "rewritten: {}", allocated(&t));
+    Ok(format!(
+        "random: {} trims, {} writes",
+        u(&tr["ios"]),
+        u(&w["ios"])
+    ))
+}
+
+fn falloc_allocates_and_punches() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("fa.dat");
+    laid_out(&t, 8);
+    let r = trim_json("--engine falloc --trim only -s -b 1M --total 8M -W 0", &t);
+    assert_eq!(u(&r["total"]["trim"]["bytes"]), 8 * MIB);
+    let holes = allocated(&t);
+    assert!(holes < MIB, "punched: {holes}");
+    // A write allocates its range again, counting its length as fio does.
+    let r = trim_json("--engine falloc -w 100 -s -b 1M --total 8M -W 0", &t);
+    assert_eq!(u(&r["total"]["write"]["bytes"]), 8 * MIB);
+    assert!(allocated(&t) >= 8 * MIB, "allocated: {}", allocated(&t));
+    Ok(format!("{} KiB left after the holes", holes / 1024))
+}
+
+fn a_block_device_is_discarded() -> Result<String, String> {
+    if !is_root() {
+        return Err("needs root for a loop device".into());
+    }
+    let d = work_dir();
+    let back = d.path().join("loop.img");
+    laid_out(&back, 16);
+    let dev = sh("losetup", &["--find", "--show", p(&back)])
+        .map_err(|e| format!("no loop device here: {e}"))?;
+    let dev = dev.trim().to_string();
+    let before = allocated(&back);
+    // Detach the loop device whatever the run did.
+    let r = std::panic::catch_unwind(|| {
+        trim_json(
+            "--trim only -r -b 64k --total 4M -W 0 --engine sync",
+            Path::new(&dev),
+        )
+    });
+    let after = allocated(&back);
+    let _ = sh("losetup", &["-d", &dev]);
+    let r = r.unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let trim = &r["total"]["trim"];
+    assert_eq!(u(&trim["bytes"]), 4 * MIB, "{trim}");
+    assert_eq!(r["targets"][0]["kind"], "block_device");
+    // A loop device's discards punch its backing file; random draws may repeat a range.
+    assert!(after < before, "{before} -> {after}");
+    Ok(format!(
+        "{dev}: backing file {} -> {} KiB",
+        before / 1024,
+        after / 1024
+    ))
+}
+
+fn refusals_name_the_flag() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("r.dat");
+    for (line, want) in [
+        (
+            "--trim only -w 30",
+            "--trim replaces reads and writes: leave --write-pct out",
+        ),
+        (
+            "--trim only --engine mmap --cache buffered",
+            "the mmap engine cannot trim (--trim)",
+        ),
+        (
+            "--trim only --verify",
+            "--verify with --trim is not supported yet",
+        ),
+        (
+            "--engine ftruncate -w 50",
+            "the ftruncate engine only writes",
+        ),
+        (
+            "--ignore-error ENOSPCX",
+            "--ignore-error 'ENOSPCX': 'ENOSPCX' is not an errno name",
+        ),
+    ] {
+        let o = run_l(&format!("-c 1M -d 0.1 {line} --no-save"), &[p(&t)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{line}: {e}");
+        assert!(e.contains(want), "{line}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
+    }
+    Ok(String::new())
+}
+
+fn main() {
+    harness_skip_or(
+        "trim",
+        [
+            ("holes_in_a_file", holes_in_a_file as SkipOr),
+            (
+                "trims_then_writes_come_in_pairs",
+                trims_then_writes_come_in_pairs,
+            ),
+            ("falloc_allocates_and_punches", falloc_allocates_and_punches),
+            ("a_block_device_is_discarded", a_block_device_is_discarded),
+            ("refusals_name_the_flag", refusals_name_the_flag),
+        ],
+    );
+}
