@@ -24,7 +24,14 @@
 #                tests/faultfs.py, the FUSE file system that injects faults for
 #                tests/verify.rs (this kernel has no device-mapper)
 #   fio-plot from PyPI
-#                draws graphs from fio's JSON and logs; tests/fio.rs has it draw iogauge's
+#                draws graphs from fio's JSON and logs; tests/fio.rs has it draw iogauge's, and
+#                tests/fio_consumers.rs has its bench-fio drive iogauge through a `fio` shim
+#   cdmpy from PyPI
+#                `cdm`, CrystalDiskMark's tests run by fio: tests/fio_consumers.rs has it run
+#                iogauge through a `fio` shim
+#   python3-six, and six from PyPI
+#                what fio's fio2gnuplot (in Debian's fio package) imports: tests/fio_consumers.rs
+#                has it plot iogauge's logs beside fio's
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -38,6 +45,7 @@ done
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
 /usr/bin/python3 -c 'import pandas, numpy' 2>/dev/null || want+=(python3-pandas)
+/usr/bin/python3 -c 'import six' 2>/dev/null || want+=(python3-six)
 pip_mfusepy() {
     python3 -c 'import mfusepy' 2>/dev/null && return 0
     command -v python3 >/dev/null || return 0
@@ -52,9 +60,29 @@ pip_fio_plot() {
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore fio-plot \
         || echo "install-test-tools: fio-plot could not be installed; tests/fio.rs's fio-plot test will say SKIPPED" >&2
 }
-if [ ${#want[@]} -eq 0 ]; then
+pip_cdmpy() {
+    command -v cdm >/dev/null && return 0
+    command -v python3 >/dev/null || return 0
+    echo "install-test-tools: installing cdmpy (PyPI)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore cdmpy \
+        || echo "install-test-tools: cdmpy could not be installed; tests/fio_consumers.rs's cdmpy test will say SKIPPED" >&2
+}
+# fio2gnuplot runs the python3 on PATH, which may not be the system's.
+pip_six() {
+    python3 -c 'import six' 2>/dev/null && return 0
+    command -v python3 >/dev/null || return 0
+    echo "install-test-tools: installing six (PyPI) for fio2gnuplot" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore six \
+        || echo "install-test-tools: six could not be installed; tests/fio_consumers.rs's fio2gnuplot test will say SKIPPED" >&2
+}
+pip_all() {
     pip_mfusepy
     pip_fio_plot
+    pip_cdmpy
+    pip_six
+}
+if [ ${#want[@]} -eq 0 ]; then
+    pip_all
     exit 0
 fi
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -65,5 +93,4 @@ fi
 echo "install-test-tools: installing ${want[*]} (Debian packages)" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null
-pip_mfusepy
-pip_fio_plot
+pip_all

@@ -667,6 +667,8 @@ Besides the job options, iogauge fio takes:
   --verbose                          say each group, and each job's saved run ID, on stderr
                                      (a clean run writes nothing there otherwise, as fio)
   --eta=..., --eta-newline=...       accepted and ignored (iogauge shows no ETA line)
+  --max-jobs=N                       accepted and ignored, as fio 3.33 does
+  --version                          fio's version line, fio-3.33, then iogauge's version
 
 An option iogauge does not support is an error naming it, its file and line, and whether
 support is planned. fio's defaults apply: ioengine=psync, iodepth=1, bs=4k, buffered I/O.

@@ -42,6 +42,7 @@ struct Own {
     /// there as a failure.
     verbose: bool,
     help: bool,
+    version: bool,
 }
 
 /// Take iogauge's options (and fio's program options) out of the argument list; what is left
@@ -63,6 +64,7 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         },
         verbose: false,
         help: false,
+        version: false,
     };
     let mut rest = Vec::new();
     let mut next = 0;
@@ -78,6 +80,7 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         let need = |what: &str| super::value_of(key, value, what);
         match key {
             "-h" | "--help" => own.help = true,
+            "--version" => own.version = true,
             "--output-format" => own.format = FioFormat::from_name(&need("normal|json|json+")?)?,
             "--output" => own.output = Some(need("FILE")?),
             "--section" => own.sections.push(need("NAME")?),
@@ -90,6 +93,11 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             "--tag" => own.save.tags.push(need("TAG")?),
             // fio's progress line; iogauge prints none while a job runs.
             "--eta" | "--eta-newline" | "--eta-interval" => {}
+            // fio 3.33 takes a value and ignores it ("we don't track/need this anymore");
+            // cdmpy passes --max-jobs=1 with 8 clones.
+            "--max-jobs" => {
+                need("N")?;
+            }
             _ => {
                 rest.push(a.clone());
                 if let Some(job_key) = key.strip_prefix("--").filter(|_| value.is_none()) {
@@ -113,6 +121,7 @@ const OWN_WITH_VALUES: &[&str] = &[
     "--eta",
     "--eta-newline",
     "--eta-interval",
+    "--max-jobs",
 ];
 
 fn help() -> Result<u8, Error> {
@@ -145,6 +154,15 @@ pub fn cmd_fio(
     let (own, rest) = split_own(args)?;
     if own.help {
         return help();
+    }
+    if own.version {
+        // fio's version line first: tools that run fio check it (fio-plot's bench-fio wants
+        // fio-3); iogauge follows fio 3.33's options and writes its output shapes.
+        write_output(
+            "-",
+            &format!("fio-3.33 (iogauge-{})\n", env!("CARGO_PKG_VERSION")),
+        )?;
+        return Ok(exit::OK);
     }
     let cluster = iogauge::cluster::detect()?;
     let root = cluster.place().is_root();

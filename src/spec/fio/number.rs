@@ -15,6 +15,18 @@ pub fn parse_size(text: &str, kb_base: u64) -> std::result::Result<u64, String> 
         return u64::try_from(v).map_err(|_| format!("'{t}' is out of range"));
     }
     let (digits, suffix) = split_number(t)?;
+    // fio reads the digits before a '.' and ignores what follows (1048576.0 is 1048576, and
+    // 1.5m is 1 byte). A fraction of zeros alone, as Python writes a whole float (cdmpy's
+    // size=1048576.0, rwmixread=70.0), is taken; any other would be cut without a word.
+    let suffix = match suffix.strip_prefix('.') {
+        Some(zeros) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => "",
+        Some(_) => {
+            return Err(format!(
+                "'{t}': fio reads only the whole number before the '.' ({digits}) and ignores the rest; write a whole number"
+            ))
+        }
+        None => suffix,
+    };
     let n = parse_digits(digits)?;
     let s = suffix.to_ascii_lowercase();
     let (letter, flipped) = match s.strip_suffix("ib") {
@@ -143,7 +155,13 @@ mod tests {
         // fio takes an expression only when the whole value is in parentheses.
         assert!(parse_size("(1m - 4k) / 2", 1024).is_err());
         assert_eq!(k("(2^10 % 1000 + (3))"), 27);
-        for bad in ["", "k", "4q", "1.5m", "(4k", "(1/0)", "0x"] {
+        // A whole number written with a fraction of zeros (fio reads the digits before the
+        // '.'); any other fraction, which fio would cut (1.5m is 1 byte there), is refused.
+        assert_eq!(k("1048576.0"), 1 << 20);
+        assert_eq!(d("70.00"), 70);
+        for bad in [
+            "", "k", "4q", "1.5m", "1.0m", "1.", "70.5", "(4k", "(1/0)", "0x",
+        ] {
             assert!(parse_size(bad, 1024).is_err(), "{bad:?}");
         }
         assert_eq!(parse_size_range("1k-4k", 1024).unwrap(), (1024, 4096));

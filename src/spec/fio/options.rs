@@ -65,6 +65,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("rate_iops", &[], Kind::Mapped),
     ("random_distribution", &[], Kind::Mapped),
     ("randrepeat", &[], Kind::Mapped),
+    ("allrandrepeat", &[], Kind::Mapped),
     ("randseed", &[], Kind::Mapped),
     ("allow_file_create", &[], Kind::Mapped),
     ("lat_percentiles", &[], Kind::Mapped),

@@ -16,8 +16,13 @@ pub(super) fn read_clones(set: &Set) -> Result<u32> {
     Ok(clones as u32)
 }
 
-/// randseed, else a fixed seed unless randrepeat=0 asks for a new one each run.
+/// randseed, else a fixed seed unless randrepeat=0 asks for a new one each run. allrandrepeat=1
+/// fixes every seed whatever randseed and randrepeat say, as fio 3.33's td_fill_rand_seeds
+/// does; allrandrepeat=0 (its default) changes nothing.
 pub(super) fn read_seed(set: &Set) -> Result<u64> {
+    if set.flag("allrandrepeat")? == Some(true) {
+        return Ok(0);
+    }
     Ok(match (set.int("randseed")?, set.flag("randrepeat")?) {
         (Some(s), _) => s,
         (None, Some(false)) => std::time::SystemTime::now()
