@@ -1257,6 +1257,33 @@ pub struct RunArgs {
     #[arg(long = "refill-buffers")]
     pub refill_buffers: bool,
 
+    /// Make PCT% of writes deduplicable: each carries the content of an earlier write (of its
+    /// thread, or with --dedupe-global of any), the others new content (fio's
+    /// dedupe_percentage). Implies --refill-buffers;
+    /// combines with --compressible (a repeated write is as compressible as the original).
+    #[arg(long = "dedupe", value_name = "PCT",
+          value_parser = read::whole::<u8>("a percentage 0..100"))]
+    pub dedupe: Option<Checked<u8>>,
+
+    /// Which earlier write a --dedupe write repeats: `repeat`, the latest write with new
+    /// content (fio's default), or `working-set`, one drawn at random from the thread's first
+    /// new-content writes, as many as --dedupe-working-set says [default: repeat]
+    #[arg(long = "dedupe-mode", value_name = "MODE", requires = "dedupe")]
+    pub dedupe_mode: Option<DedupeModeArg>,
+
+    /// The working set of --dedupe-mode working-set, in percent of each thread's region:
+    /// its first writes with new content, one per block of the smallest write size. PCT plus
+    /// --dedupe must not pass 100 (fio's dedupe_working_set_percentage) [default: 5]
+    #[arg(long = "dedupe-working-set", value_name = "PCT", requires = "dedupe",
+          value_parser = read::whole::<u8>("a percentage 0..100"))]
+    pub dedupe_working_set: Option<Checked<u8>>,
+
+    /// With --dedupe-mode working-set, one working set shared by all threads, spread evenly
+    /// between them, instead of one per thread: a thread repeats others' writes too
+    /// (fio's dedupe_global)
+    #[arg(long = "dedupe-global", requires = "dedupe")]
+    pub dedupe_global: bool,
+
     /// Verify data: every written unit carries a header (target, offset, generation, write
     /// sequence, run seed) and checksums; every read is checked, lost and stale writes too,
     /// and a run that wrote ends by reading everything back
@@ -1401,7 +1428,14 @@ pub enum TrimArg {
     ThenWrite,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DedupeModeArg {
+    Repeat,
+    #[value(name = "working-set", alias = "working_set")]
+    WorkingSet,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineArg {
     Sync,
     #[value(name = "io_uring", alias = "io-uring", alias = "uring")]

@@ -456,7 +456,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     std::fs::write(d.join("typo.fio"), "[a]\nsize=1m\nfilename=x\nrww=read\n").unwrap();
     std::fs::write(
         d.join("planned.fio"),
-        "[a]\nsize=1m\nfilename=x\ndedupe_percentage=5\n",
+        "[a]\nsize=1m\nfilename=x\nbuffer_pattern=0xdeadbeef\n",
     )
     .unwrap();
     std::fs::write(
@@ -471,7 +471,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         ),
         (
             &["planned.fio"],
-            "planned.fio:4: option 'dedupe_percentage' is not supported yet: deduplicable write data (planned)",
+            "planned.fio:4: option 'buffer_pattern' is not supported yet: write buffers filled with a byte pattern (planned)",
         ),
         (&["overwrite.fio"], "overwrite.fio:1: job 'a' writes to"),
         (&["missing.fio"], "cannot read fio job file 'missing.fio'"),
@@ -515,8 +515,9 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o)
-        .contains("warning: planned.fio:4: option 'dedupe_percentage' is not supported yet"));
+    assert!(
+        stderr(&o).contains("warning: planned.fio:4: option 'buffer_pattern' is not supported yet")
+    );
     let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON despite warnings");
     assert_eq!(doc["jobs"][0]["read"]["io_bytes"], 1 << 20);
     Outcome::Pass(String::new())

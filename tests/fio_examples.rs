@@ -60,10 +60,7 @@ const EXAMPLES: &[(&str, Expect)] = &[
         Refused("cmdprio_percentage, prioclass, prio and log_prio are not mapped"),
     ),
     ("cross-stripe-verify", Writes(VERIFY_PASS)),
-    (
-        "dedupe-global",
-        Refused("dedupe_mode and dedupe_percentage are not mapped"),
-    ),
+    ("dedupe-global", Same),
     ("disk-zone-profile", Same),
     (
         "enospc-pressure",

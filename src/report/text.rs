@@ -314,15 +314,32 @@ fn io_shape(o: &mut String, j: &JobSpec) {
     if !j.per_io.buffers.is_default() {
         let _ = writeln!(
             o,
-            "\t\twrite data: {}% zeros per 512 bytes{}",
+            "\t\twrite data: {}% zeros per 512 bytes{}{}",
             j.per_io.buffers.compress_pct,
             if j.per_io.buffers.refill {
                 ", new for every write"
             } else {
                 ""
-            }
+            },
+            j.per_io.buffers.dedupe.map_or(String::new(), dedupe_words)
         );
     }
+}
+
+/// What --dedupe repeats, after "new for every write".
+fn dedupe_words(d: crate::spec::Dedupe) -> String {
+    let from = match d.mode {
+        crate::spec::DedupeMode::Repeat => "the latest new one".to_string(),
+        crate::spec::DedupeMode::WorkingSet { pct } => format!(
+            "one of a working set of {pct}% of the region{}",
+            if d.global {
+                ", shared by the threads"
+            } else {
+                ""
+            }
+        ),
+    };
+    format!(" or, for {}% of writes, an earlier write's: {from}", d.pct)
 }
 
 /// A file-operation engine's job: the operation, and how many times each file saw it.

@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod collect;
+pub mod dedupe;
 pub mod descriptors;
 pub mod finish;
 pub mod flow;

@@ -197,6 +197,15 @@ fn worker_plan(
         refill: job.per_io.buffers.refill,
         min_rate: job.limits.min_rate,
         compress_pct: job.per_io.buffers.compress_pct,
+        dedupe: super::dedupe::DedupeFill::new(
+            job,
+            super::dedupe::Place {
+                id: id as u64,
+                set: si as u64,
+                thread: th as u64,
+            },
+            set.iter().map(region).map(|(s, e)| e - s).sum(),
+        ),
         quota_bytes: plan.quota_bytes,
         continue_on_error: job.continue_on_error,
         ignore_errors: job.ignore_errors.clone(),

@@ -56,6 +56,8 @@ pub struct WorkerPlan {
     /// New random data before each write; `compress_pct` keeps its zeros.
     pub refill: bool,
     pub compress_pct: u8,
+    /// --dedupe: the refill repeats earlier writes' content as it says.
+    pub dedupe: Option<super::dedupe::DedupeFill>,
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
     pub continue_on_error: bool,
@@ -1272,9 +1274,10 @@ impl<E: IoEngine> Worker<'_, E> {
                     v.stamp(&mut self.bufs, slot, file, offset, len);
                     buf_index = v.write_buffer(slot);
                 }
-                None if plan.refill => {
-                    fill_buffer(self.bufs.slot_mut(slot), &mut self.rng, plan.compress_pct);
-                }
+                None if plan.refill => match plan.dedupe.as_mut() {
+                    None => fill_buffer(self.bufs.slot_mut(slot), &mut self.rng, plan.compress_pct),
+                    Some(d) => d.fill(&mut self.bufs.slot_mut(slot)[..len as usize]),
+                },
                 None => {}
             }
             if let Some(f) = plan.flush {

@@ -538,6 +538,32 @@ fn fio_buffers(o: &mut String, job: &JobSpec) {
             let _ = writeln!(o, "buffer_compress_percentage={p}");
         }
     }
+    if let Some(d) = job.per_io.buffers.dedupe {
+        let _ = writeln!(o, "dedupe_percentage={}", d.pct);
+        if let crate::spec::DedupeMode::WorkingSet { pct } = d.mode {
+            let _ = writeln!(o, "dedupe_mode=working_set");
+            let _ = writeln!(o, "dedupe_working_set_percentage={pct}");
+            // fio sizes the working set from size=, and refuses the mode without it.
+            let file = job.targets.first().and_then(|t| t.create_size);
+            match (job.shape.max_offset, file) {
+                (Some(_), _) => {}
+                (None, Some(c)) => {
+                    let region = c.saturating_sub(job.shape.base_offset);
+                    let files = job.files_per_set() as u64;
+                    let _ = writeln!(o, "size={}", tool_size(region * files));
+                }
+                (None, None) => {
+                    let _ = writeln!(
+                        o,
+                        "; fio needs size= here: the working set is a share of it"
+                    );
+                }
+            }
+        }
+        if d.global {
+            let _ = writeln!(o, "dedupe_global=1");
+        }
+    }
 }
 
 /// DiskSpd's -rdpct/-rdabs for zones: its percent spans must cover the whole working set (an
@@ -769,6 +795,12 @@ fn diskspd_buffers(job: &JobSpec, l: &mut DiskspdLine) {
                 "DiskSpd has no partly compressible data (--compressible {p}): -Zr writes random data"
             ));
         }
+    }
+    if let Some(d) = job.per_io.buffers.dedupe {
+        l.caveat(format!(
+            "DiskSpd has no deduplicable data (--dedupe {}): every write is new random data",
+            d.pct
+        ));
     }
 }
 

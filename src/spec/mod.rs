@@ -500,6 +500,56 @@ pub struct BufferFill {
     /// New random bytes before every write (fio's refill_buffers), at a CPU cost per write.
     #[serde(default)]
     pub refill: bool,
+    /// Writes that repeat earlier writes' content (fio's dedupe_percentage); implies `refill`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe: Option<Dedupe>,
+}
+
+/// Deduplicable write data: `pct`% of writes carry the content of an earlier write, the rest
+/// new content, each compressible by [`BufferFill::compress_pct`] (fio's dedupe_percentage,
+/// dedupe_mode, dedupe_working_set_percentage and dedupe_global; runner/dedupe.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dedupe {
+    pub pct: u8,
+    pub mode: DedupeMode,
+    /// The threads share one working set, spread evenly between them (fio's dedupe_global);
+    /// else each thread has its own.
+    #[serde(default)]
+    pub global: bool,
+    /// Set by the fio plan for the jobs of one file: which job this is, so that two jobs' new
+    /// content differs (fio's jobs draw it from seeds of their own).
+    #[serde(default)]
+    pub job: u32,
+    /// Set by the fio plan where several jobs share the working set (`global`): where this
+    /// job's threads stand among theirs. `None`: this job's threads share it alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared: Option<DedupeShare>,
+}
+
+/// Where a job's threads stand among the threads of every job that shares a working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DedupeShare {
+    /// The sharing threads of the jobs before this one, and of all of them.
+    pub first: u32,
+    pub of: u32,
+    /// The first sharing job's seed: the one seed that their shared content is drawn from.
+    pub seed: u64,
+}
+
+/// Which earlier write a duplicate repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DedupeMode {
+    /// The latest write with new content.
+    Repeat,
+    /// Any of the first writes with new content, as many as `pct`% of the thread's region
+    /// holds blocks of the smallest write size.
+    WorkingSet { pct: u8 },
+}
+
+impl DedupeMode {
+    /// fio's dedupe_working_set_percentage default.
+    pub const WORKING_SET_PCT: u8 = 5;
 }
 
 impl BufferFill {

@@ -5,7 +5,9 @@
 //! built, in the same order and words as every other rejected value.
 
 use super::*;
-use crate::cli::{normalize_diskspd_args, Cli, Command, EngineArg, RunArgs, TrimArg};
+use crate::cli::{
+    normalize_diskspd_args, Cli, Command, DedupeModeArg, EngineArg, RunArgs, TrimArg,
+};
 use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits};
 use crate::units::{parse_duration_ns, parse_size};
 use clap::Parser;
@@ -651,6 +653,7 @@ fn buffers(args: &RunArgs) -> Result<BufferFill> {
     let mut buffers = BufferFill {
         compress_pct: given(&args.compressible)?.unwrap_or(0),
         refill: args.refill_buffers,
+        dedupe: dedupe(args)?,
     };
     // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
     // buffer to write from (iogauge's buffers are random already).
@@ -661,7 +664,7 @@ fn buffers(args: &RunArgs) -> Result<BufferFill> {
     }
     // As fio: a partly compressible fill is refreshed per write, or neighbouring blocks
     // would compress together better than the share asked for.
-    if buffers.compress_pct > 0 && buffers.compress_pct < 100 {
+    if buffers.compress_pct > 0 && buffers.compress_pct < 100 || buffers.dedupe.is_some() {
         buffers.refill = true;
     }
     Ok(buffers)
@@ -673,6 +676,32 @@ fn trims(args: &RunArgs) -> Trims {
         Some(TrimArg::Only) => Trims::Only,
         Some(TrimArg::ThenWrite) => Trims::ThenWrite,
     }
+}
+
+/// --dedupe and its mode; --dedupe-working-set alone asks for --dedupe-mode working-set.
+fn dedupe(args: &RunArgs) -> Result<Option<Dedupe>> {
+    let working_set = given(&args.dedupe_working_set)?;
+    let mode = match (args.dedupe_mode, working_set) {
+        (Some(DedupeModeArg::Repeat), Some(_)) => {
+            return Err(Error::usage(
+                "--dedupe-working-set applies to --dedupe-mode working-set, not repeat",
+            ))
+        }
+        (Some(DedupeModeArg::Repeat), None) | (None, None) => DedupeMode::Repeat,
+        (Some(DedupeModeArg::WorkingSet), _) | (None, Some(_)) => DedupeMode::WorkingSet {
+            pct: working_set.unwrap_or(DedupeMode::WORKING_SET_PCT),
+        },
+    };
+    Ok(match given(&args.dedupe)? {
+        None | Some(0) => None,
+        Some(pct) => Some(Dedupe {
+            pct,
+            mode,
+            global: args.dedupe_global,
+            job: 0,
+            shared: None,
+        }),
+    })
 }
 
 fn engine_kind(e: EngineArg) -> EngineKind {
@@ -1016,10 +1045,33 @@ mod tests {
             j.per_io.buffers,
             BufferFill {
                 compress_pct: 25,
-                refill: true
+                refill: true,
+                dedupe: None,
             }
         );
         assert!(!job("--compressible 100 f").unwrap().per_io.buffers.refill);
+        // --dedupe refreshes every write; --dedupe-working-set asks for its mode.
+        let b = job("--dedupe 30 --dedupe-working-set 20 --dedupe-global -w 100 f")
+            .unwrap()
+            .per_io
+            .buffers;
+        assert!(b.refill);
+        assert_eq!(
+            b.dedupe,
+            Some(Dedupe {
+                pct: 30,
+                mode: DedupeMode::WorkingSet { pct: 20 },
+                global: true,
+                job: 0,
+                shared: None,
+            })
+        );
+        let d = job("--dedupe 30 -w 100 f").unwrap().per_io.buffers.dedupe;
+        assert_eq!(d.map(|d| d.mode), Some(DedupeMode::Repeat));
+        assert_eq!(
+            job("--dedupe 0 -w 100 f").unwrap().per_io.buffers.dedupe,
+            None
+        );
         assert_eq!(job("-Z f").unwrap().per_io.buffers.compress_pct, 100);
         for (line, why) in [
             ("--random-pct 50 -s f", "--random-pct applies to random I/O"),
@@ -1095,6 +1147,23 @@ mod tests {
             (
                 "--compressible 101 f",
                 "--compressible 101 is not in 0..100",
+            ),
+            ("--dedupe 101 -w 100 f", "--dedupe 101 is not in 0..100"),
+            (
+                "--dedupe 60 --dedupe-working-set 50 -w 100 f",
+                "--dedupe-working-set 50 and --dedupe 60 add up to more than 100",
+            ),
+            (
+                "--dedupe 10 --dedupe-mode repeat --dedupe-working-set 5 -w 100 f",
+                "--dedupe-working-set applies to --dedupe-mode working-set, not repeat",
+            ),
+            (
+                "--dedupe 10 --dedupe-global -w 100 f",
+                "--dedupe-global applies to --dedupe-mode working-set",
+            ),
+            (
+                "--dedupe 10 --verify -w 100 f",
+                "--dedupe cannot be combined with --verify",
             ),
             (
                 "--thread-start 4k -r f",

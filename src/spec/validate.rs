@@ -582,7 +582,48 @@ impl JobSpec {
                 self.per_io.buffers.compress_pct
             ));
         }
-        Ok(())
+        self.validate_dedupe()
+    }
+
+    /// --dedupe: percentages, and a working set that leaves room for the duplicates.
+    fn validate_dedupe(&self) -> Result<()> {
+        let Some(d) = self.per_io.buffers.dedupe else {
+            return Ok(());
+        };
+        let n = |f| self.name(f);
+        let typed = |f, v: u8| self.dialect.assign(f, &v.to_string());
+        if d.pct > 100 {
+            return bad(format!("{} is not in 0..100", typed(Flag::Dedupe, d.pct)));
+        }
+        if self.verify.is_some() {
+            return bad(format!(
+                "{} cannot be combined with {}: every verified block carries a header of its own",
+                n(Flag::Dedupe),
+                n(Flag::Verify)
+            ));
+        }
+        match d.mode {
+            DedupeMode::WorkingSet { pct } if pct > 100 => bad(format!(
+                "{} is not in 0..100",
+                typed(Flag::DedupeWorkingSet, pct)
+            )),
+            // fio's own check: the working set's writes are new content, so with it over
+            // 100 - PCT% of the writes fewer than PCT% could repeat.
+            DedupeMode::WorkingSet { pct } if pct as u16 + d.pct as u16 > 100 => bad(format!(
+                "{} and {} add up to more than 100: the working set's own writes are new content",
+                typed(Flag::DedupeWorkingSet, pct),
+                typed(Flag::Dedupe, d.pct)
+            )),
+            DedupeMode::Repeat if d.global => bad(format!(
+                "{} applies to {}: a repeated write repeats its own thread's latest",
+                n(Flag::DedupeGlobal),
+                match self.dialect {
+                    Dialect::Fio => self.dialect.assign(Flag::DedupeMode, "working_set"),
+                    _ => self.dialect.assign(Flag::DedupeMode, "working-set"),
+                }
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn validate_block_mix(&self) -> Result<()> {

@@ -36,7 +36,8 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
         | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
         | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
-        | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Trim => return None,
+        | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Dedupe | DedupeMode
+        | DedupeWorkingSet | DedupeGlobal | Trim => return None,
     })
 }
 

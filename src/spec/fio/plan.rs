@@ -6,7 +6,7 @@
 //! 4k blocks, latency always measured), a job's clones each with their own file unless
 //! `filename` names one, `size` as the region and the bytes each clone moves.
 
-use super::map::map_job;
+use super::map::{map_job, share_working_sets};
 use super::options::lookup;
 use super::{FioJob, FioOption, Location, COMMAND_LINE};
 use crate::error::{Error, Result};
@@ -184,6 +184,7 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
         run.wait_for = waitee(fj, &runs)?;
         runs.push(run);
     }
+    share_working_sets(runs.iter_mut().map(|r| &mut r.job));
     warnings.dedup();
     let global_options = as_written(&jobs[0].options[..jobs[0].inherited]);
     Ok(FioPlan {

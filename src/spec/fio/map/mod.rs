@@ -5,6 +5,7 @@
 //! bad options, that order decides which one its error names.
 
 mod cache;
+mod dedupe;
 mod engine;
 mod files;
 mod output;
@@ -22,6 +23,7 @@ use crate::spec::flat::FlatMetric;
 use crate::spec::{
     CacheMode, EngineKind, EngineSpec, FileSets, JobSpec, Limits, PerIo, Rate, Stop, Timing,
 };
+pub(super) use dedupe::share_working_sets;
 use files::Files;
 use shape::Shape;
 use std::collections::HashMap;
@@ -345,18 +347,18 @@ mod tests {
         }
     }
 
-    fn plan_of(text: &str) -> Result<FioPlan> {
+    pub(super) fn plan_of(text: &str) -> Result<FioPlan> {
         let jobs = read_str(text, "t.fio", Path::new("."), &vars())?;
         plan(&jobs, &opts(false))
     }
 
-    fn one(text: &str) -> FioRun {
+    pub(super) fn one(text: &str) -> FioRun {
         let mut p = plan_of(text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(p.runs.len(), 1);
         p.runs.remove(0)
     }
 
-    fn err(text: &str) -> String {
+    pub(super) fn err(text: &str) -> String {
         plan_of(text).unwrap_err().to_string()
     }
 
@@ -841,11 +843,11 @@ group_reporting
     #[test]
     fn unsupported_options_name_file_line_and_plan() {
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\ndedupe_percentage=5\n"),
-            "t.fio:4: option 'dedupe_percentage' is not supported yet: deduplicable write data (planned); --ignore-unsupported runs the job without them"
+            err("[j]\nfilename=/x\nsize=1m\nbuffer_pattern=0xdeadbeef\n"),
+            "t.fio:4: option 'buffer_pattern' is not supported yet: write buffers filled with a byte pattern (planned); --ignore-unsupported runs the job without them"
         );
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbogus=1\ndedupe_percentage=5\n"),
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nbuffer_pattern=0xdeadbeef\n"),
             "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
         );
         assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
@@ -1525,6 +1527,8 @@ ramp_time=2
             "iogauge run -b 4k -s -w 100 --compressible 30 --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -w 100 --refill-buffers --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -w 100 --compressible 100 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 --dedupe 40 --engine sync -c 1G t.dat",
+            "iogauge run -b 4k -s -w 100 -t 2 --dedupe 40 --dedupe-mode working-set --dedupe-working-set 20 --dedupe-global --compressible 30 --max-offset 1G --engine sync -c 1G t.dat",
             "iogauge run -b 4k -s -t 4 --thread-offset 256M --max-offset 256M --engine sync -c 1G t.dat",
             "iogauge run -b 8k -r -w 20 --engine mmap --cache buffered -c 1G t.dat",
             "iogauge run -b 4k -r --random-every 8 -w 50 --engine io_uring -c 1G t.dat",

@@ -433,11 +433,12 @@ fn fill_spans(list: &str) -> String {
     filled.join(":")
 }
 
-/// fio's `refill_buffers`, `buffer_compress_percentage` and `zero_buffers`.
+/// fio's `refill_buffers`, `buffer_compress_percentage`, `zero_buffers` and dedupe options.
 pub(super) fn read_buffers(set: &Set) -> Result<BufferFill> {
     let mut b = BufferFill {
         compress_pct: 0,
         refill: set.flag("refill_buffers")?.unwrap_or(false),
+        dedupe: super::dedupe::read_dedupe(set)?,
     };
     if set.flag("zero_buffers")?.unwrap_or(false) {
         b.compress_pct = 100;
@@ -455,6 +456,8 @@ pub(super) fn read_buffers(set: &Set) -> Result<BufferFill> {
             b.refill = true;
         }
     }
+    // As fio: dedupe refreshes every write's buffer, repeating an earlier one's content.
+    b.refill |= b.dedupe.is_some();
     Ok(b)
 }
 
