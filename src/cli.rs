@@ -1406,6 +1406,12 @@ pub struct RunArgs {
     #[arg(long = "ignore-error", value_name = "ERRNOS")]
     pub ignore_error: Option<String>,
 
+    /// Write until the file system is full (fio's fill_device): a new target starts empty and
+    /// grows with the writes (give --create with the free space, or less); running out of
+    /// space (ENOSPC, EDQUOT) ends each thread as planned. Writes only (-w 100)
+    #[arg(long = "fill")]
+    pub fill: bool,
+
     /// Report format: text, json (the documented schema), csv (the time series)
     #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
     pub output: OutputFormat,

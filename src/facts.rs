@@ -380,7 +380,7 @@ pub(crate) fn fs_name(path: &Path) -> String {
 
 /// Bytes free for an unprivileged writer in the file system holding `dir`; `None` where that
 /// cannot be known.
-pub(crate) fn free_space(dir: &Path) -> Option<u64> {
+pub fn free_space(dir: &Path) -> Option<u64> {
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: statvfs writes into a zeroed struct we own; `c` is a valid C string.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

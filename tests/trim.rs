@@ -1,6 +1,7 @@
-//! Trims on real storage: holes punched in a file (its blocks given back, its size kept), a
-//! block device's range discarded (a loop device, whose discards punch its backing file),
-//! trims then writes in exact pairs, and the falloc engine; and the refusals.
+//! Jobs that change how much space a target takes, on real storage: trims (holes punched in
+//! a file, its blocks given back and its size kept; a block device's range discarded, on a
+//! loop device whose discards punch its backing file; trims then writes in exact pairs), the
+//! falloc engine, and --fill (fio's fill_device) on a small tmpfs; and the refusals.
 
 mod common;
 use common::*;
@@ -136,6 +137,44 @@ fn a_block_device_is_discarded() -> Result<String, String> {
     ))
 }
 
+fn fill_ends_when_the_file_system_is_full() -> Result<String, String> {
+    if !is_root() {
+        return Err("needs root to mount a small tmpfs".into());
+    }
+    let d = work_dir();
+    let fs = d.path().join("small");
+    std::fs::create_dir_all(&fs).unwrap();
+    sh("mount", &["-t", "tmpfs", "-o", "size=8m", "tmpfs", p(&fs)])
+        .map_err(|e| format!("cannot mount a tmpfs: {e}"))?;
+    let t = fs.join("fill.dat");
+    // More asked than there is room for: the run ends when the writes find no room.
+    let o = run_l(
+        "-c 64M --fill -w 100 -s -b 64k --total 64M -W 0 --no-save --output json --keep",
+        &[p(&t)],
+    );
+    let len = std::fs::metadata(&t).map(|m| m.len()).unwrap_or(0);
+    let _ = sh("umount", &[p(&fs)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let written = u(&r["total"]["write"]["bytes"]);
+    assert!(written > 7 * MIB && written <= 8 * MIB, "{written}");
+    assert_eq!(r["stop_reason"], "completed");
+    assert!(
+        r["errors"].as_array().unwrap().is_empty(),
+        "{}",
+        r["errors"]
+    );
+    assert!(r["notes"].as_array().unwrap().iter().any(|n| n
+        .as_str()
+        .unwrap()
+        .contains("the file system was full after")));
+    assert!(len >= written, "the file holds what was written: {len}");
+    Ok(format!(
+        "{} KiB written into an 8 MiB tmpfs",
+        written / 1024
+    ))
+}
+
 fn refusals_name_the_flag() -> Result<String, String> {
     let d = work_dir();
     let t = d.path().join("r.dat");
@@ -160,6 +199,10 @@ fn refusals_name_the_flag() -> Result<String, String> {
             "--ignore-error ENOSPCX",
             "--ignore-error 'ENOSPCX': 'ENOSPCX' is not an errno name",
         ),
+        (
+            "--fill -w 50",
+            "--fill writes until the file system is full: --write-pct must be 100",
+        ),
     ] {
         let o = run_l(&format!("-c 1M -d 0.1 {line} --no-save"), &[p(&t)]);
         let e = stderr(&o);
@@ -181,6 +224,10 @@ fn main() {
             ),
             ("falloc_allocates_and_punches", falloc_allocates_and_punches),
             ("a_block_device_is_discarded", a_block_device_is_discarded),
+            (
+                "fill_ends_when_the_file_system_is_full",
+                fill_ends_when_the_file_system_is_full,
+            ),
             ("refusals_name_the_flag", refusals_name_the_flag),
         ],
     );

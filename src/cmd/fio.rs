@@ -261,6 +261,7 @@ fn make_plan(
             keep: own.keep,
             size_of: &|p| size_of(&rank_path(p, rank)),
             exists: &|p| rank_path(p, rank).exists(),
+            free_space_of: &iogauge::facts::free_space,
         },
     )?;
     for w in plan.warnings.iter().filter(|_| say_warnings) {

@@ -126,6 +126,7 @@ mod tests {
             keep: false,
             size_of: &|_| Some(1 << 20),
             exists: &|_| true,
+            free_space_of: &|_| None,
         };
         let mut plan = iogauge::spec::fio::options::plan(&jobs, &o).unwrap().runs;
         for (r, &g) in plan.iter_mut().zip(groups) {

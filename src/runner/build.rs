@@ -165,6 +165,20 @@ fn build_result(b: BuildInput) -> RunResult {
         !job.shape.trim.is_none(),
     );
     let series = time_series(&b);
+    let mut notes = b.notes.clone();
+    if job.fill {
+        let full = b.outcomes.iter().any(|o| o.filled_ns.is_some());
+        notes.push(match full {
+            true => format!(
+                "--fill: the file system was full after {} bytes written",
+                total.write.bytes
+            ),
+            false => format!(
+                "--fill: {} bytes written without filling the file system",
+                total.write.bytes
+            ),
+        });
+    }
     RunResult {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
@@ -174,7 +188,7 @@ fn build_result(b: BuildInput) -> RunResult {
         partial: b.stop_reason != StopReason::Completed,
         stop_reason: b.stop_reason,
         stop_message: b.stop_message.clone(),
-        notes: b.notes.clone(),
+        notes,
         warnings: Vec::new(),
         job: job.clone(),
         mode: if job.latency {

@@ -209,6 +209,7 @@ fn worker_plan(
         quota_bytes: plan.quota_bytes,
         continue_on_error: job.continue_on_error,
         ignore_errors: job.ignore_errors.clone(),
+        fill: job.fill,
         path: set_name(set),
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
         verify: None,

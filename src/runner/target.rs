@@ -359,7 +359,11 @@ fn examine(
                     job.dialect.assign(Flag::Create, "SIZE")
                 )));
             };
-            lay_out(path, want, job.seed, stamp, cleanup, interrupted)?;
+            if job.fill {
+                create_empty(path, cleanup)?;
+            } else {
+                lay_out(path, want, job.seed, stamp, cleanup, interrupted)?;
+            }
             created = true;
             (TargetKind::File, want)
         }
@@ -544,6 +548,16 @@ pub fn lay_out(
         )));
     }
     create_file(path, size, seed, stamp, cleanup, interrupted)
+}
+
+/// --fill: the file is made empty; the job's writes grow it until the file system is full.
+fn create_empty(path: &Path, cleanup: &mut Cleanup) -> Result<()> {
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::usage(format!("cannot create '{}': {e}", path.display())))?;
+    cleanup.created(path, &f)
 }
 
 /// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).

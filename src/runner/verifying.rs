@@ -265,7 +265,15 @@ pub fn finish(
     };
     let mut states = Vec::new();
     if v.survives.iter().any(|&s| s) {
-        checkpoint(v, targets)?;
+        match checkpoint(v, targets) {
+            // A job that wrote nothing changed no unit: a state it cannot save (a file
+            // system filled by the job before, fio's surface-scan) loses nothing.
+            Err(e) if !wrote => {
+                eprintln!("iogauge: warning: {e}");
+                return Ok(result(v, Vec::new(), pass));
+            }
+            r => r?,
+        }
         states = v
             .states
             .iter()
@@ -274,13 +282,17 @@ pub fn finish(
             .map(|(p, _)| p.display().to_string())
             .collect();
     }
+    Ok(result(v, states, pass))
+}
+
+fn result(v: &Verifying, states: Vec<String>, pass: Option<pass::PassResult>) -> VerifyResult {
     let log = &v.log;
     let mismatches = log
         .mismatches
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
-    Ok(VerifyResult {
+    VerifyResult {
         unit: v.unit,
         map_bytes: v.targets.iter().map(|t| map::cost(t.map.units())).sum(),
         checked: log.checked.load(Ordering::Relaxed),
@@ -290,7 +302,7 @@ pub fn finish(
         pass,
         states,
         checkpoints: v.checkpoints.load(Ordering::Relaxed),
-    })
+    }
 }
 
 /// Every unit read back from the device: written back and dropped from the page cache first,

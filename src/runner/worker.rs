@@ -63,6 +63,8 @@ pub struct WorkerPlan {
     pub continue_on_error: bool,
     /// Errors (errnos) to go on after even without `continue_on_error`.
     pub ignore_errors: Vec<i32>,
+    /// Write until the file system is full (--fill): running out of space ends the thread.
+    pub fill: bool,
     pub latency: bool,
     /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
     pub trace: bool,
@@ -317,6 +319,8 @@ pub struct WorkerOutcome {
     pub errors: Vec<crate::result::ErrorCount>,
     /// When this worker's quota was done (--total), on the run clock.
     pub quota_done_ns: Option<u64>,
+    /// --fill: when the thread found the file system full.
+    pub filled_ns: Option<u64>,
     pub waits: WaitStats,
     /// What the engine injected (delay engine).
     pub injected: Option<LatencyHistogram>,
@@ -333,6 +337,7 @@ impl WorkerOutcome {
             flushes: Default::default(),
             errors: Vec::new(),
             quota_done_ns: None,
+            filled_ns: None,
             waits: WaitStats::default(),
             injected: None,
             uring: None,
@@ -529,6 +534,9 @@ struct State<'a> {
     quota_done_ns: Option<u64>,
     continue_on_error: bool,
     ignore_errors: Vec<i32>,
+    /// --fill, and when the file system was found full.
+    fill: bool,
+    filled_ns: Option<u64>,
     rate_limited: bool,
     path: String,
 }
@@ -848,6 +856,16 @@ impl State<'_> {
     #[cold]
     fn fail(&mut self, c: &Cqe, t: u64, what: &str) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
+        // --fill: a write the file system has no room for (refused, or done in part) is
+        // the end the job asked for, not an error; nothing more is issued.
+        if self.fill
+            && self.slots.op[c.slot as usize] == Op::Write
+            && matches!(errno, libc::ENOSPC | libc::EDQUOT | SHORT_IO)
+        {
+            self.filled_ns.get_or_insert(t);
+            self.quota_done_ns.get_or_insert(t);
+            return;
+        }
         let offset = self.slots.offset[c.slot as usize];
         match self.errors.iter_mut().find(|e| e.errno == errno) {
             Some(e) => e.add(1, &[offset]),
@@ -964,6 +982,8 @@ pub fn run<E: IoEngine>(
         quota_done_ns: None,
         continue_on_error: plan.continue_on_error,
         ignore_errors: std::mem::take(&mut plan.ignore_errors),
+        fill: plan.fill,
+        filled_ns: None,
         rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
     };
@@ -1567,6 +1587,7 @@ impl<E: IoEngine> Worker<'_, E> {
             flushes: std::mem::take(&mut s.flush.flushes),
             errors: s.errors,
             quota_done_ns: s.quota_done_ns,
+            filled_ns: s.filled_ns,
             waits,
             injected,
             uring: None,

@@ -853,6 +853,10 @@ pub struct JobSpec {
     /// other stops it unless `continue_on_error`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ignore_errors: Vec<i32>,
+    /// Write until the file system is full (fio's fill_device): a file created for the job
+    /// starts empty and grows with the writes, and ENOSPC or EDQUOT ends a thread as planned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fill: bool,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,

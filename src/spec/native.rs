@@ -575,6 +575,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         allow_overwrite: args.allow_overwrite,
         keep: args.keep,
         continue_on_error: args.continue_on_error,
+        fill: args.fill,
         ignore_errors: match args.ignore_error.as_deref() {
             Some(list) => crate::error::parse_errnos(list)
                 .map_err(|e| Error::usage(format!("--ignore-error '{list}': {e}")))?,

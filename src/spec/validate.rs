@@ -170,6 +170,13 @@ impl JobSpec {
                 n(Flag::WritePct)
             ));
         }
+        if self.fill && (self.shape.write_pct != 100 || !self.shape.trim.is_none()) {
+            return bad(format!(
+                "{} writes until the file system is full: the job must only write ({} 100, no trims)",
+                n(Flag::Fill),
+                n(Flag::WritePct)
+            ));
+        }
         if self.shape.trim.is_none() {
             return Ok(());
         }
@@ -1131,6 +1138,7 @@ mod tests {
             keep: false,
             size_of: &|_| Some(1 << 30),
             exists: &|_| false,
+            free_space_of: &|_| None,
         };
         match options::plan(&jobs, &o) {
             Ok(_) => panic!("accepted: {text}"),

@@ -81,6 +81,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("disable_lat", &[], Kind::Mapped),
     ("disable_clat", &[], Kind::Mapped),
     ("continue_on_error", &[], Kind::Mapped),
+    ("fill_device", &["fill_fs"], Kind::Mapped),
     ("ignore_error", &[], Kind::Mapped),
     (
         "error_dump",
@@ -439,6 +440,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Random => "blockalign",
         RandomPct => "percentage_random",
         RandomEvery | Sequential | Backwards | Trim => "rw",
+        Fill => "fill_device",
         Distribution => "random_distribution",
         WritePct => "rwmixwrite",
         Duration => "runtime",

@@ -30,6 +30,8 @@ pub struct MapOptions<'a> {
     /// Whether a file or device is there: asked of the caller too, so that planning itself
     /// never looks at the disk.
     pub exists: &'a dyn Fn(&Path) -> bool,
+    /// Bytes free in the file system that holds a folder (fill_device with no size=).
+    pub free_space_of: &'a dyn Fn(&Path) -> Option<u64>,
 }
 
 /// How a job's `numjobs` clones were laid out in its JobSpec.
@@ -163,8 +165,23 @@ pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
     let mut warnings = Vec::new();
     let mut runs: Vec<FioRun> = Vec::new();
     let (mut group, mut batch) = (0, 0);
+    // Files an earlier job creates: a later one that names no size= works over the whole of
+    // it, as fio sizes a job's files when it starts (surface-scan.fio's read phase).
+    let mut made: std::collections::HashMap<std::path::PathBuf, u64> = Default::default();
     for (i, fj) in jobs.iter().enumerate() {
-        let mut run = map_job(fj, o, &mut warnings)?;
+        let size_of = |p: &Path| made.get(p).copied().or_else(|| (o.size_of)(p));
+        let exists = |p: &Path| made.contains_key(p) || (o.exists)(p);
+        let with_made = MapOptions {
+            size_of: &size_of,
+            exists: &exists,
+            ..*o
+        };
+        let mut run = map_job(fj, &with_made, &mut warnings)?;
+        for t in &run.job.targets {
+            if let Some(size) = t.create_size.filter(|_| !(o.exists)(&t.path)) {
+                made.entry(t.path.clone()).or_insert(size);
+            }
+        }
         let flag = |key: &str| {
             fj.options
                 .iter()

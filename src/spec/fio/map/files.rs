@@ -40,6 +40,37 @@ impl Files {
 }
 
 /// Files: one shared file named by `filename`, or one generated file per clone.
+/// fill_device with no size=: the free space of the file system the job's (first) file is in,
+/// in whole blocks, as fio sizes such a job when it sets it up.
+fn fill_size(j: &Job, dir: Option<&Path>, named: Option<&[String]>, shape: &Shape) -> Result<u64> {
+    let first = named.and_then(|n| n.first()).map(|n| in_dir(dir, n));
+    let folder = match &first {
+        Some(f) => f
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf),
+        None => dir.map(Path::to_path_buf),
+    }
+    .unwrap_or_else(|| PathBuf::from("."));
+    let free = (j.o.free_space_of)(&folder).ok_or_else(|| {
+        j.set.err(
+            "fill_device",
+            format!(
+                "the free space of '{}' cannot be known here (a file system that reports no capacity): give size=",
+                folder.display()
+            ),
+        )
+    })?;
+    let blocks = free / shape.block_size;
+    if blocks == 0 {
+        return Err(j.set.err(
+            "fill_device",
+            format!("'{}' has no room for one block", folder.display()),
+        ));
+    }
+    Ok(blocks * shape.block_size)
+}
+
 pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
     let set = &j.set;
     // `a:b:c`: generated files go to the directories in turn, clone by clone; a named file
@@ -64,6 +95,12 @@ pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
     }
     let filesize = set.size("filesize")?;
     let (offset, size) = read_region(j, dir, filesize, nfiles, shape)?;
+    let size = match size {
+        None if filesize.is_none() && set.flag("fill_device")?.unwrap_or(false) => {
+            Some(fill_size(j, dir, named.as_deref(), shape)?)
+        }
+        s => s,
+    };
     let may_create = set.flag("allow_file_create")?.unwrap_or(true);
     let increment = set.size("offset_increment")?.unwrap_or(0);
     if increment > 0 && named.is_none() {

@@ -300,6 +300,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         keep: j.o.keep,
         continue_on_error,
         ignore_errors,
+        fill: set.flag("fill_device")?.unwrap_or(false),
         file_sets: (files.nfiles > 1).then_some(FileSets {
             files: files.nfiles as u32,
             service,
@@ -344,6 +345,7 @@ mod tests {
             keep: false,
             size_of: &|_| Some(1 << 30),
             exists: &|p| p.exists(),
+            free_space_of: &|_| Some(64 << 20),
         }
     }
 
@@ -694,6 +696,35 @@ group_reporting
             err("[j]\nfilename=/x\ntime_based\n").contains("t.fio:3: time_based: needs runtime=")
         );
         assert!(err("[j]\nrw=read\n").contains("t.fio:1: job 'j' names no file and no size"));
+    }
+
+    #[test]
+    fn fill_device_sizes_a_job_by_the_free_space() {
+        // The test's file system has 64 MiB free (opts): whole blocks of it.
+        let r = one("[j]\nfilename=/nowhere/f\nrw=write\nbs=96k\nfill_device=1\n");
+        assert!(r.job.fill);
+        let blocks = (64u64 << 20) / (96 << 10);
+        assert_eq!(
+            r.job.timing.stop,
+            Stop::TotalBytes {
+                bytes: blocks * (96 << 10),
+                max_ns: None
+            }
+        );
+        // A size= given is the job's, fill_device or not; reads are refused.
+        let r = one("[j]\nfilename=/nowhere/f\nrw=write\nsize=1m\nfill_fs=1\n");
+        assert_eq!(
+            r.job.timing.stop,
+            Stop::TotalBytes {
+                bytes: 1 << 20,
+                max_ns: None
+            }
+        );
+        assert!(
+            err("[j]\nfilename=/nowhere/f\nrw=read\nsize=1m\nfill_device=1\n").contains(
+                "fill_device writes until the file system is full: the job must only write"
+            )
+        );
     }
 
     #[test]
