@@ -201,7 +201,7 @@ fn refusals_name_the_flag() -> Result<String, String> {
         ),
         (
             "--fill -w 50",
-            "--fill writes until the file system is full: --write-pct must be 100",
+            "--fill writes until the file system is full: the job must only write (--write-pct 100",
         ),
     ] {
         let o = run_l(&format!("-c 1M -d 0.1 {line} --no-save"), &[p(&t)]);
