@@ -13,6 +13,7 @@ pub mod flat;
 pub mod iozone;
 pub mod native;
 pub mod numa;
+pub mod prio;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.
 pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind, EngineSpec};
@@ -853,6 +854,9 @@ pub struct JobSpec {
     /// other stops it unless `continue_on_error`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ignore_errors: Vec<i32>,
+    /// I/O priorities: the job's own and per-I/O ones (--ioprio, --cmdprio).
+    #[serde(default, skip_serializing_if = "prio::Priority::is_none")]
+    pub prio: prio::Priority,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,

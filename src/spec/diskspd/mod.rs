@@ -155,6 +155,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         keep: false,
         continue_on_error: false,
         ignore_errors: Vec::new(),
+        prio: Default::default(),
         file_sets: plan.file_sets,
         dialect: Dialect::Diskspd,
         ranks: crate::spec::Ranks::default(),
