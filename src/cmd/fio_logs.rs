@@ -221,7 +221,7 @@ impl IoLogs {
                         let r = writeln!(
                             log.w,
                             "{ms}, {mean}, {dir}, 0{}",
-                            iogauge::report::fio::averaged_tail(self.offset)
+                            iogauge::report::fio::averaged_tail(self.offset, self.prio)
                         );
                         note(&mut self.error, log.kind, r);
                     }
@@ -321,7 +321,7 @@ impl Observer for IoLogs {
                             writeln!(
                                 log.w,
                                 "{ms}, {mean}, {dir}, 0{}",
-                                iogauge::report::fio::averaged_tail(with_offset)
+                                iogauge::report::fio::averaged_tail(with_offset, log_prio)
                             )
                         }
                         None => Ok(()),
