@@ -1186,6 +1186,19 @@ pub struct RunArgs {
     #[arg(long = "hipri")]
     pub hipri: bool,
 
+    /// I/O priority of all the job's I/O, CLASS:LEVEL (class 1 real time, 2 best effort, 3
+    /// idle, 0 none as best effort; level 0 highest to 7), set on each worker thread with
+    /// ioprio_set (fio's prioclass and prio)
+    #[arg(long = "ioprio", value_name = "CLASS:LEVEL")]
+    pub ioprio: Option<String>,
+
+    /// io_uring: a per-I/O priority for a share of the I/Os, in each SQE (fio's
+    /// cmdprio_percentage, cmdprio_class, cmdprio and cmdprio_bssplit): [BS/]PCT/CLASS/LEVEL
+    /// entries joined by ':', for reads and writes or READS,WRITES; with BS only I/Os of that
+    /// size. E.g. 20/1/0 (20 % real time, level 0) or 64k/25/1/1:64k/75/3/2,1m/10/1/0
+    #[arg(long = "cmdprio", value_name = "SHARES")]
+    pub cmdprio: Option<String>,
+
     /// io_uring: do not register the target files and buffers with the ring
     #[arg(long = "no-register")]
     pub no_register: bool,

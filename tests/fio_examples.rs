@@ -53,14 +53,8 @@ const EXAMPLES: &[(&str, Expect)] = &[
     ("backwards-read", Same),
     ("basic-verify", Writes(VERIFY_PASS)),
     ("butterfly", Jobs("time_based")),
-    (
-        "cmdprio-bssplit",
-        Refused("cmdprio_bssplit, prioclass, prio and log_prio are not mapped"),
-    ),
-    (
-        "cmdprio-percentage",
-        Refused("cmdprio_percentage, prioclass, prio and log_prio are not mapped"),
-    ),
+    ("cmdprio-bssplit", Jobs(RANDOM_MAP)),
+    ("cmdprio-percentage", Same),
     ("cross-stripe-verify", Writes(VERIFY_PASS)),
     ("dedupe-global", Same),
     ("disk-zone-profile", Same),

@@ -33,6 +33,8 @@ pub struct IoLogs {
     hist: (u64, u32),
     /// log_offset: the offset column before the priority.
     offset: bool,
+    /// log_prio: the priority column is the I/O's priority value, not 1 for real time.
+    prio: bool,
     error: Option<String>,
 }
 
@@ -162,6 +164,7 @@ impl IoLogs {
             avg_ms: (!l.per_io).then_some(run.job.timing.interval_ns / 1_000_000),
             hist: (l.hist_msec, l.hist_coarseness),
             offset: l.offset,
+            prio: l.prio,
             error: None,
         }
     }
@@ -218,7 +221,7 @@ impl IoLogs {
                         let r = writeln!(
                             log.w,
                             "{ms}, {mean}, {dir}, 0{}",
-                            iogauge::report::fio::averaged_tail(self.offset)
+                            iogauge::report::fio::averaged_tail(self.offset, self.prio)
                         );
                         note(&mut self.error, log.kind, r);
                     }
@@ -227,6 +230,23 @@ impl IoLogs {
             note(&mut self.error, log.kind, log.w.flush());
         }
         self.error.map_or(Ok(()), Err)
+    }
+}
+
+/// A per-I/O line's last column, as fio 3.33's flush_samples writes it: with log_prio the
+/// I/O's priority value (`0x%04x`), else 1 for a real-time one and 0 for any other.
+struct PrioColumn(u16, bool);
+
+impl std::fmt::Display for PrioColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.1 {
+            true => write!(f, "0x{:04x}", self.0),
+            false => {
+                let rt = self.0 >> iogauge::spec::prio::CLASS_SHIFT
+                    == iogauge::spec::prio::CLASS_RT as u16;
+                write!(f, "{}", rt as u8)
+            }
+        }
     }
 }
 
@@ -274,7 +294,7 @@ impl Observer for IoLogs {
     }
 
     fn ios(&mut self, worker: usize, records: &[IoRecord]) {
-        let (slat, with_offset) = (self.slat, self.offset);
+        let (slat, with_offset, log_prio) = (self.slat, self.offset, self.prio);
         let Some(files) = self.files.get_mut(worker) else {
             return;
         };
@@ -289,15 +309,19 @@ impl Observer for IoLogs {
                 let (ms, dir) = (r.at / 1_000_000, r.dir as usize);
                 let written = match &mut log.acc {
                     Acc::Each if with_offset => {
-                        writeln!(log.w, "{ms}, {value}, {dir}, {}, {}, 0", r.len, r.offset)
+                        let p = PrioColumn(r.prio, log_prio);
+                        writeln!(log.w, "{ms}, {value}, {dir}, {}, {}, {p}", r.len, r.offset)
                     }
-                    Acc::Each => writeln!(log.w, "{ms}, {value}, {dir}, {}, 0", r.len),
+                    Acc::Each => {
+                        let p = PrioColumn(r.prio, log_prio);
+                        writeln!(log.w, "{ms}, {value}, {dir}, {}, {p}", r.len)
+                    }
                     Acc::Mean(every, windows) => match windows[dir].add(value, ms, *every) {
                         Some(mean) => {
                             writeln!(
                                 log.w,
                                 "{ms}, {mean}, {dir}, 0{}",
-                                iogauge::report::fio::averaged_tail(with_offset)
+                                iogauge::report::fio::averaged_tail(with_offset, log_prio)
                             )
                         }
                         None => Ok(()),

@@ -113,6 +113,7 @@ mod tests {
             len,
             buf: std::ptr::null_mut(),
             buf_index: 0,
+            ioprio: 0,
         }
     }
 

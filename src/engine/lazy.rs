@@ -382,6 +382,7 @@ mod tests {
             len: 512,
             buf: std::ptr::null_mut(),
             buf_index: slot,
+            ioprio: 0,
         }
     }
 

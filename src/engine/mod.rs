@@ -33,6 +33,8 @@ pub struct Sqe {
     /// Which of the worker's buffers `buf` lies in (for registered buffers): the slot's own,
     /// or for a verified write its write buffer.
     pub buf_index: u32,
+    /// io_uring: the SQE's ioprio (the kernel's class and level value; 0 the thread's own).
+    pub ioprio: u16,
 }
 
 /// What an I/O does. A flush (`Fsync`, `Fdatasync`) has no offset, length or buffer, and

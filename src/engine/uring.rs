@@ -203,23 +203,39 @@ impl IoEngine for UringEngine {
             (false, true, true) => {
                 opcode::ReadFixed::new(fixed, sqe.buf, len, sqe.buf_index as u16)
                     .offset(off)
+                    .ioprio(sqe.ioprio)
                     .build()
             }
             (true, true, true) => {
                 opcode::WriteFixed::new(fixed, sqe.buf, len, sqe.buf_index as u16)
                     .offset(off)
+                    .ioprio(sqe.ioprio)
                     .build()
             }
-            (false, true, false) => opcode::Read::new(fixed, sqe.buf, len).offset(off).build(),
-            (true, true, false) => opcode::Write::new(fixed, sqe.buf, len).offset(off).build(),
+            (false, true, false) => opcode::Read::new(fixed, sqe.buf, len)
+                .offset(off)
+                .ioprio(sqe.ioprio)
+                .build(),
+            (true, true, false) => opcode::Write::new(fixed, sqe.buf, len)
+                .offset(off)
+                .ioprio(sqe.ioprio)
+                .build(),
             (false, false, true) => opcode::ReadFixed::new(fd, sqe.buf, len, sqe.buf_index as u16)
                 .offset(off)
+                .ioprio(sqe.ioprio)
                 .build(),
             (true, false, true) => opcode::WriteFixed::new(fd, sqe.buf, len, sqe.buf_index as u16)
                 .offset(off)
+                .ioprio(sqe.ioprio)
                 .build(),
-            (false, false, false) => opcode::Read::new(fd, sqe.buf, len).offset(off).build(),
-            (true, false, false) => opcode::Write::new(fd, sqe.buf, len).offset(off).build(),
+            (false, false, false) => opcode::Read::new(fd, sqe.buf, len)
+                .offset(off)
+                .ioprio(sqe.ioprio)
+                .build(),
+            (true, false, false) => opcode::Write::new(fd, sqe.buf, len)
+                .offset(off)
+                .ioprio(sqe.ioprio)
+                .build(),
         }
         .user_data(slot as u64);
         self.push(entry);

@@ -4,6 +4,7 @@ pub mod cache;
 pub mod dir;
 pub mod diskstats;
 pub mod extents;
+pub mod ioprio;
 pub mod limits;
 pub mod memcg;
 pub mod memory;

@@ -214,7 +214,7 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
                     "bw" => (d.bytes as f64 / secs / 1024.0).round() as u64,
                     _ => (d.ios as f64 / secs).round() as u64,
                 };
-                let tail = averaged_tail(l.offset);
+                let tail = averaged_tail(l.offset, l.prio);
                 let _ = writeln!(text, "{t}, {v}, {dir}, 0{tail}");
             }
         }
@@ -1094,12 +1094,14 @@ fn depth_levels(depth: u32) -> Map<String, Value> {
 }
 
 /// The end of an averaged line: its offset (0, as fio writes it) where log_offset asks for
-/// the column, and the priority.
-pub fn averaged_tail(offset: bool) -> &'static str {
-    if offset {
-        ", 0, 0"
-    } else {
-        ", 0"
+/// the column, and the priority: 0, or with log_prio `0x0000` (fio 3.33 writes the value of
+/// a sample that has none in the log's priority format).
+pub fn averaged_tail(offset: bool, prio: bool) -> &'static str {
+    match (offset, prio) {
+        (true, false) => ", 0, 0",
+        (true, true) => ", 0, 0x0000",
+        (false, false) => ", 0",
+        (false, true) => ", 0x0000",
     }
 }
 

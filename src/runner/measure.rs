@@ -124,6 +124,10 @@ fn run_worker(
             crate::os::numa::set_mem_policy(policy, nodes)?;
         }
         let p = &w.plan;
+        // Before the engine's ring is made, as fio's ioprio_set before td_io_init.
+        if let Some(prio) = p.prio.ioprio {
+            crate::os::ioprio::set_thread(prio)?;
+        }
         let mut rng = crate::rng::Rng::new(p.seed, &[p.target as u64, p.thread as u64]);
         // Verifying: a second buffer per slot, to write from (verify::worker).
         let per_slot = if p.verify.is_some() { 2 } else { 1 };

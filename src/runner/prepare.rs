@@ -213,6 +213,7 @@ fn worker_plan(
         path: set_name(set),
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
         verify: None,
+        prio: job.prio.clone(),
     }
 }
 
@@ -283,6 +284,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         len: job.shape.block_size as u32,
         buf: buf.slot(0),
         buf_index: 0,
+        ioprio: 0,
     });
     let mut out = Vec::new();
     e.reap(1, Some(1_000_000_000), &mut out).map_err(|err| {

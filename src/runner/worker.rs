@@ -73,6 +73,8 @@ pub struct WorkerPlan {
     pub paths: Vec<String>,
     /// Data verification (--verify): what this thread needs of it.
     pub verify: Option<crate::verify::worker::Setup>,
+    /// The job's I/O priorities (--ioprio, --cmdprio): each I/O's, drawn as it starts.
+    pub prio: crate::spec::prio::Priority,
 }
 
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
@@ -371,6 +373,8 @@ pub struct IoRecord {
     pub submission: u64,
     /// Submitted to completed.
     pub completion: u64,
+    /// The priority value it was issued with (0: none), for fio's log_prio.
+    pub prio: u16,
 }
 
 /// Records are handed to the collector in batches of this many, so that memory stays bounded
@@ -437,6 +441,8 @@ struct Slots {
     /// The file of each slot's I/O, and where in it.
     file: Vec<u32>,
     offset: Vec<u64>,
+    /// The priority value each slot's I/O was issued with.
+    ioprio: Vec<u16>,
     /// A read-back of a recent write (--verify-backlog), not a read of the workload.
     checkback: Vec<bool>,
     /// A write that follows its trim (--trim then-write) whose trim was counted: counted
@@ -458,6 +464,7 @@ impl Slots {
             len: vec![block_size; qd],
             file: vec![0; qd],
             offset: vec![0; qd],
+            ioprio: vec![0; qd],
             checkback: vec![false; qd],
             follows: vec![false; qd],
             queued_at: vec![0; qd],
@@ -670,6 +677,7 @@ impl State<'_> {
                         offset: self.slots.offset[slot],
                         submission: self.slots.submitted_at[slot] - self.slots.queued_at[slot],
                         completion,
+                        prio: self.slots.ioprio[slot],
                     });
                     if trace.len() >= TRACE_BATCH {
                         self.send_trace();
@@ -1312,6 +1320,10 @@ impl<E: IoEngine> Worker<'_, E> {
         } else {
             Op::Read
         };
+        let ioprio = match io.trim {
+            true => plan.prio.ioprio.map_or(0, |p| p.value()),
+            false => plan.prio.pick(write, len, &mut self.rng),
+        };
         self.engine.queue(Sqe {
             slot,
             op,
@@ -1320,7 +1332,9 @@ impl<E: IoEngine> Worker<'_, E> {
             len,
             buf: self.bufs.slot(buf_index),
             buf_index,
+            ioprio,
         });
+        s.slots.ioprio[slot as usize] = ioprio;
         let i = slot as usize;
         s.slots.op[i] = op;
         s.slots.len[i] = len;
@@ -1453,6 +1467,7 @@ impl<E: IoEngine> Worker<'_, E> {
             len: 0,
             buf: self.bufs.slot(slot),
             buf_index: slot,
+            ioprio: 0,
         });
     }
 

@@ -316,9 +316,55 @@ fn fio_engine(o: &mut String, job: &JobSpec) {
     if job.submit_batch > 1 {
         let _ = writeln!(o, "iodepth_batch_submit={}", job.submit_batch);
     }
+    if let Some(p) = job.prio.ioprio {
+        let _ = writeln!(o, "prioclass={}\nprio={}", p.class, p.level);
+    }
     if engine == "io_uring" {
         fio_uring_options(o, job);
     }
+}
+
+/// --cmdprio as fio's cmdprio_bssplit (shares by size) or cmdprio_percentage, cmdprio_class
+/// and cmdprio (one share of any size per direction).
+fn fio_cmdprio(o: &mut String, job: &JobSpec) {
+    let c = &job.prio.cmdprio;
+    if !job.prio.per_io() {
+        return;
+    }
+    if c.iter()
+        .all(|d| d.len() <= 1 && d.iter().all(|s| s.bs.is_none()))
+    {
+        let each = |f: &dyn Fn(&crate::spec::prio::Share) -> u64, none: u64| {
+            let v: Vec<String> = c
+                .iter()
+                .map(|d| d.first().map_or(none, f).to_string())
+                .collect();
+            v.join(",")
+        };
+        let _ = writeln!(o, "cmdprio_percentage={}", each(&|s| s.pct as u64, 0));
+        // fio's cmdprio_class takes 1 to 3; class 0 is best effort, as iogauge takes it.
+        let class = |s: &crate::spec::prio::Share| match s.prio.class {
+            0 => 2,
+            c => c as u64,
+        };
+        let _ = writeln!(o, "cmdprio_class={}", each(&class, 1));
+        let _ = writeln!(o, "cmdprio={}", each(&|s| s.prio.level as u64, 0));
+        return;
+    }
+    let dirs: Vec<String> = c
+        .iter()
+        .map(|d| {
+            let e: Vec<String> = d
+                .iter()
+                .map(|s| {
+                    let bs = s.bs.map_or("0".into(), |b| b.to_string());
+                    format!("{bs}/{}/{}/{}", s.pct, s.prio.class, s.prio.level)
+                })
+                .collect();
+            e.join(":")
+        })
+        .collect();
+    let _ = writeln!(o, "cmdprio_bssplit={}", dirs.join(","));
 }
 
 fn fio_uring_options(o: &mut String, job: &JobSpec) {
@@ -337,6 +383,7 @@ fn fio_uring_options(o: &mut String, job: &JobSpec) {
     if job.engine.hipri {
         let _ = writeln!(o, "hipri=1");
     }
+    fio_cmdprio(o, job);
 }
 
 /// When the job stops, and the time around the measurement.

@@ -13,6 +13,7 @@ pub mod flat;
 pub mod iozone;
 pub mod native;
 pub mod numa;
+pub mod prio;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.
 pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind, EngineSpec};
@@ -857,6 +858,9 @@ pub struct JobSpec {
     /// starts empty and grows with the writes, and ENOSPC or EDQUOT ends a thread as planned.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fill: bool,
+    /// I/O priorities: the job's own and per-I/O ones (--ioprio, --cmdprio).
+    #[serde(default, skip_serializing_if = "prio::Priority::is_none")]
+    pub prio: prio::Priority,
     /// Threads that work over several targets each; `None`: each thread on one target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_sets: Option<FileSets>,

@@ -576,6 +576,21 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         keep: args.keep,
         continue_on_error: args.continue_on_error,
         fill: args.fill,
+        prio: crate::spec::prio::Priority {
+            ioprio: args
+                .ioprio
+                .as_deref()
+                .map(|t| {
+                    crate::spec::prio::IoPrio::parse(t)
+                        .map_err(|e| Error::usage(format!("--ioprio: {e}")))
+                })
+                .transpose()?,
+            cmdprio: match args.cmdprio.as_deref() {
+                Some(t) => crate::spec::prio::parse_cmdprio(t)
+                    .map_err(|e| Error::usage(format!("--cmdprio {e}")))?,
+                None => Default::default(),
+            },
+        },
         ignore_errors: match args.ignore_error.as_deref() {
             Some(list) => crate::error::parse_errnos(list)
                 .map_err(|e| Error::usage(format!("--ignore-error '{list}': {e}")))?,

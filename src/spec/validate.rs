@@ -260,6 +260,19 @@ impl JobSpec {
                 return bad(format!("{} applies to the io_uring engine", n(flag)));
             }
         }
+        if self.prio.per_io() && self.engine.kind.is_some_and(|e| e != EngineKind::IoUring) {
+            return bad(format!(
+                "{} (a priority in each I/O) applies to the io_uring engine",
+                n(Flag::CmdPrio)
+            ));
+        }
+        if let Some(bs) = self.prio.over_100() {
+            let of = bs.map_or(String::new(), |b| format!(" of {b}-byte I/Os"));
+            return bad(format!(
+                "{}: the shares{of} add up to more than 100 %",
+                n(Flag::CmdPrio)
+            ));
+        }
         if self.engine.kind == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
             return bad(format!(
                 "the mmap engine reads and writes through the page cache: {} cannot apply; use {}",

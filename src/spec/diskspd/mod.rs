@@ -156,6 +156,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         continue_on_error: false,
         ignore_errors: Vec::new(),
         fill: false,
+        prio: Default::default(),
         file_sets: plan.file_sets,
         dialect: Dialect::Diskspd,
         ranks: crate::spec::Ranks::default(),

@@ -128,6 +128,9 @@ pub struct Logs {
     pub per_io: bool,
     /// log_offset: each line says where its I/O was (0 in averaged lines, as fio).
     pub offset: bool,
+    /// log_prio: the last column is the I/O's priority value (`0x%04x`) instead of 1 for a
+    /// real-time one, else 0.
+    pub prio: bool,
 }
 
 impl Logs {

@@ -10,6 +10,7 @@ mod engine;
 mod files;
 mod output;
 mod pace;
+mod prio;
 mod shape;
 mod threads;
 mod timing;
@@ -198,6 +199,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let continue_on_error = threads::read_continue_on_error(set, notes);
     let ignore_errors = threads::read_ignore_error(set, notes)?;
     let (hipri, sqpoll) = engine::read_engine_flags(set)?;
+    let prio = prio::read_prio(set, w.engine, &j.name)?;
     let (logs, interval_ns) = output::read_logs(set, &j.name, w.files.clones, &mut latency, notes)?;
     let Workload {
         engine,
@@ -301,6 +303,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
         continue_on_error,
         ignore_errors,
         fill: set.flag("fill_device")?.unwrap_or(false),
+        prio,
         file_sets: (files.nfiles > 1).then_some(FileSets {
             files: files.nfiles as u32,
             service,

@@ -52,6 +52,7 @@ pub(super) fn read_logs(
         hist_coarseness: hist_coarseness as u32,
         per_io: avg_ms.is_none(),
         offset: set.flag("log_offset")?.unwrap_or(false),
+        prio: set.flag("log_prio")?.unwrap_or(false),
     };
     let asked = logs.bw.is_some() || logs.lat.is_some() || logs.iops.is_some();
     let interval_ns = match avg_ms {
