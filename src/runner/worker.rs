@@ -9,6 +9,7 @@
 //!   that finished while others were being issued is stamped then, not at the next wait.
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
+use super::lat_target::Step;
 use super::offsets::{FilePick, OffsetGen};
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
@@ -53,6 +54,8 @@ pub struct WorkerPlan {
     pub end_fsync: bool,
     pub think: Option<Think>,
     pub min_rate: Option<crate::spec::MinRate>,
+    /// Search the depth that meets a latency target (fio's latency_target).
+    pub latency_target: Option<crate::spec::LatencyTarget>,
     /// New random data before each write; `compress_pct` keeps its zeros.
     pub refill: bool,
     pub compress_pct: u8,
@@ -323,6 +326,10 @@ pub struct WorkerOutcome {
     pub uring: Option<crate::engine::uring::UringFeatures>,
     /// Where a thread works on several files: each file's [read, write, trim] (I/Os, bytes).
     pub files: Vec<[(u64, u64); 3]>,
+    /// The queue depth the latency target's search ended at (fio's latency_depth), and when
+    /// the search ended the job, on the run clock.
+    pub latency_depth: Option<u32>,
+    pub settled_ns: Option<u64>,
 }
 
 impl WorkerOutcome {
@@ -337,6 +344,8 @@ impl WorkerOutcome {
             injected: None,
             uring: None,
             files: Vec::new(),
+            latency_depth: None,
+            settled_ns: None,
         }
     }
 }
@@ -531,6 +540,9 @@ struct State<'a> {
     ignore_errors: Vec<i32>,
     rate_limited: bool,
     path: String,
+    /// --latency-target: how many I/Os may be in flight now, and when the search ended.
+    depth: Option<super::lat_target::DepthSearch>,
+    settled_ns: Option<u64>,
 }
 
 impl State<'_> {
@@ -598,6 +610,10 @@ impl State<'_> {
             if !ok {
                 self.failed_io(engine, c, t);
                 continue;
+            }
+            // fio judges reads and writes only.
+            if counting && self.depth.is_some() && !op.is_trim() {
+                self.judge_latency(t, slot);
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
             // A write that follows a counted trim is counted with it, whatever the quota.
@@ -672,6 +688,12 @@ impl State<'_> {
         if let Some(m) = self.pause.min_rate {
             if counting {
                 self.check_min_rate(m, t);
+            }
+        }
+        if let Some(d) = self.depth.as_mut().filter(|_| counting) {
+            if d.after(t, self.slots.inflight) == Step::Done {
+                self.settled_ns = Some(t);
+                self.ctl.stop_ns.fetch_min(t, Ordering::Relaxed);
             }
         }
         // Progress reads these a few times a second: publish at most every 50 ms.
@@ -837,6 +859,35 @@ impl State<'_> {
         }
     }
 
+    /// Whether the latency target's search lets one more I/O start.
+    #[inline]
+    fn may_start(&self) -> bool {
+        self.depth
+            .as_ref()
+            .is_none_or(|d| d.may_start(self.slots.inflight))
+    }
+
+    /// --latency-target: one I/O's completion latency (submitted to completed) judged.
+    #[inline]
+    fn judge_latency(&mut self, t: u64, slot: usize) {
+        let lat = t - self.slots.submitted_at[slot];
+        let Some(d) = self.depth.as_mut() else {
+            return;
+        };
+        if d.completed(lat, t) == Step::Missed {
+            let target = d.target_ns();
+            self.ctl.fail(
+                format!(
+                    "'{}': an I/O took {:.1} us at queue depth 1, over the latency target of {:.1} us: no depth meets it",
+                    self.path,
+                    lat as f64 / 1e3,
+                    target as f64 / 1e3
+                ),
+                t,
+            );
+        }
+    }
+
     /// An I/O that moved less than asked or failed; the engine names what failed.
     #[cold]
     #[inline(never)]
@@ -966,6 +1017,10 @@ pub fn run<E: IoEngine>(
         ignore_errors: std::mem::take(&mut plan.ignore_errors),
         rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
+        depth: plan
+            .latency_target
+            .map(|l| super::lat_target::DepthSearch::new(l, plan.queue_depth)),
+        settled_ns: None,
     };
     let mut w = Worker {
         flush_op: match plan.flush {
@@ -1144,6 +1199,9 @@ impl<E: IoEngine> Worker<'_, E> {
     #[inline]
     fn issue_pass(&mut self) -> bool {
         for _ in 0..self.plan.queue_depth {
+            if !self.s.may_start() {
+                break;
+            }
             let Some(slot) = self.s.slots.free.pop() else {
                 break;
             };
@@ -1476,7 +1534,7 @@ impl<E: IoEngine> Worker<'_, E> {
     #[inline]
     fn reap(&mut self, may_issue: bool) -> bool {
         let now = self.now;
-        let can_issue = may_issue && !self.s.slots.free.is_empty();
+        let can_issue = may_issue && !self.s.slots.free.is_empty() && self.s.may_start();
         let rate_limited = self.s.rate_limited;
         let timeout = match rate_limited {
             true if can_issue => Some(
@@ -1575,6 +1633,8 @@ impl<E: IoEngine> Worker<'_, E> {
             } else {
                 Vec::new()
             },
+            latency_depth: s.depth.as_ref().map(|d| d.depth()),
+            settled_ns: s.settled_ns,
         }
     }
 }

@@ -37,7 +37,9 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
         | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
         | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Dedupe | DedupeMode
-        | DedupeWorkingSet | DedupeGlobal | Trim => return None,
+        | DedupeWorkingSet | DedupeGlobal | Trim | LatencyTarget | LatencyWindow | LatencyPct => {
+            return None
+        }
     })
 }
 
