@@ -1248,7 +1248,7 @@ pub struct RunArgs {
     pub think_spin: Option<Checked<u64>>,
 
     /// Search the queue depth, from 1 up to --queue-depth, at which each thread's I/Os complete
-    /// within T (500us, 2ms; submitted to completed) over every --latency-window; the run ends
+    /// within T (500us, 2ms; queued to completed) over every --latency-window; the run ends
     /// one window after the depth settles and reports it (fio's latency_target). Implies -L
     #[arg(long = "latency-target", value_name = "T", value_parser = read::duration())]
     pub latency_target: Option<Checked<u64>>,

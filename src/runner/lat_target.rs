@@ -81,7 +81,7 @@ impl DepthSearch {
         !self.quiescing && inflight < self.qd as usize
     }
 
-    /// One data I/O completed after `lat_ns` (submitted to completed), judged (past the
+    /// One data I/O completed after `lat_ns` (queued to completed), judged (past the
     /// warm-up).
     #[inline]
     pub fn completed(&mut self, lat_ns: u64, t: u64) -> Step {

@@ -867,10 +867,11 @@ impl State<'_> {
             .is_none_or(|d| d.may_start(self.slots.inflight))
     }
 
-    /// --latency-target: one I/O's completion latency (submitted to completed) judged.
+    /// --latency-target: one I/O's latency judged.
     #[inline]
     fn judge_latency(&mut self, t: u64, slot: usize) {
-        let lat = t - self.slots.submitted_at[slot];
+        // fio judges its total latency (from when the I/O was queued), not its completion's.
+        let lat = t - self.slots.queued_at[slot];
         let Some(d) = self.depth.as_mut() else {
             return;
         };

@@ -373,7 +373,7 @@ pub struct MinRate {
 
 /// fio's latency target (latency_target, latency_window, latency_percentile, latency_run):
 /// each thread searches the queue depth, from 1 up to the job's, at which `pct` percent of
-/// the completions of every window of `window_ns` take at most `ns` (submitted to completed),
+/// the completions of every window of `window_ns` take at most `ns` (queued to completed),
 /// and the job ends one window after the depth settles, unless `keep_adjusting`
 /// ([`crate::runner::lat_target`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
