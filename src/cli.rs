@@ -1260,6 +1260,29 @@ pub struct RunArgs {
     #[arg(long = "think-spin", value_name = "T", requires = "think", value_parser = read::duration())]
     pub think_spin: Option<Checked<u64>>,
 
+    /// Search the queue depth, from 1 up to --queue-depth, at which each thread's I/Os complete
+    /// within T (500us, 2ms; queued to completed) over every --latency-window; the run ends
+    /// one window after the depth settles and reports it (fio's latency_target). Implies -L
+    #[arg(long = "latency-target", value_name = "T", value_parser = read::duration())]
+    pub latency_target: Option<Checked<u64>>,
+
+    /// The time each depth is judged over for --latency-target [default: 0, after every batch
+    /// of completions] (fio's latency_window)
+    #[arg(long = "latency-window", value_name = "T", requires = "latency_target",
+          value_parser = read::duration())]
+    pub latency_window: Option<Checked<u64>>,
+
+    /// The share of a window's I/Os that must be within --latency-target, a percentage
+    /// [default: 100: one I/O over the target fails the depth] (fio's latency_percentile)
+    #[arg(long = "latency-pct", value_name = "PCT", requires = "latency_target",
+          value_parser = read::whole::<f64>("a percentage"))]
+    pub latency_pct: Option<Checked<f64>>,
+
+    /// Keep adjusting the depth for the whole run rather than end once it settles (fio's
+    /// latency_run)
+    #[arg(long = "latency-keep-adjusting", requires = "latency_target")]
+    pub latency_keep_adjusting: bool,
+
     /// Make written data compress by about PCT%: the last PCT% of every 512 bytes are zeros
     /// (100: all zeros). Implies --refill-buffers unless PCT is 0 or 100, as fio does.
     #[arg(long = "compressible", value_name = "PCT",

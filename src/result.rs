@@ -90,6 +90,22 @@ pub struct RunResult {
     /// What data verification found (`--verify`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::verify::VerifyResult>,
+    /// The queue depth a latency target's search found (`--latency-target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetResult>,
+}
+
+/// Where a latency target's search ended (fio's latency_depth, with the target it met).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LatencyTargetResult {
+    /// The depth found: with several threads, the least any thread ended at.
+    pub depth: u32,
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub pct: f64,
+    /// Whether the depth settled and ended the run; false where the run ended first, or the
+    /// search went on for the whole run (`--latency-keep-adjusting`).
+    pub settled: bool,
 }
 
 /// IOR's stonewalling, as it went: whether the deadline cut the work, and what had been done

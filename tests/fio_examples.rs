@@ -91,10 +91,7 @@ const EXAMPLES: &[(&str, Expect)] = &[
     ),
     ("iometer-file-access-server", Jobs(RANDOM_MAP)),
     ("jesd219", Jobs("time_based")),
-    (
-        "latency-profile",
-        Refused("latency_target, latency_window and latency_percentile are not mapped"),
-    ),
+    ("latency-profile", Same),
     ("null", Same),
     ("numa", Nodes(1)),
     ("poisson-rate-submission", Same),

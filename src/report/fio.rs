@@ -511,6 +511,12 @@ fn normal_job(o: &mut String, j: &Job) {
             }
         }
     }
+    // fio prints it for every job, the job's depth where it had no target.
+    let _ = writeln!(
+        o,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        j.latency_target, j.latency_window, j.latency_percentile, j.latency_depth
+    );
     if let Some(ss) = &j.steadystate {
         steadystate_line(o, ss);
     }
@@ -680,10 +686,12 @@ fn job<'a>(
         latency_ns,
         latency_us,
         latency_ms,
-        latency_depth: depth,
-        latency_target: 0,
-        latency_percentile: 100.0,
-        latency_window: 0,
+        // fio's latency_target is in ns, its window in us; without a target, the job's depth
+        // (stat.c, show_thread_status).
+        latency_depth: r.latency_target.as_ref().map_or(depth, |l| l.depth),
+        latency_target: r.latency_target.as_ref().map_or(0, |l| l.target_ns),
+        latency_percentile: r.latency_target.as_ref().map_or(100.0, |l| l.pct),
+        latency_window: r.latency_target.as_ref().map_or(0, |l| l.window_ns / 1_000),
         steadystate: steadystate(r),
         clones,
         notes: r.notes.clone(),

@@ -109,6 +109,7 @@ impl Headline {
             o.push_str(&verify_lines(v));
         }
         stonewall_lines(&mut o, r);
+        latency_target_line(&mut o, r);
         if let Some(c) = &r.cluster {
             ranks_table(&mut o, c, self);
         }
@@ -497,6 +498,29 @@ fn results_heading(o: &mut String, r: &RunResult) {
         "thread count:\t\t{}\nproc count:\t\t{}",
         r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
         r.system.cpus
+    );
+}
+
+/// Where the latency target's search ended (`--latency-target`).
+fn latency_target_line(o: &mut String, r: &RunResult) {
+    let Some(l) = &r.latency_target else {
+        return;
+    };
+    let window = match l.window_ns {
+        0 => "every batch of completions".to_string(),
+        ns => crate::units::format_ns(ns as f64),
+    };
+    let how = if l.settled {
+        "settled at"
+    } else {
+        "at the end of the run, at"
+    };
+    let _ = writeln!(
+        o,
+        "\nLatency target: {:.2}% of I/Os within {} over {window}: {how} queue depth {}",
+        l.pct,
+        crate::units::format_ns(l.target_ns as f64),
+        l.depth
     );
 }
 

@@ -179,6 +179,7 @@ fn build_result(b: BuildInput) -> RunResult {
             ),
         });
     }
+    let latency_target = latency_target(&b);
     RunResult {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
@@ -215,7 +216,21 @@ fn build_result(b: BuildInput) -> RunResult {
         cluster: None,
         stonewall: b.stonewall,
         verify: None,
+        latency_target,
     }
+}
+
+/// --latency-target: the depth the threads' searches ended at.
+fn latency_target(b: &BuildInput) -> Option<crate::result::LatencyTargetResult> {
+    let l = b.job.limits.latency_target?;
+    let depth = b.outcomes.iter().filter_map(|o| o.latency_depth).min()?;
+    Some(crate::result::LatencyTargetResult {
+        depth,
+        target_ns: l.ns,
+        window_ns: l.window_ns,
+        pct: l.pct,
+        settled: b.outcomes.iter().any(|o| o.settled_ns.is_some()),
+    })
 }
 
 /// --fsync / --end-fsync: how many flushes, how long they took, the longest end flush.

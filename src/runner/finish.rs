@@ -83,7 +83,14 @@ pub fn finish(
             Some("stopped by a signal (Ctrl-C or SIGTERM)".to_string()),
             Some(at),
         )
-    } else if let Some(at) = m.steady_at.map(|(at, _)| at).or(m.flat_at).or(m.halted_at) {
+    } else if let Some(at) = m
+        .steady_at
+        .map(|(at, _)| at)
+        .or(m.flat_at)
+        .or(m.halted_at)
+        // A latency target's search settled: the job ends there, as fio's does.
+        .or(outcomes.iter().filter_map(|o| o.settled_ns).min())
+    {
         (StopReason::Completed, None, Some(at))
     } else {
         (StopReason::Completed, None, None)

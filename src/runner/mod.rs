@@ -12,6 +12,7 @@ pub mod dedupe;
 pub mod descriptors;
 pub mod finish;
 pub mod flow;
+pub mod lat_target;
 pub mod measure;
 pub mod offsets;
 pub mod plan;

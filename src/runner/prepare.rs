@@ -196,6 +196,7 @@ fn worker_plan(
         think: job.per_io.think,
         refill: job.per_io.buffers.refill,
         min_rate: job.limits.min_rate,
+        latency_target: job.limits.latency_target,
         compress_pct: job.per_io.buffers.compress_pct,
         dedupe: super::dedupe::DedupeFill::new(
             job,

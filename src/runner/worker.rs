@@ -9,6 +9,7 @@
 //!   that finished while others were being issued is stamped then, not at the next wait.
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
+use super::lat_target::Step;
 use super::offsets::{FilePick, OffsetGen};
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
@@ -53,6 +54,8 @@ pub struct WorkerPlan {
     pub end_fsync: bool,
     pub think: Option<Think>,
     pub min_rate: Option<crate::spec::MinRate>,
+    /// Search the depth that meets a latency target (fio's latency_target).
+    pub latency_target: Option<crate::spec::LatencyTarget>,
     /// New random data before each write; `compress_pct` keeps its zeros.
     pub refill: bool,
     pub compress_pct: u8,
@@ -329,6 +332,10 @@ pub struct WorkerOutcome {
     pub uring: Option<crate::engine::uring::UringFeatures>,
     /// Where a thread works on several files: each file's [read, write, trim] (I/Os, bytes).
     pub files: Vec<[(u64, u64); 3]>,
+    /// The queue depth the latency target's search ended at (fio's latency_depth), and when
+    /// the search ended the job, on the run clock.
+    pub latency_depth: Option<u32>,
+    pub settled_ns: Option<u64>,
 }
 
 impl WorkerOutcome {
@@ -344,6 +351,8 @@ impl WorkerOutcome {
             injected: None,
             uring: None,
             files: Vec::new(),
+            latency_depth: None,
+            settled_ns: None,
         }
     }
 }
@@ -546,6 +555,9 @@ struct State<'a> {
     filled_ns: Option<u64>,
     rate_limited: bool,
     path: String,
+    /// --latency-target: how many I/Os may be in flight now, and when the search ended.
+    depth: Option<super::lat_target::DepthSearch>,
+    settled_ns: Option<u64>,
 }
 
 impl State<'_> {
@@ -613,6 +625,10 @@ impl State<'_> {
             if !ok {
                 self.failed_io(engine, c, t);
                 continue;
+            }
+            // fio judges reads and writes only.
+            if counting && self.depth.is_some() && !op.is_trim() {
+                self.judge_latency(t, slot);
             }
             // With --total, count exactly the quota: one batch may hold more than it needs.
             // A write that follows a counted trim is counted with it, whatever the quota.
@@ -688,6 +704,12 @@ impl State<'_> {
         if let Some(m) = self.pause.min_rate {
             if counting {
                 self.check_min_rate(m, t);
+            }
+        }
+        if let Some(d) = self.depth.as_mut().filter(|_| counting) {
+            if d.after(t, self.slots.inflight) == Step::Done {
+                self.settled_ns = Some(t);
+                self.ctl.stop_ns.fetch_min(t, Ordering::Relaxed);
             }
         }
         // Progress reads these a few times a second: publish at most every 50 ms.
@@ -853,6 +875,36 @@ impl State<'_> {
         }
     }
 
+    /// Whether the latency target's search lets one more I/O start.
+    #[inline]
+    fn may_start(&self) -> bool {
+        self.depth
+            .as_ref()
+            .is_none_or(|d| d.may_start(self.slots.inflight))
+    }
+
+    /// --latency-target: one I/O's latency judged.
+    #[inline]
+    fn judge_latency(&mut self, t: u64, slot: usize) {
+        // fio judges its total latency (from when the I/O was queued), not its completion's.
+        let lat = t - self.slots.queued_at[slot];
+        let Some(d) = self.depth.as_mut() else {
+            return;
+        };
+        if d.completed(lat, t) == Step::Missed {
+            let target = d.target_ns();
+            self.ctl.fail(
+                format!(
+                    "'{}': an I/O took {:.1} us at queue depth 1, over the latency target of {:.1} us: no depth meets it",
+                    self.path,
+                    lat as f64 / 1e3,
+                    target as f64 / 1e3
+                ),
+                t,
+            );
+        }
+    }
+
     /// An I/O that moved less than asked or failed; the engine names what failed.
     #[cold]
     #[inline(never)]
@@ -994,6 +1046,10 @@ pub fn run<E: IoEngine>(
         filled_ns: None,
         rate_limited: plan.pacer.limited(),
         path: std::mem::take(&mut plan.path),
+        depth: plan
+            .latency_target
+            .map(|l| super::lat_target::DepthSearch::new(l, plan.queue_depth)),
+        settled_ns: None,
     };
     let mut w = Worker {
         flush_op: match plan.flush {
@@ -1172,6 +1228,9 @@ impl<E: IoEngine> Worker<'_, E> {
     #[inline]
     fn issue_pass(&mut self) -> bool {
         for _ in 0..self.plan.queue_depth {
+            if !self.s.may_start() {
+                break;
+            }
             let Some(slot) = self.s.slots.free.pop() else {
                 break;
             };
@@ -1511,7 +1570,7 @@ impl<E: IoEngine> Worker<'_, E> {
     #[inline]
     fn reap(&mut self, may_issue: bool) -> bool {
         let now = self.now;
-        let can_issue = may_issue && !self.s.slots.free.is_empty();
+        let can_issue = may_issue && !self.s.slots.free.is_empty() && self.s.may_start();
         let rate_limited = self.s.rate_limited;
         let timeout = match rate_limited {
             true if can_issue => Some(
@@ -1611,6 +1670,8 @@ impl<E: IoEngine> Worker<'_, E> {
             } else {
                 Vec::new()
             },
+            latency_depth: s.depth.as_ref().map(|d| d.depth()),
+            settled_ns: s.settled_ns,
         }
     }
 }

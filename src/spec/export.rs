@@ -158,6 +158,19 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         if let Some(m) = job.limits.min_rate {
             fio_min_rate(&mut o, job, m);
         }
+        if let Some(l) = job.limits.latency_target {
+            // fio's times here are in whole microseconds.
+            let _ = writeln!(
+                o,
+                "latency_target={}us\nlatency_window={}us\nlatency_percentile={}",
+                l.ns.div_ceil(1_000),
+                l.window_ns.div_ceil(1_000),
+                l.pct
+            );
+            if l.keep_adjusting {
+                let _ = writeln!(o, "latency_run=1");
+            }
+        }
         fio_flushes(&mut o, job);
         fio_think(&mut o, job);
         fio_buffers(&mut o, job);
@@ -860,6 +873,9 @@ fn diskspd_missing_io_controls(job: &JobSpec, l: &mut DiskspdLine) {
     }
     if job.limits.min_rate.is_some() {
         l.caveat("DiskSpd has no minimum rate (--rate-min): it never fails a slow run");
+    }
+    if job.limits.latency_target.is_some() {
+        l.caveat("DiskSpd has no latency target (--latency-target): it keeps its -o depth");
     }
     if job.shape.thread_offset > 0 {
         l.caveat(format!(

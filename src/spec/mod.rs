@@ -372,6 +372,25 @@ pub struct MinRate {
     pub apart: Option<[Floor; 2]>,
 }
 
+/// fio's latency target (latency_target, latency_window, latency_percentile, latency_run):
+/// each thread searches the queue depth, from 1 up to the job's, at which `pct` percent of
+/// the completions of every window of `window_ns` take at most `ns` (queued to completed),
+/// and the job ends one window after the depth settles, unless `keep_adjusting`
+/// ([`crate::runner::lat_target`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTarget {
+    pub ns: u64,
+    /// 0: judged after every batch of completions.
+    pub window_ns: u64,
+    /// 0..=100.
+    pub pct: f64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_adjusting: bool,
+}
+
+// `pct` is validated as a number in (0, 100], never NaN.
+impl Eq for LatencyTarget {}
+
 /// The least one direction must do.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Floor {
@@ -786,6 +805,9 @@ pub struct Limits {
     pub rate_dirs: Option<DirRates>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<MinRate>,
+    /// Search the queue depth that keeps completions within a latency target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTarget>,
     /// The limited I/Os start as a Poisson process of the limit's rate (fio's
     /// rate_process=poisson), instead of evenly spaced.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -508,6 +508,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let random_pct = given(&args.random_pct)?;
     let random_every = given(&args.random_every)?;
     let min_rate = min_rate(args)?;
+    let latency_target = latency_target(args)?;
     let thread_start = given(&args.thread_start)?.unwrap_or(0);
     let thread_offset = given(&args.thread_offset)?.unwrap_or(0);
     let file_sets = file_sets(args)?;
@@ -516,7 +517,8 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         threads_per_target,
         queue_depth,
         submit_batch,
-        latency: args.latency,
+        // The search judges each I/O's completion latency: every I/O is timed.
+        latency: args.latency || latency_target.is_some(),
         affinity,
         numa: numa(args)?,
         shape: Shape {
@@ -562,6 +564,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             rate_bytes_per_sec,
             rate_dirs,
             min_rate,
+            latency_target,
             poisson: args.rate_poisson,
             flow: None,
         },
@@ -651,6 +654,19 @@ fn flushes(args: &RunArgs) -> Result<Option<FlushEvery>> {
         }),
         (None, None) => None,
     })
+}
+
+/// --latency-target and the flags that qualify it.
+fn latency_target(args: &RunArgs) -> Result<Option<LatencyTarget>> {
+    let Some(ns) = given(&args.latency_target)? else {
+        return Ok(None);
+    };
+    Ok(Some(LatencyTarget {
+        ns,
+        window_ns: given(&args.latency_window)?.unwrap_or(0),
+        pct: given(&args.latency_pct)?.unwrap_or(100.0),
+        keep_adjusting: args.latency_keep_adjusting,
+    }))
 }
 
 fn think(args: &RunArgs) -> Result<Option<Think>> {

@@ -534,11 +534,32 @@ impl JobSpec {
         if let Some(m) = self.limits.min_rate {
             self.validate_min_rate(m)?;
         }
+        if let Some(l) = self.limits.latency_target {
+            self.validate_latency_target(l)?;
+        }
         let limited = self.limits.both().is_some() || self.limits.rate_dirs.is_some();
         if self.limits.poisson && !limited {
             return bad(format!(
                 "{} needs a rate limit ({iops} or {bw}) to start I/Os at",
                 n(Flag::RatePoisson)
+            ));
+        }
+        Ok(())
+    }
+
+    /// A latency target above 0, judged on a percentage of I/Os from 0 to 100 (fio's range).
+    fn validate_latency_target(&self, l: LatencyTarget) -> Result<()> {
+        if l.ns == 0 {
+            return bad(format!(
+                "{} needs a time above 0",
+                self.name(Flag::LatencyTarget)
+            ));
+        }
+        if !(0.0..=100.0).contains(&l.pct) {
+            return bad(format!(
+                "{} must be a percentage from 0 to 100, not {}",
+                self.name(Flag::LatencyPct),
+                l.pct
             ));
         }
         Ok(())

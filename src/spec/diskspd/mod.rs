@@ -141,6 +141,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             rate_bytes_per_sec: pace.rate_bw,
             rate_dirs: None,
             min_rate: None,
+            latency_target: None,
             poisson: false,
             flow: None,
         },

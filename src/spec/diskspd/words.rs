@@ -33,11 +33,12 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         FileSet => "-F",
         SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | UntilFlat | FlatWindow
         | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
-        | IoPrio | CmdPrio | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync
-        | Fdatasync | EndFsync | ThinkSpin | FileService | OpenFiles | AllowOverwrite
-        | Stonewall | WearOut | SharedFile | RankShift | RatePoisson | Backwards | Verify
-        | VerifyInterval | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Dedupe
-        | DedupeMode | DedupeWorkingSet | DedupeGlobal | Trim | Fill => return None,
+        | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
+        | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
+        | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
+        | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Dedupe | DedupeMode
+        | DedupeWorkingSet | DedupeGlobal | Trim | Fill | IoPrio | CmdPrio | LatencyTarget
+        | LatencyWindow | LatencyPct => return None,
     })
 }
 

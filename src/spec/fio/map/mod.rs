@@ -227,6 +227,9 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let service = files::read_file_service(set)?;
     let open_files = files::read_open_files(set, engine, notes)?;
     let min_rate = pace::read_min_rate(set, shape.reads, shape.writes)?;
+    let latency_target = pace::read_latency_target(set)?;
+    // fio times every completion for the search, whatever disables its latency figures.
+    latency |= latency_target.is_some();
     let first_dir = files
         .targets
         .first()
@@ -288,6 +291,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             },
             rate_dirs,
             min_rate,
+            latency_target,
             poisson,
             flow: pace::read_flow(set)?,
         },
@@ -1296,6 +1300,14 @@ ramp_time=2
                 "-r -w 50 --rate-min-iops ,50 --rate-min-window 500",
             ),
             ("rw=randread\nrate_min=1m,2m\n", "-r --rate-min 1M"),
+            // The latency target: fio's times in microseconds without a unit.
+            (
+                "rw=randread\nlatency_target=500\nlatency_window=2s\nlatency_percentile=99.9\nlatency_run=1\n",
+                "-r --latency-target 500us --latency-window 2s --latency-pct 99.9 --latency-keep-adjusting",
+            ),
+            ("rw=randread\nlatency_target=1ms\n", "-r --latency-target 1ms"),
+            // Without a target the others do nothing, in fio as here.
+            ("rw=randread\nlatency_window=1s\n", "-r"),
         ] {
             let file = format!("[t]\nfilename=/data/t\nsize=1g\nruntime=5\ntime_based\n{opts}");
             let native = job_from_argv(&argv(&format!(

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::parse_time_ns;
-use crate::spec::{DirRates, FlowShare, Rate, Think};
+use crate::spec::{DirRates, FlowShare, LatencyTarget, Rate, Think};
 
 /// fio's rate and rate_iops: `X` limits each direction on its own, `R,W` reads and writes (an
 /// empty part: not limited); where both name a direction, rate wins, as in fio. A job that
@@ -82,6 +82,42 @@ pub(super) fn read_min_rate(
         (true, false) => (r != none).then(|| together(r)),
         (false, _) => (w != none).then(|| together(w)),
     })
+}
+
+/// fio's `latency_target` and `latency_window` (microseconds without a unit),
+/// `latency_percentile` (default 100) and `latency_run`: without a target fio ignores the
+/// others, and so does iogauge.
+pub(super) fn read_latency_target(set: &Set) -> Result<Option<LatencyTarget>> {
+    let us = |key: &str| -> Result<Option<u64>> {
+        set.text(key)
+            .map(|v| parse_time_ns(v, 1_000).map_err(|e| set.err(key, e)))
+            .transpose()
+    };
+    let window_ns = us("latency_window")?.unwrap_or(0);
+    let pct = match set.text("latency_percentile") {
+        Some(v) => {
+            let p: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| set.err("latency_percentile", "is not a number"))?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(set.err("latency_percentile", "must be between 0 and 100"));
+            }
+            p
+        }
+        None => 100.0,
+    };
+    let keep_adjusting = set.flag("latency_run")?.unwrap_or(false);
+    // latency_target=0 is fio's default: no target.
+    let Some(ns) = us("latency_target")?.filter(|&ns| ns > 0) else {
+        return Ok(None);
+    };
+    Ok(Some(LatencyTarget {
+        ns,
+        window_ns,
+        pct,
+        keep_adjusting,
+    }))
 }
 
 /// fio's `thinktime` (microseconds without a unit), `thinktime_spin` and `thinktime_blocks`.
