@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{harness, p, stderr, test_db, work_dir, Outcome};
+use common::{bounded, harness, p, stderr, test_db, work_dir, Outcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,45 +28,6 @@ fn missing(tools: &[&str]) -> Option<Outcome> {
             "{t} is not installed (scripts/install-test-tools.sh installs it)"
         ))
     })
-}
-
-/// `cmd` in `dir`, its output to files there (a process it forks and leaves behind cannot
-/// hold a pipe open), killed with every process of its group after `secs`.
-fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Output, String> {
-    use std::os::unix::process::CommandExt;
-    let (out, err) = (
-        dir.join(format!("{tag}.out")),
-        dir.join(format!("{tag}.err")),
-    );
-    let mut child = cmd
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("{tag}: {e}"))?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            // SAFETY: kill(2) on the group this test made for the child.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
-            return Err(format!("{tag} still ran after {secs} s and was killed"));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let output = Output {
-        status,
-        stdout: std::fs::read(&out).unwrap_or_default(),
-        stderr: std::fs::read(&err).unwrap_or_default(),
-    };
-    let _ = std::fs::remove_file(out);
-    let _ = std::fs::remove_file(err);
-    Ok(output)
 }
 
 fn said(o: &Output) -> String {

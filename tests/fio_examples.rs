@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{bin, harness, is_root, p, sh, work_dir, Outcome};
+use common::{bin, bounded, harness, is_root, p, sh, work_dir, Outcome, HUNG};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -370,51 +370,6 @@ fn first_line(o: &Output) -> String {
             .map(|l| l.trim().to_string())
     };
     first(&e).or_else(|| first(&out)).unwrap_or_default()
-}
-
-/// What a tool said, or that it had to be killed.
-const HUNG: &str = "hung:";
-
-/// `cmd` in `dir`, its output to files there (a process it forks and leaves behind cannot
-/// hold a pipe open), killed with every process of its group after `secs`: fio 3.33 now and
-/// then never ends a job with io_submit_mode=offload, and a test must not wait for it.
-fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Output, String> {
-    use std::os::unix::process::CommandExt;
-    // Beside the folder, not in it: a job may fill the folder's file system (SMALL_FS).
-    let name = dir.file_name().unwrap().to_string_lossy();
-    let beside = dir.parent().unwrap();
-    let (out, err) = (
-        beside.join(format!("{name}.{tag}.out")),
-        beside.join(format!("{name}.{tag}.err")),
-    );
-    let mut child = cmd
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("{tag}: {e}"))?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            // SAFETY: kill(2) on the group this test made for the child.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
-            return Err(format!(
-                "{HUNG} {tag} still ran after {secs} s and was killed"
-            ));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    Ok(Output {
-        status,
-        stdout: std::fs::read(&out).unwrap_or_default(),
-        stderr: std::fs::read(&err).unwrap_or_default(),
-    })
 }
 
 fn iogauge_fio(dir: &Path, args: &[&str]) -> Output {

@@ -236,3 +236,51 @@ pub fn with_nofile(cmd: &mut Command, soft: u64, hard: u64) -> &mut Command {
         })
     }
 }
+
+/// The start of [`bounded`]'s error for a command it had to kill.
+pub const HUNG: &str = "hung:";
+
+/// `cmd` run in `dir`, its output to files beside `dir` (a process it forks and leaves
+/// behind cannot hold a pipe open; a job may fill `dir`'s file system), killed with every
+/// process of its group after `secs`.
+#[allow(dead_code)]
+pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Output, String> {
+    use std::os::unix::process::CommandExt;
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let beside = dir.parent().unwrap();
+    let (out, err) = (
+        beside.join(format!("{name}.{tag}.out")),
+        beside.join(format!("{name}.{tag}.err")),
+    );
+    let mut child = cmd
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("{tag}: {e}"))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            // SAFETY: kill(2) on the group this test made for the child.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+            return Err(format!(
+                "{HUNG} {tag} still ran after {secs} s and was killed"
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let output = Output {
+        status,
+        stdout: std::fs::read(&out).unwrap_or_default(),
+        stderr: std::fs::read(&err).unwrap_or_default(),
+    };
+    let _ = std::fs::remove_file(out);
+    let _ = std::fs::remove_file(err);
+    Ok(output)
+}
