@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
         keep: false,
         size_of: &|_| Some(1 << 30),
         exists: &|_| false,
+        free_space_of: &|_| Some(1 << 30),
     };
     if let Ok(jobs) = read_str(text, "fuzz.fio", Path::new("/nonexistent"), &vars) {
         let _ = plan(&jobs, &options);

@@ -108,6 +108,21 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("log_hist_coarseness", &[], Kind::Mapped),
     ("offset_increment", &[], Kind::Mapped),
     ("zonemode", &[], Kind::Mapped),
+    (
+        "max_open_zones",
+        &[],
+        Kind::Planned("zonemode=zbd (zones with write pointers)"),
+    ),
+    (
+        "job_max_open_zones",
+        &[],
+        Kind::Planned("zonemode=zbd (zones with write pointers)"),
+    ),
+    (
+        "read_beyond_wp",
+        &[],
+        Kind::Planned("zonemode=zbd (zones with write pointers)"),
+    ),
     ("zonesize", &[], Kind::Mapped),
     ("zonerange", &[], Kind::Mapped),
     ("zoneskip", &[], Kind::Mapped),
