@@ -1015,6 +1015,27 @@ pub struct RunArgs {
     #[arg(long = "zones", value_name = "SIZE[:SKIP[:RANGE]]")]
     pub zones: Option<String>,
 
+    /// Zones with write pointers, as fio's zonemode=zbd emulates them on a file or a block
+    /// device the kernel does not show as zoned: each write goes to the write pointer of its
+    /// zone, a full zone is reset before it is written again, and reads see only what was
+    /// written (CAPACITY: the writable part of a zone, default SIZE)
+    #[arg(long = "zbd", value_name = "SIZE[:CAPACITY]", conflicts_with = "zones")]
+    pub zbd: Option<String>,
+
+    /// With --zbd: at most N zones open for writing at once over all threads, and at most
+    /// PER_THREAD of them held by one thread (fio's max_open_zones, job_max_open_zones)
+    #[arg(long = "max-open-zones", value_name = "N[:PER_THREAD]")]
+    pub max_open_zones: Option<String>,
+
+    /// With --zbd: reads go where they were drawn, written or not (fio's read_beyond_wp)
+    #[arg(long = "read-beyond-wp")]
+    pub read_beyond_wp: bool,
+
+    /// With --zbd: once the zones hold THRESHOLD (0..1) of the working set, one write in
+    /// 1/FREQUENCY resets its zone first (fio's zone_reset_threshold, zone_reset_frequency)
+    #[arg(long = "zone-reset", value_name = "THRESHOLD:FREQUENCY")]
+    pub zone_reset: Option<String>,
+
     /// With --random: only PCT% of I/Os go to random offsets; the others follow the I/O before
     /// (fio's percentage_random, DiskSpd's -rs)
     #[arg(long = "random-pct", value_name = "PCT",

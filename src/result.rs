@@ -93,6 +93,21 @@ pub struct RunResult {
     /// The queue depth a latency target's search found (`--latency-target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetResult>,
+    /// What the zones with write pointers came to (`--zbd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZonesResult>,
+}
+
+/// Zones with write pointers (`--zbd`), all threads together.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ZonesResult {
+    pub zone_size: u64,
+    pub zone_capacity: u64,
+    /// Zones reset to be written again (fio's zone resets).
+    pub resets: u64,
+    /// Threads that ended early because no zone held data left to read, or none could be
+    /// opened for writing.
+    pub threads_ended_early: u32,
 }
 
 /// Where a latency target's search ended (fio's latency_depth, with the target it met).

@@ -327,6 +327,17 @@ fn json_output_matches_its_schema() {
         &[
             "-d",
             "0.3",
+            "-w",
+            "100",
+            "--zbd",
+            "1M",
+            "--max-open-zones",
+            "2",
+        ],
+        &["-d", "0.3", "-s", "--zones", "1M:2M"],
+        &[
+            "-d",
+            "0.3",
             "-s",
             "-t",
             "2",

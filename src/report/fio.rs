@@ -88,6 +88,8 @@ struct Job {
     clones: u32,
     #[serde(skip)]
     notes: Vec<String>,
+    #[serde(skip)]
+    zone_resets: u64,
 }
 
 #[derive(Serialize)]
@@ -481,12 +483,17 @@ fn normal_job(o: &mut String, j: &Job) {
         };
         let _ = writeln!(
             o,
-            "  {name}: IOPS={:.0}, BW={}/s ({:.1}MB/s)({}/{}msec)",
+            "  {name}: IOPS={:.0}, BW={}/s ({:.1}MB/s)({}/{}msec){}",
             d.iops,
             format_size_human(d.bw_bytes),
             d.bw_bytes as f64 / 1e6,
             format_size_human(d.io_bytes),
-            d.runtime
+            d.runtime,
+            // fio (on Linux) counts zone resets on every job's write line.
+            match name {
+                "write" => format!("; {} zone resets", j.zone_resets),
+                _ => String::new(),
+            }
         );
         for (label, l) in [
             ("slat", &d.slat_ns),
@@ -695,6 +702,8 @@ fn job<'a>(
         steadystate: steadystate(r),
         clones,
         notes: r.notes.clone(),
+        // The run's resets: a table of zones is every thread's.
+        zone_resets: r.zones.as_ref().map_or(0, |z| z.resets),
     }
 }
 

@@ -137,6 +137,31 @@ fn pair(
     }
 }
 
+/// --zbd: the zones' resets, and a note where threads ended early for want of data or zones.
+fn zones(b: &BuildInput, notes: &mut Vec<String>) -> Option<crate::result::ZonesResult> {
+    let geo = b.job.shape.zbd?;
+    let outs: Vec<_> = b.outcomes.iter().filter_map(|o| o.zbd).collect();
+    let flag = b.job.name(crate::spec::Flag::Zbd);
+    let read = outs.iter().filter(|o| o.nothing_to_read).count();
+    let write = outs.iter().filter(|o| o.no_zone_to_write).count();
+    if read > 0 {
+        notes.push(format!(
+            "{flag}: {read} thread(s) ended early: no zone held written data left to read (reads see only what lies below a write pointer, as fio's with read_beyond_wp=0)"
+        ));
+    }
+    if write > 0 {
+        notes.push(format!(
+            "{flag}: {write} thread(s) ended early: no zone of the working set could be opened for writing"
+        ));
+    }
+    Some(crate::result::ZonesResult {
+        zone_size: geo.size,
+        zone_capacity: geo.capacity,
+        resets: outs.iter().map(|o| o.resets).sum(),
+        threads_ended_early: (read + write) as u32,
+    })
+}
+
 fn build_result(b: BuildInput) -> RunResult {
     let job = b.job;
     let async_engine = b.engine.is_async();
@@ -180,6 +205,7 @@ fn build_result(b: BuildInput) -> RunResult {
         });
     }
     let latency_target = latency_target(&b);
+    let zones = zones(&b, &mut notes);
     RunResult {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
@@ -217,6 +243,7 @@ fn build_result(b: BuildInput) -> RunResult {
         stonewall: b.stonewall,
         verify: None,
         latency_target,
+        zones,
     }
 }
 

@@ -23,6 +23,7 @@ pub mod together;
 pub mod verifying;
 pub mod wall;
 pub mod worker;
+pub mod zbd;
 
 use crate::clock::Clock;
 use crate::error::Result;

@@ -8,6 +8,7 @@ use super::offsets::{self, OffsetGen};
 use super::plan::RunPlan;
 use super::target::{self, Cleanup, OpenTarget};
 use super::worker::{self, Pacer, SizePick, WorkerPlan};
+use super::zbd::{ZbdFile, ZbdThread, ZoneTable};
 use crate::clock::{Clock, ClockInfo};
 use crate::engine::lazy::Files;
 use crate::engine::uring::{UringEngine, UringOptions};
@@ -54,6 +55,11 @@ pub fn prepare(
         return Err(Error::Interrupted(
             "interrupted before the run started".into(),
         ));
+    }
+    if job.shape.zbd.is_some() {
+        for t in &targets {
+            super::zbd::refuse_zoned_device(t, job.name(Flag::Zbd))?;
+        }
     }
     let (clock, clock_info) = Clock::calibrated();
     if plan.engine.kind == EngineKind::IoUring && (job.engine.sqpoll || job.engine.hipri) {
@@ -102,7 +108,7 @@ pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec
                     .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
                     .collect(),
             };
-            let mut wp = worker_plan(job, plan, set, &shared, setups.len(), si, th);
+            let mut wp = worker_plan(job, plan, set, &shared, setups.len(), si, th)?;
             wp.verify = p.verify.as_ref().map(|v| {
                 let files: Vec<usize> = (si * per_set..(si + 1) * per_set).collect();
                 super::verifying::worker_setup(v, job, plan, &files, wp.id as u32)
@@ -129,7 +135,7 @@ fn worker_plan(
     id: usize,
     si: usize,
     th: u32,
-) -> WorkerPlan {
+) -> Result<WorkerPlan> {
     // A file operation is one "block" per file: its offset means nothing, and each file gets
     // one before the next (validation allows round robin or sequential only).
     let file_op = plan.engine.kind.is_file_op();
@@ -137,15 +143,22 @@ fn worker_plan(
         true => (0, job.shape.block_size),
         false => (t.start, t.end),
     };
+    let step = th as u64 * job.shape.thread_offset;
+    let zbd = zbd_files(job, set, step)?;
     let offsets = set
         .iter()
         .zip(shared)
-        .map(|(t, shared)| {
-            let (start, end) = region(t);
+        .enumerate()
+        .map(|(i, (t, shared))| {
+            // In zones, a job that writes works in whole zones.
+            let (start, end) = match &zbd {
+                Some(z) => z[i].range(),
+                None => (region(t).0 + step, region(t).1 + step),
+            };
             OffsetGen::new(
                 &job.shape.pattern,
-                start + th as u64 * job.shape.thread_offset,
-                end + th as u64 * job.shape.thread_offset,
+                start,
+                end,
                 job.shape.block_size,
                 shared,
                 offsets::Walk {
@@ -164,7 +177,7 @@ fn worker_plan(
     });
     let (read_sizes, write_sizes) = job.shape.sizes();
     let qd = plan.queue_depth;
-    WorkerPlan {
+    Ok(WorkerPlan {
         id,
         target: si,
         thread: th,
@@ -215,7 +228,44 @@ fn worker_plan(
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
         verify: None,
         prio: job.prio.clone(),
-    }
+        zbd: zbd.map(|files| {
+            let (reads, writes) = job.shape.sizes();
+            ZbdThread::new(
+                job.shape.zbd.expect("zones"),
+                files,
+                matches!(job.shape.pattern, crate::spec::Pattern::Random { .. }),
+                job.shape.write_pct > 0 && job.shape.write_pct < 100,
+                [reads.smallest(), writes.smallest()],
+            )
+        }),
+    })
+}
+
+/// --zbd: each file's zones as this thread works in them (its working set `step` on).
+fn zbd_files(job: &JobSpec, set: &[OpenTarget], step: u64) -> Result<Option<Vec<ZbdFile>>> {
+    let Some(geo) = job.shape.zbd else {
+        return Ok(None);
+    };
+    let files = set.iter().map(|t| {
+        let table = ZoneTable::of(t.id, t.size, geo);
+        if let Err(was) = table.max_open(geo.max_open) {
+            return Err(Error::usage(format!(
+                "{}: {} zones open at most on '{}', where an earlier job said {was} (fio: Different 'max_open_zones' values)",
+                job.name(Flag::MaxOpenZones),
+                geo.max_open,
+                t.path.display()
+            )));
+        }
+        ZbdFile::new(table, t.start + step, t.end + step, job.shape.modifies()).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: the working set of '{}' holds not one whole zone of {} (a job that writes works in whole zones)",
+                job.name(Flag::Zbd),
+                t.path.display(),
+                crate::units::format_size(geo.size)
+            ))
+        })
+    });
+    Ok(Some(files.collect::<Result<Vec<_>>>()?))
 }
 
 /// The names of a set's files as the system calls take them.

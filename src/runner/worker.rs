@@ -11,6 +11,7 @@
 
 use super::lat_target::Step;
 use super::offsets::{FilePick, OffsetGen};
+use super::zbd::Zoned;
 use super::{Control, Msg};
 use crate::engine::{Cqe, IoEngine, Op, Sqe};
 use crate::error::SHORT_IO;
@@ -78,6 +79,8 @@ pub struct WorkerPlan {
     pub verify: Option<crate::verify::worker::Setup>,
     /// The job's I/O priorities (--ioprio, --cmdprio): each I/O's, drawn as it starts.
     pub prio: crate::spec::prio::Priority,
+    /// --zbd: the zones each I/O is placed in.
+    pub zbd: Option<super::zbd::ZbdThread>,
 }
 
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
@@ -336,6 +339,8 @@ pub struct WorkerOutcome {
     /// the search ended the job, on the run clock.
     pub latency_depth: Option<u32>,
     pub settled_ns: Option<u64>,
+    /// --zbd: what the thread's zones came to.
+    pub zbd: Option<super::zbd::ZbdOutcome>,
 }
 
 impl WorkerOutcome {
@@ -353,6 +358,7 @@ impl WorkerOutcome {
             files: Vec::new(),
             latency_depth: None,
             settled_ns: None,
+            zbd: None,
         }
     }
 }
@@ -1318,6 +1324,9 @@ impl<E: IoEngine> Worker<'_, E> {
                 return None;
             }
         }
+        if let Some(z) = plan.zbd.as_ref() {
+            write = z.direction(0, write);
+        }
         let len = plan.sizes[write as usize].pick(&mut self.rng);
         if self.s.rate_limited {
             plan.pacer.charge(write, len, &mut self.rng);
@@ -1326,7 +1335,18 @@ impl<E: IoEngine> Worker<'_, E> {
             Some(p) => p.next(&mut self.rng, slot, len as u64),
             None => 0,
         };
-        let offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
+        let mut offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
+        let mut len = len;
+        if let Some(z) = plan.zbd.as_mut() {
+            match z.place(file as usize, write, offset, len, now >= self.s.m0) {
+                Zoned::Io { offset: o, len: l } => (offset, len) = (o, l),
+                Zoned::End => {
+                    // Nothing more this thread can do in its zones: it ends, as fio's does.
+                    self.s.quota_done_ns.get_or_insert(now);
+                    return None;
+                }
+            }
+        }
         Some(Pending {
             write: write && !trim,
             trim,
@@ -1672,6 +1692,7 @@ impl<E: IoEngine> Worker<'_, E> {
             },
             latency_depth: s.depth.as_ref().map(|d| d.depth()),
             settled_ns: s.settled_ns,
+            zbd: plan.zbd.as_ref().map(|z| z.outcome),
         }
     }
 }

@@ -505,6 +505,28 @@ fn fio_zones(o: &mut String, job: &JobSpec) {
             z.size, z.range, z.skip
         );
     }
+    if let Some(z) = job.shape.zbd {
+        let _ = writeln!(o, "zonemode=zbd\nzonesize={}", z.size);
+        if z.capacity != z.size {
+            let _ = writeln!(o, "zonecapacity={}", z.capacity);
+        }
+        if z.max_open > 0 {
+            let _ = writeln!(o, "max_open_zones={}", z.max_open);
+        }
+        if z.thread_max_open > 0 {
+            let _ = writeln!(o, "job_max_open_zones={}", z.thread_max_open);
+        }
+        if z.read_beyond_wp {
+            let _ = writeln!(o, "read_beyond_wp=1");
+        }
+        if z.reset_frequency > 0.0 {
+            let _ = writeln!(
+                o,
+                "zone_reset_threshold={}\nzone_reset_frequency={}",
+                z.reset_threshold, z.reset_frequency
+            );
+        }
+    }
 }
 
 fn fio_numa(o: &mut String, job: &JobSpec) {
@@ -922,6 +944,11 @@ fn diskspd_think(job: &JobSpec, l: &mut DiskspdLine) {
 fn diskspd_missing_run_controls(job: &JobSpec, l: &mut DiskspdLine) {
     if job.shape.zones.is_some() {
         l.caveat("DiskSpd has no strided zones (--zones): it walks the whole working set");
+    }
+    if job.shape.zbd.is_some() {
+        l.caveat(
+            "DiskSpd has no zones with write pointers (--zbd): its writes go where they are drawn",
+        );
     }
     if job.numa.is_some() {
         l.caveat("DiskSpd places threads on processor groups (-ag), not NUMA nodes: no --numa-nodes or --numa-mem");

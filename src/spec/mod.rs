@@ -701,6 +701,9 @@ pub struct Shape {
     /// Sequential I/O in zones (fio's zonemode=strided): see [`StridedZones`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<StridedZones>,
+    /// Zones with write pointers (fio's zonemode=zbd): see [`WritePointerZones`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zbd: Option<WritePointerZones>,
     /// Trims instead of reads and writes (fio's rw=trim, randtrim, trimwrite); `write_pct`
     /// is then 0.
     #[serde(default, skip_serializing_if = "Trims::is_none")]
@@ -737,6 +740,45 @@ pub struct StridedZones {
     pub size: u64,
     pub range: u64,
     pub skip: u64,
+}
+
+/// fio's zonemode=zbd, emulated as fio emulates it on a regular file or a block device the
+/// kernel does not show as zoned: the target is cut into zones of `size` bytes, each with a
+/// write pointer that starts at the zone's start. A write goes to the write pointer of its
+/// zone (or of another open zone) and moves it on; a full zone is reset (its pointer back to
+/// its start) before it is written again. Reads see only what lies below a write pointer
+/// unless `read_beyond_wp`. The write pointers are the process's: a later job on the same
+/// file finds them where an earlier one left them, as fio's jobs do.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WritePointerZones {
+    pub size: u64,
+    /// Bytes of a zone that can be written (fio's zonecapacity); at most `size`.
+    pub capacity: u64,
+    /// Zones open for writing at once over every thread on the target (0: no limit).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub max_open: u32,
+    /// Zones one thread may hold open (0: no limit of its own); needs `max_open`.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub thread_max_open: u32,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_beyond_wp: bool,
+    /// fio's zone_reset_threshold and zone_reset_frequency: once the zones hold this share
+    /// of the working set, one write in `1 / reset_frequency` resets its zone first (0: never).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub reset_threshold: f64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub reset_frequency: f64,
+}
+
+/// At most this many zones open at once (fio's ZBD_MAX_OPEN_ZONES).
+pub const MAX_OPEN_ZONES: u32 = 4096;
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Shape {

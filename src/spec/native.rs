@@ -418,6 +418,78 @@ fn zones(args: &RunArgs) -> Result<Option<crate::spec::StridedZones>> {
     }
 }
 
+/// `--zbd SIZE[:CAPACITY]` with `--max-open-zones`, `--read-beyond-wp` and `--zone-reset`
+/// (which mean nothing without it).
+fn zbd(args: &RunArgs) -> Result<Option<crate::spec::WritePointerZones>> {
+    let Some(text) = args.zbd.as_deref() else {
+        let alone = [
+            (args.max_open_zones.is_some(), "--max-open-zones"),
+            (args.read_beyond_wp, "--read-beyond-wp"),
+            (args.zone_reset.is_some(), "--zone-reset"),
+        ];
+        return match alone.iter().find(|(given, _)| *given) {
+            Some((_, flag)) => Err(Error::usage(format!("{flag} needs --zbd SIZE"))),
+            None => Ok(None),
+        };
+    };
+    let bad = |flag: &str, v: &str, want: &str| {
+        Error::usage(format!("invalid value '{v}' for {flag}: expected {want}"))
+    };
+    let sizes: Vec<u64> = text
+        .split(':')
+        .map(|p| parse_size(p).map_err(|_| bad("--zbd", text, "SIZE[:CAPACITY] such as 256M")))
+        .collect::<Result<_>>()?;
+    let (size, capacity) = match sizes[..] {
+        [size] => (size, size),
+        [size, capacity] => (size, capacity),
+        _ => return Err(bad("--zbd", text, "SIZE[:CAPACITY] such as 256M")),
+    };
+    let (max_open, thread_max_open) = match args.max_open_zones.as_deref() {
+        None => (0, 0),
+        Some(v) => {
+            let want = "N[:PER_THREAD], whole numbers";
+            let n: Vec<u32> = v
+                .split(':')
+                .map(|p| {
+                    p.parse::<u32>()
+                        .map_err(|_| bad("--max-open-zones", v, want))
+                })
+                .collect::<Result<_>>()?;
+            match n[..] {
+                [n] => (n, 0),
+                [n, per] => (n, per),
+                _ => return Err(bad("--max-open-zones", v, want)),
+            }
+        }
+    };
+    let (reset_threshold, reset_frequency) = match args.zone_reset.as_deref() {
+        None => (0.0, 0.0),
+        Some(v) => {
+            let want = "THRESHOLD:FREQUENCY, fractions 0..1 such as 0.5:0.25";
+            let f: Vec<f64> = v
+                .split(':')
+                .map(|p| match p.parse::<f64>() {
+                    Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+                    _ => Err(bad("--zone-reset", v, want)),
+                })
+                .collect::<Result<_>>()?;
+            match f[..] {
+                [t, q] => (t, q),
+                _ => return Err(bad("--zone-reset", v, want)),
+            }
+        }
+    };
+    Ok(Some(crate::spec::WritePointerZones {
+        size,
+        capacity,
+        max_open,
+        thread_max_open,
+        read_beyond_wp: args.read_beyond_wp,
+        reset_threshold,
+        reset_frequency,
+    }))
+}
+
 /// `--numa-nodes` and `--numa-mem`.
 fn numa(args: &RunArgs) -> Result<Option<crate::spec::numa::Numa>> {
     use crate::spec::numa::{parse_mem_policy, parse_nodes, Numa};
@@ -533,6 +605,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             thread_offset,
             thread_start,
             zones: zones(args)?,
+            zbd: zbd(args)?,
             trim: trims(args),
         },
         timing: Timing {
@@ -1291,6 +1364,31 @@ mod tests {
             e.starts_with("--zones: zones are walked by sequential I/O"),
             "{e}"
         );
+        let z = job("-c 64M -r -w 100 --zbd 1M:768K --max-open-zones 8:2 --zone-reset 0.5:0.1 f")
+            .unwrap()
+            .shape
+            .zbd
+            .unwrap();
+        assert_eq!(
+            (z.size, z.capacity, z.max_open, z.thread_max_open),
+            (1 << 20, 768 << 10, 8, 2)
+        );
+        assert_eq!((z.reset_threshold, z.reset_frequency), (0.5, 0.1));
+        let e = job("-c 64M --read-beyond-wp f").unwrap_err().to_string();
+        assert_eq!(e, "--read-beyond-wp needs --zbd SIZE");
+        let e = job("-c 64M --zbd 1M --max-open-zones x f")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid value 'x' for --max-open-zones"),
+            "{e}"
+        );
+        let e = job("-c 64M --zbd 1M --zone-reset 2:1 f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("invalid value '2:1' for --zone-reset"), "{e}");
+        let e = job("-c 64M --zbd 256 f").unwrap_err().to_string();
+        assert_eq!(e, "--zbd: a zone must be at least 512 bytes");
         let n = job("-c 64M --numa-nodes 0 --numa-mem local f")
             .unwrap()
             .numa

@@ -35,6 +35,7 @@ impl JobSpec {
         self.validate_file_ops()?;
         self.validate_verify()?;
         self.validate_zones()?;
+        self.validate_zbd()?;
         if self.cache.is_direct() {
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
@@ -75,6 +76,71 @@ impl JobSpec {
             ));
         }
         Ok(())
+    }
+
+    /// Zones with write pointers: a geometry that holds a block, limits fio accepts, and only
+    /// what the emulation does (plain sequential or random reads and writes).
+    fn validate_zbd(&self) -> Result<()> {
+        let Some(z) = self.shape.zbd else {
+            return Ok(());
+        };
+        let flag = self.name(Flag::Zbd);
+        if z.size < 512 {
+            return bad(format!("{flag}: a zone must be at least 512 bytes"));
+        }
+        if z.capacity == 0 || z.capacity > z.size {
+            return bad(format!(
+                "{flag}: a zone's capacity ({}) must be more than 0 and at most its size ({})",
+                format_size(z.capacity),
+                format_size(z.size)
+            ));
+        }
+        let (reads, writes) = self.shape.sizes();
+        if writes.largest().max(reads.largest()) > z.capacity {
+            return bad(format!(
+                "{flag}: a block ({}) is larger than a zone's capacity ({})",
+                format_size(writes.largest().max(reads.largest())),
+                format_size(z.capacity)
+            ));
+        }
+        if z.thread_max_open > 0 && z.max_open == 0 {
+            return bad(format!(
+                "{}: a thread's limit of open zones needs a limit over all threads (fio: 'job_max_open_zones' cannot be used without a global open zones limit)",
+                self.name(Flag::MaxOpenZones)
+            ));
+        }
+        if z.max_open > MAX_OPEN_ZONES {
+            return bad(format!(
+                "{}: {} is larger than {MAX_OPEN_ZONES}",
+                self.name(Flag::MaxOpenZones),
+                z.max_open
+            ));
+        }
+        let plain = match self.shape.pattern {
+            Pattern::Random { .. } => true,
+            Pattern::Sequential {
+                stride_bytes,
+                interlocked,
+                backwards,
+            } => stride_bytes == self.shape.block_size && !interlocked && !backwards,
+        };
+        let unsupported = if !plain {
+            Some("sequential I/O with a stride, backwards or interlocked")
+        } else if !self.shape.trim.is_none() {
+            Some("trims (fio resets a zone in a trim's place)")
+        } else if self.verify.is_some() {
+            Some("verification")
+        } else if self.engine.kind.is_some_and(|k| k.is_file_op()) {
+            Some("a file-operation engine")
+        } else {
+            None
+        };
+        match unsupported {
+            Some(what) => bad(format!(
+                "{flag}: zones with write pointers with {what} are not supported yet (planned)"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Targets, threads, queue and block size.

@@ -117,6 +117,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             thread_offset: 0,
             thread_start,
             zones: None,
+            zbd: None,
             trim: Default::default(),
         },
         timing: Timing {

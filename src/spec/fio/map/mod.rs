@@ -261,6 +261,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             thread_offset: files.increment,
             thread_start: 0,
             zones: shape.zones,
+            zbd: shape.zbd,
             trim: shape.trim,
         },
         timing: Timing {
@@ -975,8 +976,40 @@ group_reporting
         assert!(r.job.shape.zones.is_none());
         assert!(err("[j]\nfilename=/x\nsize=1g\nrw=randread\nzonesize=1m\n")
             .contains("zonesize: strided zones with random I/O"));
-        assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\n").contains("'zbd'"));
+        assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\n").contains("zbd needs zonesize"));
         assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=strided\n").contains("needs zonesize"));
+    }
+
+    #[test]
+    fn zbd_zones_and_their_options_as_fio_reads_them() {
+        let r = one("[j]\nfilename=/x\nsize=1g\nrw=randwrite\nzonemode=zbd\nzonesize=256m\nzonecapacity=200m\nmax_open_zones=32\njob_max_open_zones=4\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\nignore_zone_limits=1\n");
+        let z = r.job.shape.zbd.unwrap();
+        assert_eq!((z.size, z.capacity), (256 << 20, 200 << 20));
+        assert_eq!((z.max_open, z.thread_max_open), (32, 4));
+        assert_eq!((z.reset_threshold, z.reset_frequency), (0.5, 0.25));
+        assert!(!z.read_beyond_wp && r.job.shape.zones.is_none());
+        let r = one("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\nread_beyond_wp=1\n");
+        assert!(r.job.shape.zbd.unwrap().read_beyond_wp);
+        assert!(
+            err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\nmax_open_zones=5000\n")
+                .contains("max_open_zones: 5000 is larger than 4096")
+        );
+        assert!(err(
+            "[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\nzone_reset_frequency=2\n"
+        )
+        .contains("zone_reset_frequency: '2' is not a fraction 0..1"));
+        let e = err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\njob_max_open_zones=2\n");
+        assert!(
+            e.contains("job_max_open_zones' cannot be used without a global"),
+            "{e}"
+        );
+        let e = err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\nzonesize=1m\nbs=2m\n");
+        assert!(
+            e.contains("zonemode: a block (2MiB) is larger than a zone's capacity"),
+            "{e}"
+        );
+        let e = err("[j]\nfilename=/x\nsize=1g\nrw=trim\nzonemode=zbd\nzonesize=1m\n");
+        assert!(e.contains("with trims"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::spec::fio::options::{dir_part, Set};
 use crate::spec::fio::{parse_size, FioOption, Location};
 use crate::spec::{
     BlockMix, BlockSizes, BufferFill, Distribution, EngineKind, Pattern, StridedZones, Trims,
+    WritePointerZones,
 };
 
 /// What each I/O of a job is, and where it goes.
@@ -26,6 +27,7 @@ pub(super) struct Shape {
     pub(super) align: u64,
     pub(super) pattern: Pattern,
     pub(super) zones: Option<StridedZones>,
+    pub(super) zbd: Option<WritePointerZones>,
     pub(super) trim: Trims,
 }
 
@@ -94,7 +96,7 @@ pub(super) fn read_shape(
             backwards,
         }
     };
-    let zones = read_zones(set, random, notes)?;
+    let (zones, zbd) = read_zones(set, random, notes)?;
     Ok(Shape {
         random,
         write_pct,
@@ -108,23 +110,24 @@ pub(super) fn read_shape(
         align,
         pattern,
         zones,
+        zbd,
         trim,
     })
 }
 
 /// zonemode, zonesize, zonerange and zoneskip: strided zones for sequential I/O, as fio 3.33
-/// sets them up (init.c: a zonesize alone means strided, zonerange defaults to zonesize).
-fn read_zones(set: &Set, random: bool, notes: &mut Vec<String>) -> Result<Option<StridedZones>> {
+/// sets them up (init.c: a zonesize alone means strided, zonerange defaults to zonesize); or
+/// zones with write pointers (zonemode=zbd).
+fn read_zones(
+    set: &Set,
+    random: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Option<StridedZones>, Option<WritePointerZones>)> {
     let mode = set.text("zonemode");
     let size = set.size("zonesize")?;
     match (mode, size) {
-        (Some("none"), _) | (None, None) => return Ok(None),
-        (Some("zbd"), _) => {
-            return Err(set.err(
-                "zonemode",
-                "'zbd' (zoned block devices) is not supported yet (planned)",
-            ))
-        }
+        (Some("none"), _) | (None, None) => return Ok((None, None)),
+        (Some("zbd"), _) => return Ok((None, Some(read_zbd(set, size)?))),
         (Some("strided") | None, _) => {}
         (Some(m), _) => {
             return Err(set.err("zonemode", format!("'{m}' is not none, strided or zbd")))
@@ -156,7 +159,55 @@ fn read_zones(set: &Set, random: bool, notes: &mut Vec<String>) -> Result<Option
     if set.get("zonecapacity").is_some() {
         notes.push("zonecapacity: no effect with zonemode=strided, as in fio".into());
     }
-    Ok(Some(StridedZones { size, range, skip }))
+    Ok((Some(StridedZones { size, range, skip }), None))
+}
+
+/// zonemode=zbd with its zonesize (which fio needs on a file or a device it emulates zones
+/// on), zonecapacity, max_open_zones, job_max_open_zones, read_beyond_wp and the zone reset
+/// threshold and frequency. Checked against each other in validation.
+fn read_zbd(set: &Set, size: Option<u64>) -> Result<WritePointerZones> {
+    let Some(size) = size.filter(|&s| s > 0) else {
+        return Err(set.err(
+            "zonemode",
+            "zbd needs zonesize= on a file or a device iogauge emulates zones on (fio: Specifying the zone size is mandatory)",
+        ));
+    };
+    if set.get("zoneskip").is_some() || set.get("zonerange").is_some() {
+        let key = if set.get("zoneskip").is_some() {
+            "zoneskip"
+        } else {
+            "zonerange"
+        };
+        return Err(set.err(key, "with zonemode=zbd is not supported yet (planned)"));
+    }
+    let count = |key: &str| -> Result<u32> {
+        let v = set.int(key)?.unwrap_or(0);
+        if v > crate::spec::MAX_OPEN_ZONES as u64 {
+            return Err(set.err(
+                key,
+                format!("{v} is larger than {}", crate::spec::MAX_OPEN_ZONES),
+            ));
+        }
+        Ok(v as u32)
+    };
+    let fraction = |key: &str| -> Result<f64> {
+        let Some(v) = set.text(key) else {
+            return Ok(0.0);
+        };
+        match v.trim().parse::<f64>() {
+            Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+            _ => Err(set.err(key, format!("'{v}' is not a fraction 0..1"))),
+        }
+    };
+    Ok(WritePointerZones {
+        size,
+        capacity: set.size("zonecapacity")?.filter(|&c| c > 0).unwrap_or(size),
+        max_open: count("max_open_zones")?,
+        thread_max_open: count("job_max_open_zones")?,
+        read_beyond_wp: set.flag("read_beyond_wp")?.unwrap_or(false),
+        reset_threshold: fraction("zone_reset_threshold")?,
+        reset_frequency: fraction("zone_reset_frequency")?,
+    })
 }
 
 /// The write share of a mixed job (`rw`'s default, `write_pct`), as rwmixread or rwmixwrite
