@@ -158,7 +158,7 @@ fn replay(writes: &[(u64, u64)]) -> (usize, u64, usize) {
             wrong += 1;
         }
         wp[z] = o + l;
-        let open = (0..16).filter(|&z| wp[z] % M != 0).count();
+        let open = (0..16).filter(|&z| !wp[z].is_multiple_of(M)).count();
         most_open = most_open.max(open);
     }
     (wrong, resets, most_open)
