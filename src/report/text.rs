@@ -110,6 +110,7 @@ impl Headline {
         }
         stonewall_lines(&mut o, r);
         latency_target_line(&mut o, r);
+        zones_line(&mut o, r);
         if let Some(c) = &r.cluster {
             ranks_table(&mut o, c, self);
         }
@@ -521,6 +522,24 @@ fn latency_target_line(o: &mut String, r: &RunResult) {
         l.pct,
         crate::units::format_ns(l.target_ns as f64),
         l.depth
+    );
+}
+
+/// What the zones with write pointers came to (`--zbd`).
+fn zones_line(o: &mut String, r: &RunResult) {
+    let Some(z) = &r.zones else {
+        return;
+    };
+    let capacity = match z.zone_capacity == z.zone_size {
+        true => String::new(),
+        false => format!(" ({} writable)", format_size(z.zone_capacity)),
+    };
+    let _ = writeln!(
+        o,
+        "\nZones: {} each{capacity}; {} zone resets; {} thread(s) ended early",
+        format_size(z.zone_size),
+        z.resets,
+        z.threads_ended_early
     );
 }
 

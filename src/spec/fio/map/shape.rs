@@ -178,7 +178,7 @@ fn read_zbd(set: &Set, size: Option<u64>) -> Result<WritePointerZones> {
         } else {
             "zonerange"
         };
-        return Err(set.err(key, "with zonemode=zbd is not supported yet (planned)"));
+        return Err(set.err(key, "not supported with zonemode=zbd yet (planned)"));
     }
     let count = |key: &str| -> Result<u32> {
         let v = set.int(key)?.unwrap_or(0);
