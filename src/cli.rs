@@ -1009,9 +1009,10 @@ pub struct RunArgs {
     #[arg(long = "backwards", conflicts_with_all = ["random", "interlocked"])]
     pub backwards: bool,
 
-    /// Sequential I/O in zones: SIZE bytes in a zone, then the next zone SKIP past its end;
-    /// RANGE (default SIZE) is a zone's length, gone round again where SIZE is larger (fio's
-    /// zonemode=strided with zonesize, zoneskip, zonerange): 256M:2G profiles a disk by zone
+    /// I/O in zones: SIZE bytes in a zone, then the next zone SKIP past its end; RANGE
+    /// (default SIZE) is a zone's length, gone round again where SIZE is larger, and where
+    /// random I/O draws its offsets (fio's zonemode=strided with zonesize, zoneskip,
+    /// zonerange): 256M:2G profiles a disk by zone
     #[arg(long = "zones", value_name = "SIZE[:SKIP[:RANGE]]")]
     pub zones: Option<String>,
 

@@ -1,5 +1,5 @@
-//! Zones with write pointers (fio's zonemode=zbd, iogauge's --zbd), side by side with the real
-//! fio on files of their own: the same job files run by both tools, and what each wrote where
+//! Zones with write pointers (fio's zonemode=zbd, iogauge's --zbd), and random I/O in strided
+//! zones (zonemode=strided), side by side with the real fio on files of their own: the same job files run by both tools, and what each wrote where
 //! (the offsets of its latency log, with log_offset=1) and what each read back compared.
 //!
 //! fio emulates zones on a regular file: every zone starts empty, so that what a job reads
@@ -190,6 +190,47 @@ fn random_writes_stay_at_write_pointers() -> Result<String, String> {
     Ok(said.join("; "))
 }
 
+const RANDOM_STRIDED: &str = "[s]\nfilename=z.dat\nrw=randread\nbs=4k\nsize=16m\nio_size=2m\n\
+                              zonemode=strided\nzonesize=256k\nzonerange=1m\nzoneskip=1m\n\
+                              write_lat_log=s\nlog_offset=1\n";
+
+/// Random reads in strided zones (zonemode=strided, not zbd): 64 reads of 4 KiB anywhere in
+/// a zone's 1 MiB, then the next zone 2 MiB on, as fio draws them.
+fn random_strided_zones_as_fio_walks_them() -> Result<String, String> {
+    have_fio()?;
+    let mut zones = Vec::new();
+    for fio in [true, false] {
+        let dir = work_dir();
+        run(dir.path(), RANDOM_STRIDED, fio, false);
+        let reads = logged(&dir.path().join("s_lat.1.log"));
+        let who = if fio { "fio" } else { "iogauge" };
+        assert_eq!(reads.len(), 512, "{who} read {} blocks", reads.len());
+        let mut seen: Vec<u64> = Vec::new();
+        for (i, chunk) in reads.chunks(64).enumerate() {
+            let zone = (i as u64 * 2 * M) % (16 * M);
+            for &(o, _) in chunk {
+                assert!(
+                    (zone..zone + M).contains(&o),
+                    "{who}: read at {o} in zone {zone}"
+                );
+            }
+            seen.push(zone / M);
+        }
+        let distinct = reads
+            .iter()
+            .map(|r| r.0)
+            .collect::<std::collections::HashSet<_>>();
+        assert!(
+            distinct.len() > 256,
+            "{who}: {} distinct offsets",
+            distinct.len()
+        );
+        zones.push(seen);
+    }
+    assert_eq!(zones[0], zones[1]);
+    Ok(format!("zones (MiB) {:?} in both tools", zones[1]))
+}
+
 /// iogauge's own flags: a run by bytes through 4 zones twice, its resets in the result (one
 /// I/O at a time: a deeper queue places the I/Os in flight when the bytes are done too).
 fn native_run_counts_its_resets() -> Result<String, String> {
@@ -255,6 +296,10 @@ fn main() {
                 random_writes_stay_at_write_pointers,
             ),
             ("native_run_counts_its_resets", native_run_counts_its_resets),
+            (
+                "random_strided_zones_as_fio_walks_them",
+                random_strided_zones_as_fio_walks_them,
+            ),
         ],
     );
 }

@@ -42,7 +42,8 @@ pub enum OffsetGen {
         cursor: u64,
     },
     /// fio's zonemode=strided: `cursor` runs through the zone from `zone`, back to its start
-    /// at its end; after `zones.size` bytes the next zone, `range + skip` on.
+    /// at its end; after `zones.size` bytes the next zone, `range + skip` on. Random I/O
+    /// (`align` > 0) draws each offset within the zone instead, in steps of `align`.
     Strided {
         base: u64,
         end: u64,
@@ -50,6 +51,7 @@ pub enum OffsetGen {
         zone: u64,
         cursor: u64,
         done: u64,
+        align: u64,
     },
     /// Threads of one target share the counter (DiskSpd's -si).
     Interlocked {
@@ -158,6 +160,15 @@ impl OffsetGen {
         debug_assert!(end >= base + block);
         let span = end - base - block;
         match pattern {
+            &Pattern::Random { align_bytes, .. } if zones.is_some() => OffsetGen::Strided {
+                base,
+                end,
+                zones: zones.expect("matched"),
+                zone: base,
+                cursor: base,
+                done: 0,
+                align: align_bytes.max(1),
+            },
             &Pattern::Random {
                 align_bytes,
                 ref distribution,
@@ -182,6 +193,7 @@ impl OffsetGen {
                 zone: base,
                 cursor: base,
                 done: 0,
+                align: 0,
             },
             Pattern::Sequential { .. } if mixed => OffsetGen::Contiguous {
                 base,
@@ -312,6 +324,7 @@ impl OffsetGen {
                 zone,
                 cursor,
                 done,
+                align,
             } => {
                 // As fio 3.33's setup_strided_zone_mode, before each I/O.
                 if *done >= zones.size {
@@ -321,6 +334,12 @@ impl OffsetGen {
                         *zone = *base;
                     }
                     *cursor = *zone;
+                }
+                // fio draws a random block of the zone's range (io_u.c, last_block).
+                let room = (*zone + zones.range).min(*end) - *zone;
+                if let Some(steps) = room.saturating_sub(len).checked_div(*align) {
+                    *done += len;
+                    return (*zone + rng.below(steps + 1) * *align).min(*end - len);
                 }
                 if *cursor >= *zone + zones.range || *cursor + len > *end {
                     *cursor = *zone;
@@ -800,6 +819,43 @@ mod tests {
         };
         assert_eq!(blocks(2, 2, 3, 8), [0, 1, 5, 6, 10, 11, 0, 1]);
         assert_eq!(blocks(3, 2, 3, 7), [0, 1, 0, 5, 6, 5, 10]);
+    }
+
+    /// Random I/O in strided zones (zonesize 4 blocks, zonerange 3, zoneskip 2 over 20
+    /// blocks): the first 4 I/Os anywhere in blocks 0..3, the next 4 in 5..8, then 10..13,
+    /// 15..18, and the first zone again.
+    #[test]
+    fn random_io_in_strided_zones_stays_in_each_zone_for_its_size() {
+        let p = Pattern::Random {
+            align_bytes: 4096,
+            distribution: crate::spec::Distribution::Uniform,
+        };
+        let walk = Walk {
+            zones: Some(crate::spec::StridedZones {
+                size: 4 * 4096,
+                range: 3 * 4096,
+                skip: 2 * 4096,
+            }),
+            ..Walk::default()
+        };
+        let shared = Arc::new(AtomicU64::new(0));
+        let mut g = OffsetGen::new(&p, 0, 20 * 4096, 4096, &shared, walk);
+        let mut rng = Rng::new(7, &[]);
+        let mut seen = std::collections::HashSet::new();
+        for round in 0..50 {
+            for zone in [0, 5, 10, 15] {
+                for _ in 0..4 {
+                    let b = g.next(&mut rng, 4096) / 4096;
+                    assert!(
+                        (zone..zone + 3).contains(&b),
+                        "round {round}: {b} not in {zone}.."
+                    );
+                    seen.insert(b);
+                }
+            }
+        }
+        // Every block of every zone's range is drawn.
+        assert_eq!(seen.len(), 12);
     }
 
     /// DiskSpd's -T1b -s8b with 8 threads: thread k reads blocks k, k+8, k+16... and wraps to

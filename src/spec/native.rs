@@ -1359,7 +1359,10 @@ mod tests {
         assert_eq!((z.size, z.skip, z.range), (3 << 20, 8 << 20, 2 << 20));
         let e = job("-c 64M --zones 1M:x f").unwrap_err().to_string();
         assert!(e.contains("invalid value '1M:x' for --zones"), "{e}");
-        let e = job("-c 64M -r --zones 1M f").unwrap_err().to_string();
+        assert!(job("-c 64M -r --zones 1M f").unwrap().shape.zones.is_some());
+        let e = job("-c 64M -r --distribution zipf:1.1 --zones 1M f")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("--zones: zones are walked by sequential I/O"),
             "{e}"

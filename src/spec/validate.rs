@@ -57,14 +57,22 @@ impl JobSpec {
         let Some(z) = self.shape.zones else {
             return Ok(());
         };
-        let plain = matches!(
-            self.shape.pattern,
-            Pattern::Sequential { stride_bytes, interlocked: false, backwards: false }
-                if stride_bytes == self.shape.block_size
-        );
+        let plain = match &self.shape.pattern {
+            Pattern::Sequential {
+                stride_bytes,
+                interlocked: false,
+                backwards: false,
+            } => *stride_bytes == self.shape.block_size,
+            Pattern::Random { distribution, .. } => {
+                *distribution == Distribution::Uniform
+                    && self.shape.random_pct.is_none()
+                    && self.shape.random_every.is_none()
+            }
+            _ => false,
+        };
         if !plain {
             return bad(format!(
-                "{}: zones are walked by sequential I/O, block after block (no stride, no random, no backwards, no interlocked)",
+                "{}: zones are walked by sequential I/O block after block, or by uniform random I/O within each zone (no stride, no backwards, no interlocked, no other distribution, no share of sequential I/O)",
                 self.name(Flag::Zones)
             ));
         }

@@ -974,8 +974,19 @@ group_reporting
         assert!(r.logs.offset);
         let r = one("[j]\nfilename=/x\nsize=1g\nzonemode=none\nzonesize=1m\n");
         assert!(r.job.shape.zones.is_none());
-        assert!(err("[j]\nfilename=/x\nsize=1g\nrw=randread\nzonesize=1m\n")
-            .contains("zonesize: strided zones with random I/O"));
+        // Random I/O in strided zones: each offset drawn within the zone.
+        let r = one("[j]\nfilename=/x\nsize=1g\nrw=randread\nzonesize=1m\n");
+        assert!(r.job.shape.zones.is_some());
+        assert!(matches!(
+            r.job.shape.pattern,
+            crate::spec::Pattern::Random { .. }
+        ));
+        assert!(err(
+            "[j]\nfilename=/x\nsize=1g\nrw=randread\nzonesize=1m\nrandom_distribution=zipf:1.1\n"
+        )
+        .contains(
+            "zones are walked by sequential I/O block after block, or by uniform random I/O"
+        ));
         assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=zbd\n").contains("zbd needs zonesize"));
         assert!(err("[j]\nfilename=/x\nsize=1g\nzonemode=strided\n").contains("needs zonesize"));
     }

@@ -96,7 +96,7 @@ pub(super) fn read_shape(
             backwards,
         }
     };
-    let (zones, zbd) = read_zones(set, random, notes)?;
+    let (zones, zbd) = read_zones(set, notes)?;
     Ok(Shape {
         random,
         write_pct,
@@ -120,7 +120,6 @@ pub(super) fn read_shape(
 /// zones with write pointers (zonemode=zbd).
 fn read_zones(
     set: &Set,
-    random: bool,
     notes: &mut Vec<String>,
 ) -> Result<(Option<StridedZones>, Option<WritePointerZones>)> {
     let mode = set.text("zonemode");
@@ -145,12 +144,6 @@ fn read_zones(
     } else {
         "zonesize"
     };
-    if random {
-        return Err(set.err(
-            key,
-            "strided zones with random I/O are not supported yet (planned); sequential I/O is",
-        ));
-    }
     if set.text("rw").is_some_and(|v| v.contains(':')) {
         return Err(set.err(key, "strided zones with rw=...:N are not supported"));
     }
