@@ -159,16 +159,22 @@ impl OffsetGen {
         } = walk;
         debug_assert!(end >= base + block);
         let span = end - base - block;
-        match pattern {
-            &Pattern::Random { align_bytes, .. } if zones.is_some() => OffsetGen::Strided {
+        if let Some(zones) = zones {
+            return OffsetGen::Strided {
                 base,
                 end,
-                zones: zones.expect("matched"),
+                zones,
                 zone: base,
                 cursor: base,
                 done: 0,
-                align: align_bytes.max(1),
-            },
+                // Random I/O draws within the zone; sequential I/O walks it.
+                align: match pattern {
+                    Pattern::Random { align_bytes, .. } => (*align_bytes).max(1),
+                    Pattern::Sequential { .. } => 0,
+                },
+            };
+        }
+        match pattern {
             &Pattern::Random {
                 align_bytes,
                 ref distribution,
@@ -186,15 +192,6 @@ impl OffsetGen {
                     end,
                 }
             }
-            Pattern::Sequential { .. } if zones.is_some() => OffsetGen::Strided {
-                base,
-                end,
-                zones: zones.expect("matched"),
-                zone: base,
-                cursor: base,
-                done: 0,
-                align: 0,
-            },
             Pattern::Sequential { .. } if mixed => OffsetGen::Contiguous {
                 base,
                 end,
