@@ -58,8 +58,10 @@ fio_pair() {
         run_fio() {
             local t0 t1
             t0=$(date +%s.%N)
-            fio --name=v --filename="$f" --size=256M --rw=randwrite --bs=4k --iodepth=32 \
-                --ioengine=io_uring --direct=1 --verify=crc32c --output-format=json 2>/dev/null \
+            # fio saves its verify state in the current folder (local-v-0-verify.state):
+            # keep it in the work folder, not wherever the script was started.
+            (cd "$WORK" && fio --name=v --filename="$f" --size=256M --rw=randwrite --bs=4k --iodepth=32 \
+                --ioengine=io_uring --direct=1 --verify=crc32c --output-format=json 2>/dev/null) \
                 | python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(round(j["write"]["iops"]))'
             t1=$(date +%s.%N)
             awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >&2

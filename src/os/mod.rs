@@ -11,6 +11,7 @@ pub mod memory;
 pub mod meta;
 pub mod numa;
 pub mod owned;
+pub mod resolve;
 pub mod threads;
 pub mod topology;
 pub mod workspace;
