@@ -242,7 +242,9 @@ pub const HUNG: &str = "hung:";
 
 /// `cmd` run in `dir`, its output to files beside `dir` (a process it forks and leaves
 /// behind cannot hold a pipe open; a job may fill `dir`'s file system), killed with every
-/// process of its group after `secs`.
+/// process of its group after `secs`. Whether it ends or is killed, no process of its group
+/// outlives the call: fio forks a process per job, and one that outlives its parent would
+/// run on, orphaned, after the test has passed and its folder is gone.
 #[allow(dead_code)]
 pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Output, String> {
     use std::os::unix::process::CommandExt;
@@ -252,6 +254,7 @@ pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Out
         beside.join(format!("{name}.{tag}.out")),
         beside.join(format!("{name}.{tag}.err")),
     );
+    become_subreaper();
     let mut child = cmd
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
@@ -260,14 +263,14 @@ pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Out
         .process_group(0)
         .spawn()
         .map_err(|e| format!("{tag}: {e}"))?;
+    let group = child.id() as i32;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
         if std::time::Instant::now() > deadline {
-            // SAFETY: kill(2) on the group this test made for the child.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            end_group(group, tag)?;
             let _ = child.wait();
             return Err(format!(
                 "{HUNG} {tag} still ran after {secs} s and was killed"
@@ -275,6 +278,7 @@ pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Out
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
+    end_group(group, tag)?;
     let output = Output {
         status,
         stdout: std::fs::read(&out).unwrap_or_default(),
@@ -283,4 +287,34 @@ pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Out
     let _ = std::fs::remove_file(out);
     let _ = std::fs::remove_file(err);
     Ok(output)
+}
+
+/// Make this test process the reaper of its descendants' orphans (prctl
+/// PR_SET_CHILD_SUBREAPER), so that [`end_group`] can wait for them too.
+pub fn become_subreaper() {
+    // SAFETY: prctl with integer arguments only changes this process's own attribute.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+}
+
+/// Kill every process left in process group `group` and wait until none is left (10 s at
+/// most): a test that started it leaves nothing running. An error names what would not end.
+pub fn end_group(group: i32, tag: &str) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        // SAFETY: kill(2) and waitpid(2) on the group this test made for its child; orphans
+        // of that group are this process's children (become_subreaper), so they are reaped.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+            while libc::waitpid(-group, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
+            if libc::kill(-group, 0) != 0 {
+                return Ok(());
+            }
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "{tag}: a process of its group still runs 10 s after SIGKILL (group {group})"
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
