@@ -339,15 +339,27 @@ fn a_throttled_device_burst_and_baseline_are_found() -> Checked {
         .iter()
         .map(|x| x["label"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, ["burst", "baseline"], "{phases:?}");
+    // The throttle lets the first slices through faster than the limit: when that stretch is
+    // long enough to be a phase, the detector rightly names it a peak (it was one), and the
+    // burst follows it. The peak must then be short and at the start; the levels below are
+    // judged on the burst and the baseline alone.
+    let first = match labels[..] {
+        ["burst", "baseline"] => 0,
+        ["peak", "burst", "baseline"] => {
+            let peak_s = u(&phases[1]["start_ns"]) as f64 / 1e9;
+            assert!(peak_s <= 2.0, "a leading peak of {peak_s}s: {phases:?}");
+            1
+        }
+        _ => panic!("phases {labels:?}: {phases:?}"),
+    };
     let within = |v: f64, want: u64| (v / want as f64 - 1.0).abs() <= 0.10;
     let (b, l) = (
-        f(&phases[0]["bytes_per_sec_mean"]),
-        f(&phases[1]["bytes_per_sec_mean"]),
+        f(&phases[first]["bytes_per_sec_mean"]),
+        f(&phases[first + 1]["bytes_per_sec_mean"]),
     );
     assert!(within(b, high), "burst {b} B/s against a limit of {high}");
     assert!(within(l, low), "baseline {l} B/s against a limit of {low}");
-    let change = u(&phases[1]["start_ns"]) as f64 / 1e9;
+    let change = u(&phases[first + 1]["start_ns"]) as f64 / 1e9;
     assert!(
         (4.0..=7.0).contains(&change),
         "the change found at {change}s"
