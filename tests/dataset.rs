@@ -263,6 +263,125 @@ fn ctrl_c_mid_create_leaves_nothing() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// A path through a missing folder (`nx/..`) is judged where it leads: a folder of the
+/// user's with things in it is refused and left as it was, an empty one gets the dataset,
+/// and the missing folder is never made.
+fn a_path_through_a_missing_folder_is_judged_where_it_leads() -> Result<String, String> {
+    let dir = work_dir();
+    let users = dir.path().join("u");
+    std::fs::create_dir(&users).unwrap();
+    std::fs::write(users.join("mine.txt"), "keep").unwrap();
+    let typed = dir.path().join("nx/../u");
+    let o = dataset(&["create", p(&typed), "--files", "20"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(p(&typed)) && err.contains(p(&users)) && err.contains("is not empty"),
+        "{err}"
+    );
+    assert_eq!(tree_len(&users), 1, "the user's folder is as it was");
+    assert!(!dir.path().join("nx").exists(), "no stray folder");
+    for (name, existing) in [("empty", true), ("new", false)] {
+        let at = dir.path().join(name);
+        if existing {
+            std::fs::create_dir(&at).unwrap();
+        }
+        let typed = dir.path().join(format!("nx/../{name}"));
+        let v = create(&typed, &["--files", "20"]);
+        assert_eq!(v["dir"], p(&at));
+        assert_eq!(tree(&at).len(), 20);
+        assert!(!dir.path().join("nx").exists(), "no stray folder");
+    }
+    Ok(String::new())
+}
+
+/// Ctrl-C (a real SIGINT) while files are written in a folder reached through `nx/..`: what
+/// was made is really removed, as the message says; with --keep it is kept, and the message
+/// says that instead.
+fn ctrl_c_removes_what_was_made_and_says_what_became_of_it() -> Result<String, String> {
+    let dir = work_dir();
+    let at = dir.path().join("e");
+    let mut seen = Vec::new();
+    for keep in [false, true] {
+        std::fs::create_dir_all(&at).unwrap();
+        let typed = dir.path().join("nx/../e");
+        let mut cmd = bin();
+        cmd.args(["dataset", "create", p(&typed), "--files", "20000"])
+            .args(["--size-dist", "fixed:16K"]);
+        if keep {
+            cmd.arg("--keep");
+        }
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        while tree_len(&at) < 10 && t.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        if o.status.success() {
+            return Err(format!("the dataset was finished before Ctrl-C: {err}"));
+        }
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!dir.path().join("nx").exists(), "no stray folder");
+        let left = tree_len(&at);
+        if keep {
+            assert!(err.contains("kept") && err.contains(p(&at)), "{err}");
+            assert!(left > 0, "--keep kept nothing");
+            std::fs::remove_dir_all(&at).unwrap();
+        } else {
+            assert!(err.contains("what was made is removed"), "{err}");
+            assert_eq!(left, 0, "the folder is empty again: {err}");
+        }
+        seen.push(left);
+    }
+    Ok(format!("left {seen:?}"))
+}
+
+/// Counts no dataset could have are refused at once (before any arithmetic on them), in one
+/// line naming the flag and the value typed.
+fn absurd_counts_are_refused_at_once() -> Result<String, String> {
+    let dir = work_dir();
+    let at = dir.path().join("ds");
+    let max64 = u64::MAX.to_string();
+    let max32 = u32::MAX.to_string();
+    let fixed = format!("fixed:{max64}");
+    let lognormal = format!("lognormal:{max64}:1");
+    let mut slowest = Duration::ZERO;
+    for (flag, value) in [
+        ("--files", max64.as_str()),
+        ("--dirs", &max64),
+        ("--fanout", &max64),
+        ("--depth", &max32),
+        ("--threads", &max32),
+        ("--compressible", &max32),
+        ("--size-dist", &fixed),
+        ("--size-dist", &lognormal),
+    ] {
+        let t = Instant::now();
+        let o = dataset(&["create", p(&at), flag, value]);
+        let took = t.elapsed();
+        slowest = slowest.max(took);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("{flag} {value}")), "{err}");
+        assert!(
+            took < Duration::from_millis(500),
+            "{flag} {value} took {took:?}"
+        );
+        assert!(!at.exists(), "{flag} {value}: nothing is made");
+    }
+    Ok(format!("slowest {slowest:?}"))
+}
+
 fn tree_len(dir: &Path) -> usize {
     if !dir.exists() {
         return 0;
@@ -293,6 +412,18 @@ fn main() {
             (
                 "ctrl_c_mid_create_leaves_nothing",
                 ctrl_c_mid_create_leaves_nothing,
+            ),
+            (
+                "a_path_through_a_missing_folder_is_judged_where_it_leads",
+                a_path_through_a_missing_folder_is_judged_where_it_leads,
+            ),
+            (
+                "ctrl_c_removes_what_was_made_and_says_what_became_of_it",
+                ctrl_c_removes_what_was_made_and_says_what_became_of_it,
+            ),
+            (
+                "absurd_counts_are_refused_at_once",
+                absurd_counts_are_refused_at_once,
             ),
         ],
     );

@@ -559,3 +559,177 @@ fn saved_targets_are_absolute_so_check_runs_from_anywhere() {
     let rows = list_json(&db, &["--tag", "check:rel"]);
     assert_eq!(rows[0]["target"], p(&file));
 }
+
+/// The files a create killed in process `pid` leaves beside `db` (see store/leftovers.rs).
+fn leftovers(db: &Path, pid: u32) -> Vec<PathBuf> {
+    let name = db.file_name().unwrap().to_string_lossy();
+    ["", "-journal", "-wal", "-shm"]
+        .iter()
+        .map(|s| db.with_file_name(format!(".{name}.new-{pid}-1764300000000000000{s}")))
+        .collect()
+}
+
+/// A create killed (kill -9) leaves `.NAME.new-PID-NANOS` and SQLite's companions of it;
+/// the next open clears those of a dead process, and nothing else: not those of a live one
+/// (it may be creating the database now), not other names, not another user's files.
+#[test]
+fn leftovers_of_a_killed_create_are_cleared_on_the_next_open() {
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    ok(db_cmd(&db, &["results", "list"]));
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let live = leftovers(&db, std::process::id());
+    let gone = leftovers(&db, dead_pid);
+    let name = "results.db";
+    let mut kept: Vec<PathBuf> = [
+        format!(".{name}.new-{dead_pid}-17.bak"),
+        format!(".{name}.new-{dead_pid}-17-wal2"),
+        format!(".other.db.new-{dead_pid}-17"),
+        format!("{name}.new-{dead_pid}-17"),
+    ]
+    .iter()
+    .map(|n| d.path().join(n))
+    .collect();
+    kept.extend(live.iter().cloned());
+    for f in gone.iter().chain(&kept) {
+        std::fs::write(f, "x").unwrap();
+    }
+    // Another user's file of the very pattern is theirs to remove, not iogauge's.
+    let foreign = d.path().join(format!(".{name}.new-{dead_pid}-18"));
+    if is_root() {
+        std::fs::write(&foreign, "x").unwrap();
+        std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).unwrap();
+        kept.push(foreign);
+    }
+    ok(db_cmd(&db, &["results", "list"]));
+    for f in &gone {
+        assert!(!f.exists(), "{} was left", f.display());
+    }
+    for f in &kept {
+        assert!(f.exists(), "{} was removed", f.display());
+    }
+    assert_eq!(list_json(&db, &[]).len(), 0, "the database itself is whole");
+}
+
+/// `cmd` run as the user nobody (65534).
+fn as_nobody(mut cmd: std::process::Command) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    cmd.uid(65534).gid(65534);
+    cmd
+}
+
+/// Reading needs no write access: a root-owned database in a root-owned folder, both only
+/// readable to others, is listed, shown, exported and compared by another user, and left as
+/// it was; one of an older schema, which that user cannot upgrade, is refused in one line.
+#[test]
+fn a_user_who_may_only_read_the_database_lists_shows_and_compares() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        println!("SKIPPED: needs root to run iogauge as another user");
+        return;
+    }
+    let d = work_dir();
+    let db = d.path().join("results.db");
+    let id = saved_id(&delay_run(&db, d.path(), "fixed:100us", &[]));
+    ok(db_cmd(&db, &["results", "list"])); // the last connection: no -wal, no -shm
+    for (p, mode) in [(d.path(), 0o755), (db.as_path(), 0o644)] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let mut probe = as_nobody(bin());
+    if !probe
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        println!(
+            "SKIPPED: the user nobody cannot run {}",
+            p(Path::new(env!("CARGO_BIN_EXE_iogauge")))
+        );
+        return;
+    }
+    let before = digest(&db);
+    let id = id.to_string();
+    for args in [
+        vec!["results", "list", "--all"],
+        vec!["results", "show", &id],
+        vec!["results", "export", &id],
+        vec!["compare", &id, &id],
+    ] {
+        let mut c = as_nobody(bin());
+        c.env("IOGAUGE_DB", &db).args(&args);
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{args:?} printed nothing");
+    }
+    assert_eq!(digest(&db), before, "read only");
+    // An older schema: upgrading it needs a write this user may not do.
+    let old = d.path().join("old.db");
+    drop(iogauge::store::Store::open_upto(&old, 1).unwrap());
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let before = digest(&old);
+    let mut c = as_nobody(bin());
+    let o = c
+        .env("IOGAUGE_DB", &old)
+        .args(["results", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains(p(&old)) && e.contains("older than this"), "{e}");
+    assert_eq!(digest(&old), before);
+}
+
+/// An SQLite file with iogauge's application_id, no schema version and no tables is one
+/// iogauge began and never finished: a run saves into it. One whose schema version promises
+/// tables it lacks is damaged: a run and an import are refused before any I/O, in one line
+/// naming the file, and the file is left as it was.
+#[test]
+fn an_unfinished_database_is_made_and_a_damaged_one_refused() {
+    let d = work_dir();
+    let stamp = |path: &Path, version: i64| {
+        let c = rusqlite::Connection::open(path).unwrap();
+        c.execute_batch(&format!(
+            "PRAGMA application_id = {}; PRAGMA user_version = {version};",
+            0x696f_6761
+        ))
+        .unwrap();
+    };
+    let unfinished = d.path().join("unfinished.db");
+    stamp(&unfinished, 0);
+    saved_id(&delay_run(&unfinished, d.path(), "fixed:100us", &[]));
+    assert_eq!(list_json(&unfinished, &[]).len(), 1);
+
+    let doc = d.path().join("run.json");
+    std::fs::write(
+        &doc,
+        ok(delay_run(
+            &d.path().join("none.db"),
+            d.path(),
+            "fixed:100us",
+            &["--no-save", "--output", "json"],
+        )),
+    )
+    .unwrap();
+    let damaged = d.path().join("damaged.db");
+    stamp(&damaged, MIGRATIONS_LEN);
+    let target = d.path().join("never.dat");
+    let before = digest(&damaged);
+    for args in [
+        vec!["run", "-c", "1M", "-d", "0.2", "-W", "0", p(&target)],
+        vec!["results", "import", p(&doc)],
+        vec!["results", "list"],
+    ] {
+        let o = db_cmd(&damaged, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(p(&damaged)) && e.contains("damaged"), "{e}");
+        assert!(!target.exists(), "no I/O before the database is known good");
+        assert_eq!(digest(&damaged), before, "left untouched");
+    }
+}
+
+const MIGRATIONS_LEN: i64 = iogauge::store::MIGRATIONS.len() as i64;

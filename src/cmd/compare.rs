@@ -2,7 +2,7 @@
 //! file-system suite results and workloads each have a comparison of their own, and are
 //! compared only with their own kind.
 
-use super::saved::{column, open};
+use super::saved::{column, open_read};
 use super::write_output;
 use iogauge::cli::{CompareArgs, TableFormat};
 use iogauge::error::{exit, Error, Result};
@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
-    let store = open(db)?;
+    let store = open_read(db)?;
     let loaded = a
         .ids
         .iter()

@@ -45,6 +45,7 @@ fn cmd_verify(a: &DatasetVerifyArgs) -> Result<u8, Error> {
 
 /// The dataset the flags ask for: the preset's (or the defaults), each flag given over it.
 fn spec_of(a: &DatasetCreateArgs) -> Result<DatasetSpec, Error> {
+    check_counts(a)?;
     let mut s = match &a.preset {
         Some(p) => dataset::preset(p, a.seed)?,
         None => DatasetSpec {
@@ -97,10 +98,46 @@ fn spec_of(a: &DatasetCreateArgs) -> Result<DatasetSpec, Error> {
     Ok(s)
 }
 
+/// Each count as typed, refused at once where it is more than iogauge makes: the folder
+/// arithmetic that follows (the fanout for --dirs, the folders of --fanout and --depth)
+/// must never start on an absurd number.
+fn check_counts(a: &DatasetCreateArgs) -> Result<(), Error> {
+    let checks = [
+        ("--files", a.files, dataset::MAX_FILES, "files"),
+        ("--dirs", a.dirs, dataset::MAX_DIRS, "folders"),
+        (
+            "--fanout",
+            a.fanout,
+            dataset::MAX_DIRS,
+            "folders in a level",
+        ),
+        (
+            "--depth",
+            a.depth.map(u64::from),
+            dataset::MAX_DEPTH,
+            "levels",
+        ),
+    ];
+    for (flag, value, max, what) in checks {
+        if let Some(v) = value.filter(|&v| v > max) {
+            return Err(Error::usage(format!(
+                "{flag} {v}: more than iogauge makes (at most {max} {what})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Threads beyond this are refused: each is an OS thread with its own buffer.
+const MAX_THREADS: u32 = 1024;
+
 /// `--threads`, or the CPUs (at most 8).
 fn threads(asked: Option<u32>) -> Result<u32, Error> {
     match asked {
         Some(0) => Err(Error::usage("--threads 0: at least one thread")),
+        Some(n) if n > MAX_THREADS => Err(Error::usage(format!(
+            "--threads {n}: more than iogauge starts (at most {MAX_THREADS})"
+        ))),
         Some(n) => Ok(n),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get().min(8) as u32)),
     }

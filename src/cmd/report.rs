@@ -1,6 +1,6 @@
 //! `iogauge report`: saved results as one HTML file, Markdown, or PNG charts.
 
-use super::saved::{column, open};
+use super::saved::{column, open_read};
 use super::write_output;
 use iogauge::cli::ReportArgs;
 use iogauge::error::{exit, Error, Result};
@@ -12,7 +12,7 @@ pub fn cmd_report(db: &Option<PathBuf>, a: &ReportArgs) -> Result<u8> {
             "report needs at least one of --html FILE, --markdown FILE, --png DIR",
         ));
     }
-    let store = open(db)?;
+    let store = open_read(db)?;
     let mut loaded = Vec::new();
     for &id in &a.ids {
         let (col, listed, record) = column(&store, id)?;

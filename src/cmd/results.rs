@@ -1,6 +1,6 @@
 //! `iogauge results`: list, show, export, delete and import saved results.
 
-use super::saved::open;
+use super::saved::{open, open_read};
 use super::write_output;
 use iogauge::cli::{ListArgs, OutputFormat, ResultsArgs, ResultsCommand, ShowArgs};
 use iogauge::dates::{format_utc, now_unix_ns, parse_when};
@@ -97,7 +97,7 @@ fn list(db: &Option<PathBuf>, a: &ListArgs) -> Result<u8> {
             .transpose()?,
         limit: (!a.all).then_some(a.limit),
     };
-    let store = open(db)?;
+    let store = open_read(db)?;
     let rows = store.list(&filter)?;
     Subject::Listing.check(a.output)?;
     let text = match a.output {
@@ -146,7 +146,7 @@ fn listing_text(rows: &[Listed], a: &ListArgs, store: &Store) -> String {
 }
 
 fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8> {
-    let store = open(db)?;
+    let store = open_read(db)?;
     let (listed, record) = store.load(a.id)?;
     let format = a.output.unwrap_or(default);
     let body = match &record {

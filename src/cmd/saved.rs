@@ -21,6 +21,12 @@ pub fn open(db: &Option<PathBuf>) -> Result<Store> {
     Store::open(&db_path(db)?)
 }
 
+/// The store for a command that only reads it (list, show, compare...): never written, so
+/// that a user who may only read the file can use it.
+pub fn open_read(db: &Option<PathBuf>) -> Result<Store> {
+    Store::open_read(&db_path(db)?)
+}
+
 /// Saves what a measuring command measured. The store is opened before the run, so that a
 /// bad database file is reported before any I/O rather than after an hour of it.
 pub struct Saver {

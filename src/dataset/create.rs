@@ -1,15 +1,20 @@
 //! `iogauge dataset create`: the folders, then the files by several threads (each takes the
 //! next file's index; where it goes, its size and its bytes follow from the index), then the
 //! manifest. Nothing is written over: every folder and file is made new, and an error or
-//! Ctrl-C removes what was made (through [`Cleanup`], which checks each is still iogauge's).
+//! Ctrl-C removes what was made (each only while it is still iogauge's: [`Owned`]).
+//!
+//! The folder typed is resolved first ([`resolve`]): `/tmp/nx/../u` is `/tmp/u` once `nx`
+//! exists, so the "new or empty" rule is applied to `/tmp/u`, and `nx` is never made.
 
 use super::manifest::{Entry, Manifest};
 use super::{manifest_path, DatasetSpec, MANIFEST};
 use crate::error::{Error, Result};
-use crate::runner::target::Cleanup;
+use crate::os::owned::{Folders, Owned, Removal};
+use crate::os::resolve::resolve;
 use serde::{Deserialize, Serialize};
+use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -46,21 +51,77 @@ pub struct CreateReport {
     pub manifest_xxh3: String,
 }
 
-/// Make `spec`'s dataset in `top`.
+/// Make `spec`'s dataset in the folder `typed` (as the user typed it) leads to.
 pub fn create(
     spec: &DatasetSpec,
-    top: &Path,
+    typed: &Path,
     opts: &CreateOptions,
     interrupted: &AtomicBool,
 ) -> Result<CreateReport> {
     spec.validate()?;
-    let mut cleanup = Cleanup::new(opts.keep_partial);
+    let top = resolve(typed)
+        .map_err(|e| Error::usage(format!("cannot resolve '{}': {e}", typed.display())))?;
+    let shown = shown(typed, &top);
+    let mut made = Made::default();
     // Whether iogauge made the top folder: then it owns everything in it.
-    let owns_top = claim_top(top, opts.force, &mut cleanup)?;
-    let cleanup = Mutex::new(cleanup);
+    let owns_top = claim_top(&top, &shown, opts.force, &mut made)?;
+    let made = Mutex::new(made);
+    let result = make(spec, &top, opts, owns_top, &made, interrupted);
+    let mut made = made.into_inner().unwrap_or_else(|e| e.into_inner());
+    made.keep = result.is_ok() || opts.keep_partial;
+    match result {
+        Ok(report) => Ok(report),
+        Err(e) if opts.keep_partial => Err(match e {
+            Error::Interrupted(_) => Error::Interrupted(format!(
+                "interrupted: the dataset was not finished; what was made is kept in {shown} \
+                 (--keep)"
+            )),
+            e => e,
+        }),
+        Err(e) => Err(after_removal(e, made.remove_all())),
+    }
+}
+
+/// The folder as typed, and where it really leads when that differs: `'/tmp/nx/../u' (that
+/// is '/tmp/u')`.
+fn shown(typed: &Path, top: &Path) -> String {
+    if typed == top {
+        format!("'{}'", typed.display())
+    } else {
+        format!("'{}' (that is '{}')", typed.display(), top.display())
+    }
+}
+
+/// `e`, saying what became of what was made: removed, or how many things were left.
+fn after_removal(e: Error, left: usize) -> Error {
+    let left_text = |m: &str| {
+        format!("{m}; {left} of the things iogauge made could not be removed (named above)")
+    };
+    match e {
+        Error::Interrupted(_) if left == 0 => Error::Interrupted(
+            "interrupted: the dataset was not finished, and what was made is removed".into(),
+        ),
+        Error::Interrupted(_) => {
+            Error::Interrupted(left_text("interrupted: the dataset was not finished"))
+        }
+        e if left == 0 => e,
+        Error::Usage(m) => Error::Usage(left_text(&m)),
+        Error::Runtime(m) => Error::Runtime(left_text(&m)),
+    }
+}
+
+/// The folders, the files and the manifest, in `top` (resolved, and claimed).
+fn make(
+    spec: &DatasetSpec,
+    top: &Path,
+    opts: &CreateOptions,
+    owns_top: bool,
+    made: &Mutex<Made>,
+    interrupted: &AtomicBool,
+) -> Result<CreateReport> {
     let t0 = Instant::now();
-    make_folders(spec, top, owns_top, &cleanup)?;
-    let entries = write_files(spec, top, opts.threads, owns_top, &cleanup, interrupted)?;
+    make_folders(spec, top, owns_top, made, interrupted)?;
+    let entries = write_files(spec, top, opts.threads, owns_top, made, interrupted)?;
     let elapsed_ns = t0.elapsed().as_nanos() as u64;
     let t1 = Instant::now();
     sync_fs(top)?;
@@ -71,11 +132,9 @@ pub fn create(
     };
     let at = manifest_path(top);
     manifest.write(&at)?;
-    let mut cleanup = cleanup.into_inner().unwrap_or_else(|e| e.into_inner());
     if !owns_top {
-        cleanup.created_named(&at)?;
+        lock(made).own(&at)?;
     }
-    cleanup.keep_all();
     let bytes = manifest.total_bytes();
     let secs = (elapsed_ns as f64 / 1e9).max(1e-9);
     Ok(CreateReport {
@@ -94,27 +153,83 @@ pub fn create(
     })
 }
 
+/// What the dataset made, by identity ([`Owned`]): the top folder where iogauge made it,
+/// else the things made directly in it. Removed when asked ([`Made::remove_all`]), so that
+/// the message can say what really became of them, or when dropped unless kept (a panic).
+#[derive(Default)]
+struct Made {
+    folders: Folders,
+    items: Vec<Owned>,
+    keep: bool,
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        if !self.keep {
+            self.remove_all();
+        }
+    }
+}
+
+impl Made {
+    /// `path`, a folder or file iogauge just made.
+    fn own(&mut self, path: &Path) -> Result<()> {
+        let o = Owned::named(path, &mut self.folders).map_err(|e| untracked(path, e))?;
+        self.items.push(o);
+        Ok(())
+    }
+
+    /// `path`, a file iogauge just made and holds open as `file`.
+    fn own_file(&mut self, path: &Path, file: &File) -> Result<()> {
+        let o = Owned::file(path, file, &mut self.folders).map_err(|e| untracked(path, e))?;
+        self.items.push(o);
+        Ok(())
+    }
+
+    /// Remove everything made, newest first, each only while it is still what iogauge made;
+    /// how many were left (each named on stderr).
+    fn remove_all(&mut self) -> usize {
+        let mut left = 0;
+        while let Some(o) = self.items.pop() {
+            let why = match o.remove() {
+                Ok(Removal::Removed | Removal::Gone) => continue,
+                Ok(Removal::Replaced) => "it is no longer what iogauge made".to_string(),
+                Err(e) => e.to_string(),
+            };
+            eprintln!("iogauge: left '{}' in place: {why}", o.path().display());
+            left += 1;
+        }
+        left
+    }
+}
+
+fn untracked(path: &Path, e: std::io::Error) -> Error {
+    Error::runtime(format!(
+        "cannot keep track of '{}', which iogauge made: {e}",
+        path.display()
+    ))
+}
+
 /// Make the top folder, or check the one there: empty unless `force`, and never one that
-/// holds a dataset already. Whether iogauge made it (registered with `cleanup`, with any
-/// parent it made).
-fn claim_top(top: &Path, force: bool, cleanup: &mut Cleanup) -> Result<bool> {
-    let shown = top.display();
+/// holds a dataset already. Whether iogauge made it (owned by `made`, with any parent it
+/// made). `top` is resolved (no `..`, no links), so the folders made are the ones named.
+fn claim_top(top: &Path, shown: &str, force: bool, made: &mut Made) -> Result<bool> {
     match std::fs::symlink_metadata(top) {
         Ok(m) if !m.is_dir() => Err(Error::usage(format!(
-            "'{shown}' is not a folder: a dataset is made in a new or empty folder"
+            "{shown} is not a folder: a dataset is made in a new or empty folder"
         ))),
         Ok(_) => {
             if manifest_path(top).exists() {
                 return Err(Error::usage(format!(
-                    "'{shown}' already holds a dataset ({MANIFEST}): iogauge dataset verify \
+                    "{shown} already holds a dataset ({MANIFEST}): iogauge dataset verify \
                      checks it; remove it first to make another"
                 )));
             }
             let mut entries = std::fs::read_dir(top)
-                .map_err(|e| Error::usage(format!("cannot read '{shown}': {e}")))?;
+                .map_err(|e| Error::usage(format!("cannot read {shown}: {e}")))?;
             if entries.next().is_some() && !force {
                 return Err(Error::usage(format!(
-                    "'{shown}' is not empty: a dataset is made in a new or empty folder (--force \
+                    "{shown} is not empty: a dataset is made in a new or empty folder (--force \
                      makes it beside what is there, never writing over any of it)"
                 )));
             }
@@ -122,7 +237,7 @@ fn claim_top(top: &Path, force: bool, cleanup: &mut Cleanup) -> Result<bool> {
         }
         Err(_) => {
             // The highest folder that is missing: iogauge makes it, and owns it.
-            let mut first = top.to_path_buf();
+            let mut first: PathBuf = top.to_path_buf();
             while let Some(p) = first
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty() && !p.exists())
@@ -130,8 +245,8 @@ fn claim_top(top: &Path, force: bool, cleanup: &mut Cleanup) -> Result<bool> {
                 first = p.to_path_buf();
             }
             std::fs::create_dir_all(top)
-                .map_err(|e| Error::usage(format!("cannot make the folder '{shown}': {e}")))?;
-            cleanup.created_named(&first)?;
+                .map_err(|e| Error::usage(format!("cannot make the folder {shown}: {e}")))?;
+            made.own(&first)?;
             Ok(true)
         }
     }
@@ -142,14 +257,18 @@ fn make_folders(
     spec: &DatasetSpec,
     top: &Path,
     owns_top: bool,
-    cleanup: &Mutex<Cleanup>,
+    made: &Mutex<Made>,
+    interrupted: &AtomicBool,
 ) -> Result<()> {
     for k in 1..=spec.dirs {
+        if interrupted.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted("interrupted".into()));
+        }
         let rel = spec.dir_path(k);
         let path = top.join(&rel);
         std::fs::create_dir(&path).map_err(|e| made_error(&path, "folder", e))?;
         if !owns_top && rel.components().count() == 1 {
-            lock(cleanup).created_named(&path)?;
+            lock(made).own(&path)?;
         }
     }
     Ok(())
@@ -168,7 +287,7 @@ fn made_error(path: &Path, what: &str, e: std::io::Error) -> Error {
     ))
 }
 
-fn lock(c: &Mutex<Cleanup>) -> std::sync::MutexGuard<'_, Cleanup> {
+fn lock(c: &Mutex<Made>) -> std::sync::MutexGuard<'_, Made> {
     c.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -178,7 +297,7 @@ fn write_files(
     top: &Path,
     threads: u32,
     owns_top: bool,
-    cleanup: &Mutex<Cleanup>,
+    made: &Mutex<Made>,
     interrupted: &AtomicBool,
 ) -> Result<Vec<Entry>> {
     let next = AtomicU64::new(0);
@@ -199,7 +318,7 @@ fn write_files(
                             break;
                         }
                         let root_file = !owns_top && i.is_multiple_of(spec.dirs + 1);
-                        match write_file(spec, top, i, root_file.then_some(cleanup), interrupted) {
+                        match write_file(spec, top, i, root_file.then_some(made), interrupted) {
                             Ok(e) => mine.push((i, e)),
                             Err(e) => {
                                 stop.store(true, Ordering::Relaxed);
@@ -224,9 +343,8 @@ fn write_files(
         return Err(e);
     }
     if interrupted.load(Ordering::Relaxed) {
-        return Err(Error::Interrupted(
-            "interrupted: the dataset was not finished, and what was made is removed".into(),
-        ));
+        // Worded by `create`, which knows what became of what was made.
+        return Err(Error::Interrupted("interrupted".into()));
     }
     let mut all: Vec<(u64, Entry)> = parts.into_iter().flatten().collect();
     if all.len() as u64 != spec.files {
@@ -236,13 +354,13 @@ fn write_files(
     Ok(all.into_iter().map(|(_, e)| e).collect())
 }
 
-/// File `i`, written new and hashed as it goes. `cleanup`: where it must be registered (a
-/// file in a top folder iogauge did not make).
+/// File `i`, written new and hashed as it goes. `made`: where it must be owned (a file in a
+/// top folder iogauge did not make).
 fn write_file(
     spec: &DatasetSpec,
     top: &Path,
     i: u64,
-    cleanup: Option<&Mutex<Cleanup>>,
+    made: Option<&Mutex<Made>>,
     interrupted: &AtomicBool,
 ) -> Result<Entry> {
     let (rel, size) = spec.file(i);
@@ -252,8 +370,8 @@ fn write_file(
         .create_new(true)
         .open(&path)
         .map_err(|e| made_error(&path, "file", e))?;
-    if let Some(c) = cleanup {
-        lock(c).created(&path, &f)?;
+    if let Some(m) = made {
+        lock(m).own_file(&path, &f)?;
     }
     let mut content = spec.content(i);
     let mut hash = Xxh3::new();

@@ -102,16 +102,32 @@ pub fn preset(name: &str, seed: u64) -> Result<DatasetSpec> {
     })
 }
 
+/// The most files, folders and levels of folders a dataset has; the largest file.
+pub const MAX_FILES: u64 = 100_000_000;
+pub const MAX_DIRS: u64 = 10_000_000;
+/// Folders deeper than this could not be removed again (os/owned.rs stops at 64 levels).
+pub const MAX_DEPTH: u64 = 32;
+/// 1 PiB: the most a size typed after --size-dist may be.
+pub const MAX_FILE_SIZE: u64 = 1 << 50;
+
 /// About 64 files a folder.
 pub fn default_dirs(files: u64) -> u64 {
     files.div_ceil(64).saturating_sub(1)
 }
 
-/// The smallest fanout that fits `dirs` folders in `depth` levels.
+/// The smallest fanout that fits `dirs` folders in `depth` levels (a binary search:
+/// [`dirs_for`] grows with the fanout).
 pub fn fanout_for(dirs: u64, depth: u32) -> u64 {
-    (1..=dirs.max(1))
-        .find(|&f| dirs_for(f, depth) >= dirs)
-        .unwrap_or(dirs.max(1))
+    let (mut lo, mut hi) = (1, dirs.max(1));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if dirs_for(mid, depth) >= dirs {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// Folders of a full tree `depth` deep with `fanout` a folder (at most u64::MAX, which
@@ -125,7 +141,10 @@ impl SizeDist {
     /// `--size-dist`.
     pub fn parse(text: &str) -> Result<SizeDist> {
         let bad = |why: String| Error::usage(format!("--size-dist {text}: {why}"));
-        let size = |s: &str| parse_size(s).map_err(bad);
+        let size = |s: &str| {
+            let v = parse_size(s).map_err(bad)?;
+            check_size(v).map_err(bad)
+        };
         let mut parts = text.splitn(2, ':');
         let kind = parts.next().unwrap_or("");
         let rest = parts.next().unwrap_or("");
@@ -148,9 +167,11 @@ impl SizeDist {
             "histogram" => {
                 let text = std::fs::read_to_string(rest)
                     .map_err(|e| bad(format!("cannot read '{rest}': {e}")))?;
-                Ok(SizeDist::Histogram {
-                    bins: parse_histogram(&text).map_err(|e| bad(format!("{rest}: {e}")))?,
-                })
+                let bins = parse_histogram(&text).map_err(|e| bad(format!("{rest}: {e}")))?;
+                for &(v, _) in &bins {
+                    check_size(v).map_err(|e| bad(format!("{rest}: {e}")))?;
+                }
+                Ok(SizeDist::Histogram { bins })
             }
             _ => Err(bad(
                 "expected fixed:SIZE, lognormal:MEDIAN:SIGMA or histogram:FILE".into(),
@@ -193,6 +214,18 @@ impl SizeDist {
             SizeDist::Histogram { bins } => format!("a histogram of {} sizes", bins.len()),
         }
     }
+}
+
+/// A size no larger than [`MAX_FILE_SIZE`], or why not.
+fn check_size(v: u64) -> std::result::Result<u64, String> {
+    if v > MAX_FILE_SIZE {
+        return Err(format!(
+            "a file of {} is more than iogauge makes (at most {})",
+            format_size(v),
+            format_size(MAX_FILE_SIZE)
+        ));
+    }
+    Ok(v)
 }
 
 /// A histogram file: a line "SIZE WEIGHT" per bin; `#` starts a comment.
@@ -238,7 +271,7 @@ impl DatasetSpec {
                 "--fanout 0: folders need a fanout of 1 or more",
             ));
         }
-        if self.dirs > 10_000_000 || self.files > 100_000_000 {
+        if self.dirs > MAX_DIRS || self.files > MAX_FILES {
             return Err(Error::usage(format!(
                 "{} files in {} folders: more than iogauge makes (100 million files, 10 \
                  million folders)",

@@ -10,6 +10,7 @@
 //! refused with its name and never written to.
 
 pub mod figures;
+mod leftovers;
 pub mod record;
 mod schema;
 mod shape;
@@ -93,6 +94,7 @@ impl Store {
     /// older schema and check that opening it with [`Store::open`] upgrades it.
     #[doc(hidden)]
     pub fn open_upto(path: &Path, version: usize) -> Result<Store> {
+        leftovers::clear(path);
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => {
                 return Err(Error::usage(format!(
@@ -115,6 +117,63 @@ impl Store {
         let store = Store::connect(path)?;
         store.setup(version)?;
         Ok(store)
+    }
+
+    /// Open the database at `path` to read it, never writing to it: a user who may only read
+    /// the file (another user's database, a read-only mount) can list, show and compare. A
+    /// missing file is made as by [`Store::open`]; a database of an older schema is upgraded
+    /// where this user may write it, else refused in one line that says so.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        match std::fs::metadata(path) {
+            // Made, or refused (a folder, an empty file) in the same words as for a write.
+            Err(_) => return Store::open(path),
+            Ok(m) if m.is_dir() || m.len() == 0 => return Store::open(path),
+            Ok(_) => {}
+        }
+        leftovers::clear(path);
+        check_header(path)?;
+        let inspected = |immutable| {
+            let store = Store::connect_read(path, immutable)?;
+            let version = store.inspect()?;
+            Ok::<_, Error>((store, version))
+        };
+        let (store, version) = match inspected(false) {
+            // A database in WAL mode is read through its -shm file, which a user who may not
+            // write the folder cannot make: with no -wal file, the database file alone holds
+            // every committed change, and is read as it is.
+            Err(Error::Runtime(_)) if !companion(path, "-wal").exists() => inspected(true)?,
+            r => r?,
+        };
+        if (version as usize) < MIGRATIONS.len() {
+            if may_write(path) {
+                drop(store);
+                return Store::open(path);
+            }
+            return Err(Error::usage(format!(
+                "results database '{}' has schema version {version}, older than this \
+                 iogauge's ({}), and this user may not write it to upgrade it; it was left \
+                 untouched (any iogauge results command run by its owner upgrades it)",
+                path.display(),
+                MIGRATIONS.len()
+            )));
+        }
+        Ok(store)
+    }
+
+    /// A read-only connection; `immutable`: reading the file as it is, without SQLite's
+    /// locks or its -shm file.
+    fn connect_read(path: &Path, immutable: bool) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let mode = if immutable { "ro&immutable=1" } else { "ro" };
+        let uri = format!("file:{}?mode={mode}", uri_path(path));
+        let conn = Connection::open_with_flags(uri, flags).map_err(|e| db_error(path, &e))?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            verified: std::cell::Cell::new(false),
+        })
     }
 
     fn connect(path: &Path) -> Result<Store> {
@@ -161,41 +220,8 @@ impl Store {
     }
 
     fn setup(&self, version: usize) -> Result<()> {
+        let user_version = self.inspect()?;
         let c = &self.conn;
-        c.busy_timeout(Duration::from_secs(15))
-            .map_err(|e| self.err(e))?;
-        // Ownership first: nothing is written to a file that is not ours. The three reads
-        // share one read transaction: another process may be creating this database at this
-        // moment, and separate reads could see it half before and half after its commit.
-        let read = || -> rusqlite::Result<(i32, i64, i64)> {
-            c.execute_batch("BEGIN")?;
-            let app_id = c.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-            let user_version = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-            let tables = c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-            c.execute_batch("COMMIT")?;
-            Ok((app_id, user_version, tables))
-        };
-        let (app_id, user_version, tables) = retry_busy(|| {
-            read().inspect_err(|_| {
-                let _ = c.execute_batch("ROLLBACK");
-            })
-        })
-        .map_err(|e| self.err(e))?;
-        if app_id != schema::APPLICATION_ID && (app_id != 0 || tables > 0) {
-            return Err(Error::usage(format!(
-                "'{}' is an SQLite database of another program, not iogauge's results; it \
-                 was left untouched (give another file with --db or IOGAUGE_DB)",
-                self.path.display()
-            )));
-        }
-        if user_version as usize > MIGRATIONS.len() {
-            return Err(Error::usage(format!(
-                "results database '{}' has schema version {user_version}, newer than this \
-                 iogauge knows ({}); upgrade iogauge or use another file with --db",
-                self.path.display(),
-                MIGRATIONS.len()
-            )));
-        }
         // WAL: readers never block the writer, and two writers wait for each other (busy
         // timeout) instead of failing. NORMAL is durable across process crashes in WAL mode.
         // Switching to WAL needs the file to itself, and SQLite answers "busy" at once, not
@@ -217,6 +243,64 @@ impl Store {
             self.migrate(version)?;
         }
         Ok(())
+    }
+
+    /// Check that the file is iogauge's, of a schema this build knows, and whole; its schema
+    /// version. Reads only.
+    fn inspect(&self) -> Result<i64> {
+        let c = &self.conn;
+        c.busy_timeout(Duration::from_secs(15))
+            .map_err(|e| self.err(e))?;
+        // Ownership first: nothing is written to a file that is not ours. The reads share
+        // one read transaction: another process may be creating this database at this
+        // moment, and separate reads could see it half before and half after its commit.
+        let read = || -> rusqlite::Result<(i32, i64, Vec<String>)> {
+            c.execute_batch("BEGIN")?;
+            let app_id = c.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            let user_version = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let tables = c
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            c.execute_batch("COMMIT")?;
+            Ok((app_id, user_version, tables))
+        };
+        let (app_id, user_version, tables) = retry_busy(|| {
+            read().inspect_err(|_| {
+                let _ = c.execute_batch("ROLLBACK");
+            })
+        })
+        .map_err(|e| self.err(e))?;
+        let p = self.path.display();
+        if app_id != schema::APPLICATION_ID && (app_id != 0 || !tables.is_empty()) {
+            return Err(Error::usage(format!(
+                "'{p}' is an SQLite database of another program, not iogauge's results; it \
+                 was left untouched (give another file with --db or IOGAUGE_DB)"
+            )));
+        }
+        if user_version as usize > MIGRATIONS.len() {
+            return Err(Error::usage(format!(
+                "results database '{p}' has schema version {user_version}, newer than this \
+                 iogauge knows ({}); upgrade iogauge or use another file with --db",
+                MIGRATIONS.len()
+            )));
+        }
+        // An iogauge file with no schema version and no tables is one whose making never
+        // finished: it is made now (by `migrate`). One whose version promises tables it
+        // lacks is damaged, and is never written to.
+        let missing = schema::missing_tables(user_version.max(0) as usize, &tables);
+        let unversioned = user_version == 0 && !tables.is_empty();
+        if !missing.is_empty() || unversioned {
+            let what = match missing.first() {
+                Some(t) => format!("schema version {user_version} but no table '{t}'"),
+                None => "tables but no schema version".to_string(),
+            };
+            return Err(Error::usage(format!(
+                "results database '{p}' is damaged ({what}); it was left untouched (give \
+                 another file with --db or IOGAUGE_DB)"
+            )));
+        }
+        Ok(user_version)
     }
 
     fn migrate(&self, version: usize) -> Result<()> {
@@ -571,11 +655,11 @@ fn create(path: &Path, version: usize) -> Result<()> {
             ))
         })?;
     }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(
-        ".{name}.new-{}-{}",
+    let name = path.file_name().unwrap_or_default();
+    let tmp = path.with_file_name(leftovers::temp_name(
+        name,
         std::process::id(),
-        crate::dates::now_unix_ns()
+        crate::dates::now_unix_ns(),
     ));
     let made = (|| {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -599,12 +683,54 @@ fn create(path: &Path, version: usize) -> Result<()> {
             _ => Ok(()),
         }
     })();
-    for leftover in ["", "-wal", "-shm"] {
+    for leftover in ["", "-journal", "-wal", "-shm"] {
         let mut p = tmp.clone().into_os_string();
         p.push(leftover);
         let _ = std::fs::remove_file(p);
     }
     made
+}
+
+/// `path` with `suffix` after its name: SQLite's `-wal` and `-shm` files.
+fn companion(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// Whether this user may write `path` and the folder it is in (SQLite makes its -wal and
+/// -shm files there).
+fn may_write(path: &Path) -> bool {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    [Some(path), dir.or(Some(Path::new(".")))]
+        .into_iter()
+        .flatten()
+        .all(|p| {
+            use std::os::unix::ffi::OsStrExt;
+            let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+                return false;
+            };
+            // SAFETY: a NUL-terminated path; faccessat only reads it.
+            unsafe {
+                libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0
+            }
+        })
+}
+
+/// `path` as the path of an SQLite `file:` URI: every byte but letters, digits, `/`, `.`,
+/// `-` and `_` percent-encoded (a `?` or `#` in a folder's name must stay part of the path).
+fn uri_path(path: &Path) -> String {
+    use std::fmt::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/.-_".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
 }
 
 /// SQLite's first 16 bytes. Anything else is not a database, and is left alone.

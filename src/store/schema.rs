@@ -99,3 +99,37 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     ",
 ];
+
+/// The tables the first `version` migrations make that `present` lacks, in their order.
+pub fn missing_tables(version: usize, present: &[String]) -> Vec<String> {
+    MIGRATIONS
+        .iter()
+        .take(version)
+        .flat_map(|m| m.split("CREATE TABLE ").skip(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .filter(|t| !present.iter().any(|p| p == t))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_of_each_version_are_read_from_its_migrations() {
+        assert_eq!(missing_tables(0, &[]), Vec::<String>::new());
+        assert_eq!(
+            missing_tables(1, &[]),
+            ["runs", "documents", "passes", "histograms", "series"]
+        );
+        let present: Vec<String> = ["runs", "documents", "passes", "histograms", "series"]
+            .map(String::from)
+            .to_vec();
+        assert!(missing_tables(1, &present).is_empty());
+        assert_eq!(
+            missing_tables(3, &present),
+            ["tags", "baselines", "fs_times"]
+        );
+    }
+}
