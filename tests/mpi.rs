@@ -733,6 +733,56 @@ fn other_commands_are_refused_as_ranks() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// A rank killed outright (SIGKILL, or the abort that follows it) cannot remove its
+/// `iogauge-fs-PID` folder: the next `iogauge fs` in that folder removes it, proving it is
+/// iogauge's and its process gone by the mark inside. Shown with a solo run killed alike;
+/// a folder of the same name without the mark stays.
+fn a_killed_fs_runs_folder_is_removed_by_the_next() -> Result<String, String> {
+    let dir = common::work_dir();
+    let fs = |extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_iogauge"));
+        c.args(["fs", common::p(dir.path()), "--tests", "file_stat"])
+            .args(["--no-drop-caches", "--no-save"])
+            .args(extra)
+            .env("IOGAUGE_DB", common::test_db());
+        c
+    };
+    let mut child = fs(&["--files", "100000", "--repeat", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let folder = dir.path().join(format!("iogauge-fs-{}", child.id()));
+    let t = Instant::now();
+    while !folder.join(".iogauge-workspace").exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the suite never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(folder.exists(), "a SIGKILL leaves the folder");
+    let stranger = dir.path().join("iogauge-fs-1");
+    std::fs::create_dir(&stranger).unwrap();
+    let o = fs(&["--files", "10", "--repeat", "1"]).output().unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(!folder.exists(), "the killed run's folder is removed");
+    assert!(
+        common::stderr(&o).contains(&format!("removed '{}'", folder.display())),
+        "{}",
+        common::stderr(&o)
+    );
+    assert_eq!(
+        files_in(dir.path()),
+        ["iogauge-fs-1"],
+        "an unmarked folder stays"
+    );
+    Ok(String::new())
+}
+
 fn main() {
     let tests: Vec<(&str, common::SkipOr)> = vec![
         (
@@ -794,6 +844,10 @@ fn main() {
         (
             "other_commands_are_refused_as_ranks",
             other_commands_are_refused_as_ranks,
+        ),
+        (
+            "a_killed_fs_runs_folder_is_removed_by_the_next",
+            a_killed_fs_runs_folder_is_removed_by_the_next,
         ),
     ];
     common::harness_skip_or("mpi", tests);
