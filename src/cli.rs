@@ -558,7 +558,9 @@ A run with --verify --keep saves TARGET.iogauge-verify at each checkpoint (every
 flushing every write completed so far) and at its end. verify reads every unit back: one older
 than the state is a lost write, one newer was written after the last checkpoint (as may be after
 a crash, and fine), one with a bad header or content is torn or corrupted, one with another
-target's, offset's or run's header is foreign.";
+target's, offset's or run's header is foreign. The state names its target (device, inode, size)
+and its run's seed: a state of another target is refused. A later --verify run on the target
+loads it (--verify-load) or starts over (--verify-fresh); without either it is refused.";
 
 const WORKLOAD_HELP: &str = "\
 Examples:
@@ -1380,6 +1382,15 @@ pub struct RunArgs {
     #[arg(long = "verify-load", requires = "verify")]
     pub verify_load: bool,
 
+    /// Start over on a target whose state an earlier run saved, replacing that state (without
+    /// it or --verify-load, such a run is refused)
+    #[arg(
+        long = "verify-fresh",
+        requires = "verify",
+        conflicts_with = "verify_load"
+    )]
+    pub verify_fresh: bool,
+
     /// Seconds between checkpoints of a kept target's state (0: only at the end) [default: 1]
     #[arg(long = "verify-checkpoint", value_name = "S", requires = "verify",
           value_parser = read::whole::<u64>("seconds"))]
@@ -1422,9 +1433,10 @@ pub struct RunArgs {
     pub distribution: String,
 
     /// Seed for offsets and the read/write choice; the same seed gives the same sequence
-    #[arg(long = "seed", value_name = "N", default_value = "0",
+    /// [default: 0; with --verify, the headers' seed is a fresh one unless this is given]
+    #[arg(long = "seed", value_name = "N",
           value_parser = read::whole::<u64>("a whole number"))]
-    pub seed: Checked<u64>,
+    pub seed: Option<Checked<u64>>,
 
     /// DiskSpd's seed: -z<N>, or -z alone for a seed from the clock
     #[arg(short = 'z', value_name = "N", num_args = 0..=1, require_equals = true,

@@ -163,3 +163,31 @@ fn affinity_pins_threads() {
         stderr(&o)
     );
 }
+
+/// The target's file system can be unmounted the moment a run ends: a closed ring is torn
+/// down later by the kernel, and its registered files with it, so a ramfs stayed busy ("target
+/// is busy") for about half a second after iogauge exited. Five runs, each unmounted at once,
+/// with no retry.
+#[test]
+fn the_file_system_is_free_the_moment_a_run_ends() {
+    if let Err(why) = common::mounts::need_root() {
+        println!("SKIPPED: {why}");
+        return;
+    }
+    let d = work_dir();
+    let m = common::mounts::mount_point(d.path(), "ramfs");
+    let target = m.join("t");
+    for i in 0..5 {
+        sh("mount", &["-t", "ramfs", "ramfs", p(&m)]).unwrap();
+        let o = run(&argv(
+            "--no-save -c 16M -d 1 -w 100 --cache buffered --engine io_uring",
+            &[p(&target)],
+        ));
+        let freed = sh("umount", &[p(&m)]);
+        if freed.is_err() {
+            let _ = sh("umount", &["-l", p(&m)]);
+        }
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(freed.is_ok(), "run {}: {}", i + 1, freed.unwrap_err());
+    }
+}

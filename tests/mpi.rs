@@ -51,15 +51,22 @@ fn files_in(dir: &Path) -> Vec<String> {
     v
 }
 
-fn ok_json(o: &Output) -> Result<Value, String> {
-    if !o.status.success() {
-        return Err(format!(
-            "mpirun failed: {}\n{}",
-            o.status,
+/// The report of a run under mpirun that must have worked. Its failure is iogauge's (the
+/// capabilities were checked before: `with_mpi`), so it fails the test, never skips it.
+fn ok_json(o: &Output) -> Value {
+    assert!(
+        o.status.success(),
+        "mpirun failed: {}\n{}",
+        o.status,
+        common::stderr(o)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON report: {e}\n{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
             common::stderr(o)
-        ));
-    }
-    serde_json::from_slice(&o.stdout).map_err(|e| format!("not one JSON report: {e}"))
+        )
+    })
 }
 
 fn hist_count(d: &Value) -> u64 {
@@ -81,7 +88,7 @@ fn aggregate_is_the_sum_of_the_ranks() -> Result<String, String> {
     )
     .output()
     .unwrap();
-    let r = ok_json(&o)?;
+    let r = ok_json(&o);
     let c = &r["cluster"];
     let rows = c["rank_rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "{c}");
@@ -165,7 +172,7 @@ fn stonewall_with_wear_out_gives_equal_work() -> Result<String, String> {
         "json",
     ];
     let o = mpirun(RANKS, &args).output().unwrap();
-    let r = ok_json(&o)?;
+    let r = ok_json(&o);
     let w = &r["stonewall"];
     assert_eq!(w["reached"], Value::Bool(true), "{w}");
     let per_thread = common::u(&w["bytes_per_thread"]);
@@ -218,7 +225,7 @@ fn a_shared_file_gives_each_rank_its_own_slice() -> Result<String, String> {
         "--output",
         "json",
     ];
-    let r = ok_json(&mpirun(RANKS, &args).output().unwrap())?;
+    let r = ok_json(&mpirun(RANKS, &args).output().unwrap());
     let targets = r["targets"].as_array().unwrap();
     assert_eq!(targets.len(), 4);
     for (i, t) in targets.iter().enumerate() {
@@ -265,7 +272,7 @@ fn rank_shift_reads_another_ranks_data() -> Result<String, String> {
         "--output",
         "json",
     ];
-    ok_json(&mpirun(RANKS, &write).output().unwrap())?;
+    ok_json(&mpirun(RANKS, &write).output().unwrap());
     let read = [
         "run",
         &target,
@@ -277,7 +284,7 @@ fn rank_shift_reads_another_ranks_data() -> Result<String, String> {
         "--output",
         "json",
     ];
-    let r = ok_json(&mpirun(RANKS, &read).output().unwrap())?;
+    let r = ok_json(&mpirun(RANKS, &read).output().unwrap());
     for row in r["cluster"]["rank_rows"].as_array().unwrap() {
         let rank = common::u(&row["rank"]);
         let want = format!("{}/f.{}", common::p(dir.path()), (rank + 1) % 4);
@@ -348,7 +355,7 @@ fn a_fio_job_file_runs_as_ranks_and_reports_the_sum() -> Result<String, String> 
         .arg(&job)
         .output()
         .unwrap();
-    let r = ok_json(&o)?;
+    let r = ok_json(&o);
     let jobs = r["jobs"].as_array().expect("jobs");
     assert_eq!(jobs.len(), 2, "one entry per group: {jobs:?}");
     // Size-bound: 1 MiB of 4 KiB blocks per clone, two clones of w and one of r per rank.
@@ -410,7 +417,7 @@ fn each_rank_sizes_its_own_fio_file() -> Result<String, String> {
         .args([&name, "--output-format=json"])
         .output()
         .unwrap();
-    let r = ok_json(&o)?;
+    let r = ok_json(&o);
     let read = &r["jobs"][0]["read"];
     assert_eq!(read["io_bytes"], (256u64 << 10) * 10, "{read}");
     // The files were there before: iogauge leaves them.
@@ -469,7 +476,7 @@ fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
     )
     .output()
     .unwrap();
-    let r = ok_json(&o)?;
+    let r = ok_json(&o);
     assert_eq!(r["ranks"]["ranks"], 4, "{}", r["ranks"]);
     for t in r["tests"].as_array().expect("tests") {
         let c = &t["cells"][0];
@@ -564,7 +571,7 @@ fn two_hosts_each_read_the_others_files() -> Result<String, String> {
         .args(["-c", "8M", "-w", "100", "--keep", "--output", "json"])
         .output()
         .unwrap();
-    let w = ok_json(&write)?;
+    let w = ok_json(&write);
     assert_eq!(w["cluster"]["hosts"], 2, "{}", w["cluster"]);
     let rows: Vec<String> = w["cluster"]["host_rows"]
         .as_array()
@@ -582,7 +589,7 @@ fn two_hosts_each_read_the_others_files() -> Result<String, String> {
         .args(["--rank-shift", "--output", "json"])
         .output()
         .unwrap();
-    let r = ok_json(&read)?;
+    let r = ok_json(&read);
     let read_from: Vec<String> = r["targets"]
         .as_array()
         .unwrap()
@@ -726,6 +733,56 @@ fn other_commands_are_refused_as_ranks() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// A rank killed outright (SIGKILL, or the abort that follows it) cannot remove its
+/// `iogauge-fs-PID` folder: the next `iogauge fs` in that folder removes it, proving it is
+/// iogauge's and its process gone by the mark inside. Shown with a solo run killed alike;
+/// a folder of the same name without the mark stays.
+fn a_killed_fs_runs_folder_is_removed_by_the_next() -> Result<String, String> {
+    let dir = common::work_dir();
+    let fs = |extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_iogauge"));
+        c.args(["fs", common::p(dir.path()), "--tests", "file_stat"])
+            .args(["--no-drop-caches", "--no-save"])
+            .args(extra)
+            .env("IOGAUGE_DB", common::test_db());
+        c
+    };
+    let mut child = fs(&["--files", "100000", "--repeat", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let folder = dir.path().join(format!("iogauge-fs-{}", child.id()));
+    let t = Instant::now();
+    while !folder.join(".iogauge-workspace").exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the suite never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(folder.exists(), "a SIGKILL leaves the folder");
+    let stranger = dir.path().join("iogauge-fs-1");
+    std::fs::create_dir(&stranger).unwrap();
+    let o = fs(&["--files", "10", "--repeat", "1"]).output().unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(!folder.exists(), "the killed run's folder is removed");
+    assert!(
+        common::stderr(&o).contains(&format!("removed '{}'", folder.display())),
+        "{}",
+        common::stderr(&o)
+    );
+    assert_eq!(
+        files_in(dir.path()),
+        ["iogauge-fs-1"],
+        "an unmarked folder stays"
+    );
+    Ok(String::new())
+}
+
 fn main() {
     let tests: Vec<(&str, common::SkipOr)> = vec![
         (
@@ -787,6 +844,10 @@ fn main() {
         (
             "other_commands_are_refused_as_ranks",
             other_commands_are_refused_as_ranks,
+        ),
+        (
+            "a_killed_fs_runs_folder_is_removed_by_the_next",
+            a_killed_fs_runs_folder_is_removed_by_the_next,
         ),
     ];
     common::harness_skip_or("mpi", tests);

@@ -398,6 +398,151 @@ fn refusals_name_the_setting() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// A kept run's target, written with --verify; `extra` flags added.
+fn kept_run(target: &Path, extra: &str) -> Output {
+    run_out(
+        &format!("-c 8M -b 4k -r -w 100 -d 0.3 -W 0 --cache buffered --verify --keep {extra}"),
+        target,
+    )
+}
+
+fn verify_with(target: &Path, state: &Path) -> Output {
+    bin()
+        .args(["verify", p(target), "--state", p(state), "--output", "json"])
+        .output()
+        .unwrap()
+}
+
+/// `iogauge verify` of one target against another's state is refused, naming both: without
+/// the target's identity in the state, two runs of seed 0 passed ("2048 newer").
+fn a_state_of_another_target_is_refused() -> Result<String, String> {
+    let d = work_dir();
+    let (a, b) = (d.path().join("a.dat"), d.path().join("b.dat"));
+    for t in [&a, &b] {
+        let o = kept_run(t, "");
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let b_state = d.path().join("b.dat.iogauge-verify");
+    let o = verify_with(&a, &b_state);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("'{}' is of '{}'", p(&b_state), p(&b)))
+            && e.contains(&format!("not of '{}'", p(&a)))
+            && e.lines().count() == 1,
+        "{e}"
+    );
+    // A run loading it is refused alike.
+    let o = run_out(
+        &format!(
+            "-c 8M -b 4k -r -w 100 -d 0.3 -W 0 --verify --verify-load --verify-state {} --keep \
+             --allow-overwrite",
+            p(&b_state)
+        ),
+        &a,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not of"), "{}", stderr(&o));
+    Ok(String::new())
+}
+
+/// Two runs on one target carry different seeds in their headers (neither gave --seed): a
+/// state of the first run does not pass the second run's units.
+fn a_run_is_told_from_another_by_its_seed() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("t.dat");
+    let o = kept_run(&t, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = d.path().join("first.iogauge-verify");
+    std::fs::copy(d.path().join("t.dat.iogauge-verify"), &first).unwrap();
+    let o = kept_run(&t, "--verify-fresh --allow-overwrite");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = verify_with(&t, &first);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &r["mismatches"][0];
+    assert_eq!(m["finding"]["kind"], "foreign", "{m}");
+    assert!(m["finding"]["fields"].to_string().contains("seed"), "{m}");
+    // A --seed given is the headers' seed: the same each run.
+    let seeds: Vec<Value> = (0..2)
+        .map(|_| json_of(&kept_run(&t, "--seed 7 --verify-fresh --allow-overwrite")))
+        .map(|r| r["job"]["verify"]["seed"].clone())
+        .collect();
+    assert_eq!(seeds, [Value::Null, Value::Null], "the job's seed, 7");
+    Ok(String::new())
+}
+
+/// A second kept run on a target whose state is saved is refused unless it loads the state
+/// or starts over by name: replacing it silently lost what finds the first run's lost writes.
+fn a_saved_state_is_not_replaced_unasked() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("t.dat");
+    let o = kept_run(&t, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let state = d.path().join("t.dat.iogauge-verify");
+    let saved = std::fs::read(&state).unwrap();
+    let o = kept_run(&t, "--allow-overwrite");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("'{}' holds the verification state", p(&state)))
+            && e.contains("--verify-load")
+            && e.contains("--verify-fresh"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        saved,
+        "the state is untouched"
+    );
+    let o = kept_run(&t, "--verify-load --allow-overwrite");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = kept_run(&t, "--verify-fresh --allow-overwrite");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(std::fs::read(&state).unwrap(), saved, "started over");
+    Ok(String::new())
+}
+
+/// A --dump or --verify-dump folder that does not exist is refused before any I/O (it dumped
+/// nothing and said nothing).
+fn a_missing_dump_folder_is_refused_at_once() -> Result<String, String> {
+    let d = work_dir();
+    let t = d.path().join("t.dat");
+    let o = kept_run(&t, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let missing = d.path().join("no-such");
+    let o = bin()
+        .args(["verify", p(&t), "--dump", p(&missing)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("--dump '{}': no such folder", p(&missing))),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "no pass ran");
+    let fresh = d.path().join("new.dat");
+    let o = run_out(
+        &format!("-c 1M -w 100 -d 0.2 --verify --verify-dump {}", p(&missing)),
+        &fresh,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--verify-dump"), "{}", stderr(&o));
+    assert!(!fresh.exists(), "refused before the target was made");
+    Ok(String::new())
+}
+
 /// fio's own example job verifies (shrunk to a file), and a job whose writes are dropped
 /// fails in fio's words: fio goes on checking (verify_fatal=0) and fails at the end.
 fn fios_verify_options_run() -> Result<String, String> {
@@ -463,6 +608,22 @@ fn main() {
                 no_false_mismatch_under_contention,
             ),
             ("refusals_name_the_setting", refusals_name_the_setting),
+            (
+                "a_state_of_another_target_is_refused",
+                a_state_of_another_target_is_refused,
+            ),
+            (
+                "a_run_is_told_from_another_by_its_seed",
+                a_run_is_told_from_another_by_its_seed,
+            ),
+            (
+                "a_saved_state_is_not_replaced_unasked",
+                a_saved_state_is_not_replaced_unasked,
+            ),
+            (
+                "a_missing_dump_folder_is_refused_at_once",
+                a_missing_dump_folder_is_refused_at_once,
+            ),
             ("fios_verify_options_run", fios_verify_options_run),
         ],
     );

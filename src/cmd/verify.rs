@@ -34,10 +34,14 @@ pub fn cmd_verify(a: &VerifyArgs) -> Result<u8> {
         Some(s) => s.clone(),
         None => iogauge::verify::state_path(&Default::default(), &a.target, 1, 0),
     };
+    if let Some(dump) = &a.dump {
+        iogauge::verify::check_dump("--dump", dump)?;
+    }
     let (meta, gens) = state::load(&state_path)?;
     let shown = a.target.display();
     let file =
         File::open(&a.target).map_err(|e| Error::usage(format!("cannot open '{shown}': {e}")))?;
+    meta.check_target(&state_path, &a.target, &file)?;
     // What the device holds, not what this machine's page cache may still hold of it.
     let _ = iogauge::os::cache::drop_file(&file);
     let map = GenMap::new(meta.units, meta.unit).map_err(Error::runtime)?;

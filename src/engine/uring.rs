@@ -51,6 +51,22 @@ pub struct UringEngine {
     features: UringFeatures,
 }
 
+/// The kernel tears a closed ring down later, in a work queue, and only then lets go of its
+/// registered files: the target's file system stayed busy ("target is busy" on umount) for a
+/// while after iogauge exited. Unregistering puts them back at once, in this call; fio, which
+/// registers none by default, never held them.
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        let s = self.ring.submitter();
+        if self.features.registered_file {
+            let _ = s.unregister_files();
+        }
+        if self.features.registered_buffers {
+            let _ = s.unregister_buffers();
+        }
+    }
+}
+
 fn build(depth: u32, opts: UringOptions, defer: bool) -> io::Result<IoUring> {
     let mut b = IoUring::builder();
     if opts.sqpoll {

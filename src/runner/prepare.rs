@@ -50,6 +50,7 @@ pub fn prepare(
     cleanup: &mut Cleanup,
     interrupted: &AtomicBool,
 ) -> Result<Prepared> {
+    super::verifying::check_before(job)?;
     let targets = target::open_targets(job, cleanup, interrupted)?;
     if interrupted.load(Ordering::Relaxed) {
         return Err(Error::Interrupted(

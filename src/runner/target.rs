@@ -308,7 +308,10 @@ fn open_target(
     let path = &t.path;
     let stamp = job.verify_unit().map(|unit| Stamp {
         unit,
-        seed: job.seed,
+        seed: job
+            .verify
+            .as_ref()
+            .map_or(job.seed, |v| v.header_seed(job.seed)),
         target: index as u32,
     });
     let (kind, size, created) = examine(job, t, stamp.as_ref(), cleanup, interrupted)?;

@@ -70,7 +70,7 @@ pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<O
             gens = gens.one_thread();
         }
         let path = crate::verify::state_path(spec, &t.path, targets.len(), i);
-        let mut seed = job.seed;
+        let mut seed = spec.header_seed(job.seed);
         if spec.load {
             seed = load_state(&path, &gens, t, unit)?;
         } else if t.created {
@@ -104,10 +104,42 @@ pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<O
     Ok(Some(v))
 }
 
-/// The generations of target `t` from its saved state at `path`, which must describe the same
-/// units; the seed its headers carry.
+/// Before any target is opened: a state an earlier run saved is not replaced unasked (it is
+/// what finds that run's lost writes), and a --verify-dump folder exists.
+pub fn check_before(job: &JobSpec) -> Result<()> {
+    let Some(spec) = &job.verify else {
+        return Ok(());
+    };
+    if let Some(dump) = &spec.dump {
+        let flag = job.name(crate::spec::Flag::VerifyDump).to_string();
+        crate::verify::check_dump(&flag, dump.as_ref())?;
+    }
+    if spec.load || spec.fresh || !spec.save {
+        return Ok(());
+    }
+    for (i, t) in job.targets.iter().enumerate() {
+        let path = crate::verify::state_path(spec, &t.path, job.targets.len(), i);
+        // Only a target that outlives the run has its state saved.
+        if path.exists() && (job.keep || t.path.exists()) {
+            return Err(Error::usage(format!(
+                "'{}' holds the verification state an earlier run saved for '{}': {} checks \
+                 what that run wrote too, {} starts over and replaces it",
+                path.display(),
+                t.path.display(),
+                job.name(crate::spec::Flag::VerifyLoad),
+                job.name(crate::spec::Flag::VerifyFresh)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The generations of target `t` from its saved state at `path`, which must be of the same
+/// file and describe the same units; the seed its headers carry.
 fn load_state(path: &std::path::Path, gens: &GenMap, t: &OpenTarget, unit: u64) -> Result<u64> {
     let (meta, saved) = state::load(path)?;
+    let mut again = None;
+    meta.check_target(path, &t.path, opened(t, &mut again, "to check it")?)?;
     if meta.unit != unit || meta.origin != t.start || meta.units != gens.units() {
         return Err(Error::usage(format!(
             "the verification state '{}' is of {} units of {} from offset {}, and this run's \
@@ -150,7 +182,9 @@ pub fn worker_setup(
         })
         .collect();
     worker::Setup {
-        seed: files.first().map_or(job.seed, |f| f.seed),
+        seed: files
+            .first()
+            .map_or(v.spec.header_seed(job.seed), |f| f.seed),
         files,
         unit: v.unit,
         thread,
@@ -175,24 +209,27 @@ pub fn checkpoint(v: &Verifying, targets: &[OpenTarget]) -> Result<()> {
         .zip(&v.survives)
         .map(|(t, &s)| s.then(|| t.map.snapshot()))
         .collect();
+    let mut ids = Vec::with_capacity(targets.len());
     for (t, snap) in targets.iter().zip(&snaps) {
-        if snap.is_some() {
-            flush(t)?;
-        }
+        ids.push(match snap {
+            Some(_) => Some(flush(t)?),
+            None => None,
+        });
     }
-    for (i, snap) in snaps.into_iter().enumerate() {
-        if let Some(gens) = snap {
-            state::save(&v.states[i], &meta(v, i, gens.len() as u64), &gens)?;
+    for (i, (snap, id)) in snaps.into_iter().zip(ids).enumerate() {
+        if let (Some(gens), Some(id)) = (snap, id) {
+            state::save(&v.states[i], &meta(v, i, id, gens.len() as u64), &gens)?;
         }
     }
     v.checkpoints.fetch_add(1, Ordering::Relaxed);
     Ok(())
 }
 
-fn meta(v: &Verifying, i: usize, units: u64) -> state::Meta {
+fn meta(v: &Verifying, i: usize, identity: state::TargetId, units: u64) -> state::Meta {
     let t = &v.targets[i];
     state::Meta {
         target: t.path.clone(),
+        identity,
         origin: t.origin,
         unit: v.unit,
         units,
@@ -203,21 +240,21 @@ fn meta(v: &Verifying, i: usize, units: u64) -> state::Meta {
     }
 }
 
-/// Every write to `t` completed so far, on the device.
-fn flush(t: &OpenTarget) -> Result<()> {
-    let again;
-    let f = match &t.file {
-        Some(f) => f,
-        None => {
-            again = File::open(&t.path).map_err(|e| {
-                Error::runtime(format!(
-                    "cannot open '{}' to flush it: {e}",
-                    t.path.display()
-                ))
-            })?;
-            &again
-        }
-    };
+/// `t`'s open file, or (a file-operation engine's target, only a name) the file opened again
+/// into `again`; `why` says what for, in an error.
+fn opened<'a>(t: &'a OpenTarget, again: &'a mut Option<File>, why: &str) -> Result<&'a File> {
+    if let Some(f) = &t.file {
+        return Ok(f);
+    }
+    let f = File::open(&t.path)
+        .map_err(|e| Error::runtime(format!("cannot open '{}' {why}: {e}", t.path.display())))?;
+    Ok(again.insert(f))
+}
+
+/// Every write to `t` completed so far, on the device; what `t` is now, for its state.
+fn flush(t: &OpenTarget) -> Result<state::TargetId> {
+    let mut again = None;
+    let f = opened(t, &mut again, "to flush it")?;
     // SAFETY: fdatasync on a descriptor we hold.
     if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
         return Err(Error::runtime(format!(
@@ -226,7 +263,8 @@ fn flush(t: &OpenTarget) -> Result<()> {
             std::io::Error::last_os_error()
         )));
     }
-    Ok(())
+    state::TargetId::of(f)
+        .map_err(|e| Error::runtime(format!("cannot read what '{}' is: {e}", t.path.display())))
 }
 
 /// Checkpoints every `checkpoint_s` seconds until `done`, for surviving targets.

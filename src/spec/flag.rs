@@ -156,6 +156,9 @@ pub enum Flag {
     VerifyInterval,
     VerifyBacklog,
     VerifyState,
+    VerifyLoad,
+    VerifyFresh,
+    VerifyDump,
 }
 
 impl Flag {
@@ -241,6 +244,9 @@ impl Flag {
             VerifyInterval => "--verify-interval",
             VerifyBacklog => "--verify-backlog",
             VerifyState => "--verify-state",
+            VerifyLoad => "--verify-load",
+            VerifyFresh => "--verify-fresh",
+            VerifyDump => "--verify-dump",
         }
     }
 }

@@ -702,6 +702,8 @@ fn verify(args: &RunArgs) -> Result<Option<crate::verify::VerifySpec>> {
         dump: args.verify_dump.clone(),
         state: args.verify_state.clone(),
         load: args.verify_load,
+        fresh: args.verify_fresh,
+        seed: verify_seed(args),
         checkpoint_s: given(&args.verify_checkpoint)?.unwrap_or(1),
         save: true,
     }))
@@ -971,8 +973,20 @@ fn seed(args: &RunArgs) -> Result<u64> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)),
         Some(z) => number("-z", z, "a whole number"),
-        None => args.seed.get(),
+        None => args.seed.as_ref().map_or(Ok(0), |s| s.get()),
     }
+}
+
+/// The seed verification headers carry: the run's where the user chose one (--seed, -z), else
+/// a fresh one, so that a target's headers name the run that wrote them.
+fn verify_seed(args: &RunArgs) -> Option<u64> {
+    if args.seed.is_some() || args.diskspd_seed.is_some() {
+        return None;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    Some(crate::rng::Rng::new(now, &[u64::from(std::process::id())]).next_u64())
 }
 
 /// --file-set, with --file-service and --open-files.

@@ -46,6 +46,15 @@ pub struct VerifySpec {
     /// are checked too.
     #[serde(default)]
     pub load: bool,
+    /// Start over where a state is saved, replacing it: without this or `load`, a run whose
+    /// target's state is saved is refused, so that what it holds is not lost unasked.
+    #[serde(default)]
+    pub fresh: bool,
+    /// The seed the headers carry and their content is made from, where not the job's (a
+    /// native run draws a fresh one unless --seed is given): a target's headers then name the
+    /// run that wrote them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Seconds between checkpoints of a kept target's state (0: none but the last).
     #[serde(default = "default_checkpoint")]
     pub checkpoint_s: u64,
@@ -72,9 +81,40 @@ impl Default for VerifySpec {
             dump: None,
             state: None,
             load: false,
+            fresh: false,
+            seed: None,
             checkpoint_s: default_checkpoint(),
             save: true,
         }
+    }
+}
+
+impl VerifySpec {
+    /// The seed of the headers of a job seeded `job_seed`.
+    pub fn header_seed(&self, job_seed: u64) -> u64 {
+        self.seed.unwrap_or(job_seed)
+    }
+}
+
+/// `dump` (the flag `flag` names) is a folder mismatches can be written into: checked before
+/// any I/O, so that a missing one is not found only when the first mismatch is.
+pub fn check_dump(flag: &str, dump: &std::path::Path) -> crate::error::Result<()> {
+    match std::fs::metadata(dump) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(crate::error::Error::usage(format!(
+            "{flag} '{}' is not a folder",
+            dump.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(crate::error::Error::usage(format!(
+                "{flag} '{}': no such folder (make it first)",
+                dump.display()
+            )))
+        }
+        Err(e) => Err(crate::error::Error::usage(format!(
+            "{flag} '{}': {e}",
+            dump.display()
+        ))),
     }
 }
 

@@ -4,7 +4,7 @@
 //! power cut leaves the last whole state, never half of one.
 //!
 //! ```text
-//! iogauge verify state 1\n
+//! iogauge verify state 2\n
 //! {JSON meta}\n
 //! generations: 2 bytes each, little-endian
 //! XXH3-64 of everything above, 8 bytes little-endian
@@ -12,15 +12,62 @@
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
 
-const HEAD: &str = "iogauge verify state 1\n";
+const HEAD: &str = "iogauge verify state 2\n";
+
+/// Format 1 (iogauge before states named their target and run): its seed was the job's (0
+/// unless --seed), the same for every run, so it cannot tell one target or run from another.
+const HEAD_1: &str = "iogauge verify state 1\n";
+
+/// Which file a state is of: a block device by its device number, a file by its file
+/// system's and its inode; and its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetId {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+}
+
+impl TargetId {
+    /// The identity of the open target `f`.
+    pub fn of(f: &File) -> std::io::Result<TargetId> {
+        let m = f.metadata()?;
+        if m.file_type().is_block_device() {
+            let mut f = f;
+            let size = f.seek(SeekFrom::End(0))?;
+            return Ok(TargetId {
+                dev: m.rdev(),
+                ino: 0,
+                size,
+            });
+        }
+        Ok(TargetId {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+        })
+    }
+
+    fn words(&self) -> String {
+        let dev = format!("{}:{}", libc::major(self.dev), libc::minor(self.dev));
+        let size = crate::units::format_size(self.size);
+        match self.ino {
+            0 => format!("block device {dev} of {size}"),
+            ino => format!("inode {ino} on device {dev}, {size}"),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Meta {
     pub target: String,
+    /// The target the state is of, as it was when saved.
+    pub identity: TargetId,
     /// The target offset of unit 0, and the unit.
     pub origin: u64,
     pub unit: u64,
@@ -88,6 +135,12 @@ pub fn load(path: &Path) -> Result<(Meta, Vec<u16>)> {
             "'{shown}' is not a whole verification state: {why}"
         ))
     };
+    if bytes.starts_with(HEAD_1.as_bytes()) {
+        return Err(Error::usage(format!(
+            "'{shown}' is a verification state of an earlier iogauge, which did not record its \
+             target or run: write the target again with --verify --keep"
+        )));
+    }
     if !bytes.starts_with(HEAD.as_bytes()) || bytes.len() < HEAD.len() + 8 {
         return Err(bad("it does not begin as one"));
     }
@@ -115,6 +168,28 @@ pub fn load(path: &Path) -> Result<(Meta, Vec<u16>)> {
     Ok((meta, gens))
 }
 
+impl Meta {
+    /// Refuse a state (saved at `state`) of another target than `target` (open as `f`): its
+    /// units and seed would be checked against another file's.
+    pub fn check_target(&self, state: &Path, target: &Path, f: &File) -> Result<()> {
+        let now = TargetId::of(f).map_err(|e| {
+            Error::runtime(format!("cannot read what '{}' is: {e}", target.display()))
+        })?;
+        if now == self.identity {
+            return Ok(());
+        }
+        Err(Error::usage(format!(
+            "the verification state '{}' is of '{}' ({}), not of '{}' ({}): each target is \
+             checked against the state its own run saved",
+            state.display(),
+            self.target,
+            self.identity.words(),
+            target.display(),
+            now.words()
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +200,11 @@ mod tests {
         let p = d.path().join("t.iogauge-verify");
         let meta = Meta {
             target: "/t".into(),
+            identity: TargetId {
+                dev: 1,
+                ino: 2,
+                size: 3,
+            },
             origin: 0,
             unit: 4096,
             units: 3,
@@ -147,5 +227,39 @@ mod tests {
             1,
             "no temporary left"
         );
+    }
+
+    #[test]
+    fn a_state_of_another_file_or_format_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        std::fs::write(&a, [0u8; 4096]).unwrap();
+        std::fs::write(&b, [0u8; 4096]).unwrap();
+        let fa = File::open(&a).unwrap();
+        let meta = Meta {
+            target: b.display().to_string(),
+            identity: TargetId::of(&File::open(&b).unwrap()).unwrap(),
+            origin: 0,
+            unit: 4096,
+            units: 1,
+            seed: 5,
+            id: 0,
+            compress_pct: 0,
+            saved_unix_ns: 1,
+        };
+        let s = d.path().join("b.iogauge-verify");
+        let e = meta.check_target(&s, &a, &fa).unwrap_err().to_string();
+        assert!(
+            e.contains("b.iogauge-verify") && e.contains(&format!("not of '{}'", a.display())),
+            "{e}"
+        );
+        let mine = Meta {
+            identity: TargetId::of(&fa).unwrap(),
+            ..meta
+        };
+        mine.check_target(&s, &a, &fa).unwrap();
+        std::fs::write(&s, "iogauge verify state 1\n{}\n").unwrap();
+        let e = load(&s).unwrap_err().to_string();
+        assert!(e.contains("an earlier iogauge"), "{e}");
     }
 }

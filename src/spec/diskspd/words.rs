@@ -36,11 +36,10 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
         | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
         | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
-        | VerifyBacklog | VerifyState | NumaNodes | NumaMem | Zones | Zbd | MaxOpenZones
-        | ReadBeyondWp | ZoneReset | Dedupe | DedupeMode | DedupeWorkingSet | DedupeGlobal
-        | Trim | Fill | IoPrio | CmdPrio | LatencyTarget | LatencyWindow | LatencyPct => {
-            return None
-        }
+        | VerifyBacklog | VerifyState | VerifyLoad | VerifyFresh | VerifyDump | NumaNodes
+        | NumaMem | Zones | Zbd | MaxOpenZones | ReadBeyondWp | ZoneReset | Dedupe | DedupeMode
+        | DedupeWorkingSet | DedupeGlobal | Trim | Fill | IoPrio | CmdPrio | LatencyTarget
+        | LatencyWindow | LatencyPct => return None,
     })
 }
 

@@ -516,8 +516,12 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         VerifyInterval => "verify_interval",
         VerifyBacklog => "verify_backlog",
         VerifyState => "verify_state_save",
+        VerifyLoad => "verify_state_load",
+        VerifyDump => "verify_dump",
         Interlocked | Cooldown | UntilSteady | ThreadStart | Latency | Delay | DelayStep
-        | AllowOverwrite | Stonewall | WearOut | SharedFile | RankShift => return None,
+        | AllowOverwrite | Stonewall | WearOut | SharedFile | RankShift | VerifyFresh => {
+            return None
+        }
     })
 }
 

@@ -71,6 +71,10 @@ pub(in crate::spec::fio) fn read_verify(
         dump: None,
         state: None,
         load: set.flag("verify_state_load")?.unwrap_or(false),
+        // fio replaces a saved state unless verify_state_load, and its headers carry the
+        // job's seed (randseed), fixed unless randrepeat=0.
+        fresh: true,
+        seed: None,
         checkpoint_s: 1,
         save: set.flag("verify_state_save")?.unwrap_or(true),
     };
