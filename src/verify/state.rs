@@ -53,6 +53,18 @@ impl TargetId {
         })
     }
 
+    /// Whether `now` is the target this identity was taken of. A file's device number is
+    /// not compared: it is the number the kernel gave its file system at mount, which a
+    /// reboot after the crash being checked for may change (btrfs, NFS, FUSE mounts); its
+    /// inode and size, and the run's seed in every unit's header, tell files apart. A block
+    /// device is known by its device number and size (its /dev inode is new every boot).
+    pub fn is(&self, now: &TargetId) -> bool {
+        match self.ino {
+            0 => now.ino == 0 && (self.dev, self.size) == (now.dev, now.size),
+            ino => (ino, self.size) == (now.ino, now.size),
+        }
+    }
+
     fn words(&self) -> String {
         let dev = format!("{}:{}", libc::major(self.dev), libc::minor(self.dev));
         let size = crate::units::format_size(self.size);
@@ -175,7 +187,7 @@ impl Meta {
         let now = TargetId::of(f).map_err(|e| {
             Error::runtime(format!("cannot read what '{}' is: {e}", target.display()))
         })?;
-        if now == self.identity {
+        if self.identity.is(&now) {
             return Ok(());
         }
         Err(Error::usage(format!(
@@ -227,6 +239,22 @@ mod tests {
             1,
             "no temporary left"
         );
+    }
+
+    #[test]
+    fn a_file_is_known_after_a_remount_renumbers_its_file_system() {
+        let file = TargetId {
+            dev: 40,
+            ino: 12,
+            size: 1 << 20,
+        };
+        assert!(file.is(&TargetId { dev: 41, ..file }), "a new mount's number");
+        assert!(!file.is(&TargetId { ino: 13, ..file }));
+        assert!(!file.is(&TargetId { size: 1, ..file }));
+        let device = TargetId { ino: 0, ..file };
+        assert!(device.is(&device));
+        assert!(!device.is(&TargetId { dev: 41, ..device }), "another device");
+        assert!(!device.is(&file), "a file is not the device");
     }
 
     #[test]
