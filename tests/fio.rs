@@ -1636,12 +1636,14 @@ fn filesize_bounds_the_bytes_as_fio() -> Outcome {
         .unwrap();
     let with_fio = sh("fio", &["--version"]).is_ok();
     let mut said = Vec::new();
-    let mut check = |target: &str, args: &[&str], want: u64| -> Result<(), String> {
+    let check = |target: &str, args: &[&str], want: u64| -> Result<(), String> {
         let mut all = vec!["--name=fs", target, "--bs=1m"];
         all.extend(args);
         let (_, ours) = moved("iogauge", d, &all)?;
         if ours != want {
-            return Err(format!("{all:?}: iogauge wrote {ours} bytes, expected {want}"));
+            return Err(format!(
+                "{all:?}: iogauge wrote {ours} bytes, expected {want}"
+            ));
         }
         if with_fio {
             let (_, theirs) = moved("fio", d, &all)?;
@@ -1657,19 +1659,41 @@ fn filesize_bounds_the_bytes_as_fio() -> Outcome {
     let file = "--filename=big.dat";
     let cases: [(&str, &[&str], u64); 5] = [
         (file, &["--filesize=64m", "--rw=write"], 64 << 20),
-        (file, &["--filesize=64m", "--offset=16m", "--rw=write"], 48 << 20),
-        (file, &["--filesize=64m", "--size=16m", "--rw=randwrite"], 16 << 20),
+        (
+            file,
+            &["--filesize=64m", "--offset=16m", "--rw=write"],
+            48 << 20,
+        ),
+        (
+            file,
+            &["--filesize=64m", "--size=16m", "--rw=randwrite"],
+            16 << 20,
+        ),
         ("--nrfiles=3", &["--filesize=8m", "--rw=write"], 24 << 20),
-        ("--nrfiles=3", &["--filesize=8m", "--size=12m", "--rw=randwrite"], 12 << 20),
+        (
+            "--nrfiles=3",
+            &["--filesize=8m", "--size=12m", "--rw=randwrite"],
+            12 << 20,
+        ),
     ];
     for (target, args, want) in cases {
         if let Err(e) = check(target, args, want) {
             return Outcome::Fail(e);
         }
     }
-    said.push(format!("5 file cases{}", if with_fio { ", as fio" } else { "" }));
+    said.push(format!(
+        "5 file cases{}",
+        if with_fio { ", as fio" } else { "" }
+    ));
     // A range: each file a size drawn in it, in whole blocks; the bytes are their sum.
-    let args = ["--name=fs", "--nrfiles=3", "--filesize=1m-4m", "--bs=4k", "--rw=write", "--keep"];
+    let args = [
+        "--name=fs",
+        "--nrfiles=3",
+        "--filesize=1m-4m",
+        "--bs=4k",
+        "--rw=write",
+        "--keep",
+    ];
     let (_, wrote) = match moved("iogauge", d, &args) {
         Ok(m) => m,
         Err(e) => return Outcome::Fail(e),
@@ -1677,10 +1701,14 @@ fn filesize_bounds_the_bytes_as_fio() -> Outcome {
     let sizes: Vec<u64> = (0..3)
         .map(|f| std::fs::metadata(d.join(format!("fs.0.{f}"))).map_or(0, |m| m.len()))
         .collect();
-    if !sizes.iter().all(|&s| (1 << 20..=4 << 20).contains(&s) && s % 4096 == 0)
+    if !sizes
+        .iter()
+        .all(|&s| (1 << 20..=4 << 20).contains(&s) && s % 4096 == 0)
         || wrote != sizes.iter().sum::<u64>()
     {
-        return Outcome::Fail(format!("filesize=1m-4m: files of {sizes:?}, {wrote} bytes written"));
+        return Outcome::Fail(format!(
+            "filesize=1m-4m: files of {sizes:?}, {wrote} bytes written"
+        ));
     }
     if !common::is_root() {
         said.push("SKIPPED the loop device: not root".into());
@@ -1739,14 +1767,18 @@ fn verification_reads_as_fio_reports_them() -> Outcome {
     if !text.contains("  read: IOPS=") || !text.contains("READ: bw=") {
         return Outcome::Fail(format!("no read line in the text:\n{text}"));
     }
-    if !text.contains("verify       : 4096 blocks of 4.0KiB checked (0 as read, 4096 read back), 0 mismatches") {
+    if !text.contains(
+        "verify       : 4096 blocks of 4.0KiB checked (0 as read, 4096 read back), 0 mismatches",
+    ) {
         return Outcome::Fail(format!("no verification line in the text:\n{text}"));
     }
     if sh("fio", &["--version"]).is_err() {
         return Outcome::Pass("SKIPPED the comparison: fio is not installed".into());
     }
     match moved("fio", dir.path(), &args) {
-        Ok((r, w)) if (r, w) == (16 << 20, 16 << 20) => Outcome::Pass("fio reads 16 MiB back too".into()),
+        Ok((r, w)) if (r, w) == (16 << 20, 16 << 20) => {
+            Outcome::Pass("fio reads 16 MiB back too".into())
+        }
         Ok(m) => Outcome::Fail(format!("fio read and wrote {m:?}")),
         Err(e) => Outcome::Fail(e),
     }
@@ -1796,7 +1828,12 @@ fn averaged_logs_per_clone() -> Outcome {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    let want = ["foo_bw.1.log", "foo_bw.2.log", "foo_iops.1.log", "foo_iops.2.log"];
+    let want = [
+        "foo_bw.1.log",
+        "foo_bw.2.log",
+        "foo_iops.1.log",
+        "foo_iops.2.log",
+    ];
     if names != want {
         return Outcome::Fail(format!("logs {names:?}, expected {want:?}"));
     }
@@ -1812,6 +1849,49 @@ fn averaged_logs_per_clone() -> Outcome {
         }
     }
     Outcome::Pass(String::new())
+}
+
+/// A job file of many small jobs: Ctrl-C while they start ends the run within 2 s, and the
+/// JSON asked for is still written (no job done: a document with no jobs, as fio).
+fn ctrl_c_during_many_jobs_stops_promptly_with_json() -> Outcome {
+    let dir = work_dir();
+    let mut text = String::from("[global]\nioengine=null\nsize=4k\n");
+    for i in 0..2000 {
+        text.push_str(&format!("[j{i}]\n"));
+    }
+    std::fs::write(dir.path().join("many.fio"), text).unwrap();
+    let mut child = bin()
+        .current_dir(dir.path())
+        .args(["fio", "many.fio", "--output-format=json", "--no-save"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let t0 = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut took = None;
+    while t0.elapsed() < std::time::Duration::from_secs(30) {
+        if child.try_wait().unwrap().is_some() {
+            took = Some(t0.elapsed());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let o = child.wait_with_output().unwrap();
+    let Some(took) = took else {
+        return Outcome::Fail("still running 30 s after SIGINT".into());
+    };
+    let doc: Result<Value, _> = serde_json::from_slice(&o.stdout);
+    if took > std::time::Duration::from_secs(2) || o.status.code() != Some(130) {
+        return Outcome::Fail(format!("exit {:?} after {took:?}", o.status.code()));
+    }
+    match doc {
+        Ok(d) if d["jobs"].is_array() => Outcome::Pass(format!("exited {took:?} after SIGINT")),
+        other => Outcome::Fail(format!("no JSON document on stdout: {other:?}")),
+    }
 }
 
 /// Read IOPS of one second of `thinktime=2ms` on the null engine.
@@ -2668,6 +2748,10 @@ fn main() {
             sub_millisecond_jobs_ran_a_millisecond,
         ),
         ("averaged_logs_per_clone", averaged_logs_per_clone),
+        (
+            "ctrl_c_during_many_jobs_stops_promptly_with_json",
+            ctrl_c_during_many_jobs_stops_promptly_with_json,
+        ),
         (
             "openfiles_under_a_descriptor_limit",
             openfiles_under_a_descriptor_limit,

@@ -815,6 +815,11 @@ fn run_batch(
         let mut handles = Vec::new();
         let mut refused = None;
         for (k, &i) in members.iter().enumerate() {
+            // Ctrl-C while a large group is still being started: start no more of it (each
+            // would only set up to be stopped), so that the stop is prompt.
+            if interrupted.load(Ordering::Relaxed) {
+                break;
+            }
             let run = &runs[i];
             let line = command_line.to_vec();
             // Moved into the thread; withdrawn when dropped unused (the thread never ran).

@@ -7,8 +7,8 @@ use super::shape::Shape;
 use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
-use crate::spec::fio::{parse_size, parse_size_range};
 use crate::spec::fio::plan::Clones;
+use crate::spec::fio::{parse_size, parse_size_range};
 use crate::spec::{EngineKind, FileService, TargetSpec};
 use std::path::{Path, PathBuf};
 
@@ -333,7 +333,9 @@ fn sized_by_filesize(
     // (or smaller, worked whole) does not.
     let mut cut = false;
     for (i, t) in targets.iter_mut().enumerate() {
-        let now = (j.o.exists)(&t.path).then(|| (j.o.size_of)(&t.path)).flatten();
+        let now = (j.o.exists)(&t.path)
+            .then(|| (j.o.size_of)(&t.path))
+            .flatten();
         let want = match now {
             Some(s) if (lo..=hi).contains(&s) => s,
             _ => drawn[i % drawn.len()],

@@ -1577,17 +1577,26 @@ ramp_time=2
         };
         // Alone, on a target larger than it: its first 64 MiB, not the whole 1 GiB.
         let r = one("[j]\nfilename=/tmp\nfilesize=64m\nrw=write\nbs=1m\n");
-        assert_eq!((r.job.shape.max_offset, bytes(&r)), (Some(64 << 20), 64 << 20));
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(64 << 20), 64 << 20)
+        );
         // From an offset: the rest of the filesize.
         let r = one("[j]\nfilename=/tmp\nfilesize=64m\noffset=16m\nrw=write\nbs=1m\n");
-        assert_eq!((r.job.shape.max_offset, bytes(&r)), (Some(64 << 20), 48 << 20));
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(64 << 20), 48 << 20)
+        );
         // Larger than the target: to its end.
         let r = one("[j]\nfilename=/tmp\nfilesize=2g\nrw=write\nbs=1m\n");
         assert_eq!((r.job.shape.max_offset, bytes(&r)), (None, 1 << 30));
         assert!(r.notes.iter().any(|n| n.contains("works to its end")));
         // With size=: the region is filesize, size= what is moved.
         let r = one("[j]\nfilename=/tmp\nfilesize=64m\nsize=16m\nrw=randwrite\nbs=1m\n");
-        assert_eq!((r.job.shape.max_offset, bytes(&r)), (Some(64 << 20), 16 << 20));
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(64 << 20), 16 << 20)
+        );
         // nrfiles: each file filesize; size= bounds all of them together.
         let r = one("[j]\nnrfiles=3\nfilesize=8m\nrw=write\nbs=1m\n");
         assert_eq!(bytes(&r), 24 << 20);
@@ -1597,7 +1606,12 @@ ramp_time=2
         assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
         // A range: each file a size drawn in it, in whole blocks; the bytes are their sum.
         let r = one("[j]\nnrfiles=3\nfilesize=1m-4m\nrw=write\nbs=4k\n");
-        let sizes: Vec<u64> = r.job.targets.iter().map(|t| t.create_size.unwrap()).collect();
+        let sizes: Vec<u64> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.create_size.unwrap())
+            .collect();
         assert!(sizes
             .iter()
             .all(|&s| ((1 << 20)..=(4 << 20)).contains(&s) && s % 4096 == 0));
