@@ -131,7 +131,9 @@ pub(super) fn read_files(
         max_offset: None,
         increment,
     };
-    if let Some(range) = filesize {
+    // With size= as well, one filesize: size= is the region (as `explain` writes a region
+    // smaller than its file); fio's region would be the whole filesize, with size= the bytes.
+    if let Some(range) = filesize.filter(|&(lo, hi)| size.is_none() || lo != hi) {
         sized_by_filesize(j, &dirs, named.as_deref(), range, shape, &mut files, notes)?;
         return Ok(files);
     }
@@ -153,7 +155,7 @@ pub(super) fn read_files(
                 .transpose()?;
         }
         None => {
-            let Some(file_size) = size else {
+            let Some(file_size) = fixed.or(size) else {
                 return Err(Error::usage(format!(
                     "{}: job '{}' names no file and no size: give filename= or size=",
                     j.fj.at, j.name
@@ -161,6 +163,10 @@ pub(super) fn read_files(
             };
             files.targets = generated_targets(j, &dirs, &files, may_create.then_some(file_size));
             files.layout = Clones::Targets;
+            files.max_offset = match (size, fixed) {
+                (Some(s), Some(f)) => offset.checked_add(s).filter(|&end| end < f),
+                _ => None,
+            };
         }
     }
     Ok(files)
@@ -261,7 +267,10 @@ fn shared_file_size(set: &Set, files: &Files) -> Result<Option<u64>> {
     } else {
         "size"
     };
-    files.size.map(|s| set.fits(culprit, end(s))).transpose()
+    Ok(match files.size {
+        Some(s) if files.filesize.is_none() => Some(set.fits(culprit, end(s))?),
+        _ => files.filesize,
+    })
 }
 
 /// fio's filesize: one size (`64m`), or a range (`1m-4m`, `1m:4m`) each file draws its size
@@ -350,16 +359,6 @@ fn sized_by_filesize(
             }
             _ => want,
         };
-        if files.offset >= end {
-            return Err(set.err(
-                "offset",
-                format!(
-                    "{} is at or past the end of '{}' ({end} bytes by filesize=)",
-                    files.offset,
-                    t.path.display()
-                ),
-            ));
-        }
         t.create_size = may_create.then_some(want);
         cut |= now.is_some_and(|s| s > end);
         ends.push(end);
@@ -375,7 +374,9 @@ fn sized_by_filesize(
     let per_clone = ends
         .iter()
         .take(files.nfiles as usize)
-        .fold(0u64, |sum, e| sum.saturating_add(e - files.offset));
+        .fold(0u64, |sum, e| {
+            sum.saturating_add(e.saturating_sub(files.offset))
+        });
     let asked = match set.text("size") {
         Some(v) if !v.trim().ends_with('%') => set.size("size")?,
         _ => files.size.map(|s| s.saturating_mul(files.nfiles)),

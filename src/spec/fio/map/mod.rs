@@ -544,9 +544,8 @@ group_reporting
         // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
         // behaviour).
         assert_eq!(j.shape.base_offset, 1 << 20);
-        // filesize= is the file's region (made at it: no end to say); size= only what is
-        // moved (time_based here).
-        assert_eq!(j.shape.max_offset, None);
+        // With filesize=, size= is the region from the offset; the file is made at filesize.
+        assert_eq!(j.shape.max_offset, Some((1 << 20) + 100_000_000));
         assert_eq!(j.targets[0].create_size, Some(200_000_000));
         assert_eq!(j.shape.block_size, 4096);
         assert_eq!(j.shape.write_pct, 30);
@@ -1591,11 +1590,11 @@ ramp_time=2
         let r = one("[j]\nfilename=/tmp\nfilesize=2g\nrw=write\nbs=1m\n");
         assert_eq!((r.job.shape.max_offset, bytes(&r)), (None, 1 << 30));
         assert!(r.notes.iter().any(|n| n.contains("works to its end")));
-        // With size=: the region is filesize, size= what is moved.
+        // With size=: size= is the region (as explain writes one), the bytes fio's.
         let r = one("[j]\nfilename=/tmp\nfilesize=64m\nsize=16m\nrw=randwrite\nbs=1m\n");
         assert_eq!(
             (r.job.shape.max_offset, bytes(&r)),
-            (Some(64 << 20), 16 << 20)
+            (Some(16 << 20), 16 << 20)
         );
         // nrfiles: each file filesize; size= bounds all of them together.
         let r = one("[j]\nnrfiles=3\nfilesize=8m\nrw=write\nbs=1m\n");
@@ -1619,7 +1618,6 @@ ramp_time=2
         let r = one("[j]\nfilename=/tmp\nfilesize=1m:4m\nrw=write\nbs=4k\n");
         let end = r.job.shape.max_offset.unwrap();
         assert!(((1 << 20)..=(4 << 20)).contains(&end) && bytes(&r) == end);
-        assert!(err("[j]\nfilename=/tmp\nfilesize=64m\noffset=64m\n").contains("offset: "));
         assert!(err("[j]\nfilename=/tmp\nfilesize=0-1m\n").contains("filesize: "));
     }
 
