@@ -1599,6 +1599,304 @@ fn flushes_are_the_system_calls_strace_counts() -> Outcome {
     Outcome::Pass(said.join("; "))
 }
 
+/// The bytes a fio command line moves, written or read, as its JSON says; run in `dir` by
+/// `tool` ("iogauge" or "fio").
+fn moved(tool: &str, dir: &Path, args: &[&str]) -> Result<(u64, u64), String> {
+    let out = match tool {
+        "fio" => std::process::Command::new("fio")
+            .current_dir(dir)
+            .args(args)
+            .arg("--output-format=json")
+            .output()
+            .map_err(|e| format!("fio: {e}"))?,
+        _ => {
+            let mut all = args.to_vec();
+            all.extend(["--output-format=json", "--allow-overwrite", "--no-save"]);
+            fio_cmd(dir, &all)
+        }
+    };
+    if !out.status.success() {
+        return Err(format!("{tool} {args:?}: {}", stderr(&out)));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let doc: Value = serde_json::from_str(&text[text.find('{').unwrap_or(0)..])
+        .map_err(|e| format!("{tool} {args:?}: {e}"))?;
+    let job = &doc["jobs"][0];
+    Ok((u(&job["read"]["io_bytes"]), u(&job["write"]["io_bytes"])))
+}
+
+/// filesize= bounds what a job moves as fio sizes it (Google Cloud's raw-disk recipes give
+/// filesize= alone): on a file larger than it, from an offset, with size=, with nrfiles, as a
+/// range, and on a loop device (made where this runs as root); beside fio where installed.
+fn filesize_bounds_the_bytes_as_fio() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    std::fs::File::create(d.join("big.dat"))
+        .and_then(|f| f.set_len(128 << 20))
+        .unwrap();
+    let with_fio = sh("fio", &["--version"]).is_ok();
+    let mut said = Vec::new();
+    let check = |target: &str, args: &[&str], want: u64| -> Result<(), String> {
+        let mut all = vec!["--name=fs", target, "--bs=1m"];
+        all.extend(args);
+        let (_, ours) = moved("iogauge", d, &all)?;
+        if ours != want {
+            return Err(format!(
+                "{all:?}: iogauge wrote {ours} bytes, expected {want}"
+            ));
+        }
+        if with_fio {
+            let (_, theirs) = moved("fio", d, &all)?;
+            for f in 0..3 {
+                let _ = std::fs::remove_file(d.join(format!("fs.0.{f}")));
+            }
+            if theirs != ours {
+                return Err(format!("{all:?}: fio wrote {theirs} bytes, iogauge {ours}"));
+            }
+        }
+        Ok(())
+    };
+    let file = "--filename=big.dat";
+    let cases: [(&str, &[&str], u64); 5] = [
+        (file, &["--filesize=64m", "--rw=write"], 64 << 20),
+        (
+            file,
+            &["--filesize=64m", "--offset=16m", "--rw=write"],
+            48 << 20,
+        ),
+        (
+            file,
+            &["--filesize=64m", "--size=16m", "--rw=randwrite"],
+            16 << 20,
+        ),
+        ("--nrfiles=3", &["--filesize=8m", "--rw=write"], 24 << 20),
+        (
+            "--nrfiles=3",
+            &["--filesize=8m", "--size=12m", "--rw=randwrite"],
+            12 << 20,
+        ),
+    ];
+    for (target, args, want) in cases {
+        if let Err(e) = check(target, args, want) {
+            return Outcome::Fail(e);
+        }
+    }
+    said.push(format!(
+        "5 file cases{}",
+        if with_fio { ", as fio" } else { "" }
+    ));
+    // A range: each file a size drawn in it, in whole blocks; the bytes are their sum.
+    let args = [
+        "--name=fs",
+        "--nrfiles=3",
+        "--filesize=1m-4m",
+        "--bs=4k",
+        "--rw=write",
+        "--keep",
+    ];
+    let (_, wrote) = match moved("iogauge", d, &args) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Fail(e),
+    };
+    let sizes: Vec<u64> = (0..3)
+        .map(|f| std::fs::metadata(d.join(format!("fs.0.{f}"))).map_or(0, |m| m.len()))
+        .collect();
+    if !sizes
+        .iter()
+        .all(|&s| (1 << 20..=4 << 20).contains(&s) && s % 4096 == 0)
+        || wrote != sizes.iter().sum::<u64>()
+    {
+        return Outcome::Fail(format!(
+            "filesize=1m-4m: files of {sizes:?}, {wrote} bytes written"
+        ));
+    }
+    if !common::is_root() {
+        said.push("SKIPPED the loop device: not root".into());
+        return Outcome::Pass(said.join("; "));
+    }
+    let Ok(dev) = sh("losetup", &["-f", "--show", p(&d.join("big.dat"))]) else {
+        said.push("SKIPPED the loop device: losetup could not make one".into());
+        return Outcome::Pass(said.join("; "));
+    };
+    let target = format!("--filename={dev}");
+    // On a device larger than filesize= its first filesize bytes; on a smaller one, to its end.
+    let r = check(&target, &["--filesize=64m", "--rw=write"], 64 << 20)
+        .and_then(|()| check(&target, &["--filesize=256m", "--rw=write"], 128 << 20));
+    let _ = sh("losetup", &["-d", &dev]);
+    match r {
+        Ok(()) => {
+            said.push("a loop device of 128 MiB: 64 MiB and 128 MiB".into());
+            Outcome::Pass(said.join("; "))
+        }
+        Err(e) => Outcome::Fail(e),
+    }
+}
+
+/// verify=md5: fio reads back what the job wrote and reports those reads as the job's reads
+/// (read io_bytes, io_kbytes, total_ios), in its JSON and its text; iogauge the same, with
+/// a line saying what was checked. Beside fio where it is installed.
+fn verification_reads_as_fio_reports_them() -> Outcome {
+    let dir = work_dir();
+    let args = [
+        "--name=v",
+        "--filename=v.dat",
+        "--size=16m",
+        "--rw=write",
+        "--bs=4k",
+        "--verify=md5",
+    ];
+    let mut all = args.to_vec();
+    all.extend(["--output-format=json", "--no-save"]);
+    let o = fio_cmd(dir.path(), &all);
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let read = &doc["jobs"][0]["read"];
+    let seen = (
+        u(&read["io_bytes"]),
+        u(&read["io_kbytes"]),
+        u(&read["total_ios"]),
+    );
+    if seen != (16 << 20, 16 << 10, 4096) || u(&read["runtime"]) == 0 || read["bw"] == 0 {
+        return Outcome::Fail(format!("the read-back as reads: {read}"));
+    }
+    let mut all = args.to_vec();
+    all.push("--no-save");
+    let text = String::from_utf8_lossy(&fio_cmd(dir.path(), &all).stdout).into_owned();
+    if !text.contains("  read: IOPS=") || !text.contains("READ: bw=") {
+        return Outcome::Fail(format!("no read line in the text:\n{text}"));
+    }
+    if !text.contains(
+        "verify       : 4096 blocks of 4.0KiB checked (0 as read, 4096 read back), 0 mismatches",
+    ) {
+        return Outcome::Fail(format!("no verification line in the text:\n{text}"));
+    }
+    if sh("fio", &["--version"]).is_err() {
+        return Outcome::Pass("SKIPPED the comparison: fio is not installed".into());
+    }
+    match moved("fio", dir.path(), &args) {
+        Ok((r, w)) if (r, w) == (16 << 20, 16 << 20) => {
+            Outcome::Pass("fio reads 16 MiB back too".into())
+        }
+        Ok(m) => Outcome::Fail(format!("fio read and wrote {m:?}")),
+        Err(e) => Outcome::Fail(e),
+    }
+}
+
+/// A job of less than a millisecond ran 1 ms in fio's text (its runtime is rounded up from
+/// microseconds), never "run=0-0msec".
+fn sub_millisecond_jobs_ran_a_millisecond() -> Outcome {
+    let dir = work_dir();
+    let o = fio_cmd(
+        dir.path(),
+        &["--name=t", "--ioengine=null", "--size=4k", "--no-save"],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() || !text.contains("run=1-1msec") || !text.contains("/1msec)") {
+        return Outcome::Fail(format!("{}\n{text}", stderr(&o)));
+    }
+    Outcome::Pass(String::new())
+}
+
+/// numjobs=2 with averaged bw and iops logs: fio writes one log per clone (NAME_bw.1.log and
+/// NAME_bw.2.log), each with its own clone's rate.
+fn averaged_logs_per_clone() -> Outcome {
+    let dir = work_dir();
+    let o = fio_cmd(
+        dir.path(),
+        &[
+            "--name=lg",
+            "--ioengine=null",
+            "--size=1g",
+            "--numjobs=2",
+            "--rate=10m",
+            "--runtime=2",
+            "--time_based",
+            "--write_bw_log=foo",
+            "--write_iops_log=foo",
+            "--log_avg_msec=500",
+            "--no-save",
+        ],
+    );
+    if !o.status.success() {
+        return Outcome::Fail(stderr(&o));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let want = [
+        "foo_bw.1.log",
+        "foo_bw.2.log",
+        "foo_iops.1.log",
+        "foo_iops.2.log",
+    ];
+    if names != want {
+        return Outcome::Fail(format!("logs {names:?}, expected {want:?}"));
+    }
+    for clone in ["foo_bw.1.log", "foo_bw.2.log"] {
+        let text = std::fs::read_to_string(dir.path().join(clone)).unwrap();
+        let rates: Vec<u64> = text
+            .lines()
+            .filter_map(|l| l.split(", ").nth(1)?.parse().ok())
+            .collect();
+        // Each clone's own 10 MiB/s (10240 KiB/s), not the two together.
+        if rates.len() < 2 || rates.iter().any(|&r| !(5_000..15_000).contains(&r)) {
+            return Outcome::Fail(format!("{clone}: {text}"));
+        }
+    }
+    Outcome::Pass(String::new())
+}
+
+/// A job file of many small jobs: Ctrl-C while they start ends the run promptly, and the
+/// JSON asked for is still written (no job done: a document with no jobs, as fio). Before,
+/// every job of the group was still started (about 6 s here) and stdout stayed empty. The
+/// jobs already setting up finish their set-up first: 1.4 to 3.7 s on 2 loaded cores, so the
+/// bound is 4 s.
+fn ctrl_c_during_many_jobs_stops_promptly_with_json() -> Outcome {
+    let dir = work_dir();
+    let mut text = String::from("[global]\nioengine=null\nsize=4k\n");
+    for i in 0..2000 {
+        text.push_str(&format!("[j{i}]\n"));
+    }
+    std::fs::write(dir.path().join("many.fio"), text).unwrap();
+    let mut child = bin()
+        .current_dir(dir.path())
+        .args(["fio", "many.fio", "--output-format=json", "--no-save"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let t0 = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut took = None;
+    while t0.elapsed() < std::time::Duration::from_secs(30) {
+        if child.try_wait().unwrap().is_some() {
+            took = Some(t0.elapsed());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let o = child.wait_with_output().unwrap();
+    let Some(took) = took else {
+        return Outcome::Fail("still running 30 s after SIGINT".into());
+    };
+    let doc: Result<Value, _> = serde_json::from_slice(&o.stdout);
+    if took > std::time::Duration::from_secs(4) || o.status.code() != Some(130) {
+        return Outcome::Fail(format!("exit {:?} after {took:?}", o.status.code()));
+    }
+    match doc {
+        Ok(d) if d["jobs"].is_array() => Outcome::Pass(format!("exited {took:?} after SIGINT")),
+        other => Outcome::Fail(format!("no JSON document on stdout: {other:?}")),
+    }
+}
+
 /// Read IOPS of one second of `thinktime=2ms` on the null engine.
 fn think_iops(dir: &std::path::Path) -> Result<f64, String> {
     let o = fio_cmd(
@@ -2440,6 +2738,23 @@ fn main() {
             block_mixes_think_time_and_compressible_data,
         ),
         ("several_files_per_job", several_files_per_job),
+        (
+            "filesize_bounds_the_bytes_as_fio",
+            filesize_bounds_the_bytes_as_fio,
+        ),
+        (
+            "verification_reads_as_fio_reports_them",
+            verification_reads_as_fio_reports_them,
+        ),
+        (
+            "sub_millisecond_jobs_ran_a_millisecond",
+            sub_millisecond_jobs_ran_a_millisecond,
+        ),
+        ("averaged_logs_per_clone", averaged_logs_per_clone),
+        (
+            "ctrl_c_during_many_jobs_stops_promptly_with_json",
+            ctrl_c_during_many_jobs_stops_promptly_with_json,
+        ),
         (
             "openfiles_under_a_descriptor_limit",
             openfiles_under_a_descriptor_limit,

@@ -214,7 +214,10 @@ pub fn cmd_fio(
     let Some((mut sink, mut saver)) = outputs else {
         return outcome.exit_status();
     };
-    if outcome.results.iter().any(Option::is_some) {
+    // Interrupted before any job had a result, JSON is still asked for: a document with no
+    // jobs, as fio writes one (a consumer reading stdout gets valid JSON).
+    let json = !matches!(own.format, FioFormat::Normal);
+    if outcome.results.iter().any(Option::is_some) || (outcome.interrupted && json) {
         sink.write(&report(own.format, &plan, &outcome))?;
     }
     write_logs(&plan, &outcome.results)?;
@@ -812,6 +815,11 @@ fn run_batch(
         let mut handles = Vec::new();
         let mut refused = None;
         for (k, &i) in members.iter().enumerate() {
+            // Ctrl-C while a large group is still being started: start no more of it (each
+            // would only set up to be stopped), so that the stop is prompt.
+            if interrupted.load(Ordering::Relaxed) {
+                break;
+            }
             let run = &runs[i];
             let line = command_line.to_vec();
             // Moved into the thread; withdrawn when dropped unused (the thread never ran).
@@ -923,7 +931,13 @@ fn run_job(
         stonewall: &mut Some,
         halted: &halted,
     };
-    let r = runner::run_full(job, line, interrupted, &mut cleanup, &mut at, PER_THREAD);
+    // fio's averaged bw and iops logs are per clone: keep each thread's time series for them.
+    let per_clone_logs = run.clones > 1 && (run.logs.bw.is_some() || run.logs.iops.is_some());
+    let keep = runner::Keep {
+        per_thread_series: per_clone_logs && !run.logs.per_io,
+        ..PER_THREAD
+    };
+    let r = runner::run_full(job, line, interrupted, &mut cleanup, &mut at, keep);
     // The line stays shut only after Ctrl-C (or a thread refused, said as such): an
     // interruption, not a failure, so the files go and no rank is blamed.
     let r = r.map_err(|e| match interrupted.load(Ordering::Relaxed) {

@@ -86,6 +86,10 @@ struct Job {
     /// For the text output only.
     #[serde(skip)]
     clones: u32,
+    /// What verification checked and found, for the text output (fio's JSON has no place
+    /// for it; its reads are the read-back's).
+    #[serde(skip)]
+    verified: Option<String>,
     #[serde(skip)]
     notes: Vec<String>,
     #[serde(skip)]
@@ -194,13 +198,52 @@ impl Part<'_> {
 /// window. The averaged latency logs are made from each I/O (`cmd::fio_logs`).
 pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
     let l = &run.logs;
-    let interval_s = r.time_series.interval_ns as f64 / 1e9;
     let mut out = Vec::new();
     let kinds: [(&Option<String>, &str); 2] = [(&l.bw, "bw"), (&l.iops, "iops")];
     for (prefix, kind) in kinds {
         let Some(prefix) = prefix else { continue };
-        let mut text = String::new();
-        for s in &r.time_series.samples {
+        // fio keeps a log per clone: PREFIX_bw.1.log to PREFIX_bw.N.log.
+        for (k, samples) in clone_series(run, r).into_iter().enumerate() {
+            let text = averaged_log(run, r, samples, kind);
+            out.push((format!("{prefix}_{kind}.{}.log", k + 1), text));
+        }
+    }
+    out
+}
+
+/// Each clone's time series: the threads' own where a job has several clones (the run keeps
+/// them for these logs), else the run's.
+fn clone_series<'a>(run: &FioRun, r: &'a RunResult) -> Vec<&'a [crate::result::Sample]> {
+    if run.clones <= 1 {
+        return vec![&r.time_series.samples];
+    }
+    match run.layout {
+        Clones::Threads => r.targets[0]
+            .threads
+            .iter()
+            .map(|t| &t.time_series[..])
+            .collect(),
+        Clones::Targets => r
+            .targets
+            .iter()
+            .filter_map(|t| t.threads.first())
+            .map(|t| &t.time_series[..])
+            .collect(),
+    }
+}
+
+/// One averaged bw or iops log's text from a series of samples.
+fn averaged_log(
+    run: &FioRun,
+    r: &RunResult,
+    samples: &[crate::result::Sample],
+    kind: &str,
+) -> String {
+    let l = &run.logs;
+    let interval_s = r.time_series.interval_ns as f64 / 1e9;
+    let mut text = String::new();
+    {
+        for s in samples {
             let secs = s.duration_ns as f64 / 1e9;
             // A short last interval would be an average over another span: fio leaves it out.
             if secs < interval_s * 0.5 {
@@ -220,9 +263,8 @@ pub fn logs(run: &FioRun, r: &RunResult) -> Vec<(String, String)> {
                 let _ = writeln!(text, "{t}, {v}, {dir}, 0{tail}");
             }
         }
-        out.push((format!("{prefix}_{kind}.1.log"), text));
     }
-    out
+    text
 }
 
 /// A run of `iogauge run` (or a saved one) in fio's JSON shape (`--output fio-json`): one
@@ -527,6 +569,9 @@ fn normal_job(o: &mut String, j: &Job) {
     if let Some(ss) = &j.steadystate {
         steadystate_line(o, ss);
     }
+    if let Some(v) = &j.verified {
+        let _ = writeln!(o, "  verify       : {v}");
+    }
     for n in &j.notes {
         let _ = writeln!(o, "  note: {n}");
     }
@@ -653,7 +698,12 @@ fn job<'a>(
     let (read, write, mixed) = if run.unified {
         (None, None, Some(dir(2)))
     } else {
-        (Some(dir(0)), Some(dir(1)), None)
+        let read = dir(0);
+        let read = match verify_reads(parts) {
+            Some(v) if read.total_ios == 0 => v,
+            _ => read,
+        };
+        (Some(read), Some(dir(1)), None)
     };
     let trim = (!run.unified).then(|| dir(TRIM_DIR));
     // fio's latency buckets are over every completed I/O of the job.
@@ -700,6 +750,16 @@ fn job<'a>(
         latency_percentile: r.latency_target.as_ref().map_or(100.0, |l| l.pct),
         latency_window: r.latency_target.as_ref().map_or(0, |l| l.window_ns / 1_000),
         steadystate: steadystate(r),
+        verified: r.verify.as_ref().map(|v| {
+            let back = v.pass.as_ref().map_or(0, |p| p.checked);
+            format!(
+                "{} blocks of {} checked ({} as read, {back} read back), {} mismatches",
+                v.checked + back,
+                format_size_human(v.unit),
+                v.checked,
+                v.mismatch_count
+            )
+        }),
         clones,
         notes: r.notes.clone(),
         // The run's resets: a table of zones is every thread's.
@@ -837,7 +897,7 @@ fn direction(
         bw_bytes: bw_bytes as u64,
         bw: (bw_bytes / 1024.0) as u64,
         iops: round6(per_sec(ios, runtime_ns)),
-        runtime: runtime_ns / 1_000_000,
+        runtime: runtime_ms(runtime_ns),
         total_ios: ios,
         short_ios: 0,
         drop_ios: 0,
@@ -860,6 +920,40 @@ fn direction(
         iops_stddev: round6(idev),
         iops_samples: iops_s.len() as u64,
     }
+}
+
+/// fio reads back what a job wrote to verify it, and reports those reads as the job's reads
+/// (their bytes, count and own runtime): iogauge's read-back pass, said the same way. None
+/// where a part is not a whole run (a clone's share) or nothing was read back. The pass reads
+/// in chunks, not one timed I/O a unit: no latencies.
+fn verify_reads(parts: &[Part]) -> Option<Dir> {
+    let passes = parts
+        .iter()
+        .map(|p| p.series?.verify.as_ref()?.pass.as_ref())
+        .collect::<Option<Vec<_>>>()?;
+    let ios: u64 = passes.iter().map(|p| p.checked).sum();
+    if ios == 0 {
+        return None;
+    }
+    let bytes: u64 = passes.iter().map(|p| p.bytes).sum();
+    let ns = passes.iter().map(|p| p.elapsed_ns).max().unwrap_or(0);
+    let bw_bytes = per_sec(bytes, ns);
+    Some(Dir {
+        io_bytes: bytes,
+        io_kbytes: bytes / 1024,
+        bw_bytes: bw_bytes as u64,
+        bw: (bw_bytes / 1024.0) as u64,
+        iops: round6(per_sec(ios, ns)),
+        runtime: runtime_ms(ns),
+        total_ios: ios,
+        ..empty_dir()
+    })
+}
+
+/// A runtime in whole milliseconds, rounded up from whole microseconds as fio counts it: a
+/// job of less than a millisecond ran 1 ms, never 0 (fio's "run=1-1msec").
+fn runtime_ms(ns: u64) -> u64 {
+    (ns / 1_000).div_ceil(1_000)
 }
 
 /// Completion and total latency of the parts, from their merged histograms, with the

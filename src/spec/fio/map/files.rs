@@ -8,6 +8,7 @@ use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
 use crate::spec::fio::plan::Clones;
+use crate::spec::fio::{parse_size, parse_size_range};
 use crate::spec::{EngineKind, FileService, TargetSpec};
 use std::path::{Path, PathBuf};
 
@@ -19,8 +20,11 @@ pub(super) struct Files {
     pub(super) clones: u32,
     /// Files per clone.
     pub(super) nfiles: u64,
-    /// Each file's size, as filesize= gives it.
+    /// Each file's size, as filesize= gives it (a range's upper end).
     pub(super) filesize: Option<u64>,
+    /// What a clone moves in one pass where filesize= sizes the files (size= then only
+    /// bounds it, as fio's io_size would); None where the region of each file says.
+    pub(super) volume: Option<u64>,
     pub(super) offset: u64,
     /// Each file's part of size=: its region from `offset`.
     pub(super) size: Option<u64>,
@@ -71,7 +75,12 @@ fn fill_size(j: &Job, dir: Option<&Path>, named: Option<&[String]>, shape: &Shap
     Ok(blocks * shape.block_size)
 }
 
-pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
+pub(super) fn read_files(
+    j: &Job,
+    shape: &Shape,
+    clones: u32,
+    notes: &mut Vec<String>,
+) -> Result<Files> {
     let set = &j.set;
     // `a:b:c`: generated files go to the directories in turn, clone by clone; a named file
     // goes to the first (as fio 3.33 does).
@@ -93,8 +102,9 @@ pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
     if nfiles == 0 || nfiles > 65536 {
         return Err(set.err("nrfiles", format!("{nfiles} is not between 1 and 65536")));
     }
-    let filesize = set.size("filesize")?;
-    let (offset, size) = read_region(j, dir, filesize, nfiles, shape)?;
+    let filesize = read_filesize(set)?;
+    let fixed = filesize.filter(|(lo, hi)| lo == hi).map(|(lo, _)| lo);
+    let (offset, size) = read_region(j, dir, fixed, nfiles, shape)?;
     let size = match size {
         None if filesize.is_none() && set.flag("fill_device")?.unwrap_or(false) => {
             Some(fill_size(j, dir, named.as_deref(), shape)?)
@@ -114,12 +124,19 @@ pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
         layout: Clones::Threads,
         clones,
         nfiles,
-        filesize,
+        filesize: filesize.map(|(_, hi)| hi),
+        volume: None,
         offset,
         size,
         max_offset: None,
         increment,
     };
+    // With size= as well, one filesize: size= is the region (as `explain` writes a region
+    // smaller than its file); fio's region would be the whole filesize, with size= the bytes.
+    if let Some(range) = filesize.filter(|&(lo, hi)| size.is_none() || lo != hi) {
+        sized_by_filesize(j, &dirs, named.as_deref(), range, shape, &mut files, notes)?;
+        return Ok(files);
+    }
     // An empty filename (a job undoing its [global]'s) means fio's generated names.
     match &named {
         Some(names) => {
@@ -138,7 +155,7 @@ pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
                 .transpose()?;
         }
         None => {
-            let Some(file_size) = filesize.or(size) else {
+            let Some(file_size) = fixed.or(size) else {
                 return Err(Error::usage(format!(
                     "{}: job '{}' names no file and no size: give filename= or size=",
                     j.fj.at, j.name
@@ -146,7 +163,7 @@ pub(super) fn read_files(j: &Job, shape: &Shape, clones: u32) -> Result<Files> {
             };
             files.targets = generated_targets(j, &dirs, &files, may_create.then_some(file_size));
             files.layout = Clones::Targets;
-            files.max_offset = match (size, filesize) {
+            files.max_offset = match (size, fixed) {
                 (Some(s), Some(f)) => offset.checked_add(s).filter(|&end| end < f),
                 _ => None,
             };
@@ -254,6 +271,119 @@ fn shared_file_size(set: &Set, files: &Files) -> Result<Option<u64>> {
         Some(s) if files.filesize.is_none() => Some(set.fits(culprit, end(s))?),
         _ => files.filesize,
     })
+}
+
+/// fio's filesize: one size (`64m`), or a range (`1m-4m`, `1m:4m`) each file draws its size
+/// in. As (low, high).
+fn read_filesize(set: &Set) -> Result<Option<(u64, u64)>> {
+    let Some(v) = set.text("filesize") else {
+        return Ok(None);
+    };
+    let range = if v.contains('-') || v.contains(':') {
+        parse_size_range(v, set.kb_base)
+    } else {
+        parse_size(v, set.kb_base).map(|s| (s, s))
+    };
+    match range.map_err(|e| set.err("filesize", e))? {
+        (0, _) => Err(set.err("filesize", format!("'{v}' leaves a file of no bytes"))),
+        r => Ok(Some(r)),
+    }
+}
+
+/// Files that filesize= sizes, as fio sizes them: each file's region is its filesize (from
+/// the offset), a size drawn in the range where one is given (in whole smallest blocks), or
+/// the file as it is where its size already lies in the range; a device or file smaller than
+/// that is worked to its end. size= is then only what a clone moves at most (fio's HOWTO:
+/// "size becomes merely the default for io_size").
+fn sized_by_filesize(
+    j: &Job,
+    dirs: &[PathBuf],
+    named: Option<&[String]>,
+    (lo, hi): (u64, u64),
+    shape: &Shape,
+    files: &mut Files,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let set = &j.set;
+    let dir = dirs.first().map(PathBuf::as_path);
+    let mut targets = match named {
+        Some(names) => names
+            .iter()
+            .map(|n| TargetSpec {
+                path: in_dir(dir, n),
+                create_size: None,
+                temporary: false,
+            })
+            .collect(),
+        None => {
+            files.layout = Clones::Targets;
+            generated_targets(j, dirs, files, None)
+        }
+    };
+    // One draw per file of a clone; the clones' files share them, so that every clone moves
+    // the same bytes (fio draws for each clone's files anew).
+    let seed = super::threads::read_seed(set)?;
+    let mut rng = crate::rng::Rng::new(seed, &[0xF11E_5123]);
+    let drawn: Vec<u64> = (0..files.nfiles)
+        .map(|_| match lo == hi {
+            true => lo,
+            false => {
+                let s = lo + rng.below(hi - lo + 1);
+                (s / shape.smallest * shape.smallest).max(shape.smallest)
+            }
+        })
+        .collect();
+    if lo != hi && files.clones > 1 && named.is_none() {
+        notes.push(format!("filesize={lo}-{hi}: the sizes drawn for a clone's files are the same for every clone (fio draws each clone's anew)"));
+    }
+    let may_create = set.flag("allow_file_create")?.unwrap_or(true);
+    let mut ends = Vec::with_capacity(targets.len());
+    // A file larger than its region needs the region's end said; a file made at its size
+    // (or smaller, worked whole) does not.
+    let mut cut = false;
+    for (i, t) in targets.iter_mut().enumerate() {
+        let now = (j.o.exists)(&t.path)
+            .then(|| (j.o.size_of)(&t.path))
+            .flatten();
+        let want = match now {
+            Some(s) if (lo..=hi).contains(&s) => s,
+            _ => drawn[i % drawn.len()],
+        };
+        let end = match now {
+            Some(s) if s < want => {
+                notes.push(format!(
+                    "filesize: '{}' holds {s} bytes, less than the {want} asked; iogauge works to its end (fio extends a file, and works to a device's end)",
+                    t.path.display()
+                ));
+                s
+            }
+            _ => want,
+        };
+        t.create_size = may_create.then_some(want);
+        cut |= now.is_some_and(|s| s > end);
+        ends.push(end);
+    }
+    // One end for every file (a job's region is one): the nearest, said where it may differ.
+    let nearest = ends.iter().copied().min().unwrap_or(0);
+    if cut {
+        if ends.iter().any(|&e| e != nearest) {
+            notes.push(format!("filesize: the files' regions differ; iogauge works in the first {nearest} bytes of each"));
+        }
+        files.max_offset = Some(nearest);
+    }
+    let per_clone = ends
+        .iter()
+        .take(files.nfiles as usize)
+        .fold(0u64, |sum, e| {
+            sum.saturating_add(e.saturating_sub(files.offset))
+        });
+    let asked = match set.text("size") {
+        Some(v) if !v.trim().ends_with('%') => set.size("size")?,
+        _ => files.size.map(|s| s.saturating_mul(files.nfiles)),
+    };
+    files.volume = Some(asked.map_or(per_clone, |a| a.min(per_clone)));
+    files.targets = targets;
+    Ok(())
 }
 
 /// fio's generated files, `nfiles` per clone, dealt to the directories in turn.

@@ -172,7 +172,7 @@ fn read_workload(j: &Job, notes: &mut Vec<String>) -> Result<Workload> {
     let (queue_depth, submit) = engine::read_queue(&j.set, engine)?;
     let clones = threads::read_clones(&j.set)?;
     let cache = cache::read_cache(&j.set, engine, notes)?;
-    let files = files::read_files(j, &shape, clones)?;
+    let files = files::read_files(j, &shape, clones, notes)?;
     let stop = timing::read_stop(j, engine, &shape, &files, notes)?;
     Ok(Workload {
         engine,
@@ -544,6 +544,7 @@ group_reporting
         // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
         // behaviour).
         assert_eq!(j.shape.base_offset, 1 << 20);
+        // With filesize=, size= is the region from the offset; the file is made at filesize.
         assert_eq!(j.shape.max_offset, Some((1 << 20) + 100_000_000));
         assert_eq!(j.targets[0].create_size, Some(200_000_000));
         assert_eq!(j.shape.block_size, 4096);
@@ -1563,6 +1564,61 @@ ramp_time=2
             native("iogauge run --file-set all --open-files 1 --engine mmap --cache buffered -c 1M /d/a /d/b"),
             "--open-files 1: --engine mmap maps each file for the whole run; use the sync or io_uring engine"
         );
+    }
+
+    /// filesize= bounds each file's region, as fio sizes it (here every existing file,
+    /// /tmp standing for a device, is 1 GiB): alone, with size=, as a range, with nrfiles.
+    #[test]
+    fn filesize_bounds_the_region_as_fio() {
+        let bytes = |r: &FioRun| match r.job.timing.stop {
+            Stop::TotalBytes { bytes, .. } => bytes,
+            ref s => panic!("{s:?}"),
+        };
+        // Alone, on a target larger than it: its first 64 MiB, not the whole 1 GiB.
+        let r = one("[j]\nfilename=/tmp\nfilesize=64m\nrw=write\nbs=1m\n");
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(64 << 20), 64 << 20)
+        );
+        // From an offset: the rest of the filesize.
+        let r = one("[j]\nfilename=/tmp\nfilesize=64m\noffset=16m\nrw=write\nbs=1m\n");
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(64 << 20), 48 << 20)
+        );
+        // Larger than the target: to its end.
+        let r = one("[j]\nfilename=/tmp\nfilesize=2g\nrw=write\nbs=1m\n");
+        assert_eq!((r.job.shape.max_offset, bytes(&r)), (None, 1 << 30));
+        assert!(r.notes.iter().any(|n| n.contains("works to its end")));
+        // With size=: size= is the region (as explain writes one), the bytes fio's.
+        let r = one("[j]\nfilename=/tmp\nfilesize=64m\nsize=16m\nrw=randwrite\nbs=1m\n");
+        assert_eq!(
+            (r.job.shape.max_offset, bytes(&r)),
+            (Some(16 << 20), 16 << 20)
+        );
+        // nrfiles: each file filesize; size= bounds all of them together.
+        let r = one("[j]\nnrfiles=3\nfilesize=8m\nrw=write\nbs=1m\n");
+        assert_eq!(bytes(&r), 24 << 20);
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
+        let r = one("[j]\nnrfiles=3\nfilesize=8m\nsize=12m\nrw=randwrite\nbs=1m\n");
+        assert_eq!(bytes(&r), 12 << 20);
+        assert!(r.job.targets.iter().all(|t| t.create_size == Some(8 << 20)));
+        // A range: each file a size drawn in it, in whole blocks; the bytes are their sum.
+        let r = one("[j]\nnrfiles=3\nfilesize=1m-4m\nrw=write\nbs=4k\n");
+        let sizes: Vec<u64> = r
+            .job
+            .targets
+            .iter()
+            .map(|t| t.create_size.unwrap())
+            .collect();
+        assert!(sizes
+            .iter()
+            .all(|&s| ((1 << 20)..=(4 << 20)).contains(&s) && s % 4096 == 0));
+        assert_eq!(bytes(&r), sizes.iter().sum::<u64>());
+        let r = one("[j]\nfilename=/tmp\nfilesize=1m:4m\nrw=write\nbs=4k\n");
+        let end = r.job.shape.max_offset.unwrap();
+        assert!(((1 << 20)..=(4 << 20)).contains(&end) && bytes(&r) == end);
+        assert!(err("[j]\nfilename=/tmp\nfilesize=0-1m\n").contains("filesize: "));
     }
 
     /// size=N% and offset=N% are shares of the file (here every existing file is 1 GiB).

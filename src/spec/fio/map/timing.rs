@@ -145,9 +145,9 @@ fn file_op_bytes(
 /// loops; number_ios stops each loop of a clone early.
 fn bytes_moved(j: &Job, shape: &Shape, files: &Files, notes: &mut Vec<String>) -> Result<u64> {
     let set = &j.set;
-    let volume = match set.size("io_size")? {
-        Some(b) => Ok(b),
-        None => clone_region(j, files),
+    let volume = match (set.size("io_size")?, files.volume) {
+        (Some(b), _) | (None, Some(b)) => Ok(b),
+        (None, None) => clone_region(j, files),
     };
     let loops = set.int("loops")?.unwrap_or(1).max(1);
     // number_ios stops each loop of a clone early; it never makes one move more (as fio's
