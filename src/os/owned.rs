@@ -82,11 +82,18 @@ fn statx(dir: RawFd, name: &CStr, flags: i32) -> io::Result<Identity> {
 /// Each kept as a 64-bit hash of its identity (a copy of millions of files holds 8 bytes and
 /// the table's own per file, not the identity's 48).
 static INSIDE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Default::default);
+/// Folders iogauge made that stay because they hold a user's things (named already): a
+/// removal of the folder above passes them by without a word.
+static KEPT: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Default::default);
 
 struct Inside(std::sync::MutexGuard<'static, HashSet<u64>>);
 
 fn inside() -> Inside {
     Inside(INSIDE.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+fn kept() -> Inside {
+    Inside(KEPT.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
 impl Inside {
@@ -289,10 +296,10 @@ impl Owned {
             Ok(id) if id != self.id => return Ok(Removal::Replaced),
             Ok(_) => {}
         }
-        let before = left.len();
+        let mut stays = false;
         if self.id.folder {
             let whole = !self.only_recorded;
-            empty_folder(dir, &self.name, (self.id, whole), &self.path, left)?;
+            stays = empty_folder(dir, &self.name, (self.id, whole), &self.path, left)?;
         }
         let flags = if self.id.folder {
             libc::AT_REMOVEDIR
@@ -302,12 +309,15 @@ impl Owned {
         // SAFETY: unlinkat on a descriptor we hold and a NUL-terminated name.
         if unsafe { libc::unlinkat(dir, self.name.as_ptr(), flags) } != 0 {
             let e = io::Error::last_os_error();
-            let busy = e.raw_os_error() == Some(libc::ENOTEMPTY) && left.len() > before;
+            let busy = e.raw_os_error() == Some(libc::ENOTEMPTY) && stays;
             if e.raw_os_error() != Some(libc::ENOENT) && !busy {
                 return Err(e);
             }
         }
-        inside().remove(&self.id);
+        match stays {
+            true => kept().insert(&self.id),
+            false => inside().remove(&self.id),
+        }
         Ok(Removal::Removed)
     }
 }
@@ -321,7 +331,8 @@ struct Level {
 }
 
 /// Remove what iogauge made inside folder `name` of `dir`, which must be `id` (shown as
-/// `path`), or everything in it where `whole`; what stays is added to `left`. Entries are reached through descriptors
+/// `path`), or everything in it where `whole`; what stays is added to `left` (a folder kept
+/// by an earlier removal aside, named then). Whether anything stays. Entries are reached through descriptors
 /// opened without following links, so nothing outside is touched; one descriptor per level.
 fn empty_folder(
     dir: RawFd,
@@ -329,7 +340,8 @@ fn empty_folder(
     (id, whole): (Identity, bool),
     path: &Path,
     left: &mut Vec<PathBuf>,
-) -> io::Result<()> {
+) -> io::Result<bool> {
+    let mut stays = false;
     let top = open_checked(dir, name, id)?;
     let mut stack = vec![Level {
         entries: top.entries()?,
@@ -352,8 +364,13 @@ fn empty_folder(
             Err(err) if err.raw_os_error() == Some(libc::ENOENT) => continue,
             r => r?,
         };
+        if kept().contains(&eid) {
+            stays = true;
+            continue;
+        }
         if !whole && !inside().contains(&eid) {
             left.push(at);
+            stays = true;
             continue;
         }
         if !eid.folder {
@@ -363,6 +380,7 @@ fn empty_folder(
         }
         if deep {
             left.push(at);
+            stays = true;
             continue;
         }
         let sub = open_checked(level.dir.fd(), &e.name, eid)?;
@@ -374,7 +392,7 @@ fn empty_folder(
             path: at,
         });
     }
-    Ok(())
+    Ok(stays)
 }
 
 /// Folder `name` of `dir`, opened without following a link, checked to be `id`.

@@ -5,7 +5,8 @@
 use super::made::Made;
 use super::tree::{self, Survey};
 use super::{ArchiveFormat, Material, Params, Place, Step, StepKind};
-use crate::dataset::manifest::{Entry, Manifest};
+use super::check::Expected;
+use crate::dataset::manifest::Manifest;
 use crate::dataset::{verify as dverify, MANIFEST};
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
@@ -34,9 +35,9 @@ impl Input {
 /// What the trees a step makes are checked against.
 pub enum Reference {
     /// The source's dataset manifest.
-    Manifest(PathBuf, Vec<Entry>),
+    Manifest(PathBuf, Vec<Expected>),
     /// The source's files, hashed before the first repetition.
-    Hashed(Vec<Entry>),
+    Hashed(Vec<Expected>),
     /// Nothing but what the made tree carries: its own manifest, or the archive's checksums.
     Own,
 }
@@ -300,7 +301,8 @@ pub fn reference_of(
         return Ok((Reference::Own, None));
     }
     if let Some((at, m)) = manifest {
-        return Ok((Reference::Manifest(at, m.entries), None));
+        let expected = m.entries.iter().map(Expected::from).collect();
+        return Ok((Reference::Manifest(at, expected), None));
     }
     let threads = params.steps.iter().map(|s| s.threads).max().unwrap_or(1);
     progress("hashing the source, to check what the steps make against it");
@@ -314,7 +316,7 @@ pub fn reference_of(
 }
 
 /// Every file below `root`, hashed by `threads` threads.
-fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Entry>> {
+fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Expected>> {
     let files: Vec<_> = tree::list(root, stop)?
         .into_iter()
         .filter(|i| i.kind == Kind::File)
@@ -331,8 +333,8 @@ fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Entry>>
                     let r = File::open(&path).and_then(|mut f| dverify::hash(&mut f, &mut buf));
                     match r {
                         Ok((size, xxh3)) => {
-                            out.lock().unwrap_or_else(|p| p.into_inner()).push(Entry {
-                                path: item.rel.to_string_lossy().into_owned(),
+                            out.lock().unwrap_or_else(|p| p.into_inner()).push(Expected {
+                                rel: item.rel.clone(),
                                 size,
                                 xxh3,
                             })
