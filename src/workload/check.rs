@@ -114,7 +114,10 @@ pub fn check_tree(
     found.files = expected.len() as u64;
     let named: HashSet<&Path> = expected.iter().map(|e| e.rel.as_path()).collect();
     for item in tree::list(top, stop)? {
-        if item.kind != Kind::Dir && !named.contains(item.rel.as_path()) && item.rel != Path::new(MANIFEST) {
+        if item.kind != Kind::Dir
+            && !named.contains(item.rel.as_path())
+            && item.rel != Path::new(MANIFEST)
+        {
             found.extra.add(&item.rel);
         }
     }

@@ -17,11 +17,11 @@ use crate::os::dir::{Dir, MAX_DEPTH};
 use crate::os::owned;
 use std::collections::HashMap;
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -300,9 +300,8 @@ fn unzip(
                             continue;
                         }
                         let (mut out, _) = create(folders, rel, e.unix_mode().unwrap_or(0o644))?;
-                        let n = copy_counted(&mut e, &mut out, &mut buf, c, stop).map_err(|er| {
-                            cannot("unpack", &lock(folders).top.join(rel), er)
-                        })?;
+                        let n = copy_counted(&mut e, &mut out, &mut buf, c, stop)
+                            .map_err(|er| cannot("unpack", &lock(folders).top.join(rel), er))?;
                         c.wrote_file();
                         let mut g = lock(found);
                         g.0.files += 1;

@@ -2,10 +2,10 @@
 //! every step has what it works on, the target claimed (never inside the source; new, or empty
 //! unless `--force`), and what the trees the steps make will be checked against.
 
+use super::check::Expected;
 use super::made::Made;
 use super::tree::{self, Survey};
 use super::{ArchiveFormat, Material, Params, Place, Step, StepKind};
-use super::check::Expected;
 use crate::dataset::manifest::Manifest;
 use crate::dataset::{verify as dverify, MANIFEST};
 use crate::error::{Error, Result};
@@ -333,11 +333,13 @@ fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Expecte
                     let r = File::open(&path).and_then(|mut f| dverify::hash(&mut f, &mut buf));
                     match r {
                         Ok((size, xxh3)) => {
-                            out.lock().unwrap_or_else(|p| p.into_inner()).push(Expected {
-                                rel: item.rel.clone(),
-                                size,
-                                xxh3,
-                            })
+                            out.lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(Expected {
+                                    rel: item.rel.clone(),
+                                    size,
+                                    xxh3,
+                                })
                         }
                         Err(e) => {
                             failed
@@ -447,7 +449,10 @@ mod tests {
         let e = check_apart(&src, &t.path().join("nx/../src/out"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("is inside --source") && e.contains("it leads to"), "{e}");
+        assert!(
+            e.contains("is inside --source") && e.contains("it leads to"),
+            "{e}"
+        );
         assert!(!t.path().join("nx").exists());
         std::os::unix::fs::symlink(&src, t.path().join("ln")).unwrap();
         assert!(check_apart(&src, &t.path().join("ln/out")).is_err());

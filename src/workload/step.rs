@@ -4,6 +4,7 @@
 //! -> written back (syncfs, timed apart) -> what it made checked against the source.
 
 use super::archive::{self, Packing};
+use super::check::{self, Expected};
 use super::made::Made;
 use super::meter::{Measured, Meter, Totals};
 use super::setup::{Input, Reference};
@@ -15,7 +16,6 @@ use super::{
     StepKind, Verified, Work,
 };
 use crate::dataset::manifest::Manifest;
-use super::check::{self, Expected};
 use crate::dataset::MANIFEST;
 use crate::error::{Error, Result};
 use crate::os::cache::{self, CacheDrop};
