@@ -160,8 +160,7 @@ mod tests {
         std::fs::write(t.path().join(name), b"coffee").unwrap();
         std::fs::write(t.path().join(OsStr::from_bytes(b"bad\xffname")), b"").unwrap();
         let stop = AtomicBool::new(false);
-        let mut buf = vec![0u8; 64];
-        let xxh3 = |d: &[u8]| hash(&mut &d[..], &mut buf.clone()).unwrap().1;
+        let xxh3 = |d: &[u8]| hash(&mut &d[..], &mut [0u8; 64]).unwrap().1;
         let want = vec![
             Expected {
                 rel: PathBuf::from(name),
@@ -180,6 +179,5 @@ mod tests {
         std::fs::write(t.path().join(name), b"tea!!!").unwrap();
         let f = check_tree(t.path(), &want, 1, &stop).unwrap();
         assert_eq!(f.wrong_content.count, 1);
-        buf.clear();
     }
 }
