@@ -615,6 +615,371 @@ fn saved_and_shown() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// A workload started in the background, its output in files beside `dir` (a JSON report
+/// can outgrow a pipe that nobody reads until the end).
+struct Bg {
+    child: std::process::Child,
+    out: std::path::PathBuf,
+    err: std::path::PathBuf,
+}
+
+fn start(dir: &Path, tag: &str, args: &[&str]) -> Bg {
+    let (out, err) = (
+        dir.join(format!("{tag}.out")),
+        dir.join(format!("{tag}.err")),
+    );
+    let child = bin()
+        .arg("workload")
+        .args(args)
+        .args(["--no-save", "--output", "json"])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    Bg { child, out, err }
+}
+
+/// How a background workload ended: exit code, how long after `since`, stdout, stderr.
+type Ended = (Option<i32>, Duration, String, String);
+
+impl Bg {
+    fn signal(&self, sig: i32) {
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
+    /// Its end, if it comes within `limit` of `since`; killed (and an Err) if not.
+    fn ended_within(mut self, since: Instant, limit: Duration) -> Result<Ended, String> {
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into();
+                return Ok((st.code(), since.elapsed(), read(&self.out), read(&self.err)));
+            }
+            if since.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return Err(format!("still running {limit:?} after the signal: killed"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Wait (up to 60 s) until `cond` holds; whether it did.
+fn wait_for(cond: impl Fn() -> bool) -> bool {
+    let t = Instant::now();
+    while !cond() {
+        if t.elapsed() > Duration::from_secs(60) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+fn entries(p: &Path) -> usize {
+    std::fs::read_dir(p).map(|d| d.count()).unwrap_or(0)
+}
+
+/// A target inside the source, spelled through a missing folder and `..`, or reached
+/// through a bind mount of the source (root), is refused before anything is made; a target
+/// spelled through a missing folder and `..` elsewhere leaves no empty folder behind.
+fn a_target_inside_the_source_by_any_path_is_refused() -> Result<String, String> {
+    let dir = work_dir();
+    let root = dir.path();
+    let src = root.join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("f"), "x").unwrap();
+    let refused = |target: &Path| {
+        for w in ["copy", "archive", "extract"] {
+            let o = workload(&[w, "--source", p(&src), "--target", p(target), "--no-save"]);
+            assert_eq!(o.status.code(), Some(2), "{w} {target:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("is inside --source"),
+                "{w}: {}",
+                stderr(&o)
+            );
+            let held: Vec<_> = std::fs::read_dir(&src).unwrap().collect();
+            assert_eq!(held.len(), 1, "{w} {target:?}: the source is untouched");
+        }
+    };
+    refused(&root.join("nx/../src/out"));
+    assert!(!root.join("nx").exists(), "nothing made on the way");
+    let o = workload(&[
+        "copy",
+        "--source",
+        p(&src),
+        "--target",
+        p(&root.join("nx/../elsewhere")),
+        "--no-save",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!root.join("nx").exists() && !root.join("elsewhere").exists());
+    if !is_root() {
+        return Err("the '..' paths passed; the bind mount needs root".into());
+    }
+    let bind = root.join("bind");
+    std::fs::create_dir(&bind).unwrap();
+    sh("mount", &["--bind", p(&src), p(&bind)])?;
+    let _m = Mounted(bind.clone());
+    refused(&bind.join("out"));
+    Ok(String::new())
+}
+
+/// SIGINT and SIGTERM during archive and extract, zip and tar.zst: the process ends within
+/// 2 s with exit 130, the report (where one came) marked partial, nothing left in the target.
+fn a_signal_ends_archive_and_extract() -> Result<String, String> {
+    let dir = work_dir();
+    let ds = dir.path().join("ds");
+    dataset(&ds, "2000", "fixed:32K");
+    let mut seen = Vec::new();
+    for (w, format) in [
+        ("extract", "zip"),
+        ("extract", "tar.zst"),
+        ("archive", "zip"),
+        ("archive", "tar.zst"),
+    ] {
+        for (sig, name) in [(libc::SIGINT, "INT"), (libc::SIGTERM, "TERM")] {
+            let target = dir.path().join(format!("t-{w}-{format}-{name}"));
+            let args = [w, "--source", p(&ds), "--target", p(&target)];
+            let bg = start(
+                dir.path(),
+                "sig",
+                &[&args[..], &["--format", format]].concat(),
+            );
+            assert!(wait_for(|| entries(&target) > 0), "{w} started");
+            std::thread::sleep(Duration::from_millis(200));
+            bg.signal(sig);
+            let t = Instant::now();
+            let (code, took, out, err) = bg
+                .ended_within(t, Duration::from_secs(2))
+                .map_err(|e| format!("{w} {format} SIG{name}: {e}"))
+                .unwrap();
+            assert_eq!(code, Some(130), "{w} {format} SIG{name}: {err}");
+            if !out.is_empty() {
+                let r: Value = serde_json::from_str(&out).unwrap();
+                assert_eq!(r["partial"], true, "{w} {format} SIG{name}");
+            }
+            assert!(!target.exists(), "{w} {format} SIG{name}: left {target:?}");
+            seen.push(took.as_millis());
+        }
+    }
+    Ok(format!("ended after {seen:?} ms"))
+}
+
+/// The folder an extract writes in, renamed away mid-run and a link to another folder put
+/// in its place: nothing lands in the other folder.
+fn extract_never_writes_through_a_swapped_folder() -> Result<String, String> {
+    let dir = work_dir();
+    let ds = dir.path().join("ds");
+    dataset(&ds, "2000", "fixed:32K");
+    for format in ["zip", "tar.zst"] {
+        let target = dir.path().join(format!("t-{format}"));
+        let other = dir.path().join(format!("other-{format}"));
+        std::fs::create_dir(&other).unwrap();
+        let args = ["extract", "--source", p(&ds), "--target", p(&target)];
+        let bg = start(
+            dir.path(),
+            "swap",
+            &[&args[..], &["--format", format, "--threads", "1"]].concat(),
+        );
+        let out = target.join("extract");
+        assert!(wait_for(|| entries(&out) > 0), "extract started");
+        let moved = dir.path().join(format!("moved-{format}"));
+        if std::fs::rename(&out, &moved).is_err() {
+            return Err(format!("{format}: the extract ended before the swap"));
+        }
+        std::os::unix::fs::symlink(&other, &out).unwrap();
+        let (code, _, _, err) = bg
+            .ended_within(Instant::now(), Duration::from_secs(120))
+            .unwrap();
+        assert_eq!(
+            entries(&other),
+            0,
+            "{format}: written through the link ({code:?}: {err})"
+        );
+        std::fs::remove_file(&out).unwrap();
+    }
+    Ok(String::new())
+}
+
+/// A user's file and folder put inside copy's and extract's output during the run stay, and
+/// are named; what iogauge made around them goes.
+fn a_users_file_in_the_output_stays() -> Result<String, String> {
+    let dir = work_dir();
+    let ds = dir.path().join("ds");
+    dataset(&ds, "2000", "fixed:32K");
+    for (w, more) in [
+        ("copy", ["--method", "read-write"]),
+        ("extract", ["--format", "zip"]),
+    ] {
+        let target = dir.path().join(format!("t-{w}"));
+        let args = [
+            w,
+            "--source",
+            p(&ds),
+            "--target",
+            p(&target),
+            "--threads",
+            "1",
+        ];
+        let bg = start(dir.path(), "user", &[&args[..], &more[..]].concat());
+        let out = target.join(w);
+        assert!(wait_for(|| entries(&out) > 2), "{w} started");
+        if std::fs::write(out.join("mine.txt"), "the user's").is_err()
+            || std::fs::create_dir(out.join("mine")).is_err()
+        {
+            return Err(format!("{w} ended before the user's file was put in"));
+        }
+        std::fs::write(out.join("mine/x"), "the user's too").unwrap();
+        let (code, _, _, err) = bg
+            .ended_within(Instant::now(), Duration::from_secs(120))
+            .unwrap();
+        assert_eq!(code, Some(0), "{w}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(out.join("mine.txt")).unwrap(),
+            "the user's",
+            "{w}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("mine/x")).unwrap(),
+            "the user's too"
+        );
+        let named = format!(
+            "left '{}' in place: not made by iogauge",
+            out.join("mine.txt").display()
+        );
+        assert!(err.contains(&named), "{w}: {err}");
+        assert_eq!(entries(&out), 2, "{w}: only the user's things stay");
+        assert_eq!(entries(&target), 1, "{w}");
+    }
+    Ok(String::new())
+}
+
+/// Trees deeper than 64 folders (70 for copy, 120 in an archive) are made and removed.
+fn deep_trees_are_removed() -> Result<String, String> {
+    let dir = work_dir();
+    for (w, format, depth) in [
+        ("copy", "zip", 70),
+        ("extract", "zip", 120),
+        ("extract", "tar.zst", 120),
+    ] {
+        let src = dir.path().join(format!("src-{depth}"));
+        let deep = src.join("d/".repeat(depth));
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("f"), "deep").unwrap();
+        let target = dir.path().join(format!("t-{w}-{format}"));
+        let r = wl_json(&[
+            w,
+            "--source",
+            p(&src),
+            "--target",
+            p(&target),
+            "--format",
+            format,
+        ]);
+        assert_eq!(step(&r, 0)["verify"]["ok"], true, "{w} {format}");
+        assert!(!target.exists(), "{w} {format} {depth} deep: left behind");
+    }
+    Ok(String::new())
+}
+
+/// A tree holding names that are not UTF-8 (a 0xff byte, Latin-1 `caf\xe9.txt`) is copied
+/// and extracted (tar.zst) and checked the same.
+fn names_that_are_not_utf8_are_checked_as_themselves() -> Result<String, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = work_dir();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    for (name, data) in [(&b"bad\xffname"[..], ""), (b"caf\xe9.txt", "coffee")] {
+        std::fs::write(src.join(std::ffi::OsStr::from_bytes(name)), data).unwrap();
+    }
+    for (w, format) in [("copy", "zip"), ("extract", "tar.zst")] {
+        let target = dir.path().join(format!("t-{w}"));
+        let r = wl_json(&[
+            w,
+            "--source",
+            p(&src),
+            "--target",
+            p(&target),
+            "--format",
+            format,
+        ]);
+        let v = &step(&r, 0)["verify"];
+        assert_eq!(v["ok"], true, "{w}: {v}");
+        assert_eq!(u(&v["files"]), 2, "{w}: {v}");
+    }
+    Ok(String::new())
+}
+
+/// Ctrl-C at moments spread over a run, the last step's end included: the message says
+/// "partial" exactly when the report does.
+fn an_interrupted_run_says_partial_as_its_report_does() -> Result<String, String> {
+    let dir = work_dir();
+    let ds = dir.path().join("ds");
+    dataset(&ds, "300", "fixed:4K");
+    let target = dir.path().join("t");
+    let args = ["copy", "--source", p(&ds), "--target", p(&target)];
+    let t = Instant::now();
+    let (code, ..) = start(dir.path(), "whole", &args)
+        .ended_within(t, Duration::from_secs(60))
+        .unwrap();
+    assert_eq!(code, Some(0));
+    let full = t.elapsed();
+    let (mut whole, mut partial) = (0, 0);
+    for k in 0..30u32 {
+        let bg = start(dir.path(), "part", &args);
+        std::thread::sleep(full * (40 + 2 * k) / 100);
+        bg.signal(libc::SIGINT);
+        let (code, _, out, err) = bg
+            .ended_within(Instant::now(), Duration::from_secs(10))
+            .unwrap();
+        if code == Some(0) || out.is_empty() {
+            continue;
+        }
+        assert_eq!(code, Some(130), "{err}");
+        let r: Value = serde_json::from_str(&out).unwrap();
+        let says_partial = err.contains("the results above are partial");
+        assert_eq!(r["partial"].as_bool(), Some(says_partial), "{err}");
+        match says_partial {
+            true => partial += 1,
+            false => whole += 1,
+        }
+    }
+    Ok(format!("{partial} partial, {whole} after the last step"))
+}
+
+/// `--method io_uring` on a full file system: the OS error (ENOSPC) with the file's name, not
+/// "short write"; nothing left.
+fn io_uring_on_a_full_fs_says_enospc() -> Result<String, String> {
+    need_root()?;
+    let dir = work_dir();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let data: Vec<u8> = (0..5_000_000u32).map(|i| (i * 7 + i / 3) as u8).collect();
+    std::fs::write(src.join("f.bin"), data).unwrap();
+    let (_m, small) = memory_fs(dir.path(), "tmpfs", "size=2m")?;
+    let o = workload(&[
+        "copy",
+        "--method",
+        "io_uring",
+        "--source",
+        p(&src),
+        "--target",
+        p(&small.join("c")),
+        "--no-save",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("No space left on device") && e.contains("f.bin") && !e.contains("short"),
+        "{e}"
+    );
+    assert_eq!(entries(&small), 0, "nothing left");
+    Ok(String::new())
+}
+
 fn main() {
     harness_skip_or(
         "workload",
@@ -648,6 +1013,35 @@ fn main() {
                 ctrl_c_mid_copy_leaves_nothing,
             ),
             ("saved_and_shown", saved_and_shown),
+            (
+                "a_target_inside_the_source_by_any_path_is_refused",
+                a_target_inside_the_source_by_any_path_is_refused,
+            ),
+            (
+                "a_signal_ends_archive_and_extract",
+                a_signal_ends_archive_and_extract,
+            ),
+            (
+                "extract_never_writes_through_a_swapped_folder",
+                extract_never_writes_through_a_swapped_folder,
+            ),
+            (
+                "a_users_file_in_the_output_stays",
+                a_users_file_in_the_output_stays,
+            ),
+            ("deep_trees_are_removed", deep_trees_are_removed),
+            (
+                "names_that_are_not_utf8_are_checked_as_themselves",
+                names_that_are_not_utf8_are_checked_as_themselves,
+            ),
+            (
+                "an_interrupted_run_says_partial_as_its_report_does",
+                an_interrupted_run_says_partial_as_its_report_does,
+            ),
+            (
+                "io_uring_on_a_full_fs_says_enospc",
+                io_uring_on_a_full_fs_says_enospc,
+            ),
         ],
     );
 }

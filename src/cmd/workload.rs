@@ -110,11 +110,20 @@ pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -
     let ran = result.steps.iter().any(|s| !s.reps.is_empty());
     let failures = result.verify_failures();
     let stop = result.stop_message.clone();
+    let partial = result.partial;
     if ran {
         saver.save(&Record::Workload(Box::new(result)))?;
     }
     if interrupted.load(Ordering::Relaxed) {
-        eprintln!("iogauge: interrupted; the results above are partial");
+        // A signal after the last step finished cuts nothing short: the results (and the
+        // saved record, partial=false) are whole, and the message says so; the exit status
+        // still says that a signal ended the process.
+        match partial {
+            true => eprintln!("iogauge: interrupted; the results above are partial"),
+            false => eprintln!(
+                "iogauge: interrupted after every step had finished; the results above are whole"
+            ),
+        }
         return Ok(exit::INTERRUPTED);
     }
     if let Some(m) = stop {

@@ -11,6 +11,11 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+/// The deepest a tree may go below its top, in folders: iogauge walks, copies, unpacks and
+/// removes trees this deep and refuses deeper ones (a loop, or no tree real work has). Every
+/// walk holds one descriptor per level, well within the descriptors a process may hold.
+pub const MAX_DEPTH: usize = 512;
+
 /// What a folder entry is, as the folder says (one stat where the file system does not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -11,8 +11,15 @@
 //! clock (a few milliseconds), so a file deleted and replaced within one tick of its creation
 //! could share all three: for the files it opened, iogauge keeps a descriptor (up to
 //! [`held_max`] of them), which keeps the inode from being reused at all.
+//!
+//! What iogauge makes inside a folder it made (a copy's files, an extract's folders) is
+//! recorded too ([`record_file`], [`record_at`]): a folder is emptied of those and nothing
+//! else, so a file a user puts in it during a run stays, named in a message, with the folders
+//! that hold it. The emptying goes folder by folder with a stack of descriptors, not by
+//! recursion, down to [`MAX_DEPTH`], as deep as any tree iogauge walks or makes.
 
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::io;
@@ -20,7 +27,9 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use super::dir::{Dir, MAX_DEPTH};
 
 /// Device, inode and birth time (0 where the file system keeps none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +75,58 @@ fn statx(dir: RawFd, name: &CStr, flags: i32) -> io::Result<Identity> {
         born_ns,
         folder: st.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR,
     })
+}
+
+/// Everything made inside folders iogauge made, by this process: the only things their
+/// removal takes.
+/// Each kept as a 64-bit hash of its identity (a copy of millions of files holds 8 bytes and
+/// the table's own per file, not the identity's 48).
+static INSIDE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Default::default);
+/// Folders iogauge made that stay because they hold a user's things (named already): a
+/// removal of the folder above passes them by without a word.
+static KEPT: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Default::default);
+
+struct Inside(std::sync::MutexGuard<'static, HashSet<u64>>);
+
+fn inside() -> Inside {
+    Inside(INSIDE.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+fn kept() -> Inside {
+    Inside(KEPT.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+impl Inside {
+    fn key(id: &Identity) -> u64 {
+        let mut b = [0u8; 32];
+        b[..8].copy_from_slice(&id.dev.to_le_bytes());
+        b[8..16].copy_from_slice(&id.ino.to_le_bytes());
+        b[16..].copy_from_slice(&id.born_ns.to_le_bytes());
+        xxhash_rust::xxh3::xxh3_64(&b)
+    }
+    fn insert(&mut self, id: &Identity) {
+        self.0.insert(Inside::key(id));
+    }
+    fn contains(&self, id: &Identity) -> bool {
+        self.0.contains(&Inside::key(id))
+    }
+    fn remove(&mut self, id: &Identity) {
+        self.0.remove(&Inside::key(id));
+    }
+}
+
+/// Record `file`, just created by iogauge inside a folder it made.
+pub fn record_file(file: &File) -> io::Result<()> {
+    let id = Identity::of_file(file)?;
+    inside().insert(&id);
+    Ok(())
+}
+
+/// Record `name` in `dir` (a folder or link iogauge just made there).
+pub fn record_at(dir: &Dir, name: &CStr) -> io::Result<()> {
+    let id = Identity::of(dir.fd(), name)?;
+    inside().insert(&id);
+    Ok(())
 }
 
 /// Folders held open (O_PATH) for the things created in them: one descriptor per folder,
@@ -152,6 +213,9 @@ pub struct Owned {
     path: PathBuf,
     /// Keeps the inode alive, so that its number cannot be given to another file.
     held: Option<File>,
+    /// A folder emptied only of what iogauge recorded making in it ([`record_file`]), not of
+    /// everything (a workload's outputs, where a user may put a file during the run).
+    pub only_recorded: bool,
 }
 
 impl Drop for Owned {
@@ -175,12 +239,14 @@ pub enum Removal {
 impl Owned {
     /// `path`, just created by iogauge and open as `file`: the descriptor proves which file.
     pub fn file(path: &Path, file: &File, folders: &mut Folders) -> io::Result<Owned> {
+        record_file(file)?;
         Ok(Owned {
             dir: folders.of(path)?,
             name: file_name(path)?,
             id: Identity::of_file(file)?,
             path: path.to_path_buf(),
             held: hold(file),
+            only_recorded: false,
         })
     }
 
@@ -190,12 +256,14 @@ impl Owned {
         let dir = folders.of(path)?;
         let name = file_name(path)?;
         let id = Identity::of(dir.as_raw_fd(), &name)?;
+        inside().insert(&id);
         Ok(Owned {
             dir,
             name,
             id,
             path: path.to_path_buf(),
             held: None,
+            only_recorded: false,
         })
     }
 
@@ -215,6 +283,12 @@ impl Owned {
 
     /// Remove it, a folder with everything in it, if it is still what iogauge created.
     pub fn remove(&self) -> io::Result<Removal> {
+        self.remove_leaving(&mut Vec::new())
+    }
+
+    /// [`Owned::remove`], and what stays inside a folder that is `only_recorded` (with the
+    /// folders that hold it) added to `left`.
+    pub fn remove_leaving(&self, left: &mut Vec<PathBuf>) -> io::Result<Removal> {
         let dir = self.dir.as_raw_fd();
         match Identity::of(dir, &self.name) {
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(Removal::Gone),
@@ -222,8 +296,10 @@ impl Owned {
             Ok(id) if id != self.id => return Ok(Removal::Replaced),
             Ok(_) => {}
         }
+        let mut stays = false;
         if self.id.folder {
-            empty_folder(dir, &self.name, self.id, 0)?;
+            let whole = !self.only_recorded;
+            stays = empty_folder(dir, &self.name, (self.id, whole), &self.path, left)?;
         }
         let flags = if self.id.folder {
             libc::AT_REMOVEDIR
@@ -233,45 +309,114 @@ impl Owned {
         // SAFETY: unlinkat on a descriptor we hold and a NUL-terminated name.
         if unsafe { libc::unlinkat(dir, self.name.as_ptr(), flags) } != 0 {
             let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::ENOENT) {
+            let busy = e.raw_os_error() == Some(libc::ENOTEMPTY) && stays;
+            if e.raw_os_error() != Some(libc::ENOENT) && !busy {
                 return Err(e);
             }
+        }
+        match stays {
+            true => kept().insert(&self.id),
+            false => inside().remove(&self.id),
         }
         Ok(Removal::Removed)
     }
 }
 
-/// Trees iogauge makes are shallow; a deeper one was not made by it.
-const MAX_DEPTH: usize = 64;
+/// A folder being emptied: its descriptor, what is left to look at in it, where it is.
+struct Level {
+    dir: Dir,
+    entries: Vec<super::dir::Entry>,
+    name: CString,
+    path: PathBuf,
+}
 
-/// Remove everything inside folder `name` of `dir`, which must be `id`: entries are reached
-/// through descriptors opened without following links, so nothing outside is touched.
-fn empty_folder(dir: RawFd, name: &CStr, id: Identity, depth: usize) -> io::Result<()> {
-    if depth > MAX_DEPTH {
-        return Err(io::Error::other("folder nested too deep to be iogauge's"));
+/// Remove what iogauge made inside folder `name` of `dir`, which must be `id` (shown as
+/// `path`), or everything in it where `whole`; what stays is added to `left` (a folder kept
+/// by an earlier removal aside, named then). Whether anything stays. Entries are reached through descriptors
+/// opened without following links, so nothing outside is touched; one descriptor per level.
+fn empty_folder(
+    dir: RawFd,
+    name: &CStr,
+    (id, whole): (Identity, bool),
+    path: &Path,
+    left: &mut Vec<PathBuf>,
+) -> io::Result<bool> {
+    let mut stays = false;
+    let top = open_checked(dir, name, id)?;
+    let mut stack = vec![Level {
+        entries: top.entries()?,
+        dir: top,
+        name: name.to_owned(),
+        path: path.to_path_buf(),
+    }];
+    loop {
+        let deep = stack.len() > MAX_DEPTH;
+        let Some(level) = stack.last_mut() else { break };
+        let Some(e) = level.entries.pop() else {
+            let done = stack.pop().expect("not empty");
+            if let Some(up) = stack.last() {
+                remove_at(&up.dir, &done.name, libc::AT_REMOVEDIR)?;
+            }
+            continue;
+        };
+        let at = level.path.join(e.name_os());
+        let eid = match Identity::of(level.dir.fd(), &e.name) {
+            Err(err) if err.raw_os_error() == Some(libc::ENOENT) => continue,
+            r => r?,
+        };
+        if kept().contains(&eid) {
+            stays = true;
+            continue;
+        }
+        if !whole && !inside().contains(&eid) {
+            left.push(at);
+            stays = true;
+            continue;
+        }
+        if !eid.folder {
+            remove_at(&level.dir, &e.name, 0)?;
+            inside().remove(&eid);
+            continue;
+        }
+        if deep {
+            left.push(at);
+            stays = true;
+            continue;
+        }
+        let sub = open_checked(level.dir.fd(), &e.name, eid)?;
+        inside().remove(&eid);
+        stack.push(Level {
+            entries: sub.entries()?,
+            dir: sub,
+            name: e.name,
+            path: at,
+        });
     }
-    let d = super::dir::Dir::open_in(dir, name)?;
-    let f = d.file();
-    let here = Identity::of_file(f)?;
+    Ok(stays)
+}
+
+/// Folder `name` of `dir`, opened without following a link, checked to be `id`.
+fn open_checked(dir: RawFd, name: &CStr, id: Identity) -> io::Result<Dir> {
+    let d = Dir::open_in(dir, name)?;
+    let here = Identity::of_file(d.file())?;
     if (here.dev, here.ino) != (id.dev, id.ino) {
         return Err(io::Error::other(
             "the folder changed while it was being removed",
         ));
     }
-    for entry in d.entries()? {
-        let is_dir = entry.kind == super::dir::Kind::Dir;
-        let entry = entry.name;
-        if is_dir {
-            let sub = Identity::of(f.as_raw_fd(), &entry)?;
-            empty_folder(f.as_raw_fd(), &entry, sub, depth + 1)?;
-        }
-        let flags = if is_dir { libc::AT_REMOVEDIR } else { 0 };
-        // SAFETY: unlinkat on a held descriptor and a NUL-terminated name.
-        if unsafe { libc::unlinkat(f.as_raw_fd(), entry.as_ptr(), flags) } != 0 {
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::ENOENT) {
-                return Err(e);
-            }
+    Ok(d)
+}
+
+/// unlinkat `name` in `dir`; already gone is done, and a folder still holding what iogauge
+/// did not make (ENOTEMPTY: named already) stays.
+fn remove_at(dir: &Dir, name: &CStr, flags: i32) -> io::Result<()> {
+    // SAFETY: unlinkat on a held descriptor and a NUL-terminated name.
+    if unsafe { libc::unlinkat(dir.fd(), name.as_ptr(), flags) } != 0 {
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOENT) => {}
+            Some(libc::ENOTEMPTY) if flags == libc::AT_REMOVEDIR => {}
+            _ => return Err(e),
         }
     }
     Ok(())

@@ -62,7 +62,15 @@ impl<W: Seek> Seek for Counted<'_, W> {
     }
 }
 
-/// A reader that counts what passes, as bytes read.
+/// The error a reader or writer gives once the stop flag is set. Not `Interrupted`: `io::copy`,
+/// `read_to_end` and the archive crates retry that kind forever, and the stop would never
+/// come.
+pub fn stopped() -> io::Error {
+    io::Error::other("interrupted")
+}
+
+/// A reader that counts what passes, as bytes read, and fails with [`stopped`] once the stop
+/// flag is set.
 pub struct CountedRead<'a, R> {
     pub inner: R,
     pub counter: &'a Counter,
@@ -72,7 +80,7 @@ pub struct CountedRead<'a, R> {
 impl<R: Read> Read for CountedRead<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.stop.load(Ordering::Relaxed) {
-            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+            return Err(stopped());
         }
         let n = self.inner.read(buf)?;
         self.counter.read(n as u64);
@@ -118,7 +126,7 @@ pub fn archive(
         ArchiveFormat::TarZst => tar_zst(src, &items, writer, how, meter, stop),
     };
     r.map_err(|e| match e {
-        Error::Runtime(m) if stop.load(Ordering::Relaxed) => Error::Interrupted(m),
+        _ if stop.load(Ordering::Relaxed) => Error::Interrupted("interrupted".into()),
         Error::Runtime(m) => Error::runtime(format!("cannot write '{}': {m}", out_path.display())),
         e => e,
     })?;

@@ -10,12 +10,14 @@ use super::meter::{Counter, Meter};
 use super::pool;
 use super::{CopyMethod, CopyUse};
 use crate::error::{Error, Result};
-use crate::os::dir::{Dir, Kind};
+use crate::os::dir::{Dir, Kind, MAX_DEPTH};
+use crate::os::owned;
 use io_uring::{opcode, squeue, types, IoUring};
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -172,9 +174,17 @@ impl Worker<'_> {
                 name,
                 rel,
             } => {
-                let made = src
-                    .open_at(&name)
-                    .and_then(|s| Ok((s, dst.mkdir_at(&name, 0o755)?)));
+                if rel.components().count() > MAX_DEPTH {
+                    return Err(Error::runtime(format!(
+                        "'{}' is more than {MAX_DEPTH} folders deep",
+                        src_root.join(&rel).display()
+                    )));
+                }
+                let made = src.open_at(&name).and_then(|s| {
+                    let d = dst.mkdir_at(&name, 0o755)?;
+                    owned::record_file(d.file())?;
+                    Ok((s, d))
+                });
                 let (s, d) = made.map_err(|e| fail("copy the folder", &rel, e))?;
                 self.dirs += 1;
                 self.contents(Arc::new(s), Arc::new(d), &rel, more)
@@ -224,6 +234,7 @@ impl Worker<'_> {
                 Kind::Link => {
                     let target = src.read_link(&e.name)?;
                     dst.symlink_at(&target, &e.name)?;
+                    owned::record_at(&dst, &e.name)?;
                     self.links += 1;
                 }
                 Kind::Other => self.skipped += 1,
@@ -238,6 +249,7 @@ impl Worker<'_> {
         let meta = from.metadata()?;
         let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777;
         let to = dst.create_file(name, mode)?;
+        owned::record_file(&to)?;
         let size = meta.len();
         match self.method {
             CopyMethod::CopyFileRange if self.refused.is_none() => {
@@ -290,7 +302,7 @@ impl Worker<'_> {
             to.write_all(&self.buf[..n])?;
             self.counter.wrote(n as u64);
             if stop.load(Ordering::Relaxed) {
-                return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+                return Err(super::archive::stopped());
             }
         }
         self.read_write += 1;
@@ -339,7 +351,7 @@ fn kernel_copy(
         c.read(n as u64);
         c.wrote(n as u64);
         if stop.load(Ordering::Relaxed) {
-            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+            return Err(super::archive::stopped());
         }
     }
 }
@@ -359,6 +371,7 @@ fn uring_copy(
     let (src, dst) = (types::Fd(from.as_raw_fd()), types::Fd(to.as_raw_fd()));
     let mut free: Vec<usize> = (0..bufs.len()).collect();
     let mut lens = vec![0u32; bufs.len()];
+    let mut offs = vec![0u64; bufs.len()];
     let (mut next, mut in_flight, mut whole) = (0u64, 0usize, true);
     let mut failed: Option<io::Error> = None;
     loop {
@@ -367,6 +380,7 @@ fn uring_copy(
             let slot = free.pop().expect("checked");
             let len = (size - next).min(CHUNK as u64) as u32;
             lens[slot] = len;
+            offs[slot] = next;
             let p = bufs[slot].as_mut_ptr();
             let read = opcode::Read::new(src, p, len)
                 .offset(next)
@@ -416,7 +430,15 @@ fn uring_copy(
             if res == len {
                 c.wrote(res as u64);
             } else if res >= 0 {
-                failed.get_or_insert(io::Error::new(io::ErrorKind::WriteZero, "short write"));
+                // A short write (a full file system, a signal): the rest written plainly, so
+                // that the error that stopped it (ENOSPC) is the one reported.
+                let (done, end) = (res as usize, len as usize);
+                match to.write_all_at(&bufs[slot][done..end], offs[slot] + done as u64) {
+                    Ok(()) => c.wrote(len as u64),
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
             } else if res != -libc::ECANCELED {
                 failed.get_or_insert(io::Error::from_raw_os_error(-res));
             }
@@ -426,7 +448,7 @@ fn uring_copy(
         return Err(e);
     }
     if stop.load(Ordering::Relaxed) {
-        return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        return Err(super::archive::stopped());
     }
     Ok(whole)
 }

@@ -13,10 +13,15 @@ use super::archive::CountedRead;
 use super::meter::{Counter, Meter};
 use super::ArchiveFormat;
 use crate::error::{Error, Result};
-use std::collections::HashSet;
+use crate::os::dir::{Dir, MAX_DEPTH};
+use crate::os::owned;
+use std::collections::HashMap;
+use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -67,35 +72,115 @@ fn cannot(what: &str, path: &Path, e: impl std::fmt::Display) -> Error {
     Error::runtime(format!("cannot {what} '{}': {e}", path.display()))
 }
 
-/// Folders made so far (the top's among them), so that each is made once.
+/// Folders open at once, at most, besides the top: an archive of many folders must not run
+/// the process out of descriptors.
+const OPEN_MAX: usize = 64;
+
+/// The folders made so far, by identity, each made once and written in only through
+/// descriptors: files, folders and links are made by name in their folder's descriptor,
+/// reached from the top one name at a time without following a link, and checked to be the
+/// folder that was made. A folder renamed away, or a link put in its place, while the
+/// extract runs, is never written through.
 struct Folders {
     top: PathBuf,
-    made: HashSet<PathBuf>,
+    /// Device and inode of every folder made, the top's as "".
+    made: HashMap<PathBuf, (u64, u64)>,
+    /// Some of them, open.
+    open: HashMap<PathBuf, Arc<Dir>>,
+}
+
+fn id_of(d: &Dir) -> io::Result<(u64, u64)> {
+    let m = d.file().metadata()?;
+    Ok((m.dev(), m.ino()))
+}
+
+fn c_name(name: &std::ffi::OsStr) -> io::Result<CString> {
+    CString::new(name.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
 }
 
 impl Folders {
-    fn new(top: &Path) -> Folders {
-        Folders {
+    fn new(top: &Path) -> Result<Folders> {
+        let d = Dir::open(top).map_err(|e| cannot("open", top, e))?;
+        let id = id_of(&d).map_err(|e| cannot("open", top, e))?;
+        Ok(Folders {
             top: top.to_path_buf(),
-            made: HashSet::from([PathBuf::new()]),
-        }
+            made: HashMap::from([(PathBuf::new(), id)]),
+            open: HashMap::from([(PathBuf::new(), Arc::new(d))]),
+        })
     }
 
     /// Make folder `rel` and those above it; how many were new.
     fn make(&mut self, rel: &Path) -> Result<u64> {
-        if self.made.contains(rel) {
+        if self.made.contains_key(rel) {
             return Ok(0);
         }
-        let mut n = rel.parent().map_or(Ok(0), |p| self.make(p))?;
-        let path = self.top.join(rel);
-        match std::fs::create_dir(&path) {
-            Ok(()) => n += 1,
-            // An archive may list a folder after files in it; tar lists "./".
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => {}
-            Err(e) => return Err(cannot("make the folder", &path, e)),
+        if rel.components().count() > MAX_DEPTH {
+            return Err(cannot(
+                "make the folder",
+                &self.top.join(rel),
+                format!("more than {MAX_DEPTH} folders deep"),
+            ));
         }
-        self.made.insert(rel.to_path_buf());
-        Ok(n)
+        let up = rel.parent().unwrap_or(Path::new(""));
+        let n = self.make(up)?;
+        let parent = self.dir(up)?;
+        let path = self.top.join(rel);
+        let name = rel.file_name().expect("a folder below the top has a name");
+        let made = c_name(name).and_then(|c| {
+            let d = parent.mkdir_at(&c, 0o755)?;
+            owned::record_file(d.file())?;
+            Ok(d)
+        });
+        let d = made.map_err(|e| cannot("make the folder", &path, e))?;
+        let id = id_of(&d).map_err(|e| cannot("make the folder", &path, e))?;
+        self.made.insert(rel.to_path_buf(), id);
+        self.keep_open(rel, d);
+        Ok(n + 1)
+    }
+
+    fn keep_open(&mut self, rel: &Path, d: Dir) -> Arc<Dir> {
+        if self.open.len() > OPEN_MAX {
+            let top = self.open.remove(Path::new("")).expect("the top stays open");
+            self.open.clear();
+            self.open.insert(PathBuf::new(), top);
+        }
+        let d = Arc::new(d);
+        self.open.insert(rel.to_path_buf(), d.clone());
+        d
+    }
+
+    /// Folder `rel`, made before: open, or opened again from the nearest open folder above it.
+    fn dir(&mut self, rel: &Path) -> Result<Arc<Dir>> {
+        if let Some(d) = self.open.get(rel) {
+            return Ok(d.clone());
+        }
+        let up = rel.parent().unwrap_or(Path::new(""));
+        let parent = self.dir(up)?;
+        let path = self.top.join(rel);
+        let want = self.made.get(rel).copied();
+        let name = rel.file_name().expect("a folder below the top has a name");
+        let d = c_name(name)
+            .and_then(|c| parent.open_at(&c))
+            .map_err(|e| cannot("open", &path, e))?;
+        if want.is_none() || id_of(&d).ok() != want {
+            return Err(cannot(
+                "open",
+                &path,
+                "it is no longer the folder iogauge made",
+            ));
+        }
+        Ok(self.keep_open(rel, d))
+    }
+
+    /// The folder that is to hold `rel` (made, with those above it, if new), and `rel`'s name
+    /// in it; how many folders were new.
+    fn parent_of(&mut self, rel: &Path) -> Result<(Arc<Dir>, CString, u64)> {
+        let up = rel.parent().unwrap_or(Path::new(""));
+        let n = self.make(up)?;
+        let name = rel.file_name().expect("an entry has a name");
+        let c = c_name(name).map_err(|e| cannot("make", &self.top.join(rel), e))?;
+        Ok((self.dir(up)?, c, n))
     }
 }
 
@@ -108,15 +193,25 @@ pub fn extract(
     meter: &Meter,
     stop: &AtomicBool,
 ) -> Result<Extracted> {
+    let folders = Mutex::new(Folders::new(dst)?);
     let mut links = Vec::new();
-    let mut x = match format {
-        ArchiveFormat::Zip => unzip(archive, dst, threads, meter, stop, &mut links)?,
-        ArchiveFormat::TarZst => untar(archive, dst, threads, meter, stop, &mut links)?,
+    let r = match format {
+        ArchiveFormat::Zip => unzip(archive, &folders, threads, meter, stop, &mut links),
+        ArchiveFormat::TarZst => untar(archive, &folders, threads, meter, stop, &mut links),
     };
+    // A read or write cut short by the stop is the stop.
+    let mut x = r.map_err(|e| match stop.load(Ordering::Relaxed) {
+        true => Error::Interrupted("interrupted".into()),
+        false => e,
+    })?;
     links.sort();
+    let mut folders = lock(&folders);
     for (rel, target) in links {
         let path = dst.join(&rel);
-        std::os::unix::fs::symlink(&target, &path)
+        let (dir, name, _) = folders.parent_of(&rel)?;
+        c_name(target.as_os_str())
+            .and_then(|t| dir.symlink_at(&t, &name))
+            .and_then(|()| owned::record_at(&dir, &name))
             .map_err(|e| cannot("make the link", &path, e))?;
         x.links += 1;
         meter.slot(threads as usize).wrote_file();
@@ -137,20 +232,21 @@ fn open_counted<'a>(
     })
 }
 
-/// A new file at `path` for writing.
-fn create(path: &Path, mode: u32) -> Result<File> {
-    File::options()
-        .write(true)
-        .create_new(true)
-        .mode(mode & 0o777)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| cannot("make", path, e))
+/// A new file `rel` for writing, made in its folder's descriptor (and that folder first, if
+/// new); how many folders were new.
+fn create(folders: &Mutex<Folders>, rel: &Path, mode: u32) -> Result<(File, u64)> {
+    let (dir, name, n) = lock(folders).parent_of(rel)?;
+    let path = lock(folders).top.join(rel);
+    let f = dir
+        .create_file(&name, mode & 0o777)
+        .map_err(|e| cannot("make", &path, e))?;
+    owned::record_file(&f).map_err(|e| cannot("make", &path, e))?;
+    Ok((f, n))
 }
 
 fn unzip(
     archive: &Path,
-    dst: &Path,
+    folders: &Mutex<Folders>,
     threads: u32,
     meter: &Meter,
     stop: &AtomicBool,
@@ -160,17 +256,16 @@ fn unzip(
     let main = meter.slot(threads as usize);
     let z = zip::ZipArchive::new(open_counted(archive, main, stop)?).map_err(zerr)?;
     // Every name checked, and every folder made, before a file is written.
-    let mut folders = Folders::new(dst);
     let mut x = Extracted::default();
     let mut names = Vec::with_capacity(z.len());
     for i in 0..z.len() {
         let name = z.name_for_index(i).expect("in range").map_err(zerr)?;
         let rel = safe_rel(Path::new(name.as_ref())).ok_or_else(|| refused(archive, &name))?;
         if name.ends_with('/') {
-            x.dirs += folders.make(&rel)?;
+            x.dirs += lock(folders).make(&rel)?;
             names.push(None);
         } else {
-            x.dirs += folders.make(rel.parent().unwrap_or(Path::new("")))?;
+            x.dirs += lock(folders).make(rel.parent().unwrap_or(Path::new("")))?;
             names.push(Some(rel));
         }
     }
@@ -197,7 +292,6 @@ fn unzip(
                             return Ok(());
                         }
                         let mut e = z.by_index(i).map_err(zerr)?;
-                        let path = dst.join(rel);
                         if e.is_symlink() {
                             let mut target = String::new();
                             e.read_to_string(&mut target)
@@ -205,9 +299,9 @@ fn unzip(
                             lock(found).1.push((rel.clone(), PathBuf::from(target)));
                             continue;
                         }
-                        let mut out = create(&path, e.unix_mode().unwrap_or(0o644))?;
+                        let (mut out, _) = create(folders, rel, e.unix_mode().unwrap_or(0o644))?;
                         let n = copy_counted(&mut e, &mut out, &mut buf, c, stop)
-                            .map_err(|er| cannot("unpack", &path, er))?;
+                            .map_err(|er| cannot("unpack", &lock(folders).top.join(rel), er))?;
                         c.wrote_file();
                         let mut g = lock(found);
                         g.0.files += 1;
@@ -274,7 +368,7 @@ struct Piece {
 
 fn untar(
     archive: &Path,
-    dst: &Path,
+    folders: &Mutex<Folders>,
     threads: u32,
     meter: &Meter,
     stop: &AtomicBool,
@@ -307,7 +401,7 @@ fn untar(
                 }
             });
         }
-        let r = read_tar(archive, dst, &mut tar, &tx, main, stop, &failed, links);
+        let r = read_tar(archive, folders, &mut tar, &tx, main, stop, &failed, links);
         drop(tx);
         r
     });
@@ -321,7 +415,7 @@ fn untar(
 #[allow(clippy::too_many_arguments)]
 fn read_tar<R: Read>(
     archive: &Path,
-    dst: &Path,
+    folders: &Mutex<Folders>,
     tar: &mut tar::Archive<R>,
     tx: &mpsc::SyncSender<Piece>,
     c: &Counter,
@@ -336,7 +430,6 @@ fn read_tar<R: Read>(
             cannot("read", archive, e)
         }
     };
-    let mut folders = Folders::new(dst);
     let mut x = Extracted::default();
     for entry in tar.entries().map_err(rerr)? {
         interrupted(stop)?;
@@ -355,11 +448,12 @@ fn read_tar<R: Read>(
         let kind = e.header().entry_type();
         let mode = e.header().mode().unwrap_or(0o644);
         match kind {
-            tar::EntryType::Directory => x.dirs += folders.make(&rel)?,
+            tar::EntryType::Directory => x.dirs += lock(folders).make(&rel)?,
             tar::EntryType::Regular | tar::EntryType::Continuous => {
-                x.dirs += folders.make(rel.parent().unwrap_or(Path::new("")))?;
-                let path = Arc::new(dst.join(&rel));
-                let file = Arc::new(create(&path, mode)?);
+                let (file, n) = create(folders, &rel, mode)?;
+                x.dirs += n;
+                let path = Arc::new(lock(folders).top.join(&rel));
+                let file = Arc::new(file);
                 let mut offset = 0u64;
                 loop {
                     let mut data = Vec::with_capacity(CHUNK);
@@ -390,7 +484,7 @@ fn read_tar<R: Read>(
                     .link_name()
                     .map_err(rerr)?
                     .ok_or_else(|| cannot("read", archive, "a link without a target"))?;
-                x.dirs += folders.make(rel.parent().unwrap_or(Path::new("")))?;
+                x.dirs += lock(folders).make(rel.parent().unwrap_or(Path::new("")))?;
                 links.push((rel, target.into_owned()));
             }
             _ => x.skipped += 1,

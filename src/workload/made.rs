@@ -34,6 +34,15 @@ impl Made {
         self.own(path)
     }
 
+    /// A new folder at `path` for a system tool to fill: everything in it goes with it.
+    pub fn folder_whole(&mut self, path: &Path) -> Result<()> {
+        self.folder(path)?;
+        if let Some(o) = self.items.last_mut() {
+            o.only_recorded = false;
+        }
+        Ok(())
+    }
+
     /// A new file at `path`.
     pub fn file(&mut self, path: &Path) -> Result<File> {
         let f = File::create_new(path).map_err(|e| made_error(path, e))?;
@@ -44,8 +53,10 @@ impl Made {
     }
 
     pub fn own(&mut self, path: &Path) -> Result<()> {
-        let o = Owned::named(path, &mut self.folders)
+        let mut o = Owned::named(path, &mut self.folders)
             .map_err(|e| Error::runtime(format!("cannot track '{}': {e}", path.display())))?;
+        // A user's file put inside during the run stays.
+        o.only_recorded = true;
         self.items.push(o);
         Ok(())
     }
@@ -78,7 +89,13 @@ impl Made {
             .find(path)
             .ok_or_else(|| Error::runtime(format!("'{}' is not iogauge's", path.display())))?;
         let o = self.items.remove(k);
-        match o.remove() {
+        let mut left = Vec::new();
+        match o.remove_leaving(&mut left) {
+            Ok(Removal::Removed) if !left.is_empty() => Err(Error::runtime(format!(
+                "'{}' holds what iogauge did not make: left in place, with {}",
+                path.display(),
+                shown(&left)
+            ))),
             Ok(Removal::Removed | Removal::Gone) => Ok(()),
             Ok(Removal::Replaced) => Err(Error::runtime(format!(
                 "'{}' is no longer what iogauge made: left alone",
@@ -107,7 +124,15 @@ impl Drop for Made {
 }
 
 fn report_removal(o: &Owned) {
-    match o.remove() {
+    let mut left = Vec::new();
+    let r = o.remove_leaving(&mut left);
+    for p in &left {
+        eprintln!(
+            "iogauge: left '{}' in place: not made by iogauge",
+            p.display()
+        );
+    }
+    match r {
         Ok(Removal::Removed | Removal::Gone) => {}
         Ok(Removal::Replaced) => eprintln!(
             "iogauge: warning: '{}' is no longer what iogauge made: left alone",
@@ -118,6 +143,19 @@ fn report_removal(o: &Owned) {
             o.path().display()
         ),
     }
+}
+
+/// The first few of `paths`, quoted.
+fn shown(paths: &[std::path::PathBuf]) -> String {
+    let mut s: Vec<String> = paths
+        .iter()
+        .take(3)
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
+    if paths.len() > 3 {
+        s.push(format!("{} more", paths.len() - 3));
+    }
+    s.join(", ")
 }
 
 fn made_error(path: &Path, e: std::io::Error) -> Error {

@@ -85,7 +85,9 @@ pub fn run(
         .collect();
     let (partial, stop_message) = match repetitions(&ctx, &mut steps, opts.keep) {
         Ok(()) => (false, None),
+        // An error that the stop caused (a read cut short) is the stop.
         Err(Error::Interrupted(_)) => (true, Some("interrupted".to_string())),
+        Err(_) if stop.load(Ordering::Relaxed) => (true, Some("interrupted".to_string())),
         Err(e) => (true, Some(e.to_string())),
     };
     drop(top);
@@ -109,7 +111,7 @@ pub fn run(
     Ok(r)
 }
 
-/// The target: needed by a step that writes, never inside the source.
+/// The target, resolved: needed by a step that writes, never inside the source.
 fn target_of(params: &Params, opts: &Options) -> Result<Option<PathBuf>> {
     let Some(t) = &opts.target else {
         return match params.steps.iter().find(|s| s.kind.writes()) {
@@ -121,8 +123,7 @@ fn target_of(params: &Params, opts: &Options) -> Result<Option<PathBuf>> {
             None => Ok(None),
         };
     };
-    setup::check_apart(&opts.source, t)?;
-    Ok(Some(t.clone()))
+    setup::check_apart(&opts.source, t).map(Some)
 }
 
 /// Every repetition of every step; an error stops them, with what was done kept in `steps`.
@@ -207,7 +208,7 @@ fn run_tool(
         ToolOutput::Nothing | ToolOutput::Removes => Ok(input.path().to_path_buf()),
         ToolOutput::Folder | ToolOutput::ArchiveIn => {
             let o = ctx.out_name(i, &format!("tool-{}", step.kind.name()));
-            made.folder(&o).map(|()| o)
+            made.folder_whole(&o).map(|()| o)
         }
     };
     let r = out.and_then(|out| {

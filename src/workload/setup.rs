@@ -2,14 +2,16 @@
 //! every step has what it works on, the target claimed (never inside the source; new, or empty
 //! unless `--force`), and what the trees the steps make will be checked against.
 
+use super::check::Expected;
 use super::made::Made;
 use super::tree::{self, Survey};
 use super::{ArchiveFormat, Material, Params, Place, Step, StepKind};
-use crate::dataset::manifest::{Entry, Manifest};
+use crate::dataset::manifest::Manifest;
 use crate::dataset::{verify as dverify, MANIFEST};
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
 use crate::os::dir::Kind;
+use crate::os::resolve;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -33,9 +35,9 @@ impl Input {
 /// What the trees a step makes are checked against.
 pub enum Reference {
     /// The source's dataset manifest.
-    Manifest(PathBuf, Vec<Entry>),
+    Manifest(PathBuf, Vec<Expected>),
     /// The source's files, hashed before the first repetition.
-    Hashed(Vec<Entry>),
+    Hashed(Vec<Expected>),
     /// Nothing but what the made tree carries: its own manifest, or the archive's checksums.
     Own,
 }
@@ -117,37 +119,34 @@ pub fn settle(steps: &mut [Step], source: &Input) {
     }
 }
 
-/// The target may not be the source nor lie inside it: a workload never writes there.
-pub fn check_apart(source: &Path, target: &Path) -> Result<()> {
-    let canon = |p: &Path| -> PathBuf {
-        // The nearest folder that exists, resolved, and the rest as given.
-        let mut head = p.to_path_buf();
-        let mut tail = Vec::new();
-        while !head.exists() {
-            match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
-                (Some(n), Some(parent)) => {
-                    tail.push(n);
-                    head = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        let mut c = std::fs::canonicalize(&head).unwrap_or(head);
-        c.extend(tail.iter().rev());
-        c
-    };
-    let (s, t) = (canon(source), canon(target));
-    if t.starts_with(&s) {
+/// The target may not be the source nor lie inside it: a workload never writes there. The
+/// target is resolved as the kernel will once its missing folders are made (a `..` after a
+/// missing folder cancels it), and "inside" is judged by the identity of every folder on its
+/// way up, so neither `src/../src/out`, `nx/../src/out` nor a bind mount of the source gets
+/// past. The source inside the target needs no check: what a step makes there always has a
+/// new name (made with O_EXCL), so it can never be a folder that already holds the source.
+/// The target as it resolves: what is made, and where.
+pub fn check_apart(source: &Path, target: &Path) -> Result<PathBuf> {
+    let (s, t) = (source.display(), target.display());
+    let resolved = resolve::resolve(target)
+        .map_err(|e| Error::usage(format!("cannot resolve --target '{t}': {e}")))?;
+    let inside = resolve::is_within(&resolved, source)
+        .map_err(|e| Error::usage(format!("cannot resolve --source '{s}': {e}")))?;
+    if inside {
+        let shown = match resolved.as_path() == target {
+            true => String::new(),
+            false => format!(" (it leads to '{}')", resolved.display()),
+        };
         return Err(Error::usage(format!(
-            "--target '{}' is inside --source '{}': a workload never writes into its source",
-            target.display(),
-            source.display()
+            "--target '{t}' is inside --source '{s}'{shown}: a workload never writes into its \
+             source"
         )));
     }
-    Ok(())
+    Ok(resolved)
 }
 
-/// Make the target, or check the one there: a folder, empty unless `force`.
+/// Make the target (`t`, resolved by [`check_apart`]), or check the one there: a folder,
+/// empty unless `force`. Each missing folder is made here, one by one, and owned.
 pub fn claim_target(t: &Path, force: bool, top: &mut Made) -> Result<()> {
     let shown = t.display();
     match std::fs::symlink_metadata(t) {
@@ -164,17 +163,20 @@ pub fn claim_target(t: &Path, force: bool, top: &mut Made) -> Result<()> {
             Ok(())
         }
         Err(_) => {
-            // The highest folder missing: iogauge makes it, and owns everything in it.
-            let mut first = t.to_path_buf();
-            while let Some(p) = first
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+            // The missing folders, highest first: iogauge makes them, and owns each.
+            let mut missing = vec![t.to_path_buf()];
+            while let Some(p) = missing
+                .last()
+                .and_then(|p| p.parent())
+                .filter(|p| !p.as_os_str().is_empty() && std::fs::symlink_metadata(p).is_err())
             {
-                first = p.to_path_buf();
+                missing.push(p.to_path_buf());
             }
-            std::fs::create_dir_all(t)
-                .map_err(|e| Error::usage(format!("cannot make --target '{shown}': {e}")))?;
-            top.own(&first)
+            for p in missing.iter().rev() {
+                top.folder(p)
+                    .map_err(|e| Error::usage(format!("--target '{shown}': {e}")))?;
+            }
+            Ok(())
         }
     }
 }
@@ -299,7 +301,8 @@ pub fn reference_of(
         return Ok((Reference::Own, None));
     }
     if let Some((at, m)) = manifest {
-        return Ok((Reference::Manifest(at, m.entries), None));
+        let expected = m.entries.iter().map(Expected::from).collect();
+        return Ok((Reference::Manifest(at, expected), None));
     }
     let threads = params.steps.iter().map(|s| s.threads).max().unwrap_or(1);
     progress("hashing the source, to check what the steps make against it");
@@ -313,7 +316,7 @@ pub fn reference_of(
 }
 
 /// Every file below `root`, hashed by `threads` threads.
-fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Entry>> {
+fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Expected>> {
     let files: Vec<_> = tree::list(root, stop)?
         .into_iter()
         .filter(|i| i.kind == Kind::File)
@@ -330,11 +333,13 @@ fn hash_tree(root: &Path, threads: u32, stop: &AtomicBool) -> Result<Vec<Entry>>
                     let r = File::open(&path).and_then(|mut f| dverify::hash(&mut f, &mut buf));
                     match r {
                         Ok((size, xxh3)) => {
-                            out.lock().unwrap_or_else(|p| p.into_inner()).push(Entry {
-                                path: item.rel.to_string_lossy().into_owned(),
-                                size,
-                                xxh3,
-                            })
+                            out.lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(Expected {
+                                    rel: item.rel.clone(),
+                                    size,
+                                    xxh3,
+                                })
                         }
                         Err(e) => {
                             failed
@@ -440,5 +445,18 @@ mod tests {
         assert!(check_apart(&src, &src.join("new/deeper")).is_err());
         assert!(check_apart(&src, &src).is_err());
         assert!(check_apart(&src, &t.path().join("elsewhere")).is_ok());
+        // Through a missing folder and `..`, and through a link to the source.
+        let e = check_apart(&src, &t.path().join("nx/../src/out"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is inside --source") && e.contains("it leads to"),
+            "{e}"
+        );
+        assert!(!t.path().join("nx").exists());
+        std::os::unix::fs::symlink(&src, t.path().join("ln")).unwrap();
+        assert!(check_apart(&src, &t.path().join("ln/out")).is_err());
+        let r = check_apart(&src, &t.path().join("nx/../other")).unwrap();
+        assert_eq!(r, std::fs::canonicalize(t.path()).unwrap().join("other"));
     }
 }

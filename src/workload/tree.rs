@@ -4,12 +4,9 @@
 //! cache about).
 
 use crate::error::{Error, Result};
-use crate::os::dir::{kind_of_mode, Dir, Kind};
+use crate::os::dir::{kind_of_mode, Dir, Kind, MAX_DEPTH};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Deeper than this is a loop or a tree no real work has.
-const MAX_DEPTH: usize = 512;
 
 /// One entry below the top.
 #[derive(Debug, Clone)]
