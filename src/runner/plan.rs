@@ -42,6 +42,10 @@ pub struct RunPlan {
     pub service: Option<FileService>,
     /// Bytes each thread does before it stops (`--total` split over the threads).
     pub quota_bytes: Option<u64>,
+    /// Each thread's share left part of a block unused: a flush due after its last write is
+    /// still issued (fio asks for one more I/O while bytes remain, and issues the sync due
+    /// before finding that no block fits; where the share is whole blocks it asks no more).
+    pub flush_after_last: bool,
     pub threads: u64,
     /// Keep a record of every I/O (an observer wants per-I/O logs, in latency mode).
     pub trace: bool,
@@ -67,6 +71,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
     let service = file_service(job, queue_depth, &mut notes);
     let threads = job.total_threads();
     let quota_bytes = quota(job, threads, &mut notes);
+    let flush_after_last = job.per_io.flush.is_some() && part_block_left(job, threads);
     check_affinity(job, host)?;
     let numa = numa_plan(job)?;
     let trace = wants_ios && job.latency;
@@ -94,6 +99,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
         queue_depth,
         service,
         quota_bytes,
+        flush_after_last,
         threads,
         trace,
         notes,
@@ -172,6 +178,16 @@ fn quota(job: &JobSpec, threads: u64, notes: &mut Vec<String>) -> Option<u64> {
         ));
     }
     Some(per)
+}
+
+/// Whether each thread's share of a byte stop ends in part of a block that no I/O fits.
+fn part_block_left(job: &JobSpec, threads: u64) -> bool {
+    match job.timing.stop {
+        Stop::TotalBytes { bytes, .. } if job.shape.block_mix.is_none() => {
+            (bytes / threads.max(1)) % job.shape.block_size.max(1) != 0
+        }
+        _ => false,
+    }
 }
 
 /// The job's NUMA nodes, each online here (fio refuses a node libnuma does not know).

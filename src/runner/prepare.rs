@@ -222,6 +222,7 @@ fn worker_plan(
             set.iter().map(region).map(|(s, e)| e - s).sum(),
         ),
         quota_bytes: plan.quota_bytes,
+        flush_after_last: plan.flush_after_last,
         continue_on_error: job.continue_on_error,
         ignore_errors: job.ignore_errors.clone(),
         fill: job.fill,

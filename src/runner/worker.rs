@@ -64,6 +64,8 @@ pub struct WorkerPlan {
     pub dedupe: Option<super::dedupe::DedupeFill>,
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
+    /// Issue a flush still due after the last write (see `RunPlan::flush_after_last`).
+    pub flush_after_last: bool,
     pub continue_on_error: bool,
     /// Errors (errnos) to go on after even without `continue_on_error`.
     pub ignore_errors: Vec<i32>,
@@ -1491,6 +1493,12 @@ impl<E: IoEngine> Worker<'_, E> {
     /// Nothing in flight: flush at the end (--end-fsync) or when due (--fsync), or wait out a
     /// pause or the rate limit.
     fn idle(&mut self, issuing: bool) -> Idle {
+        let quota_done = self.s.quota_done_ns.is_some();
+        if !issuing && self.s.flush.flush_due && self.plan.flush_after_last && quota_done {
+            let (op, file) = (self.flush_op, self.s.flush.flush_file);
+            self.queue_flush(op, file);
+            return Idle::Reap;
+        }
         if !issuing {
             // --end-fsync: each file written, one at a time.
             let f = &mut self.s.flush;
