@@ -489,9 +489,11 @@ impl JobSpec {
                 ms(interval)
             ));
         }
-        if !rule.window_ns.is_multiple_of(rule.check_ns) || rule.window_ns <= rule.check_ns {
+        // One check interval is a window fio accepts: its one point has no spread (a deviation
+        // rule holds at once) and no slope (a slope rule never does); stats/flat.rs judges so.
+        if !rule.window_ns.is_multiple_of(rule.check_ns) || rule.window_ns < rule.check_ns {
             return bad(format!(
-                "{} {} must be a whole number of {} ({}), and more than one",
+                "{} {} must be a whole number of {} ({}), at least one",
                 n(Flag::FlatWindow),
                 ms(rule.window_ns),
                 n(Flag::FlatCheck),

@@ -157,8 +157,14 @@ pub fn judge(window: &[Point], rule: &FlatRule) -> Verdict {
     } else {
         raw
     };
-    // No I/O at all is not steady: a percentage of nothing means nothing.
-    let attained = y.len() >= 2 && mean > 0.0 && criterion.abs() < rule.limit.value();
+    // No I/O at all is not steady: a percentage of nothing means nothing. One point (a
+    // window of one check interval, as fio allows) has no spread but no slope either: a
+    // deviation rule holds on it, a slope rule never does, as in fio.
+    let enough = match rule.test {
+        FlatTest::Deviation => !y.is_empty(),
+        FlatTest::Slope => y.len() >= 2,
+    };
+    let attained = enough && mean > 0.0 && criterion.abs() < rule.limit.value();
     Verdict {
         mean,
         deviation,
@@ -334,6 +340,24 @@ mod tests {
             ..r
         };
         assert!(judge(&falling, &loose).attained);
+    }
+
+    #[test]
+    fn one_point_has_no_spread_and_no_slope() {
+        let dev = rule(
+            FlatMetric::Iops,
+            FlatTest::Deviation,
+            FlatLimit::Percent(10.0),
+            1,
+        );
+        let one = points(&ios(&[100]), &dev, S);
+        assert_eq!(one.len(), 1);
+        assert!(judge(&one, &dev).attained, "a deviation rule holds on one point");
+        let slope = FlatRule {
+            test: FlatTest::Slope,
+            ..dev
+        };
+        assert!(!judge(&one, &slope).attained, "one point has no slope");
     }
 
     #[test]
