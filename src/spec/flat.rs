@@ -55,7 +55,7 @@ pub struct FlatRule {
     pub metric: FlatMetric,
     pub test: FlatTest,
     pub limit: FlatLimit,
-    /// The rolling window judged: a whole number of check intervals, more than one.
+    /// The rolling window judged: a whole number of check intervals, one or more.
     pub window_ns: u64,
     /// Time from the start of the measured window before the first sample is collected.
     pub ramp_ns: u64,

@@ -468,7 +468,7 @@ impl JobSpec {
     }
 
     /// The flat-window rule (fio's steadystate=): whole check intervals of whole time-series
-    /// intervals, a window of more than one point, latency only where latency is timed.
+    /// intervals, a window of one point or more, latency only where latency is timed.
     fn validate_flat(&self, rule: &FlatRule) -> Result<()> {
         let n = |f| self.name(f);
         if self.timing.until_steady.is_some() {
