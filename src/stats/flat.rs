@@ -352,7 +352,10 @@ mod tests {
         );
         let one = points(&ios(&[100]), &dev, S);
         assert_eq!(one.len(), 1);
-        assert!(judge(&one, &dev).attained, "a deviation rule holds on one point");
+        assert!(
+            judge(&one, &dev).attained,
+            "a deviation rule holds on one point"
+        );
         let slope = FlatRule {
             test: FlatTest::Slope,
             ..dev

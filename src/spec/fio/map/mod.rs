@@ -462,7 +462,12 @@ mod tests {
         let f = one_point.job.timing.until_flat.expect("a flat rule");
         assert_eq!((f.window_ns, f.check_ns), (1_000_000_000, 1_000_000_000));
         let short = e("ss=iops:1%\nss_dur=1\nss_interval=2\n");
-        assert!(short.contains("ss_dur 1000ms must be a whole number of ss_interval (2000ms), at least one"), "{short}");
+        assert!(
+            short.contains(
+                "ss_dur 1000ms must be a whole number of ss_interval (2000ms), at least one"
+            ),
+            "{short}"
+        );
         let check = e("ss=iops:1%\nss_dur=10\nlog_avg_msec=300\nwrite_bw_log=x\n");
         assert!(
             check.contains("ss_interval 1000ms is not a whole number of log_avg_msec (300ms)"),
