@@ -184,7 +184,7 @@ fn quota(job: &JobSpec, threads: u64, notes: &mut Vec<String>) -> Option<u64> {
 fn part_block_left(job: &JobSpec, threads: u64) -> bool {
     match job.timing.stop {
         Stop::TotalBytes { bytes, .. } if job.shape.block_mix.is_none() => {
-            (bytes / threads.max(1)) % job.shape.block_size.max(1) != 0
+            !(bytes / threads.max(1)).is_multiple_of(job.shape.block_size.max(1))
         }
         _ => false,
     }
