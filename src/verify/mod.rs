@@ -99,6 +99,10 @@ impl VerifySpec {
 /// `dump` (the flag `flag` names) is a folder mismatches can be written into: checked before
 /// any I/O, so that a missing one is not found only when the first mismatch is.
 pub fn check_dump(flag: &str, dump: &std::path::Path) -> crate::error::Result<()> {
+    // fio's verify_dump=1 dumps beside the target: for a bare file name that is "", the
+    // current folder.
+    let here = std::path::Path::new(".");
+    let dump = if dump.as_os_str().is_empty() { here } else { dump };
     match std::fs::metadata(dump) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(crate::error::Error::usage(format!(
@@ -293,4 +297,18 @@ pub struct VerifyTarget {
     pub origin: u64,
     /// The target's id in headers.
     pub id: u32,
+}
+
+#[cfg(test)]
+mod dump_tests {
+    use super::check_dump;
+    use std::path::Path;
+
+    #[test]
+    fn the_folder_of_a_bare_target_name_is_the_current_one() {
+        check_dump("verify_dump", Path::new("")).unwrap();
+        check_dump("--dump", Path::new(".")).unwrap();
+        let e = check_dump("--dump", Path::new("/no/such/folder")).unwrap_err();
+        assert!(e.to_string().contains("no such folder"), "{e}");
+    }
 }
