@@ -28,7 +28,10 @@ fn a_fork_left_behind_by_a_finished_command_is_ended() {
     let o = bounded(cmd, dir.path(), "fork", 30).expect("sh ends at once");
     assert!(o.status.success());
     let pid = forked_pid(dir.path());
-    assert!(!alive(&pid), "sleep {pid} outlived the command that forked it");
+    assert!(
+        !alive(&pid),
+        "sleep {pid} outlived the command that forked it"
+    );
 }
 
 #[test]

@@ -248,12 +248,18 @@ mod tests {
             ino: 12,
             size: 1 << 20,
         };
-        assert!(file.is(&TargetId { dev: 41, ..file }), "a new mount's number");
+        assert!(
+            file.is(&TargetId { dev: 41, ..file }),
+            "a new mount's number"
+        );
         assert!(!file.is(&TargetId { ino: 13, ..file }));
         assert!(!file.is(&TargetId { size: 1, ..file }));
         let device = TargetId { ino: 0, ..file };
         assert!(device.is(&device));
-        assert!(!device.is(&TargetId { dev: 41, ..device }), "another device");
+        assert!(
+            !device.is(&TargetId { dev: 41, ..device }),
+            "another device"
+        );
         assert!(!device.is(&file), "a file is not the device");
     }
 
