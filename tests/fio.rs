@@ -738,6 +738,57 @@ fn native_runs_write_fio_json_too() -> Outcome {
 
 /// Ctrl-C during the first of two groups: exit 130, the finished part reported as valid JSON,
 /// the later group never started, the files removed.
+/// The peak resident memory (KiB) of a child that has exited, from wait4: this child's own,
+/// not the largest of every child the test process has waited for.
+fn peak_rss_kib(child: std::process::Child) -> Result<(i32, u64), String> {
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our unwaited child; status and usage are valid for writing.
+    let got = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    if got != child.id() as i32 {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+    }
+    Ok((status, usage.ru_maxrss as u64))
+}
+
+/// A job file of 1000 null jobs of one 4 KiB read. Each job used to allocate about a dozen HDR
+/// histograms of ~250 KB up front (3 MB per job, 3 GB in all); now a histogram takes memory at
+/// its first value, and a null job records into three (completion, submission, total: ~0.75
+/// MB), plus its share of threads and interval histograms, ~1.4 MB a job measured. The bound,
+/// 2 MiB a job and 64 MiB besides, fails the old code by about 1 GB.
+fn many_null_jobs_take_little_memory() -> Outcome {
+    const JOBS: u64 = 1000;
+    let dir = work_dir();
+    let mut text = String::from("[global]\nioengine=null\nsize=4k\nbs=4k\nrw=read\n");
+    for i in 0..JOBS {
+        text.push_str(&format!("[j{i}]\n"));
+    }
+    let file = dir.path().join("many.fio");
+    std::fs::write(&file, text).unwrap();
+    let child = bin()
+        .current_dir(dir.path())
+        .args(["fio", "--no-save", "--output-format=json", p(&file)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("iogauge starts");
+    let (status, kib) = match peak_rss_kib(child) {
+        Ok(x) => x,
+        Err(e) => return Outcome::Fail(e),
+    };
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Outcome::Fail(format!("{JOBS} null jobs: wait status {status:#x}"));
+    }
+    let bound = 64 * 1024 + JOBS * 2 * 1024;
+    if kib > bound {
+        return Outcome::Fail(format!(
+            "{JOBS} null jobs peaked at {kib} KiB, over {bound} KiB ({} KiB a job)",
+            kib / JOBS
+        ));
+    }
+    Outcome::Pass(format!("{JOBS} null jobs peaked at {kib} KiB"))
+}
+
 fn ctrl_c_reports_what_ran_and_removes_the_files() -> Outcome {
     let dir = work_dir();
     let child = bin()
@@ -2704,6 +2755,10 @@ fn main() {
         (
             "ctrl_c_reports_what_ran_and_removes_the_files",
             ctrl_c_reports_what_ran_and_removes_the_files,
+        ),
+        (
+            "many_null_jobs_take_little_memory",
+            many_null_jobs_take_little_memory,
         ),
         ("logs_in_fio_format", logs_in_fio_format),
         (

@@ -20,43 +20,77 @@ const SIGNIFICANT_DIGITS: u8 = 3;
 /// The percentiles every report prints.
 pub const PERCENTILES: [f64; 7] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 99.9999];
 
-#[derive(Clone, Debug)]
+/// A latency histogram that takes memory only once something is recorded in it: an HDR
+/// histogram of our configuration is about 250 KB, and a job file of thousands of jobs makes
+/// a dozen per job, most never used (flushes, submission latency, the delay engine's). While
+/// empty, every read sees [`empty`], so an empty one counts, merges and serialises exactly as
+/// an allocated empty one. Recording allocates once, on the first value; never after.
+#[derive(Clone, Debug, Default)]
 pub struct LatencyHistogram {
-    h: Histogram<u64>,
+    h: Option<Box<Histogram<u64>>>,
 }
 
-impl Default for LatencyHistogram {
-    fn default() -> Self {
-        Self::new()
-    }
+/// A histogram of our configuration.
+fn fresh() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
+        .expect("static histogram bounds are valid")
+}
+
+/// The one empty histogram that every unallocated [`LatencyHistogram`] reads from.
+fn empty() -> &'static Histogram<u64> {
+    static EMPTY: std::sync::OnceLock<Histogram<u64>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(fresh)
 }
 
 impl LatencyHistogram {
+    /// An empty histogram; allocates nothing until the first value.
     pub fn new() -> Self {
-        let h = Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
-            .expect("static histogram bounds are valid");
-        LatencyHistogram { h }
+        LatencyHistogram { h: None }
+    }
+
+    /// Whether the HDR histogram behind it has been allocated (tests of the laziness).
+    pub fn is_allocated(&self) -> bool {
+        self.h.is_some()
+    }
+
+    fn hist(&self) -> &Histogram<u64> {
+        self.h.as_deref().unwrap_or_else(|| empty())
+    }
+
+    /// The HDR histogram, allocated on first use.
+    fn hist_mut(&mut self) -> &mut Histogram<u64> {
+        self.h.get_or_insert_with(Self::allocate)
+    }
+
+    #[cold]
+    fn allocate() -> Box<Histogram<u64>> {
+        Box::new(fresh())
     }
 
     /// Record one latency; 0 ns (possible with a coarse clock) counts as 1 ns.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.h.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
+        self.hist_mut()
+            .saturating_record(ns.clamp(1, MAX_LATENCY_NS));
     }
 
-    /// Exact merge: both histograms share one configuration.
+    /// Exact merge: both histograms share one configuration. Merging an empty one changes
+    /// nothing and allocates nothing.
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        self.h
-            .add(&other.h)
+        let Some(o) = other.h.as_deref() else {
+            return;
+        };
+        self.hist_mut()
+            .add(o)
             .expect("histograms of one configuration always merge");
     }
 
     pub fn count(&self) -> u64 {
-        self.h.len()
+        self.hist().len()
     }
 
     pub fn value_at_percentile(&self, p: f64) -> u64 {
-        self.h.value_at_percentile(p)
+        self.hist().value_at_percentile(p)
     }
 
     /// The histogram in HdrHistogram's V2 format, deflated, as base64: compact, exact, and
@@ -67,7 +101,7 @@ impl LatencyHistogram {
         use hdrhistogram::serialization::Serializer;
         let mut buf = Vec::new();
         hdrhistogram::serialization::V2DeflateSerializer::new()
-            .serialize(&self.h, &mut buf)
+            .serialize(self.hist(), &mut buf)
             .expect("serializing into memory cannot fail");
         base64::engine::general_purpose::STANDARD.encode(buf)
     }
@@ -85,10 +119,10 @@ impl LatencyHistogram {
             .map_err(|e| format!("not an HdrHistogram: {e:?}"))?;
         let mut ours = LatencyHistogram::new();
         if h.low() == 1 && h.high() == MAX_LATENCY_NS && h.sigfig() == SIGNIFICANT_DIGITS {
-            ours.h = h;
+            ours.h = Some(Box::new(h));
         } else {
             for v in h.iter_recorded() {
-                ours.h.saturating_record_n(
+                ours.hist_mut().saturating_record_n(
                     v.value_iterated_to().clamp(1, MAX_LATENCY_NS),
                     v.count_at_value(),
                 );
@@ -99,7 +133,7 @@ impl LatencyHistogram {
 
     /// Every recorded value (the highest value of its bucket) with its count, lowest first.
     pub fn recorded(&self) -> Vec<(u64, u64)> {
-        self.h
+        self.hist()
             .iter_recorded()
             .map(|v| (v.value_iterated_to(), v.count_at_value()))
             .collect()
@@ -108,14 +142,14 @@ impl LatencyHistogram {
     /// Latency at each of `points` evenly spaced "nines" (x = -log10(1 - p)), from the median
     /// to the maximum: the data of a percentile plot.
     pub fn nines_curve(&self, max_nines: f64, points: usize) -> Vec<(f64, u64)> {
-        if self.h.is_empty() {
+        if self.hist().is_empty() {
             return Vec::new();
         }
         (0..=points)
             .map(|i| {
                 let x = max_nines * i as f64 / points as f64;
                 let p = 100.0 * (1.0 - 10f64.powf(-x));
-                (x, self.h.value_at_percentile(p))
+                (x, self.hist().value_at_percentile(p))
             })
             .collect()
     }
@@ -123,14 +157,14 @@ impl LatencyHistogram {
     /// Counts in `bins` logarithmically spaced bins from the minimum to the maximum:
     /// (bin low ns, bin high ns, count).
     pub fn log_bins(&self, bins: usize) -> Vec<(u64, u64, u64)> {
-        if self.h.is_empty() || bins == 0 {
+        if self.hist().is_empty() || bins == 0 {
             return Vec::new();
         }
-        let lo = (self.h.min().max(1) as f64).ln();
-        let hi = ((self.h.max() + 1) as f64).ln();
+        let lo = (self.hist().min().max(1) as f64).ln();
+        let hi = ((self.hist().max() + 1) as f64).ln();
         let edge = |i: usize| (lo + (hi - lo) * i as f64 / bins as f64).exp().round() as u64;
         let mut out: Vec<(u64, u64, u64)> = (0..bins).map(|i| (edge(i), edge(i + 1), 0)).collect();
-        for v in self.h.iter_recorded() {
+        for v in self.hist().iter_recorded() {
             let x = (v.value_iterated_to().max(1) as f64).ln();
             let i = (((x - lo) / (hi - lo)) * bins as f64)
                 .floor()
@@ -141,19 +175,19 @@ impl LatencyHistogram {
     }
 
     pub fn summary(&self) -> Option<LatencySummary> {
-        if self.h.is_empty() {
+        if self.hist().is_empty() {
             return None;
         }
         Some(LatencySummary {
-            min_ns: self.h.min(),
-            mean_ns: self.h.mean(),
-            stdev_ns: self.h.stdev(),
-            max_ns: self.h.max(),
+            min_ns: self.hist().min(),
+            mean_ns: self.hist().mean(),
+            stdev_ns: self.hist().stdev(),
+            max_ns: self.hist().max(),
             percentiles: PERCENTILES
                 .iter()
                 .map(|&p| Percentile {
                     percentile: p,
-                    ns: self.h.value_at_percentile(p),
+                    ns: self.hist().value_at_percentile(p),
                 })
                 .collect(),
         })
@@ -390,6 +424,75 @@ mod tests {
         let mut ok = header(2);
         ok.extend([2, 0]);
         assert_eq!(LatencyHistogram::from_base64(&b64(&ok)).unwrap().count(), 1);
+    }
+
+    /// The serial form of an allocated empty histogram of our configuration: what every
+    /// empty histogram wrote before histograms were allocated lazily.
+    fn allocated_empty_base64() -> String {
+        use base64::Engine;
+        use hdrhistogram::serialization::Serializer;
+        let mut buf = Vec::new();
+        hdrhistogram::serialization::V2DeflateSerializer::new()
+            .serialize(&fresh(), &mut buf)
+            .unwrap();
+        base64::engine::general_purpose::STANDARD.encode(buf)
+    }
+
+    #[test]
+    fn an_empty_histogram_allocates_nothing_and_reads_as_empty() {
+        let h = LatencyHistogram::new();
+        assert!(!h.is_allocated());
+        assert!(!LatencyHistogram::default().is_allocated());
+        assert_eq!(h.count(), 0);
+        assert_eq!(h.summary(), None);
+        assert_eq!(
+            h.value_at_percentile(99.0),
+            fresh().value_at_percentile(99.0)
+        );
+        assert!(h.recorded().is_empty());
+        assert!(h.nines_curve(3.0, 30).is_empty());
+        assert!(h.log_bins(10).is_empty());
+        assert_eq!(h.to_base64(), allocated_empty_base64());
+        let back = LatencyHistogram::from_base64(&h.to_base64()).unwrap();
+        assert_eq!((back.count(), back.summary()), (0, None));
+        assert!(!h.clone().is_allocated());
+    }
+
+    #[test]
+    fn the_first_record_allocates_once() {
+        let mut h = LatencyHistogram::new();
+        h.record(1_000);
+        assert!(h.is_allocated());
+        let at = h.h.as_deref().map(|x| x as *const Histogram<u64>);
+        h.record(2_000);
+        h.record(MAX_LATENCY_NS);
+        assert_eq!(h.h.as_deref().map(|x| x as *const Histogram<u64>), at);
+        assert_eq!(h.count(), 3);
+        assert_eq!(h.summary().unwrap().min_ns, 1_000);
+    }
+
+    #[test]
+    fn merging_empty_and_full_histograms() {
+        let mut full = LatencyHistogram::new();
+        for v in 1..=10_000u64 {
+            full.record(v * 13);
+        }
+        let (sum, b64) = (full.summary(), full.to_base64());
+        // empty into empty: still empty, still nothing allocated
+        let mut empty = LatencyHistogram::new();
+        empty.merge(&LatencyHistogram::new());
+        assert!(!empty.is_allocated());
+        assert_eq!(empty.to_base64(), allocated_empty_base64());
+        // empty into full: unchanged
+        full.merge(&LatencyHistogram::new());
+        assert_eq!(
+            (full.summary(), full.to_base64()),
+            (sum.clone(), b64.clone())
+        );
+        // full into empty: the same histogram
+        empty.merge(&full);
+        assert!(empty.is_allocated());
+        assert_eq!((empty.summary(), empty.to_base64()), (sum, b64));
     }
 
     #[test]
