@@ -102,7 +102,11 @@ pub fn check_dump(flag: &str, dump: &std::path::Path) -> crate::error::Result<()
     // fio's verify_dump=1 dumps beside the target: for a bare file name that is "", the
     // current folder.
     let here = std::path::Path::new(".");
-    let dump = if dump.as_os_str().is_empty() { here } else { dump };
+    let dump = if dump.as_os_str().is_empty() {
+        here
+    } else {
+        dump
+    };
     match std::fs::metadata(dump) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(crate::error::Error::usage(format!(
