@@ -44,3 +44,19 @@ fn a_hung_command_is_ended_with_its_forks() {
     let pid = forked_pid(dir.path());
     assert!(!alive(&pid), "sleep {pid} outlived the killed command");
 }
+
+#[test]
+fn a_fork_that_left_for_its_own_session_is_ended() {
+    let dir = work_dir();
+    let mut cmd = Command::new("sh");
+    // setsid(1) in a process that leads no group calls setsid() in place: the sleep leaves
+    // the command's group and session, as fio's job processes do.
+    cmd.args(["-c", "setsid sleep 300 & echo $! > pid; exit 0"]);
+    let o = bounded(cmd, dir.path(), "setsid", 30).expect("sh ends at once");
+    assert!(o.status.success());
+    let pid = forked_pid(dir.path());
+    assert!(
+        !alive(&pid),
+        "sleep {pid} outlived the command in a session of its own"
+    );
+}

@@ -296,25 +296,55 @@ pub fn become_subreaper() {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
 }
 
-/// Kill every process left in process group `group` and wait until none is left (10 s at
-/// most): a test that started it leaves nothing running. An error names what would not end.
+/// Kill every process left in process group `group`, and every orphan that left it for a
+/// session of its own (fio's job processes do: a hung fio's jobs, their parent killed, were
+/// left running for good), and wait until none is left (10 s at most): a test that started
+/// them leaves nothing running. An error names what would not end.
 pub fn end_group(group: i32, tag: &str) -> Result<(), String> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        // SAFETY: kill(2) and waitpid(2) on the group this test made for its child; orphans
-        // of that group are this process's children (become_subreaper), so they are reaped.
+        let strays = session_leaving_children();
+        // SAFETY: kill(2) and waitpid(2) on the group this test made for its child and on this
+        // process's own children; orphans of that group are this process's children
+        // (become_subreaper), so they are reaped here.
         unsafe {
             libc::kill(-group, libc::SIGKILL);
+            for &pid in &strays {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
             while libc::waitpid(-group, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
-            if libc::kill(-group, 0) != 0 {
+            if libc::kill(-group, 0) != 0 && strays.is_empty() {
                 return Ok(());
             }
         }
         if std::time::Instant::now() > deadline {
             return Err(format!(
-                "{tag}: a process of its group still runs 10 s after SIGKILL (group {group})"
+                "{tag}: a process of its group still runs 10 s after SIGKILL (group {group}, others {strays:?})"
             ));
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// This process's children that are in another session than it: orphans handed to it as
+/// subreaper after they called setsid (a test's own commands stay in its session).
+fn session_leaving_children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    // SAFETY: getsid(0) asks for this process's own session.
+    let my_sid = unsafe { libc::getsid(0) };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // Fields after the command's closing parenthesis: state, ppid, pgrp, session.
+            let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let num = |i: usize| f.get(i).and_then(|v| v.parse::<i32>().ok());
+            num(1) == Some(me) && num(3).is_some_and(|sid| sid != my_sid)
+        })
+        .collect()
 }
