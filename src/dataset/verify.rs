@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -45,10 +45,32 @@ pub struct Problems {
 }
 
 impl Problems {
-    fn add(&mut self, path: &str) {
+    fn add(&mut self, path: &Path) {
         self.count += 1;
         if self.paths.len() < LISTED {
-            self.paths.push(path.to_string());
+            self.paths.push(path.to_string_lossy().into_owned());
+        }
+    }
+}
+
+/// A file a tree should hold. Its name is bytes, as Linux keeps names: a copy of a tree
+/// holding `caf\xe9.txt` (Latin-1) or `bad\xffname` is checked against those very names,
+/// never a lossy text that names no file (a manifest's names are text; a tree hashed where
+/// it lies need not be).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    /// Below the top.
+    pub rel: PathBuf,
+    pub size: u64,
+    pub xxh3: u64,
+}
+
+impl From<&Entry> for Expected {
+    fn from(e: &Entry) -> Expected {
+        Expected {
+            rel: PathBuf::from(&e.path),
+            size: e.size,
+            xxh3: e.xxh3,
         }
     }
 }
@@ -62,7 +84,8 @@ pub fn verify(
 ) -> Result<VerifyReport> {
     let at = manifest.map_or_else(|| super::manifest_path(top), Path::to_path_buf);
     let m = Manifest::read(&at)?;
-    let mut r = check_tree(top, &m.entries, threads, interrupted)?;
+    let expected: Vec<Expected> = m.entries.iter().map(Expected::from).collect();
+    let mut r = check_tree(top, &expected, threads, interrupted)?;
     r.manifest = at.display().to_string();
     r.manifest_xxh3 = format!("{:016x}", m.checksum());
     Ok(r)
@@ -72,7 +95,7 @@ pub fn verify(
 /// which files are there that `entries` does not name.
 pub fn check_tree(
     top: &Path,
-    entries: &[Entry],
+    entries: &[Expected],
     threads: u32,
     interrupted: &AtomicBool,
 ) -> Result<VerifyReport> {
@@ -104,7 +127,7 @@ enum Found {
 
 fn check_files(
     top: &Path,
-    entries: &[Entry],
+    entries: &[Expected],
     threads: u32,
     interrupted: &AtomicBool,
 ) -> Result<VerifyReport> {
@@ -131,9 +154,9 @@ fn check_files(
                     let mut r = lock(&report);
                     match found {
                         Found::Same => {}
-                        Found::Missing => r.missing.add(&e.path),
-                        Found::WrongSize => r.wrong_size.add(&e.path),
-                        Found::WrongContent => r.wrong_content.add(&e.path),
+                        Found::Missing => r.missing.add(&e.rel),
+                        Found::WrongSize => r.wrong_size.add(&e.rel),
+                        Found::WrongContent => r.wrong_content.add(&e.rel),
                     }
                 }
             });
@@ -156,8 +179,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One file against its entry. An error other than a missing file (a read that fails) ends
 /// the check: the storage, not the dataset, is then what is wrong.
-fn check(top: &Path, e: &Entry, buf: &mut [u8]) -> Result<Found> {
-    let path = top.join(&e.path);
+fn check(top: &Path, e: &Expected, buf: &mut [u8]) -> Result<Found> {
+    let path = top.join(&e.rel);
     let cannot =
         |err: std::io::Error| Error::runtime(format!("cannot read '{}': {err}", path.display()));
     let mut f = match std::fs::File::open(&path) {
@@ -195,30 +218,60 @@ pub fn hash(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<(u64, u64)> {
 
 /// Files below `top` the manifest does not name (the manifest itself aside); links are not
 /// followed.
-fn extra_files(top: &Path, entries: &[Entry]) -> Result<Problems> {
-    let named: HashSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+fn extra_files(top: &Path, entries: &[Expected]) -> Result<Problems> {
+    let named: HashSet<&Path> = entries.iter().map(|e| e.rel.as_path()).collect();
     let mut extra = Problems::default();
-    let mut stack = vec![(top.to_path_buf(), String::new())];
+    let mut stack = vec![(top.to_path_buf(), PathBuf::new())];
     while let Some((dir, rel)) = stack.pop() {
         let list = std::fs::read_dir(&dir)
             .map_err(|e| Error::runtime(format!("cannot list '{}': {e}", dir.display())))?;
         for item in list {
             let item =
                 item.map_err(|e| Error::runtime(format!("cannot list '{}': {e}", dir.display())))?;
-            let name = item.file_name().to_string_lossy().into_owned();
-            let path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
+            let path = rel.join(item.file_name());
             let is_dir = item.file_type().is_ok_and(|t| t.is_dir());
             if is_dir {
                 stack.push((item.path(), path));
-            } else if !named.contains(path.as_str()) && path != MANIFEST {
+            } else if !named.contains(path.as_path()) && path != Path::new(MANIFEST) {
                 extra.add(&path);
             }
         }
     }
     extra.paths.sort();
     Ok(extra)
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn names_that_are_not_text_are_checked_as_themselves() {
+        let t = tempfile::tempdir().unwrap();
+        let name = OsStr::from_bytes(b"caf\xe9.txt");
+        std::fs::write(t.path().join(name), b"coffee").unwrap();
+        std::fs::write(t.path().join(OsStr::from_bytes(b"bad\xffname")), b"").unwrap();
+        let stop = AtomicBool::new(false);
+        let xxh3 = |d: &[u8]| hash(&mut &d[..], &mut [0u8; 64]).unwrap().1;
+        let want = vec![
+            Expected {
+                rel: PathBuf::from(name),
+                size: 6,
+                xxh3: xxh3(b"coffee"),
+            },
+            Expected {
+                rel: PathBuf::from(OsStr::from_bytes(b"bad\xffname")),
+                size: 0,
+                xxh3: xxh3(b""),
+            },
+        ];
+        let f = check_tree(t.path(), &want, 2, &stop).unwrap();
+        assert!(f.ok, "{f:?}");
+        assert_eq!(f.extra.count, 0);
+        std::fs::write(t.path().join(name), b"tea!!!").unwrap();
+        let f = check_tree(t.path(), &want, 1, &stop).unwrap();
+        assert_eq!(f.wrong_content.count, 1);
+    }
 }

@@ -9,7 +9,6 @@
 //! removed through [`crate::os::owned`] (identity checked) unless kept.
 
 pub mod archive;
-pub mod check;
 pub mod copy;
 pub mod delete;
 pub mod extract;

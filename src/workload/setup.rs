@@ -2,11 +2,11 @@
 //! every step has what it works on, the target claimed (never inside the source; new, or empty
 //! unless `--force`), and what the trees the steps make will be checked against.
 
-use super::check::Expected;
 use super::made::Made;
 use super::tree::{self, Survey};
 use super::{ArchiveFormat, Material, Params, Place, Step, StepKind};
 use crate::dataset::manifest::Manifest;
+use crate::dataset::verify::Expected;
 use crate::dataset::{verify as dverify, MANIFEST};
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;

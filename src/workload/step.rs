@@ -4,7 +4,6 @@
 //! -> written back (syncfs, timed apart) -> what it made checked against the source.
 
 use super::archive::{self, Packing};
-use super::check::{self, Expected};
 use super::made::Made;
 use super::meter::{Measured, Meter, Totals};
 use super::setup::{Input, Reference};
@@ -16,6 +15,7 @@ use super::{
     StepKind, Verified, Work,
 };
 use crate::dataset::manifest::Manifest;
+use crate::dataset::verify::{self as dverify, Expected};
 use crate::dataset::MANIFEST;
 use crate::error::{Error, Result};
 use crate::os::cache::{self, CacheDrop};
@@ -471,18 +471,18 @@ fn check(ctx: &Ctx, out: &Path, threads: u32, input: &Input) -> Result<Option<Ve
     let (against, report) = match &ctx.reference {
         Reference::Manifest(at, entries) => (
             format!("the source's manifest {}", at.display()),
-            check::check_tree(out, entries, threads, ctx.stop)?,
+            dverify::check_tree(out, entries, threads, ctx.stop)?,
         ),
         Reference::Hashed(entries) => (
             "the source's files".to_string(),
-            check::check_tree(out, entries, threads, ctx.stop)?,
+            dverify::check_tree(out, entries, threads, ctx.stop)?,
         ),
         Reference::Own if own_manifest.is_file() => {
             let m = Manifest::read(&own_manifest)?;
             let expected: Vec<Expected> = m.entries.iter().map(Expected::from).collect();
             (
                 format!("the manifest it holds, {}", own_manifest.display()),
-                check::check_tree(out, &expected, threads, ctx.stop)?,
+                dverify::check_tree(out, &expected, threads, ctx.stop)?,
             )
         }
         Reference::Own => {
@@ -509,7 +509,7 @@ fn check(ctx: &Ctx, out: &Path, threads: u32, input: &Input) -> Result<Option<Ve
         first.extend(p.paths.iter().take(10).cloned());
     }
     Ok(Some(Verified {
-        ok: report.ok(),
+        ok: report.ok,
         against,
         files: report.files,
         missing: report.missing.count,
