@@ -27,7 +27,7 @@ impl Machine {
         Machine::of(Topology::read())
     }
 
-    fn of(topo: Topology) -> Machine {
+    pub(super) fn of(topo: Topology) -> Machine {
         let mut cores: Vec<Vec<usize>> = Vec::new();
         for c in &topo.cpus {
             if !cores.contains(&c.core) {

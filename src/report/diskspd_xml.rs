@@ -118,11 +118,17 @@ pub struct DiskspdXml<'a>(pub &'a Diskspd);
 
 impl Exporter for DiskspdXml<'_> {
     fn render(&self, r: &RunResult) -> String {
+        self.render_on(r, &Machine::read())
+    }
+}
+
+impl DiskspdXml<'_> {
+    /// The report as written on `machine` (the golden test's is fixed).
+    pub(super) fn render_on(&self, r: &RunResult, machine: &Machine) -> String {
         let d = self.0;
-        let machine = Machine::read();
         let mut x = Xml::new();
         x.open("Results");
-        write_system(&mut x, r, &machine);
+        write_system(&mut x, r, machine);
         write_profile(&mut x, d, r.queue_depth);
         x.open("TimeSpan");
         x.leaf(
@@ -132,7 +138,7 @@ impl Exporter for DiskspdXml<'_> {
         x.leaf("ThreadCount", r.job.total_threads());
         x.leaf("RequestCount", r.queue_depth);
         x.leaf("ProcCount", r.cpu.len());
-        write_cpu(&mut x, r, &machine);
+        write_cpu(&mut x, r, machine);
         if r.job.latency {
             write_latency(&mut x, r);
         }

@@ -16,6 +16,8 @@ pub mod diskspd_system;
 pub mod diskspd_xml;
 pub mod fio;
 pub mod fs;
+#[cfg(test)]
+mod golden;
 pub mod html;
 pub mod json;
 pub mod sink;
