@@ -18,13 +18,6 @@ use std::process::Command;
 
 const TOLERANCE: f64 = 4.0;
 
-fn have_fio() -> Result<(), String> {
-    match Command::new("fio").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(()),
-        _ => Err("fio is not installed".into()),
-    }
-}
-
 /// Lines of the clat log per (direction, block size, priority column), fio's then
 /// iogauge's.
 type Counts = BTreeMap<(String, String, String), u64>;
@@ -91,7 +84,7 @@ const BASE: &str = "[global]\nfilename=d.dat\nsize=64m\ndirect=1\nioengine=io_ur
                     iodepth=8\nruntime=2\ntime_based\nwrite_lat_log=p\n";
 
 fn percentage_matches_fio() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let job = format!(
         "{BASE}log_prio=1\n[j]\nrw=randread\nbs=4k\nprioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\n"
     );
@@ -104,14 +97,14 @@ fn percentage_matches_fio() -> Result<String, String> {
 }
 
 fn without_log_prio_marks_real_time() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let job = format!("{BASE}[j]\nrw=randread\nbs=4k\ncmdprio_percentage=30\n");
     let c = both(&job);
     Ok(check(&c, "0", "4096", "1", 30.0))
 }
 
 fn bssplit_matches_fio() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let job = format!(
         "{BASE}log_prio=1\n[j]\nrw=randrw\nprioclass=2\nprio=7\nbssplit=4k/40:64k/60,64k/100\n\
          cmdprio_bssplit=4k/25/1/1:4k/75/3/2:64k/0,64k/0\n"

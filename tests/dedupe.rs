@@ -21,13 +21,6 @@ const BLOCK: usize = 4096;
 const FROM_ASKED: f64 = 4.0;
 const FROM_FIO: f64 = 6.0;
 
-fn have_fio() -> Result<(), String> {
-    match Command::new("fio").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(()),
-        _ => Err("fio is not installed".into()),
-    }
-}
-
 /// The share of the files' 4 KiB blocks, in percent, whose content came before (in the
 /// files in turn).
 fn duplicate_pct(files: &[Vec<u8>]) -> f64 {
@@ -108,13 +101,13 @@ fn check(what: &str, [fio, iogauge]: [f64; 2], asked: f64) -> String {
 const ONE_JOB: &str = "[w]\nfilename=w.dat\nsize=8m\nbs=4k\nrw=write\ndedupe_percentage=50\n";
 
 fn repeat_matches_fio() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let (shares, _) = both(ONE_JOB, &["w.dat"]);
     Ok(check("repeat", shares, 50.0))
 }
 
 fn working_set_matches_fio() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let job = format!(
         "{ONE_JOB}dedupe_mode=working_set\ndedupe_working_set_percentage=30\nbuffer_compress_percentage=50\n"
     );
@@ -125,7 +118,7 @@ fn working_set_matches_fio() -> Result<String, String> {
 /// Two jobs sharing one working set: half of each one's duplicates repeat the other's
 /// writes, so within one file fewer blocks repeat than over both.
 fn global_working_set_matches_fio() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let job = "[global]\nsize=8m\nbs=4k\nrw=write\ndedupe_percentage=50\n\
                dedupe_mode=working_set\ndedupe_working_set_percentage=50\ndedupe_global=1\n\
                buffer_compress_percentage=50\n[a]\nfilename=a.dat\n[b]\nfilename=b.dat\n";

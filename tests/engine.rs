@@ -170,7 +170,7 @@ fn affinity_pins_threads() {
 /// with no retry.
 #[test]
 fn the_file_system_is_free_the_moment_a_run_ends() {
-    if let Err(why) = common::mounts::need_root() {
+    if let Err(why) = common::need_root() {
         println!("SKIPPED: {why}");
         return;
     }

@@ -14,14 +14,6 @@ use std::time::{Duration, Instant};
 type Checked = Result<(), String>;
 type FaultTest = (&'static str, fn() -> Checked);
 
-fn need_root() -> Checked {
-    if is_root() {
-        Ok(())
-    } else {
-        Err("needs root".into())
-    }
-}
-
 /// `iogauge run` in the background, with its output kept.
 fn spawn_run(line: &str, paths: &[&str]) -> Child {
     bin()

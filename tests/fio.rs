@@ -381,7 +381,7 @@ fn percentiles_and_bins_as_fio_writes_them() -> Outcome {
             [(false, false), (false, false)],
         ),
     ];
-    let fio_here = sh("fio", &["--version"]).is_ok();
+    let fio_here = common::have_fio().is_ok();
     for (extra, plus, want) in cases {
         let format = if plus {
             "--output-format=json+"
@@ -609,7 +609,7 @@ fn iops_side_by_side(dir: &Path, job: &str, rounds: usize) -> Result<(Vec<f64>, 
 }
 
 fn iops_match_fio_on_the_same_file() -> Outcome {
-    if sh("fio", &["--version"]).is_err() {
+    if common::have_fio().is_err() {
         return Outcome::Skip(
             "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
         );
@@ -1003,7 +1003,7 @@ fn per_io_logs(dir: &Path) -> Outcome {
                 }
             }
         }
-        if sh("fio", &["--version"]).is_ok() {
+        if common::have_fio().is_ok() {
             let theirs = here.join("fio");
             std::fs::create_dir_all(&theirs).unwrap();
             std::fs::write(theirs.join("pl.fio"), job(engine, &theirs.join("pl.dat"))).unwrap();
@@ -1110,7 +1110,7 @@ fn fio_generate_plots_draws_the_same_graphs() -> Outcome {
 /// did counted on its disk. And "job options" as fio shows them for the same job: the same
 /// options (those written without a value left out), the same values but the file's folder.
 fn disk_util_and_job_options_as_fio_writes_them() -> Outcome {
-    if sh("fio", &["--version"]).is_err() {
+    if common::have_fio().is_err() {
         return Outcome::Skip(
             "fio is not installed (scripts/install-test-tools.sh installs it)".into(),
         );
@@ -1341,7 +1341,7 @@ fn fio_histo_log_pctiles_reads_the_hist_log() -> Outcome {
 /// hist logs iogauge and fio write for the same job: its output for each, iogauge's first.
 fn hist_tool_on_both(script: &str, python: &str, args: &[&str]) -> Result<[String; 2], Outcome> {
     let gz = Path::new("/usr/share/doc/fio").join(format!("{script}.gz"));
-    if sh("fio", &["--version"]).is_err() || !gz.exists() {
+    if common::have_fio().is_err() || !gz.exists() {
         return Err(Outcome::Skip(format!("fio or its {script} (Debian's fio package) is not installed (scripts/install-test-tools.sh installs it)")));
     }
     let dir = work_dir();
@@ -1630,7 +1630,7 @@ fn flushes_are_the_system_calls_strace_counts() -> Outcome {
         {
             return Outcome::Fail(format!("{opts}: sync latency not filled: {sync}"));
         }
-        if sh("fio", &["--version"]).is_ok() {
+        if common::have_fio().is_ok() {
             let fio_job = dir.path().join("flush-fio.fio");
             std::fs::write(&fio_job, text.replace("flush.dat", "flush-fio.dat")).unwrap();
             let out = sh("fio", &["--output-format=json", p(&fio_job)]);
@@ -1688,7 +1688,7 @@ fn filesize_bounds_the_bytes_as_fio() -> Outcome {
     std::fs::File::create(d.join("big.dat"))
         .and_then(|f| f.set_len(128 << 20))
         .unwrap();
-    let with_fio = sh("fio", &["--version"]).is_ok();
+    let with_fio = common::have_fio().is_ok();
     let mut said = Vec::new();
     let check = |target: &str, args: &[&str], want: u64| -> Result<(), String> {
         let mut all = vec!["--name=fs", target, "--bs=1m"];
@@ -1826,7 +1826,7 @@ fn verification_reads_as_fio_reports_them() -> Outcome {
     ) {
         return Outcome::Fail(format!("no verification line in the text:\n{text}"));
     }
-    if sh("fio", &["--version"]).is_err() {
+    if common::have_fio().is_err() {
         return Outcome::Pass("SKIPPED the comparison: fio is not installed".into());
     }
     match moved("fio", dir.path(), &args) {
@@ -2121,7 +2121,7 @@ fn several_files_per_job() -> Outcome {
             "nrfiles=3 numjobs=2: wrote {bytes:?}, laid out {files:?}"
         ));
     }
-    if sh("fio", &["--version"]).is_ok() {
+    if common::have_fio().is_ok() {
         let theirs = dir.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::fs::write(theirs.join("n.fio"), job).unwrap();
@@ -2319,7 +2319,7 @@ fn file_operation_engines() -> Outcome {
             files.len()
         ));
     }
-    let compared = if sh("fio", &["--version"]).is_ok() {
+    let compared = if common::have_fio().is_ok() {
         let theirs = dir.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::fs::write(theirs.join("ops.fio"), FILE_OPS).unwrap();
@@ -2459,7 +2459,7 @@ fn zoned_distribution_seen_by_strace() -> Outcome {
         ));
     }
     let mut said = format!("iogauge {share:.3} of {n} preads in the first 10%");
-    if sh("fio", &["--version"]).is_ok() {
+    if common::have_fio().is_ok() {
         let mut fio = std::process::Command::new("fio");
         fio.arg(&job);
         match pread_share(dir.path(), &mut fio, tenth) {
@@ -2513,7 +2513,7 @@ fn rates_for_reads_and_writes_apart() -> Outcome {
         if !ok {
             return Outcome::Fail(format!("{rate}: reads {r:.0} B/s, writes {w:.0} B/s"));
         }
-        if sh("fio", &["--version"]).is_ok() {
+        if common::have_fio().is_ok() {
             let theirs = std::process::Command::new("fio")
                 .current_dir(dir.path())
                 .args(args)
@@ -2663,7 +2663,7 @@ fn fio_reads_per_file(log: &Path, files: u32) -> Vec<u64> {
 /// finishes 8 files at a time (it closes a file when it is done) where iogauge keeps turning
 /// over all 64, opening and closing as it goes.
 fn openfiles_counts_beside_fio() -> Outcome {
-    if sh("fio", &["--version"]).is_err() {
+    if common::have_fio().is_err() {
         return Outcome::Skip("fio is not installed".into());
     }
     let dir = work_dir();

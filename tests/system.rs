@@ -12,14 +12,6 @@ use std::process::Command;
 type Checked = Result<(), String>;
 type SystemTest = (&'static str, fn() -> Checked);
 
-fn need_root() -> Checked {
-    if is_root() {
-        Ok(())
-    } else {
-        Err("needs root".into())
-    }
-}
-
 /// A mount that is undone when dropped.
 struct Mount(PathBuf);
 impl Mount {

@@ -7,7 +7,7 @@
 //! an older version. Tests that need root, FUSE or mfusepy say SKIPPED without them.
 
 mod common;
-use common::mounts::need_root;
+use common::need_root;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;

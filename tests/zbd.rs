@@ -16,13 +16,6 @@ use std::process::{Command, Output};
 
 const M: u64 = 1 << 20;
 
-fn have_fio() -> Result<(), String> {
-    match Command::new("fio").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(()),
-        _ => Err("fio is not installed".into()),
-    }
-}
-
 /// `job` run by fio (`fio`) or by `iogauge fio`, in `dir`, on a fresh 16 MiB `z.dat`.
 fn run(dir: &Path, job: &str, fio: bool, json: bool) -> Output {
     let f = std::fs::File::create(dir.join("z.dat")).unwrap();
@@ -81,7 +74,7 @@ const SEQUENTIAL: &str = "[c]\nfilename=z.dat\nzonemode=zbd\nzonesize=1m\nrw=wri
 
 /// Writes go zone by zone to each zone's capacity, then round again, each zone reset first.
 fn sequential_writes_land_where_fios_do() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let mut seen = Vec::new();
     for fio in [true, false] {
         let dir = work_dir();
@@ -111,7 +104,7 @@ const LATER_READS: &str = "[global]\nfilename=z.dat\nzonemode=zbd\nzonesize=1m\n
 
 /// A read job sees what the write job before it wrote, and nothing past it.
 fn later_jobs_read_what_earlier_ones_wrote() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let mut seen = Vec::new();
     for fio in [true, false] {
         let dir = work_dir();
@@ -167,7 +160,7 @@ fn replay(writes: &[(u64, u64)]) -> (usize, u64, usize) {
 /// Random writes go to write pointers of at most 3 open zones; fio's log is replayed the same
 /// way, so that the replay is known to judge fio's own behaviour right.
 fn random_writes_stay_at_write_pointers() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let mut said = Vec::new();
     for fio in [true, false] {
         let dir = work_dir();
@@ -197,7 +190,7 @@ const RANDOM_STRIDED: &str = "[s]\nfilename=z.dat\nrw=randread\nbs=4k\nsize=16m\
 /// Random reads in strided zones (zonemode=strided, not zbd): 64 reads of 4 KiB anywhere in
 /// a zone's 1 MiB, then the next zone 2 MiB on, as fio draws them.
 fn random_strided_zones_as_fio_walks_them() -> Result<String, String> {
-    have_fio()?;
+    common::have_fio()?;
     let mut zones = Vec::new();
     for fio in [true, false] {
         let dir = work_dir();

@@ -70,6 +70,29 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Err(the reason a test is skipped) where not root: mounts, devices, cgroups.
+pub fn need_root() -> Result<(), String> {
+    if is_root() {
+        Ok(())
+    } else {
+        Err("needs root".into())
+    }
+}
+
+/// Err(the reason) where `tool` is not on PATH.
+pub fn need_tool(tool: &str) -> Result<(), String> {
+    sh("sh", &["-c", &format!("command -v {tool}")])
+        .map(drop)
+        .map_err(|_| format!("{tool} is not installed (scripts/install-test-tools.sh installs it)"))
+}
+
+/// Err(the reason) where fio does not run here: the tests comparing with fio are skipped.
+pub fn have_fio() -> Result<(), String> {
+    sh("fio", &["--version"])
+        .map(drop)
+        .map_err(|_| "fio is not installed (scripts/install-test-tools.sh installs it)".into())
+}
+
 pub fn u(v: &Value) -> u64 {
     v.as_u64()
         .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))

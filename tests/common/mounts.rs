@@ -3,22 +3,10 @@
 //! an Err with the reason, which the tests report as SKIPPED.
 #![allow(dead_code)]
 
-use super::{is_root, p, sh};
+use super::{p, sh};
 use std::path::{Path, PathBuf};
 
-pub fn need_root() -> Result<(), String> {
-    if is_root() {
-        Ok(())
-    } else {
-        Err("needs root".into())
-    }
-}
-
-pub fn need_tool(tool: &str) -> Result<(), String> {
-    sh("sh", &["-c", &format!("command -v {tool}")])
-        .map(drop)
-        .map_err(|_| format!("{tool} is not installed (scripts/install-test-tools.sh installs it)"))
-}
+use super::need_tool;
 
 /// A mounted file system, unmounted when dropped (a loop device made by mount -o loop is
 /// released with it).
