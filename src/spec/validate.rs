@@ -1311,6 +1311,57 @@ mod tests {
         );
     }
 
+    /// What an engine lacks (a capability, its own setting) is refused naming the engine.
+    #[test]
+    fn engine_options_are_refused_where_the_engine_lacks_them() {
+        let refused = |flags: &str| {
+            let argv: Vec<String> = format!("iogauge run -c 1M {flags} a.dat")
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            match crate::spec::native::job_from_argv(&argv) {
+                Ok(_) => None,
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        let cases = [
+            ("--engine sync --sqpoll", "--sqpoll applies to the io_uring engine"),
+            ("--engine null --hipri", "--hipri applies to the io_uring engine"),
+            (
+                "--engine mmap --cmdprio 30/1/4",
+                "--cmdprio (a priority in each I/O) applies to the io_uring engine",
+            ),
+            ("--engine delay", "--engine delay needs --delay fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA"),
+            ("--engine sync --delay fixed:1ms", "--delay applies to --engine delay only"),
+            (
+                "--engine mmap --trim only",
+                "the mmap engine cannot trim (--trim): use sync, io_uring or falloc",
+            ),
+            (
+                "--engine ftruncate --write-pct 50",
+                "the ftruncate engine only writes (each write sets the file's length to its offset): --write-pct must be 100, without trims",
+            ),
+            (
+                "--engine ftruncate --trim only",
+                "the ftruncate engine only writes",
+            ),
+        ];
+        for (flags, want) in cases {
+            let msg = refused(flags).unwrap_or_else(|| panic!("accepted: {flags}"));
+            assert!(msg.contains(want), "{flags}: {msg}");
+        }
+        // Where they are the engine's, or no engine is named (the default has them), they pass.
+        for flags in [
+            "--engine io_uring --sqpoll --cmdprio 30/1/4",
+            "--sqpoll",
+            "--engine delay --delay fixed:1ms",
+            "--engine falloc --trim only",
+            "--engine null --trim only",
+        ] {
+            assert_eq!(refused(flags), None, "{flags}");
+        }
+    }
+
     #[test]
     fn diskspd_lines_are_refused_in_diskspd_words() {
         let msg = diskspd_error("-b2G -c4G t.dat");
