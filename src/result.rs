@@ -3,7 +3,7 @@
 //! Bump [`SCHEMA_VERSION`] on any change that could break a reader.
 
 use crate::clock::ClockInfo;
-use crate::engine::uring::UringFeatures;
+use crate::engine::RingFeatures;
 use crate::facts::{SystemFacts, TargetFacts, TargetKind};
 use crate::spec::{EngineKind, JobSpec};
 use crate::stats::cpu::CpuUsage;
@@ -58,7 +58,7 @@ pub struct RunResult {
     pub engine: EngineKind,
     pub queue_depth: u32,
     /// io_uring features in use (registered file and buffers, DEFER_TASKRUN, SQPOLL, IOPOLL).
-    pub io_uring: Option<UringFeatures>,
+    pub io_uring: Option<RingFeatures>,
     pub clock: ClockInfo,
     /// How completions were found, all threads together.
     pub waits: WaitStats,

@@ -378,18 +378,18 @@ fn parse_only(plan: &FioPlan) -> String {
 /// missing file with no size, a write to a file or device iogauge may not touch. Files that
 /// an earlier job of this plan will create are iogauge's own.
 fn preflight(plan: &FioPlan) -> Result<(), Error> {
-    use iogauge::spec::EngineKind;
     // Sets: a job may name a million files.
     let mut created: HashSet<&Path> = HashSet::new();
     for run in &plan.runs {
+        let caps = run.job.engine.kind.map(|e| e.caps());
+        let creates = caps.is_some_and(|c| c.creates_files);
         // A delete destroys as a write does.
-        let writes =
-            run.job.shape.write_pct > 0 || run.job.engine.kind == Some(EngineKind::FileDelete);
+        let writes = run.job.shape.write_pct > 0 || caps.is_some_and(|c| c.deletes_files);
         for t in &run.job.targets {
             let p = t.path.as_path();
             let shown = p.display();
             let exists = p.exists();
-            if run.job.engine.kind == Some(EngineKind::FileCreate) {
+            if creates {
                 if exists || created.contains(&p) {
                     return Err(Error::usage(format!(
                         "{}: job '{}' creates '{shown}', which {}: ioengine=filecreate times the creation of new files",
@@ -732,7 +732,6 @@ struct Shared {
 /// exists", or a file not yet written). Kept where --keep or a create_only job says so.
 /// ioengine=filecreate jobs are left out: they need the name free.
 fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -> Shared {
-    use iogauge::spec::EngineKind;
     struct Named {
         size: Option<u64>,
         jobs: usize,
@@ -744,7 +743,7 @@ fn lay_out_shared(plan: &FioPlan, members: &[usize], interrupted: &AtomicBool) -
     let mut named: HashMap<&Path, Named> = HashMap::new();
     for &i in members {
         let run = &plan.runs[i];
-        if run.job.engine.kind == Some(EngineKind::FileCreate) {
+        if run.job.engine.kind.is_some_and(|e| e.caps().creates_files) {
             continue;
         }
         let mut mine = HashSet::new();

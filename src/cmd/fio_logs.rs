@@ -8,7 +8,6 @@
 use iogauge::runner::worker::IoRecord;
 use iogauge::runner::Observer;
 use iogauge::spec::fio::options::FioRun;
-use iogauge::spec::EngineKind;
 use iogauge::stats::fio_bins;
 use std::io::Write;
 
@@ -160,7 +159,7 @@ impl IoLogs {
             names,
             files: Vec::new(),
             last_ms: vec![0; clones],
-            slat: run.job.engine.kind == Some(EngineKind::IoUring),
+            slat: run.job.engine.kind.is_some_and(|e| e.caps().submit_latency),
             avg_ms: (!l.per_io).then_some(run.job.timing.interval_ns / 1_000_000),
             hist: (l.hist_msec, l.hist_coarseness),
             offset: l.offset,

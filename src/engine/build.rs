@@ -5,12 +5,13 @@
 use super::alloc::{FallocEngine, Fallocate, Ftruncate, FtruncateEngine};
 use super::delay::DelayEngine;
 use super::files::{FileOpEngine, FileOps};
+use super::kind::RingFeatures;
 use super::kind::{DelayDist, DelayStep, EngineKind};
 use super::lazy::{Files, Lazy};
 use super::mmap::{Mapping, MmapEngine};
 use super::null::NullEngine;
 use super::sync::{Pread, SyncEngine};
-use super::uring::{UringEngine, UringFeatures, UringOptions};
+use super::uring::{UringEngine, UringOptions};
 use super::IoEngine;
 use crate::clock::Clock;
 use std::ffi::CString;
@@ -61,7 +62,7 @@ pub fn build<D: Drive>(
     s: &EngineSettings,
     io: ThreadIo,
     d: D,
-) -> Result<(D::Out, Option<UringFeatures>), String> {
+) -> Result<(D::Out, Option<RingFeatures>), String> {
     let fds: Vec<RawFd> = io.files.iter().map(|f| f.0).collect();
     let lazy = io.lazy;
     let out = match s.kind {

@@ -1,6 +1,11 @@
 //! Which engines exist, what each can do, and the settings that belong to one engine alone
 //! (the delay engine's distributions). A job names an engine with these; the front ends, the
 //! runner and the reports read them from here.
+//!
+//! What an engine can do is one table, [`EngineKind::caps`], as fio's `ioengine_ops` carry
+//! their flags: code outside `engine/` asks a capability ("has a ring", "takes a priority
+//! in each I/O") and never compares an engine's identity, except where a user's word is
+//! turned into an engine or back (the front ends' name mappings).
 
 use crate::os::meta::MetaOp;
 use serde::{Deserialize, Serialize};
@@ -30,6 +35,96 @@ pub enum EngineKind {
     Falloc,
     /// Each write sets the file's length to its offset (fio's ftruncate); no data moves.
     Ftruncate,
+}
+
+/// The engine a job that names none runs, where the kernel lets it set up a ring.
+pub const DEFAULT_ENGINE: EngineKind = EngineKind::IoUring;
+/// The engine a job that names none runs where [`DEFAULT_ENGINE`] cannot be set up.
+pub const FALLBACK_ENGINE: EngineKind = EngineKind::Sync;
+
+/// What an engine can do. Validation refuses an option the engine lacks, the runner sets up
+/// what it has, and the reports describe it, each by asking here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// A ring set up per thread (one descriptor each), probed before a run: the host may not
+    /// offer one.
+    pub ring: bool,
+    /// Submission polling: a kernel thread polls the submission queue (`--sqpoll`).
+    pub sqpoll: bool,
+    /// Polled completions (`--hipri`: IOPOLL, with direct I/O).
+    pub hipri: bool,
+    /// A priority carried in each I/O (`--cmdprio`; fio's cmdprio options).
+    pub per_io_prio: bool,
+    /// I/Os run after submission returns: a submission latency of their own (fio's slat).
+    pub submit_latency: bool,
+    /// The files and buffers can be registered with the engine (`--register`).
+    pub registered_files: bool,
+    /// One I/O at a time per thread, done inside the worker's wait: a queue depth above 1
+    /// runs as 1.
+    pub inline: bool,
+    /// The deepest queue the engine can set up per thread, where it has a limit of its own
+    /// (below validation's general one).
+    pub max_queue_depth: Option<u32>,
+    /// What a trim becomes.
+    pub trim: TrimAs,
+    /// Its I/Os reach no storage (null, delay): nothing is read, written or cached, and
+    /// verification has nothing to check.
+    pub diskless: bool,
+    /// Completes each I/O after a latency it injects (`--delay`, `--delay-step`).
+    pub injects_latency: bool,
+    /// The files are mapped into memory, each I/O a copy: through the page cache only, each
+    /// file mapped for the whole run (DiskSpd's memory-mapped I/O, -Sm).
+    pub mapped: bool,
+    /// Each write sets the file's length to its offset: the job only writes, and the file
+    /// may have any length (offsets past its end grow it).
+    pub sets_length: bool,
+    /// Each I/O creates its file: the files must not exist, and those made are iogauge's.
+    pub creates_files: bool,
+    /// Each I/O deletes its file: destructive as a write is.
+    pub deletes_files: bool,
+}
+
+/// What an engine does with a trim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimAs {
+    /// A hole punched in a file (its size kept), a discard of a block device's range.
+    HoleOrDiscard,
+    /// A hole punched, whatever the target (fio's falloc).
+    Hole,
+    /// Counted as done; nothing reaches storage.
+    Nothing,
+    /// The engine has no trim: validation refuses a job that trims.
+    Refused,
+}
+
+/// An engine that can do none of what [`Caps`] lists; each engine says what it adds.
+const PLAIN: Caps = Caps {
+    ring: false,
+    sqpoll: false,
+    hipri: false,
+    per_io_prio: false,
+    submit_latency: false,
+    registered_files: false,
+    inline: false,
+    max_queue_depth: None,
+    trim: TrimAs::Refused,
+    diskless: false,
+    injects_latency: false,
+    mapped: false,
+    sets_length: false,
+    creates_files: false,
+    deletes_files: false,
+};
+
+/// What a ring-based engine ([`Caps::ring`]) ended up using, for the result: what was asked
+/// and what the kernel granted. Its fields are the result's `io_uring` keys.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RingFeatures {
+    pub registered_file: bool,
+    pub registered_buffers: bool,
+    pub defer_taskrun: bool,
+    pub sqpoll: bool,
+    pub hipri: bool,
 }
 
 /// The engine a job asks for, and the settings only some engines take, as one value. Each
@@ -81,6 +176,69 @@ pub struct DelayStep {
 }
 
 impl EngineKind {
+    /// What the engine can do: the one place that says which engine has which capability.
+    pub fn caps(self) -> Caps {
+        match self {
+            EngineKind::IoUring => Caps {
+                ring: true,
+                sqpoll: true,
+                hipri: true,
+                per_io_prio: true,
+                submit_latency: true,
+                registered_files: true,
+                max_queue_depth: Some(super::uring::MAX_DEPTH),
+                trim: TrimAs::HoleOrDiscard,
+                ..PLAIN
+            },
+            EngineKind::Sync => Caps {
+                inline: true,
+                trim: TrimAs::HoleOrDiscard,
+                ..PLAIN
+            },
+            EngineKind::Null => Caps {
+                diskless: true,
+                trim: TrimAs::Nothing,
+                ..PLAIN
+            },
+            EngineKind::Delay => Caps {
+                diskless: true,
+                injects_latency: true,
+                submit_latency: true,
+                trim: TrimAs::Nothing,
+                ..PLAIN
+            },
+            EngineKind::Mmap => Caps {
+                inline: true,
+                mapped: true,
+                ..PLAIN
+            },
+            EngineKind::Falloc => Caps {
+                inline: true,
+                trim: TrimAs::Hole,
+                ..PLAIN
+            },
+            EngineKind::Ftruncate => Caps {
+                inline: true,
+                sets_length: true,
+                ..PLAIN
+            },
+            EngineKind::FileCreate => Caps {
+                inline: true,
+                creates_files: true,
+                ..PLAIN
+            },
+            EngineKind::FileStat => Caps {
+                inline: true,
+                ..PLAIN
+            },
+            EngineKind::FileDelete => Caps {
+                inline: true,
+                deletes_files: true,
+                ..PLAIN
+            },
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Sync => "sync",
@@ -124,24 +282,18 @@ impl EngineKind {
     /// The deepest queue the engine can set up per thread, where it has a limit of its own
     /// (below validation's general one).
     pub fn max_queue_depth(self) -> Option<u32> {
-        match self {
-            EngineKind::IoUring => Some(super::uring::MAX_DEPTH),
-            _ => None,
-        }
+        self.caps().max_queue_depth
     }
 
     /// Engines whose data moves through the page cache unless the job asks for direct I/O
     /// (the null and delay engines move none).
     pub fn can_cache(self) -> bool {
-        !matches!(self, EngineKind::Null | EngineKind::Delay)
+        !self.caps().diskless
     }
 
     /// Engines that run one I/O at a time per thread, inside the worker's wait.
     pub fn is_inline(self) -> bool {
-        matches!(
-            self,
-            EngineKind::Sync | EngineKind::Mmap | EngineKind::Falloc | EngineKind::Ftruncate
-        ) || self.is_file_op()
+        self.caps().inline
     }
 
     /// The metadata call each I/O of a file-operation engine makes.
@@ -163,6 +315,66 @@ impl EngineKind {
     /// Engines whose I/Os run after submission returns: they have a submission latency of
     /// their own.
     pub fn is_async(self) -> bool {
-        matches!(self, EngineKind::IoUring | EngineKind::Delay)
+        self.caps().submit_latency
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [EngineKind; 10] = [
+        EngineKind::Sync,
+        EngineKind::IoUring,
+        EngineKind::Null,
+        EngineKind::Delay,
+        EngineKind::Mmap,
+        EngineKind::FileCreate,
+        EngineKind::FileStat,
+        EngineKind::FileDelete,
+        EngineKind::Falloc,
+        EngineKind::Ftruncate,
+    ];
+
+    /// Validation and the runner read these together: a table that broke one of them would
+    /// let a job through that the engine cannot run.
+    #[test]
+    fn capabilities_agree_with_each_other() {
+        for e in ALL {
+            let c = e.caps();
+            let ring_only =
+                c.sqpoll || c.hipri || c.registered_files || c.max_queue_depth.is_some();
+            assert!(
+                c.ring || !ring_only,
+                "{}: a ring's options without a ring",
+                e.name()
+            );
+            assert!(
+                !(c.inline && c.submit_latency),
+                "{}: inline yet async",
+                e.name()
+            );
+            assert!(!(c.diskless && e.is_file_op()), "{}", e.name());
+            // What moves no data through a buffer cannot trim it away either.
+            if e.is_file_op() || c.mapped || c.sets_length {
+                assert_eq!(c.trim, TrimAs::Refused, "{}", e.name());
+            }
+            assert_eq!(c.injects_latency, e == EngineKind::Delay, "{}", e.name());
+        }
+        assert!(DEFAULT_ENGINE.caps().ring && !FALLBACK_ENGINE.caps().ring);
+    }
+
+    /// The file-operation engines are told apart by what their I/O does to a file.
+    #[test]
+    fn file_operations_create_delete_or_look() {
+        for e in ALL.into_iter().filter(|e| e.is_file_op()) {
+            let c = e.caps();
+            let op = e.file_op();
+            assert_eq!(c.creates_files, op == Some(MetaOp::Create), "{}", e.name());
+            assert_eq!(c.deletes_files, op == Some(MetaOp::Delete), "{}", e.name());
+        }
+        assert!(ALL
+            .iter()
+            .all(|e| e.is_file_op() || !(e.caps().creates_files || e.caps().deletes_files)));
     }
 }

@@ -15,7 +15,7 @@ pub mod null;
 pub mod sync;
 pub mod uring;
 
-pub use kind::EngineKind;
+pub use kind::{Caps, EngineKind, RingFeatures, TrimAs};
 use std::io;
 use std::os::fd::RawFd;
 

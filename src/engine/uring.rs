@@ -6,9 +6,9 @@
 //! per-I/O file lookup or page pinning), and the ring runs completions only when this thread
 //! asks (DEFER_TASKRUN), so the kernel does not interrupt the worker to post each one.
 
+use super::kind::RingFeatures;
 use super::{Cqe, IoEngine, Op, Sqe};
 use io_uring::{opcode, types, IoUring};
-use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -31,15 +31,8 @@ pub struct UringOptions {
     pub changing_files: bool,
 }
 
-/// What a ring ended up with, for the report.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct UringFeatures {
-    pub registered_file: bool,
-    pub registered_buffers: bool,
-    pub defer_taskrun: bool,
-    pub sqpoll: bool,
-    pub hipri: bool,
-}
+/// The runner's worker names the record by this engine's name.
+pub use super::kind::RingFeatures as UringFeatures;
 
 pub struct UringEngine {
     ring: IoUring,
@@ -48,7 +41,7 @@ pub struct UringEngine {
     /// Completions of I/Os done at once in `queue` (discards), handed out with the ring's.
     done: Vec<Cqe>,
     ext_arg: bool,
-    features: UringFeatures,
+    features: RingFeatures,
 }
 
 /// The kernel tears a closed ring down later, in a work queue, and only then lets go of its
@@ -99,7 +92,7 @@ impl UringEngine {
             Err(_) => (build(depth, opts, false)?, false),
         };
         let ext_arg = ring.params().is_feature_ext_arg();
-        let mut features = UringFeatures {
+        let mut features = RingFeatures {
             defer_taskrun: defer,
             sqpoll: opts.sqpoll,
             hipri: opts.hipri,
@@ -129,7 +122,7 @@ impl UringEngine {
         })
     }
 
-    pub fn features(&self) -> UringFeatures {
+    pub fn features(&self) -> RingFeatures {
         self.features
     }
 

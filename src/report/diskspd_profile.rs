@@ -5,7 +5,7 @@
 use super::diskspd_xml::{requests, Requests};
 use super::Exporter;
 use crate::spec::diskspd::{Diskspd, MappedFlush};
-use crate::spec::{Affinity, CacheMode, Distribution, EngineKind, JobSpec, Pattern, Stop};
+use crate::spec::{Affinity, CacheMode, Distribution, JobSpec, Pattern, Stop};
 use std::fmt::Write;
 
 /// DiskSpd's sizes: whole units where they divide evenly (4KiB), two decimals where not
@@ -191,7 +191,7 @@ fn caching(o: &mut String, j: &JobSpec, flush: Option<MappedFlush>) {
             _ => "using hardware write cache, writethrough off",
         }
     );
-    if j.engine.kind == Some(EngineKind::Mmap) {
+    if j.engine.kind.is_some_and(|e| e.caps().mapped) {
         let mode = match flush {
             Some(MappedFlush::ViewOfFile) => ", flush mode: FlushViewOfFile",
             Some(MappedFlush::NonVolatile) => ", flush mode: FlushNonVolatileMemory",

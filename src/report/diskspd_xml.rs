@@ -25,7 +25,7 @@ use super::Exporter;
 use crate::result::{DirResult, RunResult, Sample, SampleDir, TargetResult, ThreadResult};
 use crate::runner::offsets::{random_slots, zone_layout};
 use crate::spec::diskspd::Diskspd;
-use crate::spec::{CacheMode, Distribution, EngineKind, FileService, JobSpec, Pattern, Stop};
+use crate::spec::{CacheMode, Distribution, FileService, JobSpec, Pattern, Stop};
 use crate::stats::LatencyHistogram;
 use std::fmt::Write;
 
@@ -557,7 +557,7 @@ fn write_target(x: &mut Xml, d: &Diskspd, path: &str, create: Option<u64>, req: 
     if j.cache.is_dsync() {
         x.leaf("WriteThrough", true);
     }
-    if j.engine.kind == Some(EngineKind::Mmap) && j.cache == CacheMode::Buffered {
+    if j.engine.kind.is_some_and(|e| e.caps().mapped) && j.cache == CacheMode::Buffered {
         x.leaf("MemoryMappedIo", true);
     }
     if let Some(f) = shown.flush_mode {

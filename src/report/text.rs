@@ -346,10 +346,13 @@ fn dedupe_words(d: crate::spec::Dedupe) -> String {
 
 /// A file-operation engine's job: the operation, and how many times each file saw it.
 fn file_operation(o: &mut String, j: &JobSpec, e: EngineKind, t: &TargetResult) {
-    let what = match e {
-        EngineKind::FileCreate => "create (open with O_CREAT|O_EXCL, then close)",
-        EngineKind::FileStat => "stat",
-        _ => "delete (unlink)",
+    let caps = e.caps();
+    let what = if caps.creates_files {
+        "create (open with O_CREAT|O_EXCL, then close)"
+    } else if caps.deletes_files {
+        "delete (unlink)"
+    } else {
+        "stat"
     };
     let dir = if j.shape.write_pct == 100 {
         "writes"

@@ -2,10 +2,11 @@
 //! (RLIMIT_NOFILE) before any file is laid out or opened: a job of 20,000 files is refused at
 //! once, naming the setting to change, not after laying out thousands of them.
 
+use crate::engine::kind::DEFAULT_ENGINE;
 use crate::error::{Error, Result};
 use crate::os::limits::nofile;
 use crate::os::owned::held_max;
-use crate::spec::{EngineKind, Flag, JobSpec};
+use crate::spec::{Flag, JobSpec};
 
 /// Descriptors iogauge may hold beside a job's files: standard streams, the folders it
 /// created files in, the results store, log files.
@@ -35,19 +36,20 @@ pub fn need(job: &JobSpec) -> Need {
         None if file_op => 0,
         None => job.targets.len() as u64,
     };
-    let rings = match job.engine.kind {
-        None | Some(EngineKind::IoUring) => threads,
-        Some(_) => 0,
+    let rings = if job.engine.kind.unwrap_or(DEFAULT_ENGINE).caps().ring {
+        threads
+    } else {
+        0
     };
     // Files laid out now keep a descriptor each, up to held_max(); a timed create keeps none.
-    let created = match job.engine.kind {
-        Some(EngineKind::FileCreate) => 0,
-        _ => job
-            .targets
+    let created = if job.engine.kind.is_some_and(|e| e.caps().creates_files) {
+        0
+    } else {
+        job.targets
             .iter()
             .filter(|t| t.create_size.is_some() && !t.path.exists())
             .take(held_max())
-            .count() as u64,
+            .count() as u64
     };
     Need {
         files,

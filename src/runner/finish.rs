@@ -50,7 +50,7 @@ pub fn adopt_created(
     cleanup: &mut Cleanup,
     notes: &mut Vec<String>,
 ) {
-    if kind != EngineKind::FileCreate {
+    if !kind.caps().creates_files {
         return;
     }
     for (t, made) in p.targets.iter_mut().zip(&p.done) {

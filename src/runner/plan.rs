@@ -5,7 +5,7 @@
 //! passed in, so a plan is tested without I/O.
 
 use crate::engine::build::EngineSettings;
-use crate::engine::kind::EngineKind;
+use crate::engine::kind::{EngineKind, DEFAULT_ENGINE, FALLBACK_ENGINE};
 use crate::engine::uring::{UringEngine, UringOptions};
 use crate::error::{Error, Result};
 use crate::spec::{Affinity, FileService, Flag, JobSpec, Pattern, Stop};
@@ -23,9 +23,10 @@ impl Host {
     /// What `job` needs to know: io_uring is set up once to see whether it can be, only where
     /// the job names it or names no engine.
     pub fn probe(job: &JobSpec) -> Host {
-        let uring = match job.engine.kind {
-            None | Some(EngineKind::IoUring) => UringEngine::probe(),
-            Some(_) => Ok(()),
+        let uring = if job.engine.kind.unwrap_or(DEFAULT_ENGINE).caps().ring {
+            UringEngine::probe()
+        } else {
+            Ok(())
         };
         Host {
             uring,
@@ -114,7 +115,7 @@ fn resolve_engine(
     notes: &mut Vec<String>,
 ) -> Result<(EngineKind, u32)> {
     let engine = match (job.engine.kind, &host.uring) {
-        (Some(EngineKind::IoUring), Err(e)) => {
+        (Some(k), Err(e)) if k.caps().ring => {
             return Err(Error::usage(format!(
                 "{}: io_uring is not available here ({e}); use {}",
                 job.dialect.assign(Flag::Engine, "io_uring"),
@@ -122,12 +123,12 @@ fn resolve_engine(
             )))
         }
         (Some(e), _) => e,
-        (None, Ok(())) => EngineKind::IoUring,
+        (None, Ok(())) => DEFAULT_ENGINE,
         (None, Err(e)) => {
             notes.push(format!(
                 "io_uring is not available here ({e}); using the sync engine"
             ));
-            EngineKind::Sync
+            FALLBACK_ENGINE
         }
     };
     let mut qd = job.queue_depth;
@@ -277,7 +278,7 @@ mod tests {
     #[test]
     fn without_io_uring_the_default_engine_is_sync_with_a_note() {
         let p = plan(&job("-c 1M -o 8"), &host(false), false).unwrap();
-        assert_eq!(p.engine.kind, EngineKind::Sync);
+        assert_eq!(p.engine.kind.name(), "sync");
         assert_eq!(p.queue_depth, 1, "sync keeps one I/O in flight");
         assert!(
             p.notes[0].contains("io_uring is not available here"),
@@ -286,7 +287,7 @@ mod tests {
         );
         assert_eq!(p.notes.len(), 2, "{:?}", p.notes);
         let p = plan(&job("-c 1M -o 8"), &host(true), false).unwrap();
-        assert_eq!((p.engine.kind, p.queue_depth), (EngineKind::IoUring, 8));
+        assert_eq!((p.engine.kind.name(), p.queue_depth), ("io_uring", 8));
         assert!(p.notes.is_empty());
     }
 

@@ -12,7 +12,7 @@ use super::zbd::{ZbdFile, ZbdThread, ZoneTable};
 use crate::clock::{Clock, ClockInfo};
 use crate::engine::lazy::Files;
 use crate::engine::uring::{UringEngine, UringOptions};
-use crate::engine::{EngineKind, Op, Sqe};
+use crate::engine::{Op, Sqe};
 use crate::error::{Error, Result};
 use crate::spec::{Flag, JobSpec};
 use std::ffi::CString;
@@ -63,7 +63,8 @@ pub fn prepare(
         }
     }
     let (clock, clock_info) = Clock::calibrated();
-    if plan.engine.kind == EngineKind::IoUring && (job.engine.sqpoll || job.engine.hipri) {
+    let caps = plan.engine.kind.caps();
+    if (caps.sqpoll && job.engine.sqpoll) || (caps.hipri && job.engine.hipri) {
         for t in &targets {
             probe_uring_options(t, job, plan.engine.uring)?;
         }

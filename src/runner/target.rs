@@ -232,19 +232,20 @@ fn name_target(
         )));
     }
     let mut created = false;
-    let size = match (std::fs::symlink_metadata(path), engine) {
-        (Ok(_), EngineKind::FileCreate) => {
+    let caps = engine.caps();
+    let size = match std::fs::symlink_metadata(path) {
+        Ok(_) if caps.creates_files => {
             return Err(Error::usage(format!(
                 "'{shown}' exists: {} times the creation of new files; remove it or name another folder",
                 job.dialect.assign(Flag::Engine, engine.name())
             )))
         }
-        (Err(e), EngineKind::FileCreate) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if caps.creates_files && e.kind() == std::io::ErrorKind::NotFound => {
             // The run creates it (with O_EXCL); the runner registers the ones it made.
             created = true;
             0
         }
-        (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
                     "target '{shown}' does not exist; add {} to lay it out for {}",
@@ -256,20 +257,20 @@ fn name_target(
             created = true;
             want
         }
-        (Err(e), _) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
-        (Ok(m), _) if !m.is_file() => {
+        Err(e) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
+        Ok(m) if !m.is_file() => {
             return Err(Error::usage(format!(
                 "target '{shown}' is not a regular file: {} works on files",
                 job.dialect.assign(Flag::Engine, engine.name())
             )))
         }
-        (Ok(_), EngineKind::FileDelete) if !job.allow_overwrite => {
+        Ok(_) if caps.deletes_files && !job.allow_overwrite => {
             return Err(Error::usage(format!(
                 "refusing to delete '{shown}': it exists and iogauge did not create it; pass {} if that is intended",
                 Flag::AllowOverwrite.native()
             )))
         }
-        (Ok(m), _) => m.len(),
+        Ok(m) => m.len(),
     };
     // Content stays not sampled: operations on names do not read it.
     let facts = match facts.get(dir) {
@@ -394,7 +395,7 @@ fn examine(
                 )));
             }
             // An ftruncate job sets the file's length as it goes: any length will do.
-            let resized = job.engine.kind == Some(crate::engine::EngineKind::Ftruncate);
+            let resized = job.engine.kind.is_some_and(|e| e.caps().sets_length);
             if let Some(want) = t.create_size.filter(|_| !resized) {
                 if m.len() < want {
                     return Err(Error::usage(format!(
@@ -488,9 +489,10 @@ fn working_set(job: &JobSpec, path: &Path, size: u64) -> Result<(u64, u64)> {
     let end = job.shape.max_offset.unwrap_or(size);
     // ftruncate's offsets are lengths to set, not places to read or write: a file shorter
     // than them (from a job before) is grown by them.
-    let size = match job.engine.kind {
-        Some(crate::engine::EngineKind::Ftruncate) => size.max(end),
-        _ => size,
+    let size = if job.engine.kind.is_some_and(|e| e.caps().sets_length) {
+        size.max(end)
+    } else {
+        size
     };
     if end > size {
         return Err(Error::usage(format!(

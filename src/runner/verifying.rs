@@ -5,7 +5,6 @@
 
 use super::plan::RunPlan;
 use super::target::OpenTarget;
-use crate::engine::EngineKind;
 use crate::error::{Error, Result};
 use crate::spec::JobSpec;
 use crate::verify::map::{self, GenMap};
@@ -53,7 +52,7 @@ pub fn set_up(job: &JobSpec, plan: &RunPlan, targets: &[OpenTarget]) -> Result<O
         log: Arc::new(Log::default()),
         checkpoints: AtomicU64::new(0),
         notes: Vec::new(),
-        real: !matches!(plan.engine.kind, EngineKind::Null | EngineKind::Delay),
+        real: !plan.engine.kind.caps().diskless,
     };
     if !v.real {
         v.notes.push(format!(

@@ -5,6 +5,7 @@
 
 use super::flat::{FlatMetric, FlatRule};
 use super::*;
+use crate::engine::kind::{TrimAs, DEFAULT_ENGINE};
 use crate::units::format_size;
 
 /// The longest interval or run we accept: the histograms cover one hour per I/O, and longer
@@ -180,7 +181,7 @@ impl JobSpec {
             ));
         }
         // The default engine is io_uring wherever it can be used.
-        let engine = self.engine.kind.unwrap_or(EngineKind::IoUring);
+        let engine = self.engine.kind.unwrap_or(DEFAULT_ENGINE);
         if let Some(max) = engine.max_queue_depth().filter(|&m| self.queue_depth > m) {
             return bad(format!(
                 "{} {} is more than the {} engine{} can queue: at most {max} I/Os per thread",
@@ -236,13 +237,14 @@ impl JobSpec {
     fn validate_trims(&self) -> Result<()> {
         let n = |f| self.name(f);
         let engine = self.engine.kind;
-        if engine == Some(EngineKind::Ftruncate)
-            && (self.shape.write_pct != 100 || !self.shape.trim.is_none())
-        {
-            return bad(format!(
-                "the ftruncate engine only writes (each write sets the file's length to its offset): {} must be 100, without trims",
-                n(Flag::WritePct)
-            ));
+        if let Some(e) = engine.filter(|e| e.caps().sets_length) {
+            if self.shape.write_pct != 100 || !self.shape.trim.is_none() {
+                return bad(format!(
+                    "the {} engine only writes (each write sets the file's length to its offset): {} must be 100, without trims",
+                    e.name(),
+                    n(Flag::WritePct)
+                ));
+            }
         }
         if self.fill && (self.shape.write_pct != 100 || !self.shape.trim.is_none()) {
             return bad(format!(
@@ -261,7 +263,7 @@ impl JobSpec {
                 n(Flag::WritePct)
             ));
         }
-        if let Some(e) = engine.filter(|e| e.is_file_op() || *e == EngineKind::Mmap) {
+        if let Some(e) = engine.filter(|e| e.caps().trim == TrimAs::Refused) {
             return bad(format!(
                 "the {} engine cannot trim ({}): use sync, io_uring or falloc",
                 e.name(),
@@ -281,15 +283,16 @@ impl JobSpec {
     /// The engine and what only some engines have.
     fn validate_engine(&self) -> Result<()> {
         let n = |f| self.name(f);
-        match (self.engine.kind, self.engine.delay) {
-            (Some(EngineKind::Delay), None) => {
+        let injects = self.engine.kind.is_some_and(|e| e.caps().injects_latency);
+        match (injects, self.engine.delay) {
+            (true, None) => {
                 return bad(format!(
                     "{} delay needs {} fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA",
                     n(Flag::Engine),
                     n(Flag::Delay)
                 ))
             }
-            (Some(EngineKind::Delay), Some(d)) => {
+            (true, Some(d)) => {
                 let steps = [
                     Some((Flag::Delay, d)),
                     self.engine.delay_step.map(|s| (Flag::DelayStep, s.dist)),
@@ -326,15 +329,17 @@ impl JobSpec {
             }
             _ => {}
         }
-        for (flag, on) in [
-            (Flag::Sqpoll, self.engine.sqpoll),
-            (Flag::Hipri, self.engine.hipri),
+        // No engine named: nothing to refuse (the default engine has them all).
+        let caps = self.engine.kind.map(|e| e.caps());
+        for (flag, on, has) in [
+            (Flag::Sqpoll, self.engine.sqpoll, caps.map(|c| c.sqpoll)),
+            (Flag::Hipri, self.engine.hipri, caps.map(|c| c.hipri)),
         ] {
-            if on && self.engine.kind.is_some_and(|e| e != EngineKind::IoUring) {
+            if on && has == Some(false) {
                 return bad(format!("{} applies to the io_uring engine", n(flag)));
             }
         }
-        if self.prio.per_io() && self.engine.kind.is_some_and(|e| e != EngineKind::IoUring) {
+        if self.prio.per_io() && caps.is_some_and(|c| !c.per_io_prio) {
             return bad(format!(
                 "{} (a priority in each I/O) applies to the io_uring engine",
                 n(Flag::CmdPrio)
@@ -347,9 +352,11 @@ impl JobSpec {
                 n(Flag::CmdPrio)
             ));
         }
-        if self.engine.kind == Some(EngineKind::Mmap) && self.cache != CacheMode::Buffered {
+        let mapped = self.engine.kind.filter(|e| e.caps().mapped);
+        if let Some(e) = mapped.filter(|_| self.cache != CacheMode::Buffered) {
             return bad(format!(
-                "the mmap engine reads and writes through the page cache: {} cannot apply; use {}",
+                "the {} engine reads and writes through the page cache: {} cannot apply; use {}",
+                e.name(),
                 self.dialect.cache(self.cache),
                 self.dialect.cache(CacheMode::Buffered)
             ));
@@ -956,7 +963,7 @@ impl JobSpec {
         };
         let limit = self.dialect.assign(Flag::OpenFiles, &open.to_string());
         let why = match self.engine.kind {
-            Some(EngineKind::Mmap) => "maps each file for the whole run",
+            Some(e) if e.caps().mapped => "maps each file for the whole run",
             Some(e) if e.is_file_op() => "holds no file open",
             _ if f.service == FileService::Slots => {
                 return bad(format!(
@@ -1302,6 +1309,57 @@ mod tests {
                 .contains("--file-set 0: the 2 targets must split"),
             "{e}"
         );
+    }
+
+    /// What an engine lacks (a capability, its own setting) is refused naming the engine.
+    #[test]
+    fn engine_options_are_refused_where_the_engine_lacks_them() {
+        let refused = |flags: &str| {
+            let argv: Vec<String> = format!("iogauge run -c 1M {flags} a.dat")
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            match crate::spec::native::job_from_argv(&argv) {
+                Ok(_) => None,
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        let cases = [
+            ("--engine sync --sqpoll", "--sqpoll applies to the io_uring engine"),
+            ("--engine null --hipri", "--hipri applies to the io_uring engine"),
+            (
+                "--engine mmap --cmdprio 30/1/4",
+                "--cmdprio (a priority in each I/O) applies to the io_uring engine",
+            ),
+            ("--engine delay", "--engine delay needs --delay fixed:T, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA"),
+            ("--engine sync --delay fixed:1ms", "--delay applies to --engine delay only"),
+            (
+                "--engine mmap --trim only",
+                "the mmap engine cannot trim (--trim): use sync, io_uring or falloc",
+            ),
+            (
+                "--engine ftruncate --write-pct 50",
+                "the ftruncate engine only writes (each write sets the file's length to its offset): --write-pct must be 100, without trims",
+            ),
+            (
+                "--engine ftruncate --trim only",
+                "the ftruncate engine only writes",
+            ),
+        ];
+        for (flags, want) in cases {
+            let msg = refused(flags).unwrap_or_else(|| panic!("accepted: {flags}"));
+            assert!(msg.contains(want), "{flags}: {msg}");
+        }
+        // Where they are the engine's, or no engine is named (the default has them), they pass.
+        for flags in [
+            "--engine io_uring --sqpoll --cmdprio 30/1/4",
+            "--sqpoll",
+            "--engine delay --delay fixed:1ms",
+            "--engine falloc --trim only",
+            "--engine null --trim only",
+        ] {
+            assert_eq!(refused(flags), None, "{flags}");
+        }
     }
 
     #[test]

@@ -165,8 +165,8 @@ fn mixed_random_think_time_and_write_buffers() {
     // -Sm: memory-mapped I/O through the page cache.
     let j = parse_line("-Sm -w50 t").unwrap().job;
     assert_eq!(
-        (j.engine.kind, j.cache),
-        (Some(super::super::EngineKind::Mmap), CacheMode::Buffered)
+        (j.engine.kind.map(|e| e.name()), j.cache),
+        (Some("mmap"), CacheMode::Buffered)
     );
     assert!(err("-Su -Sm t").contains(
         "-Sm: -Sm conflicts with earlier specification of memory mapped IO/unbuffered IO"

@@ -29,7 +29,7 @@ pub(super) fn read_prio(set: &Set, engine: EngineKind, name: &str) -> Result<Pri
         cmdprio: Default::default(),
     };
     if let Some(key) = CMDPRIO.iter().find(|k| set.get(k).is_some()) {
-        if engine != EngineKind::IoUring {
+        if !engine.caps().per_io_prio {
             // fio 3.33 knows these options only as those of the libaio and io_uring engines.
             let typed = set.text("ioengine").unwrap_or("psync");
             let v = set.text(key).unwrap_or_default();

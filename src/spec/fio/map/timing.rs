@@ -134,7 +134,7 @@ fn file_op_bytes(
         .filesize
         .or(files.size)
         .is_some_and(|f| f > block_size)
-        && engine != EngineKind::FileCreate
+        && !engine.caps().creates_files
     {
         notes.push(format!("ioengine={}: fio counts filesize/bs I/Os per file, one of them timed; iogauge counts the one operation per file", engine.name()));
     }
