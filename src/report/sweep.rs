@@ -4,8 +4,8 @@
 
 use super::table::Grid;
 use super::Exporter;
-use crate::sweep::knee::Knee;
-use crate::sweep::{CacheMode, Cell, Status, SweepResult, Test};
+use crate::result::sweep::knee::Knee;
+use crate::result::sweep::{CacheMode, Cell, Status, SweepResult, Test};
 use crate::units::{format_ratio, format_size};
 use serde::Serialize;
 use std::fmt::Write;

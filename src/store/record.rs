@@ -4,13 +4,13 @@
 //! run are handled the same way.
 
 use crate::error::{Error, Result};
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
+use crate::result::sweep::SweepResult;
+use crate::result::workload::WorkloadResult;
 use crate::result::RunResult;
 use crate::spec::{JobSpec, Pattern};
-use crate::sweep::SweepResult;
 use crate::units::format_size;
-use crate::workload::WorkloadResult;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -43,10 +43,10 @@ impl Record {
             .unwrap_or(0);
         let known = match schema {
             crate::result::SCHEMA_NAME => crate::result::SCHEMA_VERSION,
-            crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
-            crate::fs_suite::SCHEMA_NAME => crate::fs_suite::SCHEMA_VERSION,
-            crate::sweep::SCHEMA_NAME => crate::sweep::SCHEMA_VERSION,
-            crate::workload::SCHEMA_NAME => crate::workload::SCHEMA_VERSION,
+            crate::result::profile::SCHEMA_NAME => crate::result::profile::SCHEMA_VERSION,
+            crate::result::fs::SCHEMA_NAME => crate::result::fs::SCHEMA_VERSION,
+            crate::result::sweep::SCHEMA_NAME => crate::result::sweep::SCHEMA_VERSION,
+            crate::result::workload::SCHEMA_NAME => crate::result::workload::SCHEMA_VERSION,
             "" => return Err(bad("no \"schema\" field".into())),
             other => return Err(bad(format!("its schema is '{other}'"))),
         };
@@ -60,17 +60,19 @@ impl Record {
                 r.add_phases();
                 Record::Run(Box::new(r))
             }),
-            crate::fs_suite::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
+            crate::result::fs::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
                 // The figures are derived; what counts is every repetition's time.
                 r.summarize();
                 Record::Fs(Box::new(r))
             }),
-            crate::sweep::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: SweepResult| {
-                // Knees are derived from the cells, by this version's rule.
-                r.find_knees();
-                Record::Sweep(Box::new(r))
-            }),
-            crate::workload::SCHEMA_NAME => {
+            crate::result::sweep::SCHEMA_NAME => {
+                serde_json::from_value(v).map(|mut r: SweepResult| {
+                    // Knees are derived from the cells, by this version's rule.
+                    r.find_knees();
+                    Record::Sweep(Box::new(r))
+                })
+            }
+            crate::result::workload::SCHEMA_NAME => {
                 serde_json::from_value(v).map(|mut r: WorkloadResult| {
                     // Summaries and ratios are derived from the repetitions.
                     r.summarize();

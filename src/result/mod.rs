@@ -1,6 +1,15 @@
 //! `RunResult`: what a run measured, in base units (bytes, nanoseconds, counts). Reports render
 //! it; the JSON report is its serialization, described by `schema/run-result.schema.json`.
 //! Bump [`SCHEMA_VERSION`] on any change that could break a reader.
+//!
+//! The other kinds of result live beside it, one file each, with their own schema and
+//! version: [`profile`], [`fs`] (the file-system suite), [`sweep`] and [`workload`]. The front
+//! ends that run them fill them in; reports and the store read them from here.
+
+pub mod fs;
+pub mod profile;
+pub mod sweep;
+pub mod workload;
 
 use crate::clock::ClockInfo;
 use crate::engine::uring::UringFeatures;
