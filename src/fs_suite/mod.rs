@@ -15,10 +15,11 @@ pub mod ranks;
 
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
-use crate::facts::{SystemFacts, TargetFacts};
+use crate::facts::TargetFacts;
 use crate::os::cache::CacheDrop;
 use crate::os::threads::Gate;
 use crate::os::workspace::Workspace;
+use crate::result::Header;
 // The result's types live with the other results; re-exported for the command line.
 pub use crate::result::fs::{
     Cell, FsResult, FsTarget, Group, Params, Status, Summary, TestResult, SCHEMA_NAME,
@@ -360,12 +361,7 @@ pub fn run(
     let (mut spaces, filesystems) = claim(targets, params)?;
     let cache_drop = CacheDrop::choose(params.drop_caches);
     let mut result = FsResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_unix_ns,
-        command_line,
-        system: SystemFacts::collect(),
+        header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, command_line),
         params: params.clone(),
         cache_drop,
         reference,

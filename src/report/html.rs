@@ -739,21 +739,21 @@ fn facts_grid(l: &Loaded) -> Grid {
     let mut g = Grid::new(vec!["fact".into(), "value".into()]);
     let (s, version, targets) = match &l.record {
         Record::Fs(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             r.filesystems
                 .iter()
                 .map(|f| (format!("{} = {}", f.label, f.dir), &f.facts))
                 .collect::<Vec<_>>(),
         ),
         Record::Sweep(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             vec![(r.dir.clone(), &r.target)],
         ),
         Record::Workload(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             std::iter::once(&r.source)
                 .chain(&r.target)
                 .map(|p| (place(p), &p.facts))
@@ -901,11 +901,11 @@ mod tests {
         Loaded {
             listed: Listed {
                 id,
-                started_unix_ns: w.started_unix_ns,
+                started_unix_ns: w.header.started_unix_ns,
                 kind: "workload".into(),
                 name: w.params.workload.clone(),
                 target: w.source.path.clone(),
-                hostname: w.system.hostname.clone(),
+                hostname: w.header.system.hostname.clone(),
                 partial: false,
                 workload_key: "k".into(),
                 tags: vec![],

@@ -116,7 +116,7 @@ fn heading(r: &SweepResult) -> String {
             String::new()
         }
     );
-    let _ = writeln!(o, "{}", r.system.host_line());
+    let _ = writeln!(o, "{}", r.header.system.host_line());
     let mut timed = vec!["the read and write calls"];
     if p.include_flush {
         timed.push("the fsync");

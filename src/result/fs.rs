@@ -2,8 +2,9 @@
 //! test on every file system, and the figures derived from them. Described by
 //! `schema/fs-result.schema.json`.
 
+use super::Header;
 use crate::error::{Error, Result};
-use crate::facts::{SystemFacts, TargetFacts};
+use crate::facts::TargetFacts;
 use crate::os::cache::CacheDrop;
 use crate::stats::reps;
 use serde::{Deserialize, Serialize};
@@ -152,12 +153,9 @@ pub struct TestResult {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FsResult {
-    pub schema: String,
-    pub schema_version: u32,
-    pub tool_version: String,
-    pub started_unix_ns: u64,
-    pub command_line: Vec<String>,
-    pub system: SystemFacts,
+    /// Schema, versions, start, command line, system: the keys every kind opens with.
+    #[serde(flatten)]
+    pub header: Header,
     pub params: Params,
     pub cache_drop: CacheDrop,
     /// Index into `filesystems` of the reference.

@@ -3,8 +3,9 @@
 
 pub mod knee;
 
+use super::Header;
 use crate::error::{Error, Result};
-use crate::facts::{SystemFacts, TargetFacts};
+use crate::facts::TargetFacts;
 use crate::units::format_size;
 use serde::{Deserialize, Serialize};
 
@@ -352,12 +353,9 @@ impl MemoryCap {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepResult {
-    pub schema: String,
-    pub schema_version: u32,
-    pub tool_version: String,
-    pub started_unix_ns: u64,
-    pub command_line: Vec<String>,
-    pub system: SystemFacts,
+    /// Schema, versions, start, command line, system: the keys every kind opens with.
+    #[serde(flatten)]
+    pub header: Header,
     pub dir: String,
     pub target: TargetFacts,
     pub params: Params,

@@ -3,9 +3,10 @@
 //! own tools on the same work, and what the workload ran with. Described by
 //! `schema/workload-result.schema.json`.
 
+use super::Header;
 use super::{Phase, TimeSeries};
 use crate::error::{Error, Result};
-use crate::facts::{SystemFacts, TargetFacts};
+use crate::facts::TargetFacts;
 use crate::os::cache::CacheDrop;
 use crate::stats::reps::{median_ns, repeated};
 use serde::{Deserialize, Serialize};
@@ -582,12 +583,9 @@ pub struct StepResult {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadResult {
-    pub schema: String,
-    pub schema_version: u32,
-    pub tool_version: String,
-    pub started_unix_ns: u64,
-    pub command_line: Vec<String>,
-    pub system: SystemFacts,
+    /// Schema, versions, start, command line, system: the keys every kind opens with.
+    #[serde(flatten)]
+    pub header: Header,
     pub params: Params,
     pub source: Place,
     pub target: Option<Place>,

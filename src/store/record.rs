@@ -8,7 +8,7 @@ use crate::result::fs::FsResult;
 use crate::result::profile::ProfileResult;
 use crate::result::sweep::SweepResult;
 use crate::result::workload::WorkloadResult;
-use crate::result::RunResult;
+use crate::result::{Header, RunResult};
 use crate::spec::{JobSpec, Pattern};
 use crate::units::format_size;
 use serde::Serialize;
@@ -191,21 +191,27 @@ impl Record {
         }
     }
 
-    pub fn started_unix_ns(&self) -> u64 {
+    /// The shared header, of the kinds that have one ([`Header`]).
+    pub fn header(&self) -> Option<&Header> {
         match self {
-            Record::Fs(f) => f.started_unix_ns,
-            Record::Sweep(s) => s.started_unix_ns,
-            Record::Workload(w) => w.started_unix_ns,
-            _ => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
+            Record::Fs(f) => Some(&f.header),
+            Record::Sweep(s) => Some(&s.header),
+            Record::Workload(w) => Some(&w.header),
+            Record::Run(_) | Record::Profile(_) => None,
+        }
+    }
+
+    pub fn started_unix_ns(&self) -> u64 {
+        match self.header() {
+            Some(h) => h.started_unix_ns,
+            None => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
         }
     }
 
     pub fn hostname(&self) -> String {
-        match self {
-            Record::Fs(f) => f.system.hostname.clone(),
-            Record::Sweep(s) => s.system.hostname.clone(),
-            Record::Workload(w) => w.system.hostname.clone(),
-            _ => self
+        match self.header() {
+            Some(h) => h.system.hostname.clone(),
+            None => self
                 .first()
                 .map(|r| r.system.hostname.clone())
                 .unwrap_or_default(),
@@ -213,11 +219,9 @@ impl Record {
     }
 
     pub fn tool_version(&self) -> String {
-        match self {
-            Record::Fs(f) => f.tool_version.clone(),
-            Record::Sweep(s) => s.tool_version.clone(),
-            Record::Workload(w) => w.tool_version.clone(),
-            _ => self
+        match self.header() {
+            Some(h) => h.tool_version.clone(),
+            None => self
                 .first()
                 .map(|r| r.tool_version.clone())
                 .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string()),
@@ -226,11 +230,12 @@ impl Record {
 
     /// The command that reproduces the record.
     pub fn command_line(&self) -> String {
+        if let Some(h) = self.header() {
+            return h.command_line.join(" ");
+        }
         match self {
             Record::Run(r) => r.command_line.join(" "),
-            Record::Fs(f) => f.command_line.join(" "),
-            Record::Sweep(s) => s.command_line.join(" "),
-            Record::Workload(w) => w.command_line.join(" "),
+            Record::Fs(_) | Record::Sweep(_) | Record::Workload(_) => unreachable!("has a header"),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
                 c.push_str(&format!(

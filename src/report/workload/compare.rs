@@ -453,17 +453,19 @@ pub(crate) mod fixture {
             level: None,
         };
         let mut r = WorkloadResult {
-            schema: SCHEMA_NAME.into(),
-            schema_version: SCHEMA_VERSION,
-            tool_version: "0.1.0".into(),
-            started_unix_ns: 1_700_000_000_000_000_000,
-            command_line: vec!["iogauge".into(), "workload".into(), "mixed".into()],
-            system: SystemFacts {
-                hostname: "h".into(),
-                kernel: "6.1".into(),
-                cpu_model: None,
-                cpus: 2,
-                memory_bytes: None,
+            header: crate::result::Header {
+                schema: SCHEMA_NAME.into(),
+                schema_version: SCHEMA_VERSION,
+                tool_version: "0.1.0".into(),
+                started_unix_ns: 1_700_000_000_000_000_000,
+                command_line: vec!["iogauge".into(), "workload".into(), "mixed".into()],
+                system: SystemFacts {
+                    hostname: "h".into(),
+                    kernel: "6.1".into(),
+                    cpu_model: None,
+                    cpus: 2,
+                    memory_bytes: None,
+                },
             },
             params: Params {
                 workload: "mixed".into(),

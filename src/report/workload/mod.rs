@@ -126,7 +126,7 @@ pub fn text(r: &WorkloadResult) -> String {
     if let Some(t) = &r.target {
         let _ = writeln!(o, "  target: {}", place_line(t));
     }
-    let _ = writeln!(o, "  {}", r.system.host_line());
+    let _ = writeln!(o, "  {}", r.header.system.host_line());
     let n = r.params.repeat;
     let _ = writeln!(
         o,
