@@ -4,6 +4,7 @@
 //! those flags, so a profile cannot mean anything a command line could not.
 
 use crate::error::{Error, Result};
+// The result's types live with the other results; re-exported for the command line.
 pub use crate::result::profile::{
     Measure, Params, PassResult, ProfileResult, SCHEMA_NAME, SCHEMA_VERSION,
 };
