@@ -189,6 +189,34 @@ pub struct SaveOpts {
     pub no_save: bool,
 }
 
+/// The report's format, where it goes, and the progress line: the same three flags, with the
+/// same defaults, on every command that measures (run, quick, profile, sweep, fs, workload).
+/// Each of those says in its own `mut_arg` which formats it writes and what its progress is.
+#[derive(Args, Debug, Clone)]
+pub struct OutputOpts {
+    /// Report format: text, json or csv
+    #[arg(
+        long = "output",
+        value_name = "FORMAT",
+        default_value = "text",
+        help_heading = "Output"
+    )]
+    pub output: OutputFormat,
+
+    /// Where to write the report; - is stdout
+    #[arg(
+        long = "output-file",
+        value_name = "FILE",
+        default_value = "-",
+        help_heading = "Output"
+    )]
+    pub output_file: String,
+
+    /// No progress line
+    #[arg(short = 'q', long = "quiet", help_heading = "Output")]
+    pub quiet: bool,
+}
+
 #[derive(Args, Debug)]
 pub struct ResultsArgs {
     #[command(subcommand)]
@@ -286,7 +314,11 @@ pub struct VerifyArgs {
     pub output: OutputFormat,
 }
 
+const WORKLOAD_OUTPUT_HELP: &str =
+    "Report format: text, json or csv (one row per step and repetition)";
+
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |a| a.help(WORKLOAD_OUTPUT_HELP)))]
 pub struct WorkloadArgs {
     /// copy, archive, extract, scan, readall, delete, or mixed (with --script or --steps)
     #[arg(value_name = "NAME")]
@@ -343,15 +375,8 @@ pub struct WorkloadArgs {
     /// Keep what the last repetition made (by default it is removed)
     #[arg(long = "keep")]
     pub keep: bool,
-    /// Report format: text, json or csv (one row per step and repetition)
-    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
-    pub output: OutputFormat,
-    /// Where to write the report; - is stdout
-    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
-    pub output_file: String,
-    /// No progress line
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: OutputOpts,
     #[command(flatten)]
     pub save: SaveOpts,
 }
@@ -715,7 +740,11 @@ Examples:
 
 Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
 
+const SWEEP_OUTPUT_HELP: &str =
+    "Report format: text (a matrix per test), json (every cell), csv (one row per cell)";
+
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("output", |a| a.help(SWEEP_OUTPUT_HELP)))]
 pub struct SweepArgs {
     /// Folder to sweep in: iogauge makes its own folder inside and removes it at the end
     #[arg(value_name = "DIR")]
@@ -771,23 +800,17 @@ pub struct SweepArgs {
     #[arg(long = "memory-limit", value_name = "SIZE")]
     pub memory_limit: Option<String>,
 
-    /// Report format: text (a matrix per test), json (every cell), csv (one row per cell)
-    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
-    pub output: OutputFormat,
-
-    /// Where to write the report; - is stdout
-    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
-    pub output_file: String,
-
-    /// No progress line
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: OutputOpts,
 
     #[command(flatten)]
     pub save: SaveOpts,
 }
 
+const FS_OUTPUT_HELP: &str = "Report format: text (tables), json (every repetition, recomputable), csv (one row per repetition)";
+
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("output", |a| a.help(FS_OUTPUT_HELP)))]
 pub struct FsArgs {
     /// Folders on the file systems to compare, as DIR or NAME=DIR (the name labels the
     /// report; by default the file system type)
@@ -826,18 +849,8 @@ pub struct FsArgs {
     #[arg(long = "no-drop-caches")]
     pub no_drop_caches: bool,
 
-    /// Report format: text (tables), json (every repetition, recomputable), csv (one row per
-    /// repetition)
-    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
-    pub output: OutputFormat,
-
-    /// Where to write the report; - is stdout
-    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
-    pub output_file: String,
-
-    /// No progress line
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: OutputOpts,
 
     #[command(flatten)]
     pub save: SaveOpts,
@@ -857,7 +870,13 @@ pub struct NamedProfileArgs {
     pub opts: ProfileOpts,
 }
 
+const PROFILE_OUTPUT_HELP: &str =
+    "Report format: text (a compact table) or json (every pass's full result)";
+const PROFILE_QUIET_HELP: &str = "No progress bar";
+
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("output", |a| a.help(PROFILE_OUTPUT_HELP)))]
+#[command(mut_arg("quiet", |a| a.help(PROFILE_QUIET_HELP)))]
 pub struct ProfileOpts {
     /// Size of the test file [default: 1G; cache: 1.25 x memory]
     #[arg(long = "size", value_name = "SIZE")]
@@ -875,17 +894,8 @@ pub struct ProfileOpts {
     #[arg(long = "steady-window", value_name = "SECONDS", default_value = "60")]
     pub steady_window: String,
 
-    /// Report format: text (a compact table) or json (every pass's full result)
-    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
-    pub output: OutputFormat,
-
-    /// Where to write the report; - is stdout
-    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
-    pub output_file: String,
-
-    /// No progress bar
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: OutputOpts,
 
     #[command(flatten)]
     pub save: SaveOpts,
@@ -952,7 +962,13 @@ DiskSpd spellings are accepted: -r4k, -s8k, -si, -S, -Su, -Sw, -Sh, -Suw, -Sr, -
     exit_codes!()
 );
 
+const RUN_OUTPUT_HELP: &str =
+    "Report format: text, json (the documented schema), csv (the time series)";
+const RUN_QUIET_HELP: &str = "No progress bar (there is none either when stderr is not a terminal)";
+
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("output", |a| a.help(RUN_OUTPUT_HELP)))]
+#[command(mut_arg("quiet", |a| a.help(RUN_QUIET_HELP)))]
 pub struct RunArgs {
     /// Files or block devices. Without one, a temporary file is created in the current folder
     /// (size from -c, default 1GiB) and removed afterwards.
@@ -1482,17 +1498,8 @@ pub struct RunArgs {
     #[arg(long = "fill")]
     pub fill: bool,
 
-    /// Report format: text, json (the documented schema), csv (the time series)
-    #[arg(long = "output", value_name = "FORMAT", default_value = "text")]
-    pub output: OutputFormat,
-
-    /// Where to write the report; - is stdout
-    #[arg(long = "output-file", value_name = "FILE", default_value = "-")]
-    pub output_file: String,
-
-    /// No progress bar (there is none either when stderr is not a terminal)
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub out: OutputOpts,
 
     #[command(flatten)]
     pub save: SaveOpts,

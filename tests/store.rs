@@ -128,6 +128,48 @@ fn every_run_is_saved_listed_shown_exported_and_deleted() {
     assert_eq!(list_json(&db, &[]).len(), 1);
 }
 
+/// What `schema` (a file of schema/) finds wrong with `doc`; nothing where it matches.
+fn schema_errors(schema: &str, doc: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    validator.iter_errors(doc).map(|e| e.to_string()).collect()
+}
+
+/// A profile's JSON is what schema/profile-result.schema.json says, and each pass's result
+/// what schema/run-result.schema.json says.
+#[test]
+fn profile_json_matches_its_schema() {
+    let dir = work_dir();
+    let o = bin()
+        .args([
+            "profile",
+            "database",
+            p(dir.path()),
+            "--size",
+            "4M",
+            "-d",
+            "0.2",
+        ])
+        .args(["--output", "json", "--no-save"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = schema_errors(include_str!("../schema/profile-result.schema.json"), &doc);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let passes = doc["passes"].as_array().unwrap();
+    assert_eq!(passes.len(), 2);
+    for pass in passes {
+        let run = include_str!("../schema/run-result.schema.json");
+        let errors = schema_errors(run, &pass["result"]);
+        assert!(errors.is_empty(), "{}: {errors:#?}", pass["label"]);
+    }
+    let mut extra = doc.clone();
+    extra["passes"][0]["unknown"] = Value::Bool(true);
+    let errors = schema_errors(include_str!("../schema/profile-result.schema.json"), &extra);
+    assert!(!errors.is_empty(), "an unknown key passed");
+}
+
 #[test]
 fn results_from_another_machine_are_imported() {
     let d = work_dir();

@@ -323,6 +323,52 @@ fn saved_sweeps_are_shown_compared_and_charted() -> Outcome {
     Outcome::Pass(format!("#{a} and #{b}"))
 }
 
+/// What `schema` (a file of schema/) finds wrong with `doc`; nothing where it matches.
+fn schema_errors(schema: &str, doc: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    validator.iter_errors(doc).map(|e| e.to_string()).collect()
+}
+
+/// A sweep's JSON is what schema/sweep-result.schema.json says, with several threads (each
+/// thread's time) and knees found; a schema that did not hold every key would refuse it.
+fn json_output_matches_its_schema() -> Outcome {
+    let dir = work_dir();
+    let o = sweep(&[
+        p(dir.path()),
+        "--file-sizes",
+        "64K..256K",
+        "--record-sizes",
+        "16K,64K",
+        "--tests",
+        "write,read",
+        "--threads",
+        "2",
+        "--output",
+        "json",
+        "--no-save",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = schema_errors(include_str!("../schema/sweep-result.schema.json"), &doc);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(
+        cells.len(),
+        3 * 2 * 2,
+        "3 file sizes x 2 record sizes x 2 tests"
+    );
+    assert!(cells
+        .iter()
+        .all(|c| c["thread_ns"].as_array().unwrap().len() == 2));
+    // The schema is strict: a key it does not name is refused.
+    let mut extra = doc.clone();
+    extra["unknown"] = Value::Bool(true);
+    let errors = schema_errors(include_str!("../schema/sweep-result.schema.json"), &extra);
+    assert!(!errors.is_empty(), "an unknown key passed");
+    Outcome::Pass(String::new())
+}
+
 type Case = (&'static str, fn() -> Outcome);
 
 fn main() {
@@ -347,6 +393,10 @@ fn main() {
         (
             "saved_sweeps_are_shown_compared_and_charted",
             saved_sweeps_are_shown_compared_and_charted,
+        ),
+        (
+            "json_output_matches_its_schema",
+            json_output_matches_its_schema,
         ),
     ];
     harness(

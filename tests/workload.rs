@@ -615,6 +615,49 @@ fn saved_and_shown() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// What `schema` (a file of schema/) finds wrong with `doc`; nothing where it matches.
+fn schema_errors(schema: &str, doc: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    validator.iter_errors(doc).map(|e| e.to_string()).collect()
+}
+
+/// A workload's JSON is what schema/workload-result.schema.json says: every step, so that
+/// copy's, archive's and the verified trees' parts are all checked, repeated for a summary.
+fn json_output_matches_its_schema() -> Result<String, String> {
+    let dir = work_dir();
+    let ds = dir.path().join("ds");
+    dataset(&ds, "200", "fixed:8K");
+    let doc = wl_json(&[
+        "mixed",
+        "--steps",
+        "copy, archive, extract, scan, readall, delete",
+        "--source",
+        p(&ds),
+        "--target",
+        p(&dir.path().join("out")),
+        "--repeat",
+        "2",
+        "--interval",
+        "10",
+    ]);
+    let errors = schema_errors(include_str!("../schema/workload-result.schema.json"), &doc);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let steps = doc["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 6);
+    assert!(
+        steps[0]["reps"][0]["copy"].is_object() && steps[1]["reps"][0]["compression"].is_object()
+    );
+    let mut extra = doc.clone();
+    extra["steps"][0]["reps"][0]["unknown"] = Value::Bool(true);
+    let errors = schema_errors(
+        include_str!("../schema/workload-result.schema.json"),
+        &extra,
+    );
+    assert!(!errors.is_empty(), "an unknown key passed");
+    Ok(String::new())
+}
+
 /// A workload started in the background, its output in files beside `dir` (a JSON report
 /// can outgrow a pipe that nobody reads until the end).
 struct Bg {
@@ -1015,6 +1058,10 @@ fn main() {
                 ctrl_c_mid_copy_leaves_nothing,
             ),
             ("saved_and_shown", saved_and_shown),
+            (
+                "json_output_matches_its_schema",
+                json_output_matches_its_schema,
+            ),
             (
                 "a_target_inside_the_source_by_any_path_is_refused",
                 a_target_inside_the_source_by_any_path_is_refused,

@@ -51,7 +51,7 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     // The same flags on every rank, but each sees its own folders: no rank goes on unless all
     // can, and rank 0 says what stopped which.
     let checked = Subject::Fs
-        .exporter::<FsResult>(a.output)
+        .exporter::<FsResult>(a.out.output)
         .and_then(|e| Ok((e, suite(a)?)));
     let (exporter, s) = match team {
         Some(c) => match team::agree(c, checked, &interrupted) {
@@ -64,15 +64,15 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
     // --output-file or --db costs nothing.
     let opened = root
         .then(|| {
-            let sink = iogauge::report::sink::Sink::open(&a.output_file, "--output-file")?;
-            Ok::<_, Error>((sink, Saver::new(db, &a.save, a.quiet)?))
+            let sink = iogauge::report::sink::Sink::open(&a.out.output_file, "--output-file")?;
+            Ok::<_, Error>((sink, Saver::new(db, &a.save, a.out.quiet)?))
         })
         .transpose();
     let outputs = match (opened, team) {
         (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
         (opened, _) => opened?,
     };
-    let live = root && !a.quiet && std::io::stderr().is_terminal();
+    let live = root && !a.out.quiet && std::io::stderr().is_terminal();
     let mut progress = |line: &str| {
         if live {
             eprint!("\r\x1b[K{line}");

@@ -32,11 +32,11 @@ pub fn cmd_profile(
 ) -> Result<u8, Error> {
     let p = profile::find(name)?;
     let params = profile_params(p, opts)?;
-    let exporter = Subject::Profile.exporter::<ProfileResult>(opts.output)?;
-    let mut sink = Sink::open(&opts.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &opts.save, opts.quiet)?;
+    let exporter = Subject::Profile.exporter::<ProfileResult>(opts.out.output)?;
+    let mut sink = Sink::open(&opts.out.output_file, "--output-file")?;
+    let mut saver = Saver::new(db, &opts.save, opts.out.quiet)?;
     let interrupted = interrupt_flag()?;
-    let mut progress = Progress::new(opts.quiet);
+    let mut progress = Progress::new(opts.out.quiet);
     let dir = absolute(dir)?;
     let (result, failure) = profile::run(p, &params, &dir, &interrupted, &mut progress)?;
     let partial = result.partial;

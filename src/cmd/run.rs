@@ -38,13 +38,13 @@ pub fn cmd_run(
         };
     }
     let job = job?;
-    let exporter = Subject::Run.exporter::<RunResult>(args.output)?;
-    let mut sink = Sink::open(&args.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &args.save, args.quiet)?;
+    let exporter = Subject::Run.exporter::<RunResult>(args.out.output)?;
+    let mut sink = Sink::open(&args.out.output_file, "--output-file")?;
+    let mut saver = Saver::new(db, &args.save, args.out.quiet)?;
     let interrupted = interrupt_flag()?;
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
-    let mut progress = Progress::new(args.quiet);
+    let mut progress = Progress::new(args.out.quiet);
     let limit = super::memory_limit(args.memory_limit.as_deref())?;
     let cgroup = limit
         .map(iogauge::os::memcg::MemoryCgroup::enter)
@@ -112,13 +112,13 @@ fn cmd_team(
     let root = cluster.place().is_root();
     let outputs = root.then(|| {
         Ok::<_, Error>((
-            Subject::Run.exporter::<RunResult>(args.output)?,
-            Sink::open(&args.output_file, "--output-file")?,
-            Saver::new(db, &args.save, args.quiet)?,
+            Subject::Run.exporter::<RunResult>(args.out.output)?,
+            Sink::open(&args.out.output_file, "--output-file")?,
+            Saver::new(db, &args.save, args.out.quiet)?,
         ))
     });
     let outputs = outputs.transpose().unwrap_or_else(|e| abort(cluster, e));
-    let mut progress = Progress::new(args.quiet || !root);
+    let mut progress = Progress::new(args.out.quiet || !root);
     let result = cluster::team::run(cluster, job, command_line, interrupted, &mut progress);
     progress.end();
     let result = match result {

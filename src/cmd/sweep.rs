@@ -13,7 +13,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Result<u8> {
-    let exporter = Subject::Sweep.exporter::<SweepResult>(a.output)?;
+    let exporter = Subject::Sweep.exporter::<SweepResult>(a.out.output)?;
     let sizes = |text: &str, flag: &str| {
         sweep::parse_sizes(text)
             .map_err(|e| Error::usage(format!("invalid value '{text}' for {flag}: {e}")))
@@ -49,8 +49,8 @@ pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Resu
     params.validate(&Flags::NATIVE)?;
     let how = How {
         exporter,
-        output_file: &a.output_file,
-        quiet: a.quiet,
+        output_file: &a.out.output_file,
+        quiet: a.out.quiet,
         save: &a.save,
         notes: Vec::new(),
     };

@@ -83,13 +83,13 @@ fn params_of(a: &WorkloadArgs) -> Result<Params> {
 }
 
 pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -> Result<u8> {
-    let exporter = Subject::Workload.exporter::<WorkloadResult>(a.output)?;
+    let exporter = Subject::Workload.exporter::<WorkloadResult>(a.out.output)?;
     let params = params_of(a)?;
     // The output file and the database are opened before anything is measured.
-    let mut sink = Sink::open(&a.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &a.save, a.quiet)?;
+    let mut sink = Sink::open(&a.out.output_file, "--output-file")?;
+    let mut saver = Saver::new(db, &a.save, a.out.quiet)?;
     let interrupted = interrupt_flag()?;
-    let live = !a.quiet && std::io::stderr().is_terminal();
+    let live = !a.out.quiet && std::io::stderr().is_terminal();
     let progress = |line: &str| {
         if live {
             eprint!("\r\x1b[K{line}");

@@ -3,21 +3,8 @@
 //! drop) and ended once the last rank's had (a fence after), so a repetition's time is the
 //! slowest rank's and its operations are every rank's.
 
-use super::{Cell, FsResult, Status};
 use crate::cluster::Place;
-use serde::{Deserialize, Serialize};
-
-/// How the ranks were spread and how evenly they went.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FsRanks {
-    pub ranks: u32,
-    pub hosts: u32,
-    /// Over every repetition of every test: the most the slowest rank's time exceeded the
-    /// fastest's, in percent (0 where every rank took the same).
-    pub worst_spread_pct: f64,
-    /// Which test on which file system that was.
-    pub worst_at: Option<String>,
-}
+use crate::result::fs::{Cell, FsRanks, FsResult, Status};
 
 /// Every rank's result (rank order, rank 0 first) as one.
 pub fn combine(parts: Vec<(Place, FsResult)>) -> FsResult {

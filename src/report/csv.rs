@@ -2,8 +2,8 @@
 //! one table, and the file-system suite's repetitions (`super::fs::csv`).
 
 use super::Exporter;
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
 use crate::result::RunResult;
 use std::fmt::Write;
 

@@ -2,8 +2,8 @@
 //! or Markdown, and every repetition as CSV. The HTML report draws its bar charts from the
 //! same [`FsResult`].
 
-use crate::fs_suite::{FsResult, Status, Summary};
 use crate::report::table::Grid;
+use crate::result::fs::{FsResult, Status, Summary};
 use crate::units::{format_count, format_ns, format_ratio, format_size};
 
 /// What a cell shows when there is no time.

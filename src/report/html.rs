@@ -6,16 +6,16 @@ use super::charts::{self, Chart, Kind, Line, Unit};
 use super::table::Grid;
 use crate::dates::format_utc;
 use crate::error::{Error, Result};
-use crate::fs_suite::{FsResult, Group};
 use crate::report::compare::{self, Column};
 use crate::report::workload::compare::{self as workload_compare, WorkloadComparison};
 use crate::report::workload::html::{self as workload_html, Shown};
+use crate::result::fs::{FsResult, Group};
+use crate::result::sweep::{SweepResult, Test};
 use crate::result::{RunResult, Sample};
 use crate::stats::LatencyHistogram;
 use crate::store::figures::{format_count, format_ns, Figures};
 use crate::store::record::Record;
 use crate::store::Listed;
-use crate::sweep::{SweepResult, Test};
 use crate::units::format_size_human;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -330,7 +330,7 @@ impl<'a> Report<'a> {
         let reference = crate::report::fs::reference_label(r);
         let mut out = Vec::new();
         for group in [Group::Metadata, Group::PageIo] {
-            let tests: Vec<&crate::fs_suite::TestResult> =
+            let tests: Vec<&crate::result::fs::TestResult> =
                 r.tests.iter().filter(|t| t.group == group).collect();
             if tests.is_empty() {
                 continue;
@@ -521,7 +521,7 @@ impl<'a> Report<'a> {
     /// Several workloads' same steps side by side, as `iogauge compare` has them.
     fn workload_comparison(shown: &[Shown]) -> Option<WorkloadComparison> {
         (shown.len() > 1).then(|| {
-            let pairs: Vec<(i64, &crate::workload::WorkloadResult)> =
+            let pairs: Vec<(i64, &crate::result::workload::WorkloadResult)> =
                 shown.iter().map(|w| (w.id, w.result)).collect();
             workload_compare::compare(&pairs)
         })
@@ -739,21 +739,21 @@ fn facts_grid(l: &Loaded) -> Grid {
     let mut g = Grid::new(vec!["fact".into(), "value".into()]);
     let (s, version, targets) = match &l.record {
         Record::Fs(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             r.filesystems
                 .iter()
                 .map(|f| (format!("{} = {}", f.label, f.dir), &f.facts))
                 .collect::<Vec<_>>(),
         ),
         Record::Sweep(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             vec![(r.dir.clone(), &r.target)],
         ),
         Record::Workload(r) => (
-            &r.system,
-            r.tool_version.clone(),
+            &r.header.system,
+            r.header.tool_version.clone(),
             std::iter::once(&r.source)
                 .chain(&r.target)
                 .map(|p| (place(p), &p.facts))
@@ -821,7 +821,7 @@ fn facts_grid(l: &Loaded) -> Grid {
 }
 
 /// A workload's source or target: "/data/ds (source: a tree of 3001 files, 512.0MiB)".
-fn place(p: &crate::workload::Place) -> String {
+fn place(p: &crate::result::workload::Place) -> String {
     match p.what.as_str() {
         "folder" => format!("{} (the folder written in)", p.path),
         _ => format!("{} (source: {})", p.path, workload_compare::source_words(p)),
@@ -895,17 +895,17 @@ pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 mod tests {
     use super::*;
     use crate::report::workload::compare::fixture::workload;
-    use crate::workload::StepKind::{Archive, Copy, Scan};
+    use crate::result::workload::StepKind::{Archive, Copy, Scan};
 
-    fn loaded(id: i64, w: crate::workload::WorkloadResult) -> Loaded {
+    fn loaded(id: i64, w: crate::result::workload::WorkloadResult) -> Loaded {
         Loaded {
             listed: Listed {
                 id,
-                started_unix_ns: w.started_unix_ns,
+                started_unix_ns: w.header.started_unix_ns,
                 kind: "workload".into(),
                 name: w.params.workload.clone(),
                 target: w.source.path.clone(),
-                hostname: w.system.hostname.clone(),
+                hostname: w.header.system.hostname.clone(),
                 partial: false,
                 workload_key: "k".into(),
                 tags: vec![],

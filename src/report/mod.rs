@@ -27,11 +27,11 @@ pub mod text;
 pub mod workload;
 
 use crate::error::Error;
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
+use crate::result::sweep::SweepResult;
 use crate::result::RunResult;
 use crate::spec::diskspd::Diskspd;
-use crate::sweep::SweepResult;
 
 /// The output formats a report can be written in (`--output`).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +240,7 @@ impl Formats for SweepResult {
     }
 }
 
-impl Formats for crate::workload::WorkloadResult {
+impl Formats for crate::result::workload::WorkloadResult {
     fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
         match format {
             OutputFormat::Text => Some(Box::new(workload::Text)),

@@ -4,8 +4,8 @@
 
 use super::table::Grid;
 use super::Exporter;
-use crate::sweep::knee::Knee;
-use crate::sweep::{CacheMode, Cell, Status, SweepResult, Test};
+use crate::result::sweep::knee::Knee;
+use crate::result::sweep::{CacheMode, Cell, Status, SweepResult, Test};
 use crate::units::{format_ratio, format_size};
 use serde::Serialize;
 use std::fmt::Write;
@@ -116,7 +116,7 @@ fn heading(r: &SweepResult) -> String {
             String::new()
         }
     );
-    let _ = writeln!(o, "{}", r.system.host_line());
+    let _ = writeln!(o, "{}", r.header.system.host_line());
     let mut timed = vec!["the read and write calls"];
     if p.include_flush {
         timed.push("the fsync");

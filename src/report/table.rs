@@ -1,7 +1,7 @@
 //! The compact table of a profile run (one row per pass, like CrystalDiskMark's), and the
 //! throughput sparkline shared with the run report.
 
-use crate::profile::{Measure, ProfileResult};
+use crate::result::profile::{Measure, ProfileResult};
 use crate::result::RunResult;
 use crate::units::format_size_human;
 use std::collections::BTreeMap;

@@ -4,8 +4,8 @@
 use super::Exporter;
 use crate::clock::ClockSource;
 use crate::facts::Content;
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
 use crate::result::{DirPair, DirResult, Mode, RunResult, TargetResult};
 use crate::spec::{Distribution, EngineKind, JobSpec, Pattern, Rate, Stop, Trims};
 use crate::stats::{LatencySummary, PERCENTILES};

@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod fio_bins;
 pub mod flat;
 pub mod phases;
+pub mod reps;
 pub mod spread;
 
 use hdrhistogram::Histogram;

@@ -15,6 +15,7 @@
 //! the neighbour nearest in level, and neighbours within [`SAME_LEVEL`] of each other are
 //! one phase (a change in jitter alone is not a new phase).
 
+use super::reps::median;
 use serde::{Deserialize, Serialize};
 
 /// Neighbouring segments whose mean throughputs differ by less than this factor are one
@@ -256,16 +257,6 @@ fn spans_of(series: &[f64], cuts: &[usize]) -> Vec<Span> {
             label: PhaseLabel::Steady,
         })
         .collect()
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
 }
 
 fn mean(v: &[f64]) -> f64 {

@@ -807,7 +807,7 @@ fn insert_record(
 fn insert_fs_times(
     tx: &rusqlite::Transaction,
     id: i64,
-    fs: &crate::fs_suite::FsResult,
+    fs: &crate::result::fs::FsResult,
 ) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO fs_times (run_id, test, filesystem, folder, repetition, ops, \

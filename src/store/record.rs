@@ -4,13 +4,13 @@
 //! run are handled the same way.
 
 use crate::error::{Error, Result};
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
-use crate::result::RunResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
+use crate::result::sweep::SweepResult;
+use crate::result::workload::WorkloadResult;
+use crate::result::{Header, RunResult};
 use crate::spec::{JobSpec, Pattern};
-use crate::sweep::SweepResult;
 use crate::units::format_size;
-use crate::workload::WorkloadResult;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -43,10 +43,10 @@ impl Record {
             .unwrap_or(0);
         let known = match schema {
             crate::result::SCHEMA_NAME => crate::result::SCHEMA_VERSION,
-            crate::profile::SCHEMA_NAME => crate::profile::SCHEMA_VERSION,
-            crate::fs_suite::SCHEMA_NAME => crate::fs_suite::SCHEMA_VERSION,
-            crate::sweep::SCHEMA_NAME => crate::sweep::SCHEMA_VERSION,
-            crate::workload::SCHEMA_NAME => crate::workload::SCHEMA_VERSION,
+            crate::result::profile::SCHEMA_NAME => crate::result::profile::SCHEMA_VERSION,
+            crate::result::fs::SCHEMA_NAME => crate::result::fs::SCHEMA_VERSION,
+            crate::result::sweep::SCHEMA_NAME => crate::result::sweep::SCHEMA_VERSION,
+            crate::result::workload::SCHEMA_NAME => crate::result::workload::SCHEMA_VERSION,
             "" => return Err(bad("no \"schema\" field".into())),
             other => return Err(bad(format!("its schema is '{other}'"))),
         };
@@ -60,17 +60,19 @@ impl Record {
                 r.add_phases();
                 Record::Run(Box::new(r))
             }),
-            crate::fs_suite::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
+            crate::result::fs::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: FsResult| {
                 // The figures are derived; what counts is every repetition's time.
                 r.summarize();
                 Record::Fs(Box::new(r))
             }),
-            crate::sweep::SCHEMA_NAME => serde_json::from_value(v).map(|mut r: SweepResult| {
-                // Knees are derived from the cells, by this version's rule.
-                r.find_knees();
-                Record::Sweep(Box::new(r))
-            }),
-            crate::workload::SCHEMA_NAME => {
+            crate::result::sweep::SCHEMA_NAME => {
+                serde_json::from_value(v).map(|mut r: SweepResult| {
+                    // Knees are derived from the cells, by this version's rule.
+                    r.find_knees();
+                    Record::Sweep(Box::new(r))
+                })
+            }
+            crate::result::workload::SCHEMA_NAME => {
                 serde_json::from_value(v).map(|mut r: WorkloadResult| {
                     // Summaries and ratios are derived from the repetitions.
                     r.summarize();
@@ -189,21 +191,27 @@ impl Record {
         }
     }
 
-    pub fn started_unix_ns(&self) -> u64 {
+    /// The shared header, of the kinds that have one ([`Header`]).
+    pub fn header(&self) -> Option<&Header> {
         match self {
-            Record::Fs(f) => f.started_unix_ns,
-            Record::Sweep(s) => s.started_unix_ns,
-            Record::Workload(w) => w.started_unix_ns,
-            _ => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
+            Record::Fs(f) => Some(&f.header),
+            Record::Sweep(s) => Some(&s.header),
+            Record::Workload(w) => Some(&w.header),
+            Record::Run(_) | Record::Profile(_) => None,
+        }
+    }
+
+    pub fn started_unix_ns(&self) -> u64 {
+        match self.header() {
+            Some(h) => h.started_unix_ns,
+            None => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
         }
     }
 
     pub fn hostname(&self) -> String {
-        match self {
-            Record::Fs(f) => f.system.hostname.clone(),
-            Record::Sweep(s) => s.system.hostname.clone(),
-            Record::Workload(w) => w.system.hostname.clone(),
-            _ => self
+        match self.header() {
+            Some(h) => h.system.hostname.clone(),
+            None => self
                 .first()
                 .map(|r| r.system.hostname.clone())
                 .unwrap_or_default(),
@@ -211,11 +219,9 @@ impl Record {
     }
 
     pub fn tool_version(&self) -> String {
-        match self {
-            Record::Fs(f) => f.tool_version.clone(),
-            Record::Sweep(s) => s.tool_version.clone(),
-            Record::Workload(w) => w.tool_version.clone(),
-            _ => self
+        match self.header() {
+            Some(h) => h.tool_version.clone(),
+            None => self
                 .first()
                 .map(|r| r.tool_version.clone())
                 .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string()),
@@ -224,11 +230,12 @@ impl Record {
 
     /// The command that reproduces the record.
     pub fn command_line(&self) -> String {
+        if let Some(h) = self.header() {
+            return h.command_line.join(" ");
+        }
         match self {
             Record::Run(r) => r.command_line.join(" "),
-            Record::Fs(f) => f.command_line.join(" "),
-            Record::Sweep(s) => s.command_line.join(" "),
-            Record::Workload(w) => w.command_line.join(" "),
+            Record::Fs(_) | Record::Sweep(_) | Record::Workload(_) => unreachable!("has a header"),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
                 c.push_str(&format!(

@@ -5,8 +5,8 @@
 //! a file edited or made by hand may not, and is refused with what is wrong.
 
 use super::record::Record;
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
 use crate::result::{DirPair, RunResult};
 use crate::stats::LatencyHistogram;
 
@@ -119,9 +119,9 @@ fn fs(f: &FsResult) -> Result<(), String> {
         .map_err(|e| format!("its params are not ones iogauge fs runs with ({e})"))
 }
 
-fn sweep(s: &crate::sweep::SweepResult) -> Result<(), String> {
+fn sweep(s: &crate::result::sweep::SweepResult) -> Result<(), String> {
     s.params
-        .validate(&crate::sweep::Flags::NATIVE)
+        .validate(&crate::result::sweep::Flags::NATIVE)
         .map_err(|e| format!("its params are not ones iogauge sweep runs with ({e})"))?;
     let grid = s.params.grid();
     for c in &s.cells {
@@ -137,7 +137,7 @@ fn sweep(s: &crate::sweep::SweepResult) -> Result<(), String> {
     Ok(())
 }
 
-fn workload(w: &crate::workload::WorkloadResult) -> Result<(), String> {
+fn workload(w: &crate::result::workload::WorkloadResult) -> Result<(), String> {
     w.params
         .validate()
         .map_err(|e| format!("its params are not ones iogauge workload runs with ({e})"))?;

@@ -3,7 +3,7 @@
 //! of the records is computed, not stored, so a pass over a file larger than memory needs no
 //! memory of its own (a memory cgroup's limit is for the page cache, not for us).
 
-use super::Test;
+use crate::result::sweep::Test;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;

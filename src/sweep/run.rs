@@ -3,11 +3,14 @@
 //! runs from the first start to the last end.
 
 use super::pass::{self, Finish, Open, Order, Stop, Walk};
-use super::{CacheMode, Cell, Params, Status, SweepResult, Test};
 use crate::error::{Error, Result};
-use crate::facts::{SystemFacts, TargetFacts};
+use crate::facts::TargetFacts;
 use crate::os::memory::AlignedBuf;
 use crate::os::workspace::Workspace;
+use crate::result::sweep::{
+    CacheMode, Cell, Params, Status, SweepResult, Test, SCHEMA_NAME, SCHEMA_VERSION,
+};
+use crate::result::Header;
 use crate::units::{format_size, format_size_human};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,12 +39,7 @@ pub fn run(
     let target = probe(&ws.root, params)?;
     check_space(dir, &target, params)?;
     let mut result = SweepResult {
-        schema: super::SCHEMA_NAME.into(),
-        schema_version: super::SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_unix_ns,
-        command_line,
-        system: SystemFacts::collect(),
+        header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, command_line),
         dir: dir.display().to_string(),
         target,
         params: params.clone(),

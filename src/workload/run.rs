@@ -13,8 +13,8 @@ use super::step::{empty_caches, ready_input, run_step, Ctx};
 use super::tools::{self, ToolOutput};
 use super::{Params, Step, StepResult, ToolResult, WorkloadResult, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::error::{Error, Result};
-use crate::facts::SystemFacts;
 use crate::os::cache::CacheDrop;
+use crate::result::Header;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -92,12 +92,7 @@ pub fn run(
     };
     drop(top);
     let mut r = WorkloadResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_unix_ns,
-        command_line: argv,
-        system: SystemFacts::collect(),
+        header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, argv),
         params: params.clone(),
         source: surveyed.place,
         target: target_place,

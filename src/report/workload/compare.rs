@@ -2,8 +2,8 @@
 //! table of them): each step matched by its position in the script and its kind.
 
 use crate::report::table::Grid;
+use crate::result::workload::{Place, StepKind, StepResult, StepSummary, Work, WorkloadResult};
 use crate::units::{format_count, format_ns, format_ratio, format_size_human};
-use crate::workload::{Place, StepKind, StepResult, StepSummary, Work, WorkloadResult};
 use serde::Serialize;
 
 /// Saved workloads side by side (`iogauge compare` of workload records, and the report's
@@ -331,7 +331,7 @@ fn rate_row(
 mod tests {
     use super::fixture::workload;
     use super::*;
-    use crate::workload::StepKind::{Archive, Copy, Scan};
+    use crate::result::workload::StepKind::{Archive, Copy, Scan};
 
     #[test]
     fn workloads_are_compared_step_by_step_by_position_and_kind() {
@@ -420,9 +420,9 @@ mod tests {
 #[cfg(test)]
 pub(crate) mod fixture {
     use crate::facts::{SystemFacts, TargetFacts};
+    use crate::result::workload::*;
     use crate::result::{Phase, Sample, SampleDir, TimeSeries};
     use crate::stats::phases::PhaseLabel;
-    use crate::workload::*;
 
     pub const FILES: u64 = 1000;
     /// Each file's bytes.
@@ -453,17 +453,19 @@ pub(crate) mod fixture {
             level: None,
         };
         let mut r = WorkloadResult {
-            schema: SCHEMA_NAME.into(),
-            schema_version: SCHEMA_VERSION,
-            tool_version: "0.1.0".into(),
-            started_unix_ns: 1_700_000_000_000_000_000,
-            command_line: vec!["iogauge".into(), "workload".into(), "mixed".into()],
-            system: SystemFacts {
-                hostname: "h".into(),
-                kernel: "6.1".into(),
-                cpu_model: None,
-                cpus: 2,
-                memory_bytes: None,
+            header: crate::result::Header {
+                schema: SCHEMA_NAME.into(),
+                schema_version: SCHEMA_VERSION,
+                tool_version: "0.1.0".into(),
+                started_unix_ns: 1_700_000_000_000_000_000,
+                command_line: vec!["iogauge".into(), "workload".into(), "mixed".into()],
+                system: SystemFacts {
+                    hostname: "h".into(),
+                    kernel: "6.1".into(),
+                    cpu_model: None,
+                    cpus: 2,
+                    memory_bytes: None,
+                },
             },
             params: Params {
                 workload: "mixed".into(),

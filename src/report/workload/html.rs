@@ -12,8 +12,8 @@ use super::{
 use crate::report::charts::{self, Chart, Kind, Line, Unit};
 use crate::report::html::{esc, figure, grid_html};
 use crate::report::table::{phase_grid, Grid};
+use crate::result::workload::{Rep, StepKind, StepResult, Work, WorkloadResult};
 use crate::units::{format_count, format_ns, format_size_human};
-use crate::workload::{Rep, StepKind, StepResult, Work, WorkloadResult};
 use std::fmt::Write;
 
 /// A workload record as the report shows it.
@@ -314,7 +314,7 @@ pub fn compared_chart(shown: &[Shown], c: &WorkloadComparison) -> Option<Chart> 
 mod tests {
     use super::*;
     use crate::report::workload::compare::fixture::{workload, FILE, FILES};
-    use crate::workload::StepKind::{Archive, Copy, Delete, Extract, Scan};
+    use crate::result::workload::StepKind::{Archive, Copy, Delete, Extract, Scan};
 
     fn shown(index: usize, id: i64, r: &WorkloadResult) -> Shown<'_> {
         Shown {
@@ -334,7 +334,7 @@ mod tests {
             (Scan, &[30]),
             (Delete, &[300]),
         ]);
-        r.steps[0].tool = Some(crate::workload::ToolResult {
+        r.steps[0].tool = Some(crate::result::workload::ToolResult {
             tool: "cp -r".into(),
             command: "cp -r /data/tree/. /out/1-tool-copy".into(),
             elapsed_ns: vec![800_000_000, 900_000_000],

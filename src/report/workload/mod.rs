@@ -8,10 +8,10 @@ pub mod html;
 
 use super::table::{phase_grid, rate_value, sparkline, Grid};
 use super::Exporter;
-use crate::units::{format_count, format_ns, format_size_human};
-use crate::workload::{
+use crate::result::workload::{
     Compression, CopyUse, CpuUse, Rep, StepKind, StepResult, ToolResult, Verified, WorkloadResult,
 };
+use crate::units::{format_count, format_ns, format_size_human};
 use std::fmt::Write;
 
 pub struct Text;
@@ -38,7 +38,7 @@ fn mb_s(bytes: u64, ns: u64) -> f64 {
 }
 
 /// Where it ran, in a line: "tree /data/ds (3,001 files, 41 folders, 512.0MiB; ext4 on vda)".
-fn place_line(p: &crate::workload::Place) -> String {
+fn place_line(p: &crate::result::workload::Place) -> String {
     let fs = p.facts.fs_type.as_deref().unwrap_or("?");
     let dev = p
         .facts
@@ -126,7 +126,7 @@ pub fn text(r: &WorkloadResult) -> String {
     if let Some(t) = &r.target {
         let _ = writeln!(o, "  target: {}", place_line(t));
     }
-    let _ = writeln!(o, "  {}", r.system.host_line());
+    let _ = writeln!(o, "  {}", r.header.system.host_line());
     let n = r.params.repeat;
     let _ = writeln!(
         o,
@@ -216,7 +216,7 @@ fn over_time(o: &mut String, kind: StepKind, b: &Rep) {
     if rates.len() < 2 {
         return;
     }
-    let bytes = work != crate::workload::Work::Entries;
+    let bytes = work != crate::result::workload::Work::Entries;
     let unit = if bytes { "MB/s" } else { "entries/s" };
     let max = rates.iter().cloned().fold(0.0, f64::max);
     let min = rates.iter().cloned().fold(f64::MAX, f64::min);

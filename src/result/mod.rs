@@ -1,6 +1,15 @@
 //! `RunResult`: what a run measured, in base units (bytes, nanoseconds, counts). Reports render
 //! it; the JSON report is its serialization, described by `schema/run-result.schema.json`.
 //! Bump [`SCHEMA_VERSION`] on any change that could break a reader.
+//!
+//! The other kinds of result live beside it, one file each, with their own schema and
+//! version: [`profile`], [`fs`] (the file-system suite), [`sweep`] and [`workload`]. The front
+//! ends that run them fill them in; reports and the store read them from here.
+
+pub mod fs;
+pub mod profile;
+pub mod sweep;
+pub mod workload;
 
 use crate::clock::ClockInfo;
 use crate::engine::RingFeatures;
@@ -10,6 +19,40 @@ use crate::stats::cpu::CpuUsage;
 use crate::stats::phases::PhaseLabel;
 use crate::stats::LatencySummary;
 use serde::{Deserialize, Serialize};
+
+/// What a result of the file-system suite, a sweep, a workload or a profile opens with: which
+/// schema it follows, which iogauge made it, when, from what command line, on what machine.
+/// Flattened into each (`#[serde(flatten)]`), so its keys stay at the top level, first and in
+/// this order, as they were before there was one struct for them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: String,
+    pub schema_version: u32,
+    pub tool_version: String,
+    /// When the command started, nanoseconds since the Unix epoch.
+    pub started_unix_ns: u64,
+    pub command_line: Vec<String>,
+    pub system: SystemFacts,
+}
+
+impl Header {
+    /// A header for a result of `schema` at `version`, made by this iogauge on this machine.
+    pub fn new(
+        schema: &str,
+        version: u32,
+        started_unix_ns: u64,
+        command_line: Vec<String>,
+    ) -> Header {
+        Header {
+            schema: schema.into(),
+            schema_version: version,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            started_unix_ns,
+            command_line,
+            system: SystemFacts::collect(),
+        }
+    }
+}
 
 pub const SCHEMA_NAME: &str = "iogauge-run-result";
 /// 2: `phases` added.

@@ -8,6 +8,7 @@
 //! file (a pass of microseconds, disturbed once) or one lucky large one does not move them.
 
 use super::{SweepResult, Test};
+use crate::stats::reps::median;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,17 +107,6 @@ fn spread(v: &[f64], k: usize) -> f64 {
         part.iter().map(|x| (x - m) * (x - m)).sum::<f64>()
     };
     sq(&v[..k]) + sq(&v[k..])
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
 }
 
 #[cfg(test)]
