@@ -114,8 +114,10 @@ impl Outcome for ProfileResult {
         (!self.passes.is_empty()).then(|| Record::Profile(Box::new(self)))
     }
 
-    fn ending(&self, _interrupted: bool) -> Ending {
-        match self.partial {
+    /// A profile cut short by a failure ends with that error (the command returns it), not
+    /// as interrupted.
+    fn ending(&self, interrupted: bool) -> Ending {
+        match self.partial && interrupted {
             true => Ending::Interrupted {
                 partial: true,
                 unit: "pass",
