@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod clock;
 pub mod cluster;
+pub mod context;
 pub mod dataset;
 pub mod dates;
 pub mod engine;

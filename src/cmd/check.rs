@@ -1,8 +1,9 @@
 //! `iogauge check`: run a baseline's workload again and judge the new figures against it.
 
-use super::saved::{column, open, Saver};
+use super::saved::{column, open};
 use super::{interrupt_flag, write_output};
 use iogauge::cli::CheckArgs;
+use iogauge::context::save::Saver;
 use iogauge::dates::format_utc;
 use iogauge::error::{exit, Error, Result};
 use iogauge::profile;
@@ -45,7 +46,8 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
         .iter()
         .map(|t| super::absolute(t))
         .collect::<Result<Vec<PathBuf>>>()?;
-    let mut saver = Saver::new(db, &a.save, a.quiet)?.with_tag(format!("check:{}", a.baseline));
+    let mut saver =
+        Saver::new(&super::saving(db, &a.save), a.quiet)?.with_tag(format!("check:{}", a.baseline));
     let store = open(db)?;
     let id = store.baseline(&a.baseline)?;
     let (base_col, _, base) = column(&store, id)?;

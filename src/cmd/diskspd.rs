@@ -1,6 +1,6 @@
 //! `iogauge diskspd`: a DiskSpd command line, with DiskSpd's meaning, run like `iogauge run`.
 
-use super::{absolute, interrupt_flag, write_output};
+use super::{absolute, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
@@ -8,7 +8,6 @@ use iogauge::report::text::applies_to_total;
 use iogauge::report::{diskspd_exporter, diskspd_profile_exporter};
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::diskspd::{self, Diskspd, Targets};
-use iogauge::store::record::Record;
 use std::path::PathBuf;
 
 pub fn cmd_diskspd(
@@ -59,15 +58,13 @@ pub fn cmd_diskspd(
     for t in &mut d.job.targets {
         t.path = absolute(&t.path)?;
     }
-    let mut sink = iogauge::report::sink::Sink::open(&output_file, "--output-file")?;
-    let mut saver = super::saved::Saver::new(db, &save, quiet)?;
-    let interrupted = interrupt_flag()?;
+    let mut ctx = super::context(db, &output_file, quiet, &save)?;
     let mut cleanup = Cleanup::new(d.job.keep);
     let mut progress = Progress::new(quiet);
     let result = runner::run_full(
         &d.job,
         command_line,
-        &interrupted,
+        ctx.interrupted(),
         &mut cleanup,
         &mut progress,
         runner::Keep {
@@ -79,15 +76,8 @@ pub fn cmd_diskspd(
     let mut result = result?;
     result.notes.extend(d.notes.iter().cloned());
     let exporter = diskspd_exporter(&d);
-    sink.write(&exporter.render(&result))?;
-    if !exporter.lists_warnings() || !sink.is_stdout() {
-        for w in result.warnings.iter().filter(|w| applies_to_total(w)) {
-            eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
-        }
-    }
-    let (reason, message) = (result.stop_reason, result.stop_message.clone());
-    saver.save(&Record::Run(Box::new(result)))?;
-    Ok(super::exit_for(reason, message.as_deref()))
+    ctx.report_where(&result, exporter.as_ref(), &applies_to_total)?;
+    ctx.save_and_end(result)
 }
 
 /// DiskSpd's -Rp: the profile, in text or (-Rpxml) XML; no target is opened or created.

@@ -7,11 +7,11 @@
 use super::fio_ends::Ends;
 use super::fio_logs::IoLogs;
 use super::fio_team;
-use super::saved::Saver;
 use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::cluster::team::agree;
 use iogauge::cluster::{Cluster, Place};
+use iogauge::context::save::Saver;
 use iogauge::error::{exit, Error};
 use iogauge::os::diskstats::{self, DiskUtil};
 use iogauge::report::fio::{Jobs, Outcome};
@@ -193,7 +193,7 @@ pub fn cmd_fio(
     let opened = preflight(&plan).and_then(|()| {
         root.then(|| {
             let sink = Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
-            Ok((sink, Saver::new(db, &own.save, true)?))
+            Ok((sink, Saver::new(&super::saving(db, &own.save), true)?))
         })
         .transpose()
     });

@@ -2,15 +2,13 @@
 //! launcher, run by every rank in its own folder and reported by rank 0 as one.
 
 use super::interrupt_flag;
-use super::saved::Saver;
 use iogauge::cli::FsArgs;
 use iogauge::cluster::{self, team, Cluster};
+use iogauge::context::Context;
 use iogauge::error::{exit, Error, Result};
 use iogauge::fs_suite::{self, FsResult, Params, Suite};
 use iogauge::report::Subject;
-use iogauge::store::record::Record;
 use iogauge::units::parse_size;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// The suite as the flags ask for it.
@@ -60,27 +58,30 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         },
         None => checked?,
     };
-    // The output file and the database are opened before anything is measured: a bad
-    // --output-file or --db costs nothing.
+    // Rank 0 alone reports and saves: it opens the output file and the store before anything
+    // is measured, and a failure there ends every rank.
     let opened = root
         .then(|| {
-            let sink = iogauge::report::sink::Sink::open(&a.out.output_file, "--output-file")?;
-            Ok::<_, Error>((sink, Saver::new(db, &a.save, a.out.quiet)?))
+            let outputs = iogauge::context::Outputs {
+                output_file: &a.out.output_file,
+                quiet: a.out.quiet,
+                saving: super::saving(db, &a.save),
+            };
+            Context::open_with(outputs, interrupted.clone())
         })
         .transpose();
-    let outputs = match (opened, team) {
+    let mut ctx = match (opened, team) {
         (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
         (opened, _) => opened?,
     };
-    let live = root && !a.out.quiet && std::io::stderr().is_terminal();
     let mut progress = |line: &str| {
-        if live {
-            eprint!("\r\x1b[K{line}");
+        if let Some(c) = &ctx {
+            c.progress(line)
         }
     };
     let result = fs_suite::run(&s, argv, &interrupted, &mut progress, team);
-    if live {
-        eprint!("\r\x1b[K");
+    if let Some(c) = &ctx {
+        c.end_progress();
     }
     let result = match (result, team) {
         (Err(e), Some(c)) => team::fail(c, &e.to_string(), e.exit_code()),
@@ -93,11 +94,10 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         },
         (r, None) => r?,
     };
-    let Some((mut sink, mut saver)) = outputs else {
-        return Ok(exit::OK);
-    };
-    sink.write(&exporter.render(&result))?;
-    report_end(&result, &mut saver)
+    match ctx.as_mut() {
+        Some(ctx) => ctx.finish(result, exporter.as_ref()),
+        None => Ok(exit::OK),
+    }
 }
 
 /// Every rank's result to rank 0, made one there; `None` on the other ranks, and on every
@@ -114,30 +114,4 @@ fn gather(c: &dyn Cluster, r: FsResult) -> Option<FsResult> {
         return None;
     }
     team::gather_results(c, r).map(fs_suite::ranks::combine)
-}
-
-/// Save what was measured; the exit status, saying why on stderr where it is not 0.
-fn report_end(result: &FsResult, saver: &mut Saver) -> Result<u8> {
-    let failures = result.failures();
-    let measured = result
-        .tests
-        .iter()
-        .any(|t| t.cells.iter().any(|c| !c.elapsed_ns.is_empty()));
-    if measured {
-        saver.save(&Record::Fs(Box::new(result.clone())))?;
-    }
-    if result.partial {
-        eprintln!("iogauge: interrupted; the results above are partial");
-        return Ok(exit::INTERRUPTED);
-    }
-    if !failures.is_empty() {
-        eprintln!(
-            "iogauge: error: {} test{} failed: {}",
-            failures.len(),
-            if failures.len() == 1 { "" } else { "s" },
-            failures.join("; ")
-        );
-        return Ok(exit::FAILURE);
-    }
-    Ok(exit::OK)
 }

@@ -26,12 +26,9 @@ pub mod sweep;
 pub mod verify;
 pub mod workload;
 
-use iogauge::error::{exit, Error};
-use iogauge::result::StopReason;
+use iogauge::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 /// `--key=value` as (key, value); a bare `--key` has no value. The fio and diskspd commands
 /// read their own options this way, before the rest goes to the tool's syntax.
@@ -90,49 +87,32 @@ pub fn write_output(path: &str, text: &str) -> Result<(), Error> {
     }
 }
 
-/// Set on Ctrl-C or SIGTERM: the measuring commands stop, report what they have and save it.
-pub fn interrupt_flag() -> Result<Arc<AtomicBool>, Error> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, interrupted.clone())
-            .map_err(|e| Error::runtime(format!("cannot install the signal handler: {e}")))?;
-    }
-    Ok(interrupted)
+pub use iogauge::context::interrupt_flag;
+
+/// The run context of a measuring command from its output and save flags: the report's file
+/// and the store opened, before any I/O.
+pub fn context(
+    db: &Option<PathBuf>,
+    output_file: &str,
+    quiet: bool,
+    save: &iogauge::cli::SaveOpts,
+) -> Result<iogauge::context::Context, Error> {
+    iogauge::context::Context::open(iogauge::context::Outputs {
+        output_file,
+        quiet,
+        saving: saving(db, save),
+    })
 }
 
-/// The exit status of a single run that has been reported and saved, saying on stderr why
-/// its results are partial when they are.
-pub fn exit_for(reason: StopReason, message: Option<&str>) -> u8 {
-    match reason {
-        StopReason::Completed => exit::OK,
-        StopReason::Interrupted => {
-            eprintln!("iogauge: interrupted; the results above are partial");
-            exit::INTERRUPTED
-        }
-        StopReason::IoError => {
-            eprintln!(
-                "iogauge: error: {}; the results above are partial",
-                message.unwrap_or("I/O error")
-            );
-            exit::FAILURE
-        }
-    }
-}
-
-/// [`exit_for`] of a run, and a verifying run that went on past mismatches fails too.
-pub fn exit_of_run(r: &iogauge::result::RunResult) -> u8 {
-    let code = exit_for(r.stop_reason, r.stop_message.as_deref());
-    match &r.verify {
-        Some(v) if code == exit::OK && v.mismatch_count > 0 => {
-            eprintln!(
-                "iogauge: error: verification found {} mismatch{}: {}",
-                v.mismatch_count,
-                if v.mismatch_count == 1 { "" } else { "es" },
-                v.mismatches.first().map(|m| m.line()).unwrap_or_default()
-            );
-            exit::FAILURE
-        }
-        _ => code,
+/// Where and whether to save, from `--db` and the save flags.
+pub fn saving(
+    db: &Option<PathBuf>,
+    save: &iogauge::cli::SaveOpts,
+) -> iogauge::context::save::Saving {
+    iogauge::context::save::Saving {
+        db: db.clone(),
+        tags: save.tags.clone(),
+        no_save: save.no_save,
     }
 }
 
@@ -149,26 +129,4 @@ pub fn memory_limit(text: Option<&str>) -> Result<Option<u64>, Error> {
             .map_err(|e| Error::usage(format!("invalid value '{t}' for --memory-limit: {e}")))
     })
     .transpose()
-}
-
-/// Back out of a memory cgroup, keeping what it says about itself.
-pub fn leave_cgroup(c: iogauge::os::memcg::MemoryCgroup) -> iogauge::sweep::MemoryCap {
-    use iogauge::os::memcg::CgroupVersion;
-    let cap = iogauge::sweep::MemoryCap {
-        limit_bytes: c.limit(),
-        cgroup: format!(
-            "{} {}",
-            match c.version() {
-                CgroupVersion::V1 => "v1",
-                CgroupVersion::V2 => "v2",
-            },
-            c.path().display()
-        ),
-        peak_bytes: c.peak(),
-    };
-    // The measurement is done and kept; a cgroup that will not go is said, not fatal.
-    if let Err(e) = c.leave() {
-        eprintln!("iogauge: warning: {e}");
-    }
-    cap
 }

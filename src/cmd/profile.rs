@@ -1,15 +1,13 @@
 //! `iogauge profile`, `iogauge quick` (and `iogauge` alone), and `iogauge profiles`: the
 //! named workloads, their parameters from the flags, run, reported and saved.
 
-use super::saved::Saver;
-use super::{absolute, interrupt_flag, write_output};
+use super::{absolute, write_output};
 use clap::Parser;
 use iogauge::cli::{Cli, Command, ProfileOpts};
 use iogauge::error::{exit, Error};
 use iogauge::profile::{self, Params, Profile, ProfileResult};
 use iogauge::progress::Progress;
-use iogauge::report::{sink::Sink, Subject};
-use iogauge::store::record::Record;
+use iogauge::report::Subject;
 use std::path::{Path, PathBuf};
 
 /// `iogauge` alone: exactly `iogauge quick`, with the flags' own defaults.
@@ -33,25 +31,19 @@ pub fn cmd_profile(
     let p = profile::find(name)?;
     let params = profile_params(p, opts)?;
     let exporter = Subject::Profile.exporter::<ProfileResult>(opts.out.output)?;
-    let mut sink = Sink::open(&opts.out.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &opts.save, opts.out.quiet)?;
-    let interrupted = interrupt_flag()?;
+    let mut ctx = super::context(db, &opts.out.output_file, opts.out.quiet, &opts.save)?;
     let mut progress = Progress::new(opts.out.quiet);
     let dir = absolute(dir)?;
-    let (result, failure) = profile::run(p, &params, &dir, &interrupted, &mut progress)?;
-    let partial = result.partial;
+    let (result, failure) = profile::run(p, &params, &dir, ctx.interrupted(), &mut progress)?;
     // A profile stopped before its first pass ends has nothing to report or save.
-    let saved = if result.passes.is_empty() {
-        Ok(None)
-    } else {
-        sink.write(&exporter.render(&result))?;
-        saver.save(&Record::Profile(Box::new(result)))
+    let ended = match result.passes.is_empty() {
+        true => ctx.save_and_end(result),
+        false => ctx.finish(result, exporter.as_ref()),
     };
     if let Some(e) = failure {
         return Err(e);
     }
-    saved?;
-    Ok(if partial { exit::INTERRUPTED } else { exit::OK })
+    ended
 }
 
 /// A profile's parameters from its flags and this machine's memory.

@@ -1,20 +1,20 @@
 //! `iogauge run`: one job from iogauge's own flags, run, reported and saved; under an MPI
 //! launcher, run by every rank and reported by rank 0 as one ([`iogauge::cluster`]).
 
-use super::saved::Saver;
 use super::{absolute, interrupt_flag};
 use iogauge::cli::RunArgs;
 use iogauge::cluster::{self, Cluster};
+use iogauge::context::Context;
 use iogauge::error::{exit, Error};
 use iogauge::progress::Progress;
-use iogauge::report::{sink::Sink, Exporter, Subject};
+use iogauge::report::Subject;
 use iogauge::result::RunResult;
 use iogauge::runner::{self, target::Cleanup, Observer};
 use iogauge::spec::native::job_from_args;
 use iogauge::spec::JobSpec;
-use iogauge::store::record::Record;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pub fn cmd_run(
     db: &Option<PathBuf>,
@@ -39,26 +39,20 @@ pub fn cmd_run(
     }
     let job = job?;
     let exporter = Subject::Run.exporter::<RunResult>(args.out.output)?;
-    let mut sink = Sink::open(&args.out.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &args.save, args.out.quiet)?;
-    let interrupted = interrupt_flag()?;
+    let mut ctx = super::context(db, &args.out.output_file, args.out.quiet, &args.save)?;
     // Dropped at the end of this function, after the report: created files go on every path.
     let mut cleanup = Cleanup::new(job.keep);
     let mut progress = Progress::new(args.out.quiet);
-    let limit = super::memory_limit(args.memory_limit.as_deref())?;
-    let cgroup = limit
-        .map(iogauge::os::memcg::MemoryCgroup::enter)
-        .transpose()
-        .map_err(Error::usage)?;
+    ctx.limit_memory(super::memory_limit(args.memory_limit.as_deref())?)?;
     let result = runner::run_observed(
         &job,
         command_line,
-        &interrupted,
+        ctx.interrupted(),
         &mut cleanup,
         &mut progress,
     );
     progress.end();
-    let cap = cgroup.map(super::leave_cgroup);
+    let cap = ctx.leave_memory();
     let mut result = result?;
     if let Some(c) = cap {
         result.notes.push(c.describe());
@@ -70,27 +64,7 @@ pub fn cmd_run(
                 .into(),
         );
     }
-    report_and_save(result, exporter.as_ref(), &mut sink, &mut saver)
-}
-
-/// Write the report, say the warnings, save: the exit status of the run.
-fn report_and_save(
-    result: RunResult,
-    exporter: &dyn Exporter<RunResult>,
-    sink: &mut Sink,
-    saver: &mut Saver,
-) -> Result<u8, Error> {
-    sink.write(&exporter.render(&result))?;
-    // A person watching the terminal sees the warnings even where the report carries them
-    // only as data, or goes to a file.
-    if !exporter.lists_warnings() || !sink.is_stdout() {
-        for w in &result.warnings {
-            eprintln!("iogauge: warning: {} ({})", w.message, w.fix);
-        }
-    }
-    let code = super::exit_of_run(&result);
-    saver.save(&Record::Run(Box::new(result)))?;
-    Ok(code)
+    ctx.finish(result, exporter.as_ref())
 }
 
 /// The job as one rank of an MPI job. Rank 0 alone opens the report and the store, so a
@@ -101,7 +75,7 @@ fn cmd_team(
     args: &RunArgs,
     job: &JobSpec,
     command_line: Vec<String>,
-    interrupted: &AtomicBool,
+    interrupted: &Arc<AtomicBool>,
 ) -> Result<u8, Error> {
     if args.memory_limit.is_some() {
         return Err(Error::usage(
@@ -111,10 +85,14 @@ fn cmd_team(
     }
     let root = cluster.place().is_root();
     let outputs = root.then(|| {
+        let outputs = iogauge::context::Outputs {
+            output_file: &args.out.output_file,
+            quiet: args.out.quiet,
+            saving: super::saving(db, &args.save),
+        };
         Ok::<_, Error>((
             Subject::Run.exporter::<RunResult>(args.out.output)?,
-            Sink::open(&args.out.output_file, "--output-file")?,
-            Saver::new(db, &args.save, args.out.quiet)?,
+            Context::open_with(outputs, interrupted.clone())?,
         ))
     });
     let outputs = outputs.transpose().unwrap_or_else(|e| abort(cluster, e));
@@ -134,9 +112,7 @@ fn cmd_team(
         }
     };
     match (result, outputs) {
-        (Some(result), Some((exporter, mut sink, mut saver))) => {
-            report_and_save(result, exporter.as_ref(), &mut sink, &mut saver)
-        }
+        (Some(result), Some((exporter, mut ctx))) => ctx.finish(result, exporter.as_ref()),
         // The other ranks: rank 0 reports for all of them.
         _ if interrupted.load(Ordering::Relaxed) => Ok(exit::INTERRUPTED),
         _ => Ok(exit::OK),

@@ -1,15 +1,10 @@
 //! `iogauge sweep`: flags to a sweep's parameters; and what `sweep` and `iozone` share: the
 //! memory cgroup, the progress line, the report, saving.
 
-use super::interrupt_flag;
-use super::saved::Saver;
 use iogauge::cli::{SaveOpts, SweepArgs};
-use iogauge::error::{exit, Error, Result};
-use iogauge::os::memcg::MemoryCgroup;
+use iogauge::error::{Error, Result};
 use iogauge::report::{Exporter, Subject};
-use iogauge::store::record::Record;
 use iogauge::sweep::{self, CacheMode, Flags, Params, SweepResult};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Result<u8> {
@@ -77,55 +72,21 @@ pub fn run_and_report(
     how: How,
     extra: &mut dyn FnMut(&SweepResult) -> Result<()>,
 ) -> Result<u8> {
-    // The output file and the database are opened before anything is measured: a bad
-    // --output-file or --db costs nothing.
-    let mut sink = iogauge::report::sink::Sink::open(how.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, how.save, how.quiet)?;
-    let interrupted = interrupt_flag()?;
+    let mut ctx = super::context(db, how.output_file, how.quiet, how.save)?;
     // A person at a terminal learns how big the grid is; a script's stderr stays quiet.
-    let live = !how.quiet && std::io::stderr().is_terminal();
-    if live {
-        eprintln!("iogauge: sweep: {}", plan_line(params));
-    }
-    let cgroup = params
-        .memory_limit
-        .map(MemoryCgroup::enter)
-        .transpose()
-        .map_err(Error::usage)?;
-    let mut progress = |line: &str| {
-        if live {
-            eprint!("\r\x1b[K{line}");
-        }
-    };
-    let result = sweep::run(dir, params, argv, &interrupted, &mut progress);
-    if live {
-        eprint!("\r\x1b[K");
-    }
-    let cap = cgroup.map(super::leave_cgroup);
+    ctx.announce(&format!("sweep: {}", plan_line(params)));
+    ctx.limit_memory(params.memory_limit)?;
+    let result = sweep::run(dir, params, argv, ctx.interrupted(), &mut |line| {
+        ctx.progress(line)
+    });
+    ctx.end_progress();
+    let cap = ctx.leave_memory();
     let mut result = result?;
     result.memory_cap = cap;
     result.notes.splice(0..0, how.notes);
-    sink.write(&how.exporter.render(&result))?;
+    ctx.report(&result, how.exporter.as_ref())?;
     extra(&result)?;
-    let failures = result.failures();
-    let partial = result.partial;
-    if !result.cells.is_empty() {
-        saver.save(&Record::Sweep(Box::new(result)))?;
-    }
-    if partial && interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("iogauge: interrupted; the results above are partial");
-        return Ok(exit::INTERRUPTED);
-    }
-    if !failures.is_empty() {
-        eprintln!(
-            "iogauge: error: {} cell{} failed: {}",
-            failures.len(),
-            if failures.len() == 1 { "" } else { "s" },
-            failures.join("; ")
-        );
-        return Ok(exit::FAILURE);
-    }
-    Ok(exit::OK)
+    ctx.save_and_end(result)
 }
 
 /// "13 file sizes x 6 record sizes, 9 tests: 58 cells, about 12.4 GiB of I/O".

@@ -1,19 +1,13 @@
 //! `iogauge workload`: the flags made one validated [`Params`] (the steps from the name, a
 //! script or `--steps`), run, reported, saved.
 
-use super::interrupt_flag;
-use super::saved::Saver;
 use iogauge::cli::WorkloadArgs;
-use iogauge::error::{exit, Error, Result};
-use iogauge::report::sink::Sink;
+use iogauge::error::{Error, Result};
 use iogauge::report::Subject;
-use iogauge::store::record::Record;
 use iogauge::workload::run::{run, Options};
 use iogauge::workload::script::{self, Defaults};
 use iogauge::workload::{self, ArchiveFormat, CopyMethod, Params, StepKind, WorkloadResult};
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 /// The workload the flags ask for.
 fn params_of(a: &WorkloadArgs) -> Result<Params> {
@@ -85,57 +79,15 @@ fn params_of(a: &WorkloadArgs) -> Result<Params> {
 pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -> Result<u8> {
     let exporter = Subject::Workload.exporter::<WorkloadResult>(a.out.output)?;
     let params = params_of(a)?;
-    // The output file and the database are opened before anything is measured.
-    let mut sink = Sink::open(&a.out.output_file, "--output-file")?;
-    let mut saver = Saver::new(db, &a.save, a.out.quiet)?;
-    let interrupted = interrupt_flag()?;
-    let live = !a.out.quiet && std::io::stderr().is_terminal();
-    let progress = |line: &str| {
-        if live {
-            eprint!("\r\x1b[K{line}");
-        }
-    };
+    let mut ctx = super::context(db, &a.out.output_file, a.out.quiet, &a.save)?;
     let opts = Options {
         source: super::absolute(&a.source)?,
         target: a.target.as_deref().map(super::absolute).transpose()?,
         force: a.force,
         keep: a.keep,
     };
-    let result = run(&params, &opts, argv, &interrupted, &progress);
-    if live {
-        eprint!("\r\x1b[K");
-    }
-    let result = result?;
-    sink.write(&exporter.render(&result))?;
-    let ran = result.steps.iter().any(|s| !s.reps.is_empty());
-    let failures = result.verify_failures();
-    let stop = result.stop_message.clone();
-    let partial = result.partial;
-    if ran {
-        saver.save(&Record::Workload(Box::new(result)))?;
-    }
-    if interrupted.load(Ordering::Relaxed) {
-        // A signal after the last step finished cuts nothing short: the results (and the
-        // saved record, partial=false) are whole, and the message says so; the exit status
-        // still says that a signal ended the process.
-        match partial {
-            true => eprintln!("iogauge: interrupted; the results above are partial"),
-            false => eprintln!(
-                "iogauge: interrupted after every step had finished; the results above are whole"
-            ),
-        }
-        return Ok(exit::INTERRUPTED);
-    }
-    if let Some(m) = stop {
-        eprintln!("iogauge: error: {m}; the results above are partial");
-        return Ok(exit::FAILURE);
-    }
-    if !failures.is_empty() {
-        eprintln!(
-            "iogauge: error: what was made differs from the source: {}",
-            failures.join("; ")
-        );
-        return Ok(exit::CHECK_FAILED);
-    }
-    Ok(exit::OK)
+    let line = ctx.line();
+    let result = run(&params, &opts, argv, ctx.interrupted(), &|l| line.show(l));
+    ctx.end_progress();
+    ctx.finish(result?, exporter.as_ref())
 }
