@@ -4,8 +4,9 @@
 //! those flags, so a profile cannot mean anything a command line could not.
 
 use crate::error::{Error, Result};
+use crate::os::owned::Cleanup;
 use crate::result::{RunResult, StopReason};
-use crate::runner::{self, target::Cleanup, Observer};
+use crate::runner::{self, Observer};
 use crate::spec::native::job_from_argv;
 use crate::spec::JobSpec;
 use crate::units::format_size_human;
