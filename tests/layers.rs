@@ -5,9 +5,10 @@
 //! are blanked, then every `use` item and every path in code that starts at `crate::`,
 //! `iogauge::`, `super::`, `self::`, a child module or a name a `use` brought in is followed to
 //! the file that defines it (through `pub use` re-exports, so `crate::spec::Flag` is
-//! spec/flag.rs). A re-export is an import for the layers but not for cycles: like `mod x;`,
-//! a module's `pub use` of its own parts only gives them a name. Nor is a part's use of its
-//! own module's mod.rs (`super::Exporter` in report/csv.rs): a module and its parts are one.
+//! spec/flag.rs). A re-export counts for the layers (no file offers a name from above it) but
+//! not for cycles: it forwards a name, and the file that uses the name depends on the file that
+//! defines it. Nor, for cycles, does a part's use of its own module's face (`super::Exporter`
+//! in report/csv.rs): the module dispatches to its parts, and a module and its parts are one.
 //!
 //! Unit tests (`#[cfg(test)]` items and files) are left out: the order is the program's, and a
 //! test may reach up for its input (a `JobSpec` read from a command line by spec/native.rs).
@@ -36,18 +37,29 @@ const LAYERS: &[(&str, &[&str])] = &[
     // iogauge's flags (clap) and their reading into a JobSpec: above the reports (a flag
     // names an output format), below the suites that are written as command lines (profiles,
     // the self-test).
-    ("flags", &["cli.rs", "cli/", "spec/native.rs"]),
+    (
+        "flags",
+        &["cli.rs", "cli/", "spec/native.rs", "spec/native/"],
+    ),
     // Everything a command runs inside or runs: the terminal's progress (an `Observer` of the
     // runner), the self-test (a few runs), and the suites with runners of their own.
     (
         "context/suites",
         &[
-            "progress.rs", "selftest.rs", "profile.rs", "fs_suite/", "sweep/", "dataset/",
+            "progress.rs",
+            "selftest.rs",
+            "profile.rs",
+            "fs_suite/",
+            "sweep/",
+            "dataset/",
             "workload/",
         ],
     ),
     // iozone's command line read into a sweep's Params: above the sweeps.
-    ("front ends", &["cmd/", "main.rs", "lib.rs", "spec/iozone.rs"]),
+    (
+        "front ends",
+        &["cmd/", "main.rs", "lib.rs", "spec/iozone.rs"],
+    ),
 ];
 
 /// Imports against the rules that are known and about to go, as (importing file, imported
@@ -88,7 +100,7 @@ struct Edge {
     line: usize,
     path: String,
     to: File,
-    /// A `pub use`: counts for the layers, not for cycles.
+    /// A `pub use` (a re-export).
     reexport: bool,
 }
 
@@ -107,8 +119,15 @@ fn no_file_imports_from_a_layer_above_its_own() {
 #[test]
 fn every_file_has_a_layer() {
     let graph = Graph::read(&src_dir());
-    let lost: Vec<&File> = graph.files.keys().filter(|f| find_layer(f).is_none()).collect();
-    assert!(lost.is_empty(), "files in no layer (add them to LAYERS): {lost:?}");
+    let lost: Vec<&File> = graph
+        .files
+        .keys()
+        .filter(|f| find_layer(f).is_none())
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "files in no layer (add them to LAYERS): {lost:?}"
+    );
 }
 
 #[test]
@@ -138,9 +157,18 @@ fn the_checker_sees_a_planted_upward_import_and_a_cycle() {
     };
     write("lib.rs", "pub mod os; pub mod spec;");
     write("os/mod.rs", "pub mod a;");
-    write("os/a.rs", "// crate::spec::X in a comment\nuse crate::spec::{self, X};");
-    write("spec/mod.rs", "mod flag;\npub use flag::X;\nfn f() { super::os::a::g(); }");
-    write("spec/flag.rs", "pub struct X; const S: &str = \"crate::os::a\";");
+    write(
+        "os/a.rs",
+        "// crate::spec::X in a comment\nuse crate::spec::{self, X};",
+    );
+    write(
+        "spec/mod.rs",
+        "mod flag;\npub use flag::X;\nfn f() { super::os::a::g(); }",
+    );
+    write(
+        "spec/flag.rs",
+        "pub struct X; const S: &str = \"crate::os::a\";",
+    );
     let graph = Graph::read(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     let edges: Vec<String> = graph
@@ -182,7 +210,10 @@ fn against_order(graph: &Graph) -> Vec<String> {
         if to.0 > from.0 {
             wrong.push(format!("{at} (layer {} above {})", to.1, from.1));
         } else if reads_machinery(&e.from, &e.to) {
-            wrong.push(format!("{at} ({} is machinery of a run, not its result)", e.to));
+            wrong.push(format!(
+                "{at} ({} is machinery of a run, not its result)",
+                e.to
+            ));
         }
     }
     wrong
@@ -219,10 +250,24 @@ fn known(from: &str, to: &str) -> bool {
 /// its module's face (`super::Exporter`) and the module dispatches to its parts: that is one
 /// module, not two files in a cycle.
 fn is_own_module(from: &str, to: &str) -> bool {
-    match to.strip_suffix("mod.rs") {
-        Some(dir) => from.starts_with(dir),
-        None => to == "lib.rs" || to == "main.rs",
+    from.starts_with(&parts_of(to))
+}
+
+/// Where the parts of the module that `file` is lie: report/mod.rs -> report/, and a module
+/// in a file of its own with parts beside it, spec/native.rs -> spec/native/; the crate roots'
+/// parts are everything.
+fn parts_of(file: &str) -> String {
+    match file.strip_suffix("mod.rs") {
+        Some(dir) => dir.to_string(),
+        None if file == "lib.rs" || file == "main.rs" => String::new(),
+        None => format!("{}/", file.trim_end_matches(".rs")),
     }
+}
+
+/// Whether an import counts for cycles: not a re-export, not a part's use of its own
+/// module's face, not a known import about to go (KNOWN).
+fn counts_for_cycles(e: &Edge) -> bool {
+    !e.reexport && !is_own_module(&e.from, &e.to) && !known(&e.from, &e.to)
 }
 
 /// One cycle, as files and the line that makes each step.
@@ -232,7 +277,7 @@ fn describe_cycle(graph: &Graph, cycle: &[File]) -> String {
         let to = &cycle[(i + 1) % cycle.len()];
         let e = graph
             .edges()
-            .find(|e| &e.from == from && &e.to == to && !e.reexport)
+            .find(|e| &e.from == from && &e.to == to && counts_for_cycles(e))
             .expect("a cycle steps along edges");
         steps.push(format!("{} -> {} (line {}: {})", from, to, e.line, e.path));
     }
@@ -255,7 +300,10 @@ fn tokens(src: &str) -> Vec<(Tok, usize)> {
     let (mut i, mut line, mut out) = (0, 1, Vec::new());
     // Moves past c[from..to], counting its newlines.
     let skip = |from: usize, to: usize, line: &mut usize| {
-        *line += c[from..to.min(c.len())].iter().filter(|&&x| x == '\n').count();
+        *line += c[from..to.min(c.len())]
+            .iter()
+            .filter(|&&x| x == '\n')
+            .count();
         to
     };
     while i < c.len() {
@@ -412,7 +460,11 @@ impl Graph {
         let mut modules = BTreeMap::new();
         let mut tests = BTreeSet::new();
         for path in rust_files(src) {
-            let rel = path.strip_prefix(src).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             let text = std::fs::read_to_string(&path).unwrap();
             let module = module_of(&rel);
             let bin = is_bin(&rel);
@@ -491,8 +543,12 @@ impl Graph {
         let mut out: BTreeMap<File, BTreeMap<String, Vec<String>>> = BTreeMap::new();
         for (file, paths) in &self.files {
             for w in paths.iter().filter(|w| w.is_pub_use) {
-                if let (Some(name), Some((_, abs))) = (&w.name, self.absolute(file, w, &BTreeMap::new())) {
-                    out.entry(file.clone()).or_default().insert(name.clone(), abs);
+                if let (Some(name), Some((_, abs))) =
+                    (&w.name, self.absolute(file, w, &BTreeMap::new()))
+                {
+                    out.entry(file.clone())
+                        .or_default()
+                        .insert(name.clone(), abs);
                 }
             }
         }
@@ -502,9 +558,11 @@ impl Graph {
     /// The file that defines what an absolute path names: the deepest module file on the way,
     /// then on through that file's re-exports.
     fn file_of(&self, bin: bool, abs: &[String], hops: usize) -> Option<File> {
-        let (depth, file) = (0..=abs.len())
-            .rev()
-            .find_map(|k| self.modules.get(&key(bin, &abs[..k])).map(|f| (k, f.clone())))?;
+        let (depth, file) = (0..=abs.len()).rev().find_map(|k| {
+            self.modules
+                .get(&key(bin, &abs[..k]))
+                .map(|f| (k, f.clone()))
+        })?;
         let next = abs.get(depth);
         match next.and_then(|n| self.exports.get(&file)?.get(n)) {
             Some(target) if hops < 8 => {
@@ -557,7 +615,7 @@ impl Graph {
     /// components of more than one file): its files, and one cycle through some of them.
     fn cycles(&self) -> Vec<(Vec<File>, Vec<File>)> {
         let mut next: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for e in self.edges().filter(|e| !e.reexport && !is_own_module(&e.from, &e.to)) {
+        for e in self.edges().filter(|e| counts_for_cycles(e)) {
             next.entry(&e.from).or_default().insert(&e.to);
         }
         let nodes: Vec<&str> = self.files.keys().map(String::as_str).collect();
@@ -667,7 +725,10 @@ fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
 fn module_of(rel: &str) -> Vec<String> {
     let trimmed = rel.trim_end_matches(".rs");
     let mut parts: Vec<String> = trimmed.split('/').map(str::to_string).collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts

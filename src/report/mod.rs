@@ -18,11 +18,13 @@ pub mod fio;
 pub mod fs;
 pub mod html;
 pub mod json;
+mod markup;
 pub mod sink;
 pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod workload;
+mod xml;
 
 use crate::error::Error;
 use crate::fs_suite::FsResult;
