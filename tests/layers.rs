@@ -16,8 +16,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The layers, lowest first. A file may import from its own layer and every layer above it in
-/// this list; its layer is the longest prefix (a folder or a file under src/) that names it.
+/// The layers, lowest first. A file may import from its own layer and every layer listed
+/// before it; its layer is the longest prefix (a folder or a file under src/) that names it.
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
