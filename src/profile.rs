@@ -5,11 +5,12 @@
 
 use crate::error::{Error, Result};
 // The result's types live with the other results; re-exported for the command line.
+use crate::os::owned::Cleanup;
 pub use crate::result::profile::{
     Measure, Params, PassResult, ProfileResult, SCHEMA_NAME, SCHEMA_VERSION,
 };
 use crate::result::StopReason;
-use crate::runner::{self, target::Cleanup, Observer};
+use crate::runner::{self, Observer};
 use crate::spec::native::job_from_argv;
 use crate::spec::JobSpec;
 use crate::units::format_size_human;

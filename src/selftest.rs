@@ -5,8 +5,9 @@
 
 use crate::clock::{Clock, ClockInfo};
 use crate::error::{Error, Result};
+use crate::os::owned::Cleanup;
 use crate::result::RunResult;
-use crate::runner::{self, target::Cleanup};
+use crate::runner;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

@@ -8,8 +8,9 @@
 use super::aggregate::aggregate;
 use super::{expand, Cluster, Place};
 use crate::error::{exit, Error, Result};
+use crate::os::owned::Cleanup;
 use crate::result::{RunResult, StopReason};
-use crate::runner::{self, target, target::Cleanup, Hooked, Keep, Observer};
+use crate::runner::{self, target, Hooked, Keep, Observer};
 use crate::spec::{Flag, JobSpec, RankShift};
 use std::sync::atomic::{AtomicBool, Ordering};
 

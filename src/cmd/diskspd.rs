@@ -3,10 +3,11 @@
 use super::{absolute, write_output};
 use iogauge::cli::{Cli, SaveOpts};
 use iogauge::error::{exit, Error};
+use iogauge::os::owned::Cleanup;
 use iogauge::progress::Progress;
 use iogauge::report::text::applies_to_total;
 use iogauge::report::{diskspd_exporter, diskspd_profile_exporter};
-use iogauge::runner::{self, target::Cleanup, Observer};
+use iogauge::runner::{self, Observer};
 use iogauge::spec::diskspd::{self, Diskspd, Targets};
 use std::path::PathBuf;
 

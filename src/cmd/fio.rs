@@ -6,6 +6,7 @@
 
 use super::fio_ends::Ends;
 use super::fio_logs::IoLogs;
+use super::fio_outcome::PlanOutcome;
 use super::fio_team;
 use super::{absolute, interrupt_flag, write_output};
 use iogauge::cli::{Cli, SaveOpts};
@@ -13,13 +14,14 @@ use iogauge::cluster::team::agree;
 use iogauge::cluster::{Cluster, Place};
 use iogauge::context::save::Saver;
 use iogauge::error::{exit, Error};
-use iogauge::os::diskstats::{self, DiskUtil};
+use iogauge::os::diskstats;
+use iogauge::os::owned::Cleanup;
 use iogauge::report::fio::{Jobs, Outcome};
 use iogauge::report::sink::Sink;
 use iogauge::report::FioFormat;
 use iogauge::result::{RunResult, SelfUsage, StopReason};
 use iogauge::runner::together::{Entry, StartLine};
-use iogauge::runner::{self, target::Cleanup, Hooked, NoObserver, Observer};
+use iogauge::runner::{self, Hooked, NoObserver, Observer};
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use iogauge::store::record::Record;
@@ -440,19 +442,6 @@ fn check_descriptors(plan: &FioPlan) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-pub(super) struct PlanOutcome {
-    pub(super) results: Vec<Option<RunResult>>,
-    /// Kept until the reports are written: dropping them removes the files iogauge created.
-    pub(super) cleanups: Vec<Cleanup>,
-    /// Per batch: iogauge's user and system CPU time, and the batch's wall time.
-    pub(super) batch_cpu: Vec<(u64, u64, u64)>,
-    pub(super) error: Option<Error>,
-    pub(super) interrupted: bool,
-    pub(super) failed: bool,
-    /// fio's disk_util: the disks under the jobs' files, over the whole plan.
-    pub(super) disk_util: Vec<DiskUtil>,
 }
 
 impl PlanOutcome {

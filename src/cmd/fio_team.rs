@@ -4,7 +4,7 @@
 //! it (see `run_plan`); rank 0 then reports each job as the sum of every rank's, the way fio's
 //! group_reporting sums a group's jobs, and alone saves it.
 
-use super::fio::PlanOutcome;
+use super::fio_outcome::PlanOutcome;
 use iogauge::cluster::aggregate::aggregate;
 use iogauge::cluster::{team, Cluster, Place};
 use iogauge::error::{exit, Error};

@@ -12,6 +12,7 @@ pub mod explain;
 pub mod fio;
 pub mod fio_ends;
 pub mod fio_logs;
+pub mod fio_outcome;
 pub mod fio_team;
 pub mod fs;
 pub mod iozone;

@@ -1,12 +1,91 @@
 //! NUMA through the kernel's own interfaces: the nodes and their CPUs from sysfs, a thread's
 //! CPUs with sched_setaffinity(2), its memory policy with set_mempolicy(2). No libnuma.
 
-use crate::spec::numa::{MemMode, MemPolicy, Nodes};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 const NODES: &str = "/sys/devices/system/node";
 
 use super::topology::cpu_list as parse_list;
+
+/// Node numbers, or every node the machine has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Nodes {
+    All,
+    List(Vec<u32>),
+}
+
+/// set_mempolicy(2)'s modes, as fio names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemMode {
+    Default,
+    Prefer,
+    Bind,
+    Interleave,
+    Local,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemPolicy {
+    pub mode: MemMode,
+    /// Empty for default and local, one node for prefer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Nodes>,
+}
+
+impl MemMode {
+    pub fn word(self) -> &'static str {
+        match self {
+            MemMode::Default => "default",
+            MemMode::Prefer => "prefer",
+            MemMode::Bind => "bind",
+            MemMode::Interleave => "interleave",
+            MemMode::Local => "local",
+        }
+    }
+}
+
+impl Nodes {
+    /// As fio and numactl write it: `all`, `0-1,3`.
+    pub fn text(&self) -> String {
+        match self {
+            Nodes::All => "all".into(),
+            Nodes::List(n) => n
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
+impl MemPolicy {
+    pub fn text(&self) -> String {
+        match &self.nodes {
+            Some(n) => format!("{}:{}", self.mode.word(), n.text()),
+            None => self.mode.word().into(),
+        }
+    }
+}
+
+/// The CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills a cpu_set_t we own; CPU_ISSET reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return (0..std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1))
+                .collect();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
 
 /// The nodes this machine has online (node 0 alone where the kernel has no NUMA).
 pub fn online_nodes() -> Vec<usize> {
@@ -50,7 +129,7 @@ pub fn node_cpus(nodes: &[usize]) -> Vec<usize> {
         .collect();
     if cpus.is_empty() && nodes == [0] {
         // A kernel without NUMA has no node folder: node 0 is the whole machine.
-        cpus = crate::runner::plan::allowed_cpus();
+        cpus = allowed_cpus();
     }
     cpus.sort_unstable();
     cpus.dedup();
@@ -121,9 +200,15 @@ mod tests {
         let e = resolve(&Nodes::List(vec![0, 999])).unwrap_err();
         assert!(e.starts_with("node 999 is not online here"), "{e}");
         // A policy the kernel takes, on this thread only, then back to the default.
-        let bind = crate::spec::numa::parse_mem_policy("bind:0").unwrap();
+        let bind = MemPolicy {
+            mode: MemMode::Bind,
+            nodes: Some(Nodes::List(vec![0])),
+        };
         set_mem_policy(&bind, &[0]).unwrap();
-        let default = crate::spec::numa::parse_mem_policy("default").unwrap();
+        let default = MemPolicy {
+            mode: MemMode::Default,
+            nodes: None,
+        };
         set_mem_policy(&default, &[]).unwrap();
     }
 }

@@ -8,7 +8,7 @@
 //! no cpufreq (most VMs) the name is DiskSpd's own for a plan it cannot read, `<unknown>`.
 //! Linux plans have no GUID: the Guid is empty, as DiskSpd writes it without one.
 
-use super::diskspd_xml::Xml;
+use super::xml::Xml;
 use crate::os::topology::{Cpu, Topology};
 use crate::result::RunResult;
 

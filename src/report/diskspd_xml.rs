@@ -12,7 +12,7 @@
 //! byte and I/O counts, latency (-L) and Iops (-D).
 //!
 //! A target's Distribution (with -rd) is where iogauge's run put the zones (its own
-//! rounding to the alignment, runner/offsets.rs), in DiskSpd's effective form. Not written:
+//! rounding to the alignment, spec/slots.rs), in DiskSpd's effective form. Not written:
 //! ETW and WaitStatistics (Windows only) and Tool/VersionDate (iogauge keeps no build date).
 //! Latency is DiskSpd's: from issue to completion (iogauge's total
 //! latency). With -D but no -L iogauge times no I/O (IOPS mode): a bucket's latencies then
@@ -21,13 +21,13 @@
 //! [`ProfileXml`] writes the Profile alone, as DiskSpd's `-Rpxml` does without running.
 
 use super::diskspd_system::{write_system, Machine};
+use super::xml::Xml;
 use super::Exporter;
 use crate::result::{DirResult, RunResult, Sample, SampleDir, TargetResult, ThreadResult};
-use crate::runner::offsets::{random_slots, zone_layout};
 use crate::spec::diskspd::Diskspd;
+use crate::spec::slots::{random_slots, zone_layout};
 use crate::spec::{CacheMode, Distribution, FileService, JobSpec, Pattern, Stop};
 use crate::stats::LatencyHistogram;
-use std::fmt::Write;
 
 /// DiskSpd's percentile buckets between 0 (min) and 100 (max), after 1 to 99.
 const NINES: [&str; 7] = [
@@ -40,68 +40,8 @@ const NINES: [&str; 7] = [
     "99.9999999",
 ];
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn ms(ns: f64) -> String {
     format!("{:.3}", ns / 1e6)
-}
-
-/// Whatever the value, a well-formed attribute (DiskSpd writes `<unknown>` bare).
-fn attrs(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!(" {k}=\"{}\"", esc(v)))
-        .collect()
-}
-
-pub(super) struct Xml {
-    pub(super) o: String,
-    depth: usize,
-}
-
-impl Xml {
-    pub(super) fn new() -> Xml {
-        Xml {
-            o: String::new(),
-            depth: 0,
-        }
-    }
-    pub(super) fn open(&mut self, tag: &str) {
-        self.open_with(tag, &[]);
-    }
-    pub(super) fn open_with(&mut self, tag: &str, pairs: &[(&str, &str)]) {
-        let _ = writeln!(self.o, "{}<{tag}{}>", "  ".repeat(self.depth), attrs(pairs));
-        self.depth += 1;
-    }
-    /// `<tag a="v" .../>`
-    pub(super) fn empty(&mut self, tag: &str, pairs: &[(&str, &str)]) {
-        let _ = writeln!(
-            self.o,
-            "{}<{tag}{}/>",
-            "  ".repeat(self.depth),
-            attrs(pairs)
-        );
-    }
-    pub(super) fn close(&mut self, tag: &str) {
-        self.depth -= 1;
-        let _ = writeln!(self.o, "{}</{tag}>", "  ".repeat(self.depth));
-    }
-    pub(super) fn leaf(&mut self, tag: &str, value: impl std::fmt::Display) {
-        let _ = writeln!(
-            self.o,
-            "{}<{tag}>{}</{tag}>",
-            "  ".repeat(self.depth),
-            esc(&value.to_string())
-        );
-    }
-    fn raw(&mut self, line: &str) {
-        let _ = writeln!(self.o, "{}{line}", "  ".repeat(self.depth));
-    }
 }
 
 /// DiskSpd times an I/O from issue to completion: iogauge's total latency (queued to

@@ -20,11 +20,13 @@ pub mod fs;
 mod golden;
 pub mod html;
 pub mod json;
+mod markup;
 pub mod sink;
 pub mod sweep;
 pub mod table;
 pub mod text;
 pub mod workload;
+mod xml;
 
 use crate::error::Error;
 use crate::result::fs::FsResult;

@@ -4,11 +4,11 @@
 
 use super::measure::{flat_base, Measured, Worker};
 use super::prepare::Prepared;
-use super::target::Cleanup;
 use super::worker::WorkerOutcome;
 use super::Control;
 use crate::engine::EngineKind;
 use crate::error::{Error, Result};
+use crate::os::owned::Cleanup;
 use crate::result::{StonewallResult, StopReason};
 use crate::spec::{Flag, JobSpec, Stop};
 use crate::stats::flat;

@@ -27,13 +27,13 @@ pub mod zbd;
 
 use crate::clock::Clock;
 use crate::error::Result;
+use crate::os::owned::Cleanup;
 use crate::os::threads::Gate;
 use crate::result::RunResult;
 use crate::spec::JobSpec;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::Mutex;
-use target::Cleanup;
 use worker::HistPool;
 
 /// Shared between the main thread and the workers.

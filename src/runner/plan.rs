@@ -30,7 +30,7 @@ impl Host {
         };
         Host {
             uring,
-            cpus: allowed_cpus(),
+            cpus: crate::os::numa::allowed_cpus(),
         }
     }
 }
@@ -233,23 +233,6 @@ fn check_affinity(job: &JobSpec, host: &Host) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(",")
         ))),
-    }
-}
-
-/// The CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: sched_getaffinity fills a cpu_set_t we own; CPU_ISSET reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return (0..std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1))
-                .collect();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
     }
 }
 

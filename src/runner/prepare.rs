@@ -6,7 +6,7 @@
 use super::flow::FlowGate;
 use super::offsets::{self, OffsetGen};
 use super::plan::RunPlan;
-use super::target::{self, Cleanup, OpenTarget};
+use super::target::{self, OpenTarget};
 use super::worker::{self, Pacer, SizePick, WorkerPlan};
 use super::zbd::{ZbdFile, ZbdThread, ZoneTable};
 use crate::clock::{Clock, ClockInfo};
@@ -14,6 +14,7 @@ use crate::engine::lazy::Files;
 use crate::engine::uring::{UringEngine, UringOptions};
 use crate::engine::{Op, Sqe};
 use crate::error::{Error, Result};
+use crate::os::owned::Cleanup;
 use crate::spec::{Flag, JobSpec};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, RawFd};

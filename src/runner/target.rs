@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content, TargetKind};
-use crate::os::owned::{Folders, Identity, Owned, Removal};
+use crate::os::owned::{Cleanup, Identity};
 use crate::rng::Rng;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
 use crate::units::format_size;
@@ -31,100 +31,6 @@ pub struct OpenTarget {
     /// What it was when opened, for a thread that opens it again (`--open-files`); none for
     /// a file-operation engine's target.
     pub id: Option<Identity>,
-}
-
-/// Files iogauge created; removed when dropped unless kept. Lives until the report is written,
-/// so that every way out (error, Ctrl-C, panic) removes them. Each is removed only while it is
-/// still the file iogauge created ([`Owned`]): one a user put in its place stays.
-#[derive(Default)]
-pub struct Cleanup {
-    owned: Vec<Owned>,
-    folders: Folders,
-    keep: bool,
-}
-
-impl Cleanup {
-    pub fn new(keep: bool) -> Self {
-        Cleanup {
-            owned: Vec::new(),
-            folders: Folders::default(),
-            keep,
-        }
-    }
-
-    /// Keep everything from now on: what was made is what the command was for (a dataset
-    /// made whole).
-    pub fn keep_all(&mut self) {
-        self.keep = true;
-    }
-
-    /// `path` was just created by iogauge and is open as `file`.
-    pub fn created(&mut self, path: &Path, file: &File) -> Result<()> {
-        let o = Owned::file(path, file, &mut self.folders).map_err(|e| untracked(path, e))?;
-        self.owned.push(o);
-        Ok(())
-    }
-
-    /// `path` was created by iogauge, which holds no descriptor on it (a timed create).
-    pub fn created_named(&mut self, path: &Path) -> Result<()> {
-        match Owned::named(path, &mut self.folders) {
-            Ok(o) => self.owned.push(o),
-            // Removed meanwhile: nothing is left to clean up.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(untracked(path, e)),
-        }
-        Ok(())
-    }
-
-    /// Whether `file`, opened at `path`, is the file iogauge created there last. Looked for
-    /// from the end: it was just created, and a job may lay out 20,000 files one by one.
-    fn holds(&self, path: &Path, file: &File) -> bool {
-        let path = path.as_os_str();
-        self.owned
-            .iter()
-            .rev()
-            .find(|o| o.path().as_os_str() == path)
-            .is_some_and(|o| o.is(file))
-    }
-
-    /// Remove `path` now, even where files are kept: a partial file is of no use.
-    fn discard(&mut self, path: &Path) {
-        if let Some(i) = self.owned.iter().rposition(|o| o.path() == path) {
-            remove_owned(&self.owned.remove(i));
-        }
-    }
-}
-
-fn untracked(path: &Path, e: std::io::Error) -> Error {
-    Error::runtime(format!(
-        "cannot keep track of '{}', which iogauge created: {e}",
-        path.display()
-    ))
-}
-
-fn remove_owned(o: &Owned) {
-    match o.remove() {
-        Ok(Removal::Removed | Removal::Gone) => {}
-        Ok(Removal::Replaced) => eprintln!(
-            "iogauge: left '{}' in place: it is no longer the file iogauge created",
-            o.path().display()
-        ),
-        Err(e) => eprintln!(
-            "iogauge: cannot remove '{}', which iogauge created: {e}",
-            o.path().display()
-        ),
-    }
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        if self.keep {
-            return;
-        }
-        for o in self.owned.iter().rev() {
-            remove_owned(o);
-        }
-    }
 }
 
 /// Open (creating where asked) every target of the job. Where its threads open their files

@@ -2,7 +2,8 @@
 //! for. A fio job's error names the fio option (`iodepth`), a DiskSpd command line's the
 //! DiskSpd switch (`-o`), iogauge's own flags their long name (`--queue-depth`): each user
 //! reads what they typed. Validation, the runner's notes and the warnings all name settings
-//! through [`Dialect::name`], never with a flag written into the message.
+//! through [`Dialect::name`] (spec/named.rs asks each dialect for its words), never with a flag
+//! written into the message.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -21,45 +22,11 @@ impl Dialect {
     pub fn is_iogauge(&self) -> bool {
         *self == Dialect::Iogauge
     }
-
-    /// How a user of this tool names `flag`. A setting the tool has no word for is named as
-    /// iogauge's own, so that the user knows where it came from.
-    pub fn name(self, flag: Flag) -> Named {
-        let foreign = match self {
-            Dialect::Iogauge => None,
-            Dialect::Fio => super::fio::options::flag_name(flag),
-            Dialect::Diskspd => super::diskspd::flag_name(flag),
-        };
-        match (self, foreign) {
-            (_, Some(word)) => Named(word, false),
-            (Dialect::Iogauge, None) => Named(flag.native(), false),
-            (_, None) => Named(flag.native(), true),
-        }
-    }
-
-    /// The setting that asks for cache mode `mode`: `--cache buffered`, `direct=0`, `-Sb`.
-    pub fn cache(self, mode: super::CacheMode) -> String {
-        match self {
-            Dialect::Iogauge => format!("--cache {}", mode.name()),
-            Dialect::Fio => super::fio::options::cache_words(mode).into(),
-            Dialect::Diskspd => super::diskspd::cache_words(mode).into(),
-        }
-    }
-
-    /// `flag` given `value`, written as this tool writes it: `-c SIZE`, `size=SIZE`, `-cSIZE`.
-    pub fn assign(self, flag: Flag, value: &str) -> String {
-        let name = self.name(flag);
-        match (self, name.1) {
-            (Dialect::Fio, false) => format!("{}={value}", name.0),
-            (Dialect::Diskspd, false) => format!("{}{value}", name.0),
-            _ => format!("{name} {value}"),
-        }
-    }
 }
 
 /// A setting's name, ready to print; `.0` is the word itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named(pub &'static str, bool);
+pub struct Named(pub &'static str, pub(super) bool);
 
 impl fmt::Display for Named {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

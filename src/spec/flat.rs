@@ -4,102 +4,14 @@
 //! percentage of that mean. `--until-steady` asks another question (has a burst ended and the
 //! level after it held?); this one is fio's, kept with fio's meaning so that fio jobs behave
 //! as their authors expect.
+//!
+//! Here the rule is read from the words a user typed; the rule itself ([`FlatRule`]) is
+//! stats/flat.rs's, which judges it.
 
-use serde::{Deserialize, Serialize};
-
-/// What is sampled each check interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlatMetric {
-    /// I/Os per second.
-    Iops,
-    /// Bytes per second.
-    Bw,
-    /// Mean completion latency over the interval, in nanoseconds.
-    Lat,
-}
-
-/// How flatness is judged over the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlatTest {
-    /// Every value within the limit of the window's mean.
-    Deviation,
-    /// The least-squares slope (per check interval) under the limit.
-    Slope,
-}
-
-/// The limit: in the metric's own unit (per second, or nanoseconds for latency), or a
-/// percentage of the window's mean.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlatLimit {
-    Absolute(f64),
-    Percent(f64),
-}
-
-impl FlatLimit {
-    pub fn value(self) -> f64 {
-        match self {
-            FlatLimit::Absolute(v) | FlatLimit::Percent(v) => v,
-        }
-    }
-    pub fn is_percent(self) -> bool {
-        matches!(self, FlatLimit::Percent(_))
-    }
-}
-
-/// fio's `steadystate=CRITERION:LIMIT`, `ss_dur`, `ss_ramp` and `ss_interval`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct FlatRule {
-    pub metric: FlatMetric,
-    pub test: FlatTest,
-    pub limit: FlatLimit,
-    /// The rolling window judged: a whole number of check intervals, one or more.
-    pub window_ns: u64,
-    /// Time from the start of the measured window before the first sample is collected.
-    pub ramp_ns: u64,
-    /// One sample per check interval: a whole number of the time series' intervals.
-    pub check_ns: u64,
-}
-
-// The limit is a finite number (parsing refuses anything else), so equality is total.
-impl Eq for FlatRule {}
+pub use crate::stats::flat::{FlatLimit, FlatMetric, FlatRule, FlatTest};
 
 /// fio's default criterion, used when `ss_dur` is given without `steadystate=`.
 pub const FIO_DEFAULT: &str = "iops_slope:0.01%";
-
-impl FlatRule {
-    /// `steadystate`'s criterion as fio writes it: `iops_slope`, `bw`, `lat`.
-    pub fn criterion_name(&self) -> String {
-        let metric = match self.metric {
-            FlatMetric::Iops => "iops",
-            FlatMetric::Bw => "bw",
-            FlatMetric::Lat => "lat",
-        };
-        match self.test {
-            FlatTest::Deviation => metric.to_string(),
-            FlatTest::Slope => format!("{metric}_slope"),
-        }
-    }
-
-    /// The whole criterion as fio prints it in its JSON (`iops:10.000000%`).
-    pub fn fio_text(&self) -> String {
-        let pct = if self.limit.is_percent() { "%" } else { "" };
-        format!("{}:{:.6}{pct}", self.criterion_name(), self.limit.value())
-    }
-
-    /// The criterion as a user writes it: `iops:5%`, `bw_slope:1048576`.
-    pub fn text(&self) -> String {
-        let pct = if self.limit.is_percent() { "%" } else { "" };
-        format!("{}:{}{pct}", self.criterion_name(), self.limit.value())
-    }
-
-    /// Check intervals in the window.
-    pub fn points(&self) -> usize {
-        (self.window_ns / self.check_ns.max(1)) as usize
-    }
-}
 
 /// How a criterion's absolute limit is read: bandwidth as a size per second, latency as a
 /// time (in nanoseconds), IOPS as a plain number. Each front end brings its own syntax.

@@ -11,9 +11,11 @@ pub mod fio;
 pub mod flag;
 pub mod flat;
 pub mod iozone;
+mod named;
 pub mod native;
 pub mod numa;
 pub mod prio;
+pub mod slots;
 // TEMP: old path of crate::units while the front ends are renovated.
 /// The engine and its options belong to the engine layer; a job names them.
 pub use crate::engine::kind::{DelayDist, DelayStep, EngineKind, EngineSpec};

@@ -3,6 +3,7 @@
 //! iogauge's `--numa-nodes` and `--numa-mem`). Only the syntax is checked here; whether the
 //! nodes exist is the runner's question (runner::plan), asked of the machine that runs.
 
+pub use crate::os::numa::{MemMode, MemPolicy, Nodes};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,68 +13,6 @@ pub struct Numa {
     pub cpu_nodes: Option<Nodes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemPolicy>,
-}
-
-/// Node numbers, or every node the machine has.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Nodes {
-    All,
-    List(Vec<u32>),
-}
-
-/// set_mempolicy(2)'s modes, as fio names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemMode {
-    Default,
-    Prefer,
-    Bind,
-    Interleave,
-    Local,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemPolicy {
-    pub mode: MemMode,
-    /// Empty for default and local, one node for prefer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<Nodes>,
-}
-
-impl MemMode {
-    pub fn word(self) -> &'static str {
-        match self {
-            MemMode::Default => "default",
-            MemMode::Prefer => "prefer",
-            MemMode::Bind => "bind",
-            MemMode::Interleave => "interleave",
-            MemMode::Local => "local",
-        }
-    }
-}
-
-impl Nodes {
-    /// As fio and numactl write it: `all`, `0-1,3`.
-    pub fn text(&self) -> String {
-        match self {
-            Nodes::All => "all".into(),
-            Nodes::List(n) => n
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-        }
-    }
-}
-
-impl MemPolicy {
-    pub fn text(&self) -> String {
-        match &self.nodes {
-            Some(n) => format!("{}:{}", self.mode.word(), n.text()),
-            None => self.mode.word().into(),
-        }
-    }
 }
 
 /// A node list: `all`, or numbers and ranges joined by commas (`0-1,3`). The error says

@@ -7,57 +7,12 @@
 //! lowest); classes 1 real time, 2 best effort, 3 idle. Class 0 ("none") is taken as best
 //! effort, as fio's ioprio_value does, so that `prio=7` alone means best effort level 7.
 
+pub use crate::os::ioprio::{IoPrio, CLASS_SHIFT};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Where the class sits in the kernel's priority value (IOPRIO_CLASS_SHIFT).
-pub const CLASS_SHIFT: u32 = 13;
 /// The real-time class: fio's logs without log_prio mark the I/Os of this class.
 pub const CLASS_RT: u8 = 1;
-
-/// A class and a level, as the kernel takes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IoPrio {
-    pub class: u8,
-    pub level: u8,
-}
-
-impl IoPrio {
-    /// A class 0..3 and a level 0..7, checked as fio's prioclass and prio are.
-    pub fn new(class: u64, level: u64) -> Result<IoPrio, String> {
-        if class > 3 {
-            return Err(format!(
-                "class {class} is not 0 to 3 (0 none, 1 real time, 2 best effort, 3 idle)"
-            ));
-        }
-        if level > 7 {
-            return Err(format!("level {level} is not 0 to 7 (0 highest)"));
-        }
-        Ok(IoPrio {
-            class: class as u8,
-            level: level as u8,
-        })
-    }
-
-    /// The kernel's value (class 0 as best effort, as fio's ioprio_value).
-    pub fn value(self) -> u16 {
-        let class = if self.class == 0 { 2 } else { self.class };
-        ((class as u16) << CLASS_SHIFT) | self.level as u16
-    }
-
-    /// `CLASS:LEVEL` (`--ioprio`).
-    pub fn parse(text: &str) -> Result<IoPrio, String> {
-        let (c, l) = text
-            .split_once(':')
-            .ok_or_else(|| format!("'{text}' is not CLASS:LEVEL (e.g. 2:4)"))?;
-        let num = |t: &str| {
-            t.trim()
-                .parse::<u64>()
-                .map_err(|_| format!("'{text}': '{t}' is not a whole number"))
-        };
-        IoPrio::new(num(c)?, num(l)?)
-    }
-}
 
 /// A share of a direction's I/Os (of one size, or of any) issued at a priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -87,15 +87,6 @@ impl Record {
         r.map_err(|e| bad(e.to_string()))
     }
 
-    /// Read a result file for `results import`: [`Record::from_json`], then the checks that
-    /// every reader relies on ([`super::shape`]). `source` names the file in errors.
-    pub fn import(text: &str, source: &str) -> Result<Record> {
-        let r = Record::from_json(text, source)?;
-        super::shape::check(&r)
-            .map_err(|e| Error::usage(format!("'{source}' cannot be imported: {e}")))?;
-        Ok(r)
-    }
-
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialize") + "\n"
     }

@@ -5,10 +5,21 @@
 //! a file edited or made by hand may not, and is refused with what is wrong.
 
 use super::record::Record;
+use crate::error::{Error, Result as Outcome};
 use crate::result::fs::FsResult;
 use crate::result::profile::ProfileResult;
 use crate::result::{DirPair, RunResult};
 use crate::stats::LatencyHistogram;
+
+impl Record {
+    /// Read a result file for `results import`: [`Record::from_json`], then the checks that
+    /// every reader relies on (this file's [`check`]). `source` names the file in errors.
+    pub fn import(text: &str, source: &str) -> Outcome<Record> {
+        let r = Record::from_json(text, source)?;
+        check(&r).map_err(|e| Error::usage(format!("'{source}' cannot be imported: {e}")))?;
+        Ok(r)
+    }
+}
 
 /// Why `r` cannot be imported, in a few words, or nothing.
 pub fn check(r: &Record) -> Result<(), String> {

@@ -10,7 +10,7 @@ use super::{
     verify_words,
 };
 use crate::report::charts::{self, Chart, Kind, Line, Unit};
-use crate::report::html::{esc, figure, grid_html};
+use crate::report::markup::{esc, figure, grid_html};
 use crate::report::table::{phase_grid, Grid};
 use crate::result::workload::{Rep, StepKind, StepResult, Work, WorkloadResult};
 use crate::units::{format_count, format_ns, format_size_human};

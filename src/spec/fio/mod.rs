@@ -17,6 +17,7 @@ mod map;
 mod number;
 pub mod options;
 mod plan;
+mod planner;
 mod vars;
 
 pub use args::{next_value, read_args, CommandLine};

@@ -13,9 +13,9 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 
 // The plan is named through this module by its users (`options::plan`, `options::FioRun`).
-pub use super::plan::{
-    plan, Clones, Exit, ExitWhat, FioPlan, FioRun, Logs, MapOptions, FIO_PERCENTILES,
-};
+pub use super::map::Clones;
+pub use super::plan::{Exit, ExitWhat, FioPlan, FioRun, Logs, MapOptions, FIO_PERCENTILES};
+pub use super::planner::plan;
 
 /// How iogauge treats one fio option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

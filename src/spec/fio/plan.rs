@@ -1,4 +1,4 @@
-//! The plan of a fio run: every job mapped onto a JobSpec ([`super::map`]), with fio's
+//! The plan of a fio run (made by [`super::planner`]): every job mapped onto a JobSpec, with fio's
 //! groups and batches and what fio's reports need to know of each (clones, percentiles,
 //! logs, the options as written).
 //!
@@ -6,10 +6,8 @@
 //! 4k blocks, latency always measured), a job's clones each with their own file unless
 //! `filename` names one, `size` as the region and the bytes each clone moves.
 
-use super::map::{map_job, share_working_sets};
-use super::options::lookup;
-use super::{FioJob, FioOption, Location, COMMAND_LINE};
-use crate::error::{Error, Result};
+use super::map::Clones;
+use super::{FioOption, Location, COMMAND_LINE};
 use crate::spec::JobSpec;
 use std::path::Path;
 
@@ -32,15 +30,6 @@ pub struct MapOptions<'a> {
     pub exists: &'a dyn Fn(&Path) -> bool,
     /// Bytes free in the file system that holds a folder (fill_device with no size=).
     pub free_space_of: &'a dyn Fn(&Path) -> Option<u64>,
-}
-
-/// How a job's `numjobs` clones were laid out in its JobSpec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Clones {
-    /// One shared file (`filename`): clone i is thread i of the one target.
-    Threads,
-    /// A file per clone (fio's generated names): clone i is target i, one thread each.
-    Targets,
 }
 
 /// One fio job, ready to run.
@@ -157,63 +146,6 @@ pub struct FioPlan {
     pub warnings: Vec<String>,
 }
 
-/// All jobs, with fio's groups and batches: a job with `stonewall` waits for every job before
-/// it and starts a new group; `new_group` starts a new group that still runs alongside.
-pub fn plan(jobs: &[FioJob], o: &MapOptions) -> Result<FioPlan> {
-    if jobs.is_empty() {
-        return Err(Error::usage(
-            "no fio job given: name one with --name=NAME or a job file",
-        ));
-    }
-    let mut warnings = Vec::new();
-    let mut runs: Vec<FioRun> = Vec::new();
-    let (mut group, mut batch) = (0, 0);
-    // Files an earlier job creates: a later one that names no size= works over the whole of
-    // it, as fio sizes a job's files when it starts (surface-scan.fio's read phase).
-    let mut made: std::collections::HashMap<std::path::PathBuf, u64> = Default::default();
-    for (i, fj) in jobs.iter().enumerate() {
-        let size_of = |p: &Path| made.get(p).copied().or_else(|| (o.size_of)(p));
-        let exists = |p: &Path| made.contains_key(p) || (o.exists)(p);
-        let with_made = MapOptions {
-            size_of: &size_of,
-            exists: &exists,
-            ..*o
-        };
-        let mut run = map_job(fj, &with_made, &mut warnings)?;
-        for t in &run.job.targets {
-            if let Some(size) = t.create_size.filter(|_| !(o.exists)(&t.path)) {
-                made.entry(t.path.clone()).or_insert(size);
-            }
-        }
-        let flag = |key: &str| {
-            fj.options
-                .iter()
-                .rev()
-                .find(|o| lookup(&o.key).map(|(n, _)| n) == Some(key))
-                .map(|o| !matches!(o.value.as_deref(), Some("0")))
-                .unwrap_or(false)
-        };
-        if i > 0 && flag("stonewall") {
-            batch += 1;
-            group += 1;
-        } else if i > 0 && flag("new_group") {
-            group += 1;
-        }
-        run.group = group;
-        run.batch = batch;
-        run.wait_for = waitee(fj, &runs)?;
-        runs.push(run);
-    }
-    share_working_sets(runs.iter_mut().map(|r| &mut r.job));
-    warnings.dedup();
-    let global_options = as_written(&jobs[0].options[..jobs[0].inherited]);
-    Ok(FioPlan {
-        runs,
-        global_options,
-        warnings,
-    })
-}
-
 /// Options as fio's JSON shows them ("job options", "global options"): those written with a
 /// value; fio leaves out those without one (`time_based`, a bare `write_bw_log`). In the
 /// order written, except that fio parses (and so lists) a job file section's options by
@@ -236,34 +168,5 @@ fn fio_priority(key: &str) -> i8 {
         "lockfile" | "cpus_allowed_policy" | "kb_base" | "unit_base" => 1,
         "filename" | "filename_format" => -1,
         _ => 0,
-    }
-}
-
-/// fio's wait_for: the job named must come before this one, once (fio 3.33, init.c
-/// wait_for_ok), and this one starts when every clone of it has ended.
-fn waitee(fj: &FioJob, before: &[FioRun]) -> Result<Option<usize>> {
-    let Some(opt) = fj.options.iter().rev().find(|o| o.key == "wait_for") else {
-        return Ok(None);
-    };
-    let name = opt.value.as_deref().unwrap_or("").trim();
-    let fail = |why: String| Err(Error::usage(format!("{}: wait_for: {why}", opt.at)));
-    if name.is_empty() {
-        return fail("names no job".into());
-    }
-    if name == fj.name {
-        return fail(format!("job '{name}' cannot wait for itself"));
-    }
-    let found: Vec<usize> = (0..before.len())
-        .filter(|&i| before[i].name == name)
-        .collect();
-    match found.as_slice() {
-        [] => fail(format!(
-            "no job '{name}' comes before this one (fio's waitee must)"
-        )),
-        [i] => Ok(Some(*i)),
-        _ => fail(format!(
-            "{} jobs are named '{name}': the waitee must be one",
-            found.len()
-        )),
     }
 }

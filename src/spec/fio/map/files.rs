@@ -7,10 +7,18 @@ use super::shape::Shape;
 use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
-use crate::spec::fio::plan::Clones;
 use crate::spec::fio::{parse_size, parse_size_range};
 use crate::spec::{EngineKind, FileService, TargetSpec};
 use std::path::{Path, PathBuf};
+
+/// How a job's `numjobs` clones were laid out in its JobSpec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clones {
+    /// One shared file (`filename`): clone i is thread i of the one target.
+    Threads,
+    /// A file per clone (fio's generated names): clone i is target i, one thread each.
+    Targets,
+}
 
 /// A job's files, and where in them its clones work.
 pub(super) struct Files {

@@ -14,6 +14,8 @@ mod prio;
 mod shape;
 mod threads;
 mod timing;
+
+pub use files::Clones;
 mod verify;
 
 use super::options::{lookup, Kind, Set};

@@ -3,10 +3,11 @@
 
 use super::files::Files;
 use super::shape::{mean_size, Shape};
+use super::Clones;
 use super::Job;
 use crate::error::{Error, Result};
 use crate::spec::fio::options::Set;
-use crate::spec::fio::plan::{Clones, Exit, ExitWhat};
+use crate::spec::fio::plan::{Exit, ExitWhat};
 use crate::spec::fio::{parse_size, parse_time_ns};
 use crate::spec::flat::{parse_criterion, FlatRule, LimitUnits, FIO_DEFAULT};
 use crate::spec::{EngineKind, Stop, Trims};
