@@ -2,12 +2,12 @@
 //! for every kind, so that "partial", "failed" and "interrupted" mean the same everywhere.
 
 use super::{failed, Ending, Outcome};
-use crate::fs_suite::FsResult;
-use crate::profile::ProfileResult;
+use crate::result::fs::FsResult;
+use crate::result::profile::ProfileResult;
+use crate::result::sweep::SweepResult;
+use crate::result::workload::WorkloadResult;
 use crate::result::{RunResult, StopReason, Warning};
 use crate::store::record::Record;
-use crate::sweep::SweepResult;
-use crate::workload::WorkloadResult;
 
 impl Outcome for RunResult {
     fn into_record(self) -> Option<Record> {

@@ -10,6 +10,11 @@
 use crate::os::meta::MetaOp;
 use serde::{Deserialize, Serialize};
 
+/// The most I/Os an io_uring ring keeps in flight: the kernel refuses a ring of more than
+/// IORING_MAX_ENTRIES (32768) entries with EINVAL, and the engine rounds the queue depth up to
+/// a power of two, so 32768 is the deepest queue it can set up.
+pub const URING_MAX_DEPTH: u32 = 32768;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
@@ -186,7 +191,7 @@ impl EngineKind {
                 per_io_prio: true,
                 submit_latency: true,
                 registered_files: true,
-                max_queue_depth: Some(super::uring::MAX_DEPTH),
+                max_queue_depth: Some(URING_MAX_DEPTH),
                 trim: TrimAs::HoleOrDiscard,
                 ..PLAIN
             },

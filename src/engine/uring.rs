@@ -14,10 +14,8 @@ use std::os::fd::RawFd;
 
 const IORING_ENTER_GETEVENTS: u32 = 1;
 
-/// The most I/Os a ring of this engine keeps in flight: the kernel refuses a ring of more than
-/// IORING_MAX_ENTRIES (32768) entries with EINVAL, and [`build`] rounds the queue depth up to
-/// a power of two, so 32768 is the deepest queue it can set up.
-pub const MAX_DEPTH: u32 = 32768;
+/// The deepest queue a ring can have (kind.rs says why: it is a capability of the engine).
+pub use super::kind::URING_MAX_DEPTH as MAX_DEPTH;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UringOptions {
