@@ -13,6 +13,7 @@ pub mod dates;
 pub mod engine;
 pub mod error;
 pub mod facts;
+pub mod fio_plan;
 pub mod fs_suite;
 pub mod os;
 pub mod profile;

@@ -47,6 +47,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "context/suites",
         &[
             "context/",
+            "fio_plan/",
             "progress.rs",
             "selftest.rs",
             "profile.rs",

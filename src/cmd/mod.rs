@@ -10,10 +10,7 @@ pub mod dataset;
 pub mod diskspd;
 pub mod explain;
 pub mod fio;
-pub mod fio_ends;
-pub mod fio_logs;
-pub mod fio_outcome;
-pub mod fio_team;
+
 pub mod fs;
 pub mod iozone;
 pub mod man;

@@ -4,13 +4,13 @@
 //! it (see `run_plan`); rank 0 then reports each job as the sum of every rank's, the way fio's
 //! group_reporting sums a group's jobs, and alone saves it.
 
-use super::fio_outcome::PlanOutcome;
-use iogauge::cluster::aggregate::aggregate;
-use iogauge::cluster::{team, Cluster, Place};
-use iogauge::error::{exit, Error};
-use iogauge::result::{RunResult, StopReason};
-use iogauge::spec::fio::options::FioPlan;
-use iogauge::spec::JobSpec;
+use super::outcome::PlanOutcome;
+use crate::cluster::aggregate::aggregate;
+use crate::cluster::{team, Cluster, Place};
+use crate::error::{exit, Error};
+use crate::result::{RunResult, StopReason};
+use crate::spec::fio::options::FioPlan;
+use crate::spec::JobSpec;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -59,7 +59,7 @@ pub enum Gathered {
 /// After the plan: a rank whose job failed ends the whole MPI job (naming itself); otherwise
 /// every rank's results go to rank 0, which sums each job over the ranks and reports it as
 /// fio's group_reporting would (one entry per group, its jobs counting every rank's).
-pub(super) fn combine(
+pub fn combine(
     cluster: &dyn Cluster,
     plan: &mut FioPlan,
     templates: &[JobSpec],

@@ -5,10 +5,10 @@
 //! averaged bw and iops logs are made after the run, from the time series
 //! (`report::fio::logs`).
 
-use iogauge::runner::worker::IoRecord;
-use iogauge::runner::Observer;
-use iogauge::spec::fio::options::FioRun;
-use iogauge::stats::fio_bins;
+use crate::runner::worker::IoRecord;
+use crate::runner::Observer;
+use crate::spec::fio::options::FioRun;
+use crate::stats::fio_bins;
 use std::io::Write;
 
 /// fio's logs made from each I/O: for each clone N (from 1) `PREFIX_bw.N.log`, `_iops`, and
@@ -220,7 +220,7 @@ impl IoLogs {
                         let r = writeln!(
                             log.w,
                             "{ms}, {mean}, {dir}, 0{}",
-                            iogauge::report::fio::averaged_tail(self.offset, self.prio)
+                            crate::report::fio::averaged_tail(self.offset, self.prio)
                         );
                         note(&mut self.error, log.kind, r);
                     }
@@ -241,8 +241,8 @@ impl std::fmt::Display for PrioColumn {
         match self.1 {
             true => write!(f, "0x{:04x}", self.0),
             false => {
-                let rt = self.0 >> iogauge::spec::prio::CLASS_SHIFT
-                    == iogauge::spec::prio::CLASS_RT as u16;
+                let rt =
+                    self.0 >> crate::spec::prio::CLASS_SHIFT == crate::spec::prio::CLASS_RT as u16;
                 write!(f, "{}", rt as u8)
             }
         }
@@ -320,7 +320,7 @@ impl Observer for IoLogs {
                             writeln!(
                                 log.w,
                                 "{ms}, {mean}, {dir}, 0{}",
-                                iogauge::report::fio::averaged_tail(with_offset, log_prio)
+                                crate::report::fio::averaged_tail(with_offset, log_prio)
                             )
                         }
                         None => Ok(()),

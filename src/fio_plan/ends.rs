@@ -4,8 +4,8 @@
 //! Every job thread says when it starts and when it ends; a job ended by another stops as at
 //! the end of its own time (its result stands, as fio reports it), or never starts.
 
-use iogauge::spec::fio::options::ExitWhat;
-use iogauge::spec::fio::options::FioRun;
+use crate::spec::fio::options::ExitWhat;
+use crate::spec::fio::options::FioRun;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -106,21 +106,21 @@ impl Ends {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iogauge::spec::fio::options::Exit;
+    use crate::spec::fio::options::Exit;
 
     fn runs(groups: &[u32], exit: Exit) -> Vec<FioRun> {
         let text: String = (0..groups.len())
             .map(|i| format!("[j{i}]\nfilename=/x\nsize=1m\n"))
             .collect();
-        let vars = iogauge::spec::fio::Vars {
+        let vars = crate::spec::fio::Vars {
             pagesize: 4096,
             mb_memory: 1024,
             ncpus: 2,
             env: &|_| None,
         };
         let dir = std::path::Path::new(".");
-        let jobs = iogauge::spec::fio::read_str(&text, "t.fio", dir, &vars).unwrap();
-        let o = iogauge::spec::fio::options::MapOptions {
+        let jobs = crate::spec::fio::read_str(&text, "t.fio", dir, &vars).unwrap();
+        let o = crate::spec::fio::options::MapOptions {
             ignore_unsupported: false,
             allow_overwrite: false,
             keep: false,
@@ -128,7 +128,7 @@ mod tests {
             exists: &|_| true,
             free_space_of: &|_| None,
         };
-        let mut plan = iogauge::spec::fio::options::plan(&jobs, &o).unwrap().runs;
+        let mut plan = crate::spec::fio::options::plan(&jobs, &o).unwrap().runs;
         for (r, &g) in plan.iter_mut().zip(groups) {
             r.group = g;
             r.exit = exit;
