@@ -192,8 +192,10 @@ impl PlanOutcome {
         drop(self.cleanups);
         if let Some(e) = self.error {
             if self.interrupted {
-                eprintln!("iogauge: interrupted; the results above are partial");
-                return Ok(exit::INTERRUPTED);
+                return Ok(crate::context::end(&crate::context::Ending::Interrupted {
+                    partial: true,
+                    unit: "job",
+                }));
             }
             return Err(e);
         }
