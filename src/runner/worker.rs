@@ -26,6 +26,7 @@ use parts::{
 };
 
 mod parts;
+pub use parts::Features;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
 use std::sync::Mutex;
@@ -53,40 +54,46 @@ pub struct WorkerPlan {
     pub pick: Option<FilePick>,
     /// When I/Os may start (rate limits).
     pub pacer: Pacer,
-    /// This thread's share of a flow it is in with other jobs' threads (fio's flow).
-    pub flow: Option<super::flow::FlowGate>,
-    pub flush: Option<FlushEvery>,
-    pub end_fsync: bool,
+    pub flush: FlushPlan,
     pub think: Option<Think>,
-    pub min_rate: Option<crate::spec::MinRate>,
-    /// Search the depth that meets a latency target (fio's latency_target).
-    pub latency_target: Option<crate::spec::LatencyTarget>,
-    /// New random data before each write; `compress_pct` keeps its zeros.
-    pub refill: bool,
-    pub compress_pct: u8,
-    /// --dedupe: the refill repeats earlier writes' content as it says.
-    pub dedupe: Option<super::dedupe::DedupeFill>,
+    pub content: Content,
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
-    /// Issue a flush still due after the last write (see `RunPlan::flush_after_last`).
-    pub flush_after_last: bool,
-    pub continue_on_error: bool,
-    /// Errors (errnos) to go on after even without `continue_on_error`.
-    pub ignore_errors: Vec<i32>,
-    /// Write until the file system is full (--fill): running out of space ends the thread.
-    pub fill: bool,
+    pub on_error: ErrorPlan,
     pub latency: bool,
-    /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
-    pub trace: bool,
     /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
     pub paths: Vec<String>,
-    /// Data verification (--verify): what this thread needs of it.
-    pub verify: Option<crate::verify::worker::Setup>,
     /// The job's I/O priorities (--ioprio, --cmdprio): each I/O's, drawn as it starts.
     pub prio: crate::spec::prio::Priority,
-    /// --zbd: the zones each I/O is placed in.
-    pub zbd: Option<super::zbd::ZbdThread>,
+    /// The optional per-I/O features the job asks for; the worker makes its parts of them.
+    pub features: Features,
+}
+
+/// Flushes a worker issues: one every so many writes (--fsync, --fdatasync), one per file
+/// written at the end (--end-fsync), and whether one still due after the last write goes
+/// (see `RunPlan::flush_after_last`).
+#[derive(Clone, Copy)]
+pub struct FlushPlan {
+    pub every: Option<FlushEvery>,
+    pub end_fsync: bool,
+    pub after_last: bool,
+}
+
+/// How each write's content is made: new random data before each (`refill`), keeping
+/// `compress_pct` of it zeros, or (--dedupe) repeating earlier writes' content as it says.
+pub struct Content {
+    pub refill: bool,
+    pub compress_pct: u8,
+    pub dedupe: Option<super::dedupe::DedupeFill>,
+}
+
+/// What a failed I/O does: stop the run unless `continue_on_error` or its errno is in
+/// `ignore_errors`; with `fill` (--fill) a write with no room ends the thread instead.
+pub struct ErrorPlan {
+    pub continue_on_error: bool,
+    pub ignore_errors: Vec<i32>,
+    pub fill: bool,
 }
 
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
@@ -498,14 +505,11 @@ impl Slots {
 
 /// Flushes: one due every `--fsync` writes, and at the end one per file written.
 struct Flushing {
-    /// --fsync (--fdatasync): a flush every so many writes, with this operation.
-    every: Option<FlushEvery>,
+    plan: FlushPlan,
+    /// The operation of a flush every so many writes (fsync or fdatasync), and the writes
+    /// queued since the last.
     op: Op,
     writes_since: u32,
-    /// --end-fsync; and a flush still due after the last write is issued (see
-    /// `RunPlan::flush_after_last`).
-    end_fsync: bool,
-    after_last: bool,
     flushes: FlushTotals,
     /// A flush is due once the I/Os in flight have completed (--fsync).
     flush_due: bool,
@@ -525,7 +529,7 @@ impl Flushing {
     #[inline]
     fn wrote(&mut self, file: u32) {
         self.wrote[file as usize] = true;
-        if let Some(f) = self.every {
+        if let Some(f) = self.plan.every {
             self.writes_since += 1;
             if self.writes_since >= f.writes {
                 self.writes_since = 0;
@@ -563,11 +567,9 @@ impl Pause {
 /// What a failed I/O does: counted by errno, and the run stopped unless told to go on; with
 /// --fill, a write with no room ends the thread instead.
 struct OnError {
+    plan: ErrorPlan,
     errors: Vec<crate::result::ErrorCount>,
-    continue_on_error: bool,
-    ignore_errors: Vec<i32>,
-    /// --fill, and when the file system was found full.
-    fill: bool,
+    /// --fill: when the file system was found full.
     filled_ns: Option<u64>,
     /// Each file's path, for messages.
     paths: Vec<String>,
@@ -848,7 +850,7 @@ impl State<'_> {
         let e = &mut self.on_error;
         // --fill: a write the file system has no room for (refused, or done in part) is
         // the end the job asked for, not an error; nothing more is issued.
-        if e.fill
+        if e.plan.fill
             && self.slots.op[c.slot as usize] == Op::Write
             && matches!(errno, libc::ENOSPC | libc::EDQUOT | SHORT_IO)
         {
@@ -866,7 +868,7 @@ impl State<'_> {
                 offsets: vec![offset],
             }),
         }
-        if !e.continue_on_error && !e.ignore_errors.contains(&errno) {
+        if !e.plan.continue_on_error && !e.plan.ignore_errors.contains(&errno) {
             let why = if c.result < 0 {
                 format!(
                     "{} ({})",
@@ -934,16 +936,14 @@ pub fn run<E: IoEngine>(
         m1: 0,
         slots: Slots::new(qd, plan.block_size),
         flush: Flushing {
-            every: plan.flush,
-            op: match plan.flush {
+            op: match plan.flush.every {
                 Some(FlushEvery {
                     data_only: true, ..
                 }) => Op::Fdatasync,
                 _ => Op::Fsync,
             },
             writes_since: 0,
-            end_fsync: plan.end_fsync,
-            after_last: plan.flush_after_last,
+            plan: plan.flush,
             flushes: FlushTotals::default(),
             flush_due: false,
             flush_inflight: false,
@@ -979,9 +979,14 @@ pub fn run<E: IoEngine>(
         next_boundary: 0,
         on_error: OnError {
             errors: Vec::new(),
-            continue_on_error: plan.continue_on_error,
-            ignore_errors: std::mem::take(&mut plan.ignore_errors),
-            fill: plan.fill,
+            plan: std::mem::replace(
+                &mut plan.on_error,
+                ErrorPlan {
+                    continue_on_error: false,
+                    ignore_errors: Vec::new(),
+                    fill: false,
+                },
+            ),
             filled_ns: None,
             paths: std::mem::take(&mut plan.paths),
         },
@@ -1029,28 +1034,29 @@ pub fn run<E: IoEngine>(
 /// The parts the plan asks for, each with its own state.
 fn parts_of(plan: &mut WorkerPlan, bufs: &mut AlignedBuf, tx: &Sender<Msg>) -> Parts {
     let files = plan.offsets.len();
+    let f = &mut plan.features;
     Parts {
-        verify: plan.verify.take().map(|v| WorkerVerify::new(v, bufs)),
+        verify: f.verify.take().map(|v| WorkerVerify::new(v, bufs)),
         then_write: (plan.trim == crate::spec::Trims::ThenWrite).then(ThenWrite::default),
-        lat_target: plan.latency_target.map(|l| LatTarget {
+        lat_target: f.latency_target.map(|l| LatTarget {
             search: super::lat_target::DepthSearch::new(l, plan.queue_depth),
             settled_ns: None,
         }),
-        min_rate: plan.min_rate.map(|floor| MinRate {
+        min_rate: f.min_rate.map(|floor| MinRate {
             floor,
             window: (0, [(0, 0); 2]),
         }),
         per_file: (files > 1).then(|| PerFile {
             counts: vec![Default::default(); files],
         }),
-        trace: (plan.trace && plan.latency).then(|| Trace {
+        trace: (f.trace && plan.latency).then(|| Trace {
             records: Vec::with_capacity(TRACE_BATCH),
             tx: tx.clone(),
             id: plan.id,
             m0: 0,
         }),
-        flow: plan.flow.take(),
-        zbd: plan.zbd.take(),
+        flow: f.flow.take(),
+        zbd: f.zbd.take(),
     }
 }
 
@@ -1298,8 +1304,12 @@ impl<E: IoEngine> Worker<'_, E> {
                     v.stamp(&mut self.bufs, slot, file, offset, len);
                     buf_index = v.write_buffer(slot);
                 }
-                None if plan.refill => match plan.dedupe.as_mut() {
-                    None => fill_buffer(self.bufs.slot_mut(slot), &mut self.rng, plan.compress_pct),
+                None if plan.content.refill => match plan.content.dedupe.as_mut() {
+                    None => fill_buffer(
+                        self.bufs.slot_mut(slot),
+                        &mut self.rng,
+                        plan.content.compress_pct,
+                    ),
                     Some(d) => d.fill(&mut self.bufs.slot_mut(slot)[..len as usize]),
                 },
                 None => {}
@@ -1393,7 +1403,7 @@ impl<E: IoEngine> Worker<'_, E> {
     /// pause or the rate limit.
     fn idle(&mut self, issuing: bool) -> Idle {
         let quota_done = self.s.quota_done_ns.is_some();
-        if !issuing && self.s.flush.flush_due && self.s.flush.after_last && quota_done {
+        if !issuing && self.s.flush.flush_due && self.s.flush.plan.after_last && quota_done {
             let (op, file) = (self.s.flush.op, self.s.flush.flush_file);
             self.queue_flush(op, file);
             return Idle::Reap;
@@ -1403,7 +1413,7 @@ impl<E: IoEngine> Worker<'_, E> {
             let f = &mut self.s.flush;
             let next = f.wrote[f.end_next..].iter().position(|&w| w);
             return match next {
-                Some(i) if f.end_fsync => {
+                Some(i) if f.plan.end_fsync => {
                     let file = f.end_next + i;
                     f.end_next = file + 1;
                     f.end_flushed = true;

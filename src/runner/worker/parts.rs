@@ -85,6 +85,22 @@ pub(super) trait Part {
     fn after_batch(&mut self, _cx: &mut Cx<'_>) {}
 }
 
+/// What a worker's plan says of its optional features; `run` makes its [`Parts`] of them.
+#[derive(Default)]
+pub struct Features {
+    /// Data verification (--verify): what this thread needs of it.
+    pub verify: Option<crate::verify::worker::Setup>,
+    /// Search the depth that meets a latency target (fio's latency_target).
+    pub latency_target: Option<crate::spec::LatencyTarget>,
+    pub min_rate: Option<crate::spec::MinRate>,
+    /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
+    pub trace: bool,
+    /// This thread's share of a flow it is in with other jobs' threads (fio's flow).
+    pub flow: Option<crate::runner::flow::FlowGate>,
+    /// --zbd: the zones each I/O is placed in.
+    pub zbd: Option<crate::runner::zbd::ZbdThread>,
+}
+
 /// The parts a worker has.
 #[derive(Default)]
 pub(super) struct Parts {
