@@ -525,6 +525,27 @@ struct Flushing {
 }
 
 impl Flushing {
+    fn new(plan: FlushPlan, files: usize) -> Flushing {
+        Flushing {
+            op: match plan.every {
+                Some(FlushEvery {
+                    data_only: true, ..
+                }) => Op::Fdatasync,
+                _ => Op::Fsync,
+            },
+            writes_since: 0,
+            plan,
+            flushes: FlushTotals::default(),
+            flush_due: false,
+            flush_inflight: false,
+            flush_queued_at: 0,
+            flush_file: 0,
+            wrote: vec![false; files],
+            end_flushed: false,
+            end_next: 0,
+        }
+    }
+
     /// A write of `file` was queued: a flush is due after every so many.
     #[inline]
     fn wrote(&mut self, file: u32) {
@@ -603,6 +624,68 @@ struct State<'a> {
     quota_done_ns: Option<u64>,
     rate_limited: bool,
     path: String,
+}
+
+impl<'a> State<'a> {
+    fn new(plan: &mut WorkerPlan, parts: Parts, ctl: &'a Control, tx: Sender<Msg>) -> State<'a> {
+        let qd = plan.queue_depth as usize;
+        let latency = plan.latency;
+        let new_lat = || latency.then(|| Box::new(LatHists::default()));
+        State {
+            ctl,
+            tx,
+            id: plan.id,
+            latency,
+            m0: 0,
+            m1: 0,
+            slots: Slots::new(qd, plan.block_size),
+            flush: Flushing::new(plan.flush, plan.offsets.len()),
+            pause: Pause {
+                think: plan.think,
+                since: 0,
+                think_due: false,
+                think_until: 0,
+            },
+            parts,
+            totals: [
+                DirTotals {
+                    lat: new_lat(),
+                    ..Default::default()
+                },
+                DirTotals {
+                    lat: new_lat(),
+                    ..Default::default()
+                },
+                DirTotals {
+                    lat: new_lat().filter(|_| !plan.trim.is_none()),
+                    ..Default::default()
+                },
+            ],
+            injected: LatencyHistogram::new(),
+            interval: None,
+            next_boundary: 0,
+            on_error: OnError {
+                errors: Vec::new(),
+                plan: std::mem::replace(
+                    &mut plan.on_error,
+                    ErrorPlan {
+                        continue_on_error: false,
+                        ignore_errors: Vec::new(),
+                        fill: false,
+                    },
+                ),
+                filled_ns: None,
+                paths: std::mem::take(&mut plan.paths),
+            },
+            counted_bytes: 0,
+            lat_sum_ns: 0,
+            next_live_ns: 0,
+            quota: plan.quota_bytes,
+            quota_done_ns: None,
+            rate_limited: plan.pacer.limited(),
+            path: std::mem::take(&mut plan.path),
+        }
+    }
 }
 
 /// What the parts may see of the state (the fields apart from `parts`, borrowed one by one).
@@ -924,80 +1007,8 @@ pub fn run<E: IoEngine>(
     tx: Sender<Msg>,
 ) -> WorkerOutcome {
     let qd = plan.queue_depth as usize;
-    let latency = plan.latency;
-    let new_lat = || latency.then(|| Box::new(LatHists::default()));
     let parts = parts_of(&mut plan, &mut bufs, &tx);
-    let s = State {
-        ctl,
-        tx,
-        id: plan.id,
-        latency,
-        m0: 0,
-        m1: 0,
-        slots: Slots::new(qd, plan.block_size),
-        flush: Flushing {
-            op: match plan.flush.every {
-                Some(FlushEvery {
-                    data_only: true, ..
-                }) => Op::Fdatasync,
-                _ => Op::Fsync,
-            },
-            writes_since: 0,
-            plan: plan.flush,
-            flushes: FlushTotals::default(),
-            flush_due: false,
-            flush_inflight: false,
-            flush_queued_at: 0,
-            flush_file: 0,
-            wrote: vec![false; plan.offsets.len()],
-            end_flushed: false,
-            end_next: 0,
-        },
-        pause: Pause {
-            think: plan.think,
-            since: 0,
-            think_due: false,
-            think_until: 0,
-        },
-        parts,
-        totals: [
-            DirTotals {
-                lat: new_lat(),
-                ..Default::default()
-            },
-            DirTotals {
-                lat: new_lat(),
-                ..Default::default()
-            },
-            DirTotals {
-                lat: new_lat().filter(|_| !plan.trim.is_none()),
-                ..Default::default()
-            },
-        ],
-        injected: LatencyHistogram::new(),
-        interval: None,
-        next_boundary: 0,
-        on_error: OnError {
-            errors: Vec::new(),
-            plan: std::mem::replace(
-                &mut plan.on_error,
-                ErrorPlan {
-                    continue_on_error: false,
-                    ignore_errors: Vec::new(),
-                    fill: false,
-                },
-            ),
-            filled_ns: None,
-            paths: std::mem::take(&mut plan.paths),
-        },
-        counted_bytes: 0,
-        lat_sum_ns: 0,
-        next_live_ns: 0,
-        quota: plan.quota_bytes,
-        quota_done_ns: None,
-        rate_limited: plan.pacer.limited(),
-        path: std::mem::take(&mut plan.path),
-    };
+    let s = State::new(&mut plan, parts, ctl, tx);
     let mut w = Worker {
         batch: plan.submit_batch.max(1) as usize,
         engine,
