@@ -458,3 +458,112 @@ impl Trace {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+
+    /// Runs `f` with a context over `counted_bytes`, as the completion path builds it.
+    fn with_cx(counted_bytes: &mut u64, f: impl FnOnce(&mut Cx<'_>)) {
+        let (clock, _) = Clock::calibrated();
+        let ctl = Control::new(clock, 1, 1_000_000_000);
+        let bufs = AlignedBuf::new(2, 4096).unwrap();
+        let totals: [DirTotals; 3] = Default::default();
+        let mut cx = Cx {
+            t: 10,
+            counting: true,
+            ctl: &ctl,
+            path: "t.dat",
+            m0: 0,
+            bufs: &bufs,
+            totals: &totals,
+            inflight: 0,
+            counted_bytes,
+        };
+        f(&mut cx);
+    }
+
+    fn done<'s>(slots: &'s Slots, cqe: &'s Cqe, ok: bool, counted: bool) -> Done<'s> {
+        Done {
+            t: 10,
+            slot: cqe.slot as usize,
+            cqe,
+            slots,
+            ok,
+            counting: true,
+            counted,
+        }
+    }
+
+    /// --trim then-write: a trim that succeeded queues its write to the same range, counted
+    /// toward the quota with the trim where the trim was counted; a failed trim, and a write,
+    /// queue nothing.
+    #[test]
+    fn a_trim_queues_its_write_and_counts_it_with_the_trim() {
+        let mut slots = Slots::new(2, 4096);
+        slots.op[0] = Op::PunchHole;
+        slots.file[0] = 1;
+        slots.offset[0] = 8192;
+        slots.op[1] = Op::Write;
+        let mut parts = Parts {
+            then_write: Some(ThenWrite::default()),
+            ..Default::default()
+        };
+        let mut counted = 0;
+        with_cx(&mut counted, |cx| {
+            let trim = Cqe { slot: 0, result: 0 };
+            parts.on_complete(&done(&slots, &trim, false, false), cx);
+            let write = Cqe {
+                slot: 1,
+                result: 4096,
+            };
+            parts.on_complete(&done(&slots, &write, true, true), cx);
+            assert!(
+                !parts.pairs_due(),
+                "only a trim that succeeded has a write due"
+            );
+            parts.on_complete(&done(&slots, &trim, true, true), cx);
+            parts.on_complete(&done(&slots, &trim, true, false), cx);
+        });
+        assert_eq!(counted, 4096, "the counted trim's write, once");
+        let w = parts.then_write.as_mut().unwrap();
+        let first = w.next(20).unwrap();
+        assert!(first.write && !first.trim && first.follows);
+        assert_eq!((first.file, first.offset, first.len), (1, 8192, 4096));
+        assert!(
+            !w.next(20).unwrap().follows,
+            "a trim not counted: its write neither"
+        );
+        assert!(w.next(20).is_none());
+    }
+
+    /// Several files: each counted I/O goes to its own file's [read, write, trim] counts.
+    #[test]
+    fn per_file_counts_go_to_the_file_of_each_io() {
+        let mut slots = Slots::new(2, 4096);
+        slots.file[1] = 2;
+        let mut parts = Parts {
+            per_file: Some(PerFile {
+                counts: vec![Default::default(); 3],
+            }),
+            ..Default::default()
+        };
+        let c = Cqe {
+            slot: 1,
+            result: 4096,
+        };
+        let io = done(&slots, &c, true, true);
+        for dir in [0, 1, 1] {
+            let counted = Counted {
+                dir,
+                bytes: 4096,
+                lat: None,
+            };
+            parts.on_counted(&io, &counted);
+        }
+        let f = &parts.per_file.unwrap().counts;
+        assert_eq!(f[2], [(1, 4096), (2, 8192), (0, 0)]);
+        assert_eq!(f[0], [(0, 0); 3]);
+    }
+}
