@@ -731,7 +731,9 @@ impl State<'_> {
                 false => self.completed(engine, c, t, counting, bufs),
             }
         }
-        self.parts.after_batch(&mut cx!(self, t, counting, bufs));
+        if self.parts.hooked {
+            self.parts.after_batch(&mut cx!(self, t, counting, bufs));
+        }
         // Progress reads these a few times a second: publish at most every 50 ms.
         if counting && t >= self.next_live_ns {
             self.publish_live(t);
@@ -757,7 +759,7 @@ impl State<'_> {
     }
 
     /// One data I/O completed: the parts see it, then it is counted (or its failure is).
-    #[inline]
+    #[inline(always)]
     fn completed<E: IoEngine>(
         &mut self,
         engine: &E,
@@ -785,17 +787,19 @@ impl State<'_> {
         let counted = ok
             && counting
             && (self.slots.follows[slot] || self.quota.is_none_or(|q| self.counted_bytes < q));
-        let io = Done {
-            t,
-            slot,
-            cqe: c,
-            slots: &self.slots,
-            ok,
-            counting,
-            counted,
-        };
-        self.parts
-            .on_complete(&io, &mut cx!(self, t, counting, bufs));
+        if self.parts.hooked {
+            let io = Done {
+                t,
+                slot,
+                cqe: c,
+                slots: &self.slots,
+                ok,
+                counting,
+                counted,
+            };
+            self.parts
+                .on_complete(&io, &mut cx!(self, t, counting, bufs));
+        }
         if !ok {
             self.failed_io(engine, c, t);
         } else if counted {
@@ -805,7 +809,7 @@ impl State<'_> {
 
     /// A completed I/O counted: the totals, the interval's counts and (latency mode) the
     /// latencies, then the parts that keep their own counts.
-    #[inline]
+    #[inline(always)]
     fn count<E: IoEngine>(&mut self, engine: &E, c: &Cqe, t: u64, bytes: u32) {
         let Some(iv) = self.interval.as_mut() else {
             return;
@@ -844,21 +848,23 @@ impl State<'_> {
             }
             lats = Some((submission, completion));
         }
-        let io = Done {
-            t,
-            slot,
-            cqe: c,
-            slots: sl,
-            ok: true,
-            counting: true,
-            counted: true,
-        };
-        let counted = Counted {
-            dir,
-            bytes,
-            lat: lats,
-        };
-        self.parts.on_counted(&io, &counted);
+        if self.parts.hooked {
+            let io = Done {
+                t,
+                slot,
+                cqe: c,
+                slots: sl,
+                ok: true,
+                counting: true,
+                counted: true,
+            };
+            let counted = Counted {
+                dir,
+                bytes,
+                lat: lats,
+            };
+            self.parts.on_counted(&io, &counted);
+        }
     }
 
     /// Out of line: the per-batch path keeps one comparison.
@@ -1068,7 +1074,9 @@ fn parts_of(plan: &mut WorkerPlan, bufs: &mut AlignedBuf, tx: &Sender<Msg>) -> P
         }),
         flow: f.flow.take(),
         zbd: f.zbd.take(),
+        hooked: false,
     }
+    .hooked()
 }
 
 /// A worker and everything its loop touches: the engine and the buffers it owns (buffers),
