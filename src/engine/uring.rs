@@ -29,9 +29,6 @@ pub struct UringOptions {
     pub changing_files: bool,
 }
 
-/// The runner's worker names the record by this engine's name.
-pub use super::kind::RingFeatures as UringFeatures;
-
 pub struct UringEngine {
     ring: IoUring,
     fds: Vec<RawFd>,

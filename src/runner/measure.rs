@@ -130,12 +130,12 @@ fn run_worker(
         }
         let mut rng = crate::rng::Rng::new(p.seed, &[p.target as u64, p.thread as u64]);
         // Verifying: a second buffer per slot, to write from (verify::worker).
-        let per_slot = if p.verify.is_some() { 2 } else { 1 };
+        let per_slot = if p.features.verify.is_some() { 2 } else { 1 };
         let bufs = worker::buffers(
             per_slot * p.queue_depth as usize,
             p.block_size as usize,
             &mut rng,
-            p.compress_pct,
+            p.content.compress_pct,
         )?;
         Ok((bufs, rng))
     };

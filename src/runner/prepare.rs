@@ -7,7 +7,7 @@ use super::flow::FlowGate;
 use super::offsets::{self, OffsetGen};
 use super::plan::RunPlan;
 use super::target::{self, OpenTarget};
-use super::worker::{self, Pacer, SizePick, WorkerPlan};
+use super::worker::{self, Content, ErrorPlan, Features, FlushPlan, Pacer, SizePick, WorkerPlan};
 use super::zbd::{ZbdFile, ZbdThread, ZoneTable};
 use crate::clock::{Clock, ClockInfo};
 use crate::engine::lazy::Files;
@@ -112,7 +112,7 @@ pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec
                     .collect(),
             };
             let mut wp = worker_plan(job, plan, set, &shared, setups.len(), si, th)?;
-            wp.verify = p.verify.as_ref().map(|v| {
+            wp.features.verify = p.verify.as_ref().map(|v| {
                 let files: Vec<usize> = (si * per_set..(si + 1) * per_set).collect();
                 super::verifying::worker_setup(v, job, plan, &files, wp.id as u32)
             });
@@ -187,7 +187,6 @@ fn worker_plan(
         queue_depth: qd,
         submit_batch: job.submit_batch.min(qd),
         latency: job.latency,
-        trace: plan.trace,
         block_size: job.shape.block_size as u32,
         sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],
         write_pct: job.shape.write_pct as u64,
@@ -203,45 +202,54 @@ fn worker_plan(
         // A rate in I/Os is a fixed gap between starts; a rate in bytes, a gap that follows
         // each I/O's length (validation allows one of the two).
         pacer: Pacer::new(&job.limits, job.shape.write_pct),
-        flow: job
-            .limits
-            .flow
-            .map(|f| FlowGate::join(f.id, f.weight as u64, f.sleep_ns)),
-        flush: job.per_io.flush,
-        end_fsync: job.per_io.end_fsync,
+        flush: FlushPlan {
+            every: job.per_io.flush,
+            end_fsync: job.per_io.end_fsync,
+            after_last: plan.flush_after_last,
+        },
         think: job.per_io.think,
-        refill: job.per_io.buffers.refill,
-        min_rate: job.limits.min_rate,
-        latency_target: job.limits.latency_target,
-        compress_pct: job.per_io.buffers.compress_pct,
-        dedupe: super::dedupe::DedupeFill::new(
-            job,
-            super::dedupe::Place {
-                id: id as u64,
-                set: si as u64,
-                thread: th as u64,
-            },
-            set.iter().map(region).map(|(s, e)| e - s).sum(),
-        ),
+        content: Content {
+            refill: job.per_io.buffers.refill,
+            compress_pct: job.per_io.buffers.compress_pct,
+            dedupe: super::dedupe::DedupeFill::new(
+                job,
+                super::dedupe::Place {
+                    id: id as u64,
+                    set: si as u64,
+                    thread: th as u64,
+                },
+                set.iter().map(region).map(|(s, e)| e - s).sum(),
+            ),
+        },
         quota_bytes: plan.quota_bytes,
-        flush_after_last: plan.flush_after_last,
-        continue_on_error: job.continue_on_error,
-        ignore_errors: job.ignore_errors.clone(),
-        fill: job.fill,
+        on_error: ErrorPlan {
+            continue_on_error: job.continue_on_error,
+            ignore_errors: job.ignore_errors.clone(),
+            fill: job.fill,
+        },
         path: set_name(set),
         paths: set.iter().map(|t| t.path.display().to_string()).collect(),
-        verify: None,
         prio: job.prio.clone(),
-        zbd: zbd.map(|files| {
-            let (reads, writes) = job.shape.sizes();
-            ZbdThread::new(
-                job.shape.zbd.expect("zones"),
-                files,
-                matches!(job.shape.pattern, crate::spec::Pattern::Random { .. }),
-                job.shape.write_pct > 0 && job.shape.write_pct < 100,
-                [reads.smallest(), writes.smallest()],
-            )
-        }),
+        features: Features {
+            verify: None,
+            latency_target: job.limits.latency_target,
+            min_rate: job.limits.min_rate,
+            trace: plan.trace,
+            flow: job
+                .limits
+                .flow
+                .map(|f| FlowGate::join(f.id, f.weight as u64, f.sleep_ns)),
+            zbd: zbd.map(|files| {
+                let (reads, writes) = job.shape.sizes();
+                ZbdThread::new(
+                    job.shape.zbd.expect("zones"),
+                    files,
+                    matches!(job.shape.pattern, crate::spec::Pattern::Random { .. }),
+                    job.shape.write_pct > 0 && job.shape.write_pct < 100,
+                    [reads.smallest(), writes.smallest()],
+                )
+            }),
+        },
     })
 }
 

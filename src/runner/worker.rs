@@ -9,7 +9,6 @@
 //!   that finished while others were being issued is stamped then, not at the next wait.
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
-use super::lat_target::Step;
 use super::offsets::{FilePick, OffsetGen};
 use super::zbd::Zoned;
 use super::{Control, Msg};
@@ -22,6 +21,12 @@ use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
 use crate::stats::spread::LatencySpread;
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use crate::verify::worker::{Pending, WorkerVerify};
+use parts::{
+    verify_first, Counted, Cx, Done, LatTarget, MinRate, Parts, PerFile, ThenWrite, Trace,
+};
+
+mod parts;
+pub use parts::Features;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender as Sender;
 use std::sync::Mutex;
@@ -49,40 +54,46 @@ pub struct WorkerPlan {
     pub pick: Option<FilePick>,
     /// When I/Os may start (rate limits).
     pub pacer: Pacer,
-    /// This thread's share of a flow it is in with other jobs' threads (fio's flow).
-    pub flow: Option<super::flow::FlowGate>,
-    pub flush: Option<FlushEvery>,
-    pub end_fsync: bool,
+    pub flush: FlushPlan,
     pub think: Option<Think>,
-    pub min_rate: Option<crate::spec::MinRate>,
-    /// Search the depth that meets a latency target (fio's latency_target).
-    pub latency_target: Option<crate::spec::LatencyTarget>,
-    /// New random data before each write; `compress_pct` keeps its zeros.
-    pub refill: bool,
-    pub compress_pct: u8,
-    /// --dedupe: the refill repeats earlier writes' content as it says.
-    pub dedupe: Option<super::dedupe::DedupeFill>,
+    pub content: Content,
     /// Bytes this worker counts before it stops (--total).
     pub quota_bytes: Option<u64>,
-    /// Issue a flush still due after the last write (see `RunPlan::flush_after_last`).
-    pub flush_after_last: bool,
-    pub continue_on_error: bool,
-    /// Errors (errnos) to go on after even without `continue_on_error`.
-    pub ignore_errors: Vec<i32>,
-    /// Write until the file system is full (--fill): running out of space ends the thread.
-    pub fill: bool,
+    pub on_error: ErrorPlan,
     pub latency: bool,
-    /// Keep a record of every I/O counted (latency mode), for per-I/O logs.
-    pub trace: bool,
     /// The target (or set of files) for messages, and each file's own path.
     pub path: String,
     pub paths: Vec<String>,
-    /// Data verification (--verify): what this thread needs of it.
-    pub verify: Option<crate::verify::worker::Setup>,
     /// The job's I/O priorities (--ioprio, --cmdprio): each I/O's, drawn as it starts.
     pub prio: crate::spec::prio::Priority,
-    /// --zbd: the zones each I/O is placed in.
-    pub zbd: Option<super::zbd::ZbdThread>,
+    /// The optional per-I/O features the job asks for; the worker makes its parts of them.
+    pub features: Features,
+}
+
+/// Flushes a worker issues: one every so many writes (--fsync, --fdatasync), one per file
+/// written at the end (--end-fsync), and whether one still due after the last write goes
+/// (see `RunPlan::flush_after_last`).
+#[derive(Clone, Copy)]
+pub struct FlushPlan {
+    pub every: Option<FlushEvery>,
+    pub end_fsync: bool,
+    pub after_last: bool,
+}
+
+/// How each write's content is made: new random data before each (`refill`), keeping
+/// `compress_pct` of it zeros, or (--dedupe) repeating earlier writes' content as it says.
+pub struct Content {
+    pub refill: bool,
+    pub compress_pct: u8,
+    pub dedupe: Option<super::dedupe::DedupeFill>,
+}
+
+/// What a failed I/O does: stop the run unless `continue_on_error` or its errno is in
+/// `ignore_errors`; with `fill` (--fill) a write with no room ends the thread instead.
+pub struct ErrorPlan {
+    pub continue_on_error: bool,
+    pub ignore_errors: Vec<i32>,
+    pub fill: bool,
 }
 
 /// When a thread's I/Os may start: each on a schedule that advances by each I/O's share of the
@@ -334,7 +345,7 @@ pub struct WorkerOutcome {
     pub waits: WaitStats,
     /// What the engine injected (delay engine).
     pub injected: Option<LatencyHistogram>,
-    pub uring: Option<crate::engine::uring::UringFeatures>,
+    pub uring: Option<crate::engine::RingFeatures>,
     /// Where a thread works on several files: each file's [read, write, trim] (I/Os, bytes).
     pub files: Vec<[(u64, u64); 3]>,
     /// The queue depth the latency target's search ended at (fio's latency_depth), and when
@@ -493,8 +504,12 @@ impl Slots {
 }
 
 /// Flushes: one due every `--fsync` writes, and at the end one per file written.
-#[derive(Default)]
 struct Flushing {
+    plan: FlushPlan,
+    /// The operation of a flush every so many writes (fsync or fdatasync), and the writes
+    /// queued since the last.
+    op: Op,
+    writes_since: u32,
     flushes: FlushTotals,
     /// A flush is due once the I/Os in flight have completed (--fsync).
     flush_due: bool,
@@ -509,23 +524,80 @@ struct Flushing {
     end_next: usize,
 }
 
-/// Pauses and floors of the pace: think time, and the --rate-min window being judged.
+impl Flushing {
+    fn new(plan: FlushPlan, files: usize) -> Flushing {
+        Flushing {
+            op: match plan.every {
+                Some(FlushEvery {
+                    data_only: true, ..
+                }) => Op::Fdatasync,
+                _ => Op::Fsync,
+            },
+            writes_since: 0,
+            plan,
+            flushes: FlushTotals::default(),
+            flush_due: false,
+            flush_inflight: false,
+            flush_queued_at: 0,
+            flush_file: 0,
+            wrote: vec![false; files],
+            end_flushed: false,
+            end_next: 0,
+        }
+    }
+
+    /// A write of `file` was queued: a flush is due after every so many.
+    #[inline]
+    fn wrote(&mut self, file: u32) {
+        self.wrote[file as usize] = true;
+        if let Some(f) = self.plan.every {
+            self.writes_since += 1;
+            if self.writes_since >= f.writes {
+                self.writes_since = 0;
+                self.flush_due = true;
+                self.flush_file = file;
+            }
+        }
+    }
+}
+
+/// Pauses of the pace: think time (--think), after every so many I/Os.
 struct Pause {
+    think: Option<Think>,
+    since: u32,
     /// A pause is due once the I/Os in flight have completed (--think), and until when it lasts
     /// (also the wait of a thread ahead of its share of a flow).
     think_due: bool,
     think_until: u64,
-    min_rate: Option<crate::spec::MinRate>,
-    /// Where the current --rate-min window began: its time, and the (bytes, I/Os) of reads
-    /// and of writes (and trims) counted by then.
-    rate_window: (u64, [(u64, u64); 2]),
 }
 
-/// --trim then-write: the write due after each trim that has completed, (file, offset,
-/// length, whether its trim was counted), oldest first.
-type ThenWrite = std::collections::VecDeque<(u32, u64, u32, bool)>;
+impl Pause {
+    /// An I/O of the workload (not a read-back) was queued.
+    #[inline]
+    fn issued(&mut self) {
+        if let Some(t) = self.think {
+            self.since += 1;
+            if self.since >= t.every {
+                self.since = 0;
+                self.think_due = true;
+            }
+        }
+    }
+}
 
-/// The worker's state between completions; `complete` is the per-I/O accounting.
+/// What a failed I/O does: counted by errno, and the run stopped unless told to go on; with
+/// --fill, a write with no room ends the thread instead.
+struct OnError {
+    plan: ErrorPlan,
+    errors: Vec<crate::result::ErrorCount>,
+    /// --fill: when the file system was found full.
+    filled_ns: Option<u64>,
+    /// Each file's path, for messages.
+    paths: Vec<String>,
+}
+
+/// The worker's state between completions; `complete` is the per-I/O accounting, and the
+/// optional features are its `parts`.
 struct State<'a> {
     ctl: &'a Control,
     tx: Sender<Msg>,
@@ -536,19 +608,13 @@ struct State<'a> {
     slots: Slots,
     flush: Flushing,
     pause: Pause,
-    /// The records not yet handed over (per-I/O logs only).
-    trace: Option<Vec<IoRecord>>,
-    /// Per file [read, write, trim] (I/Os, bytes), where the thread has more than one.
-    per_file: Vec<[(u64, u64); 3]>,
-    paths: Vec<String>,
+    parts: Parts,
     totals: [DirTotals; 3],
-    /// --trim then-write: the writes due after their trims (`None` without).
-    then_write: Option<ThenWrite>,
     /// Delay engine, latency mode: what was injected for the I/Os counted.
     injected: LatencyHistogram,
     interval: Option<Interval>,
     next_boundary: u64,
-    errors: Vec<crate::result::ErrorCount>,
+    on_error: OnError,
     counted_bytes: u64,
     /// Completion latencies of the measured window, for live progress.
     lat_sum_ns: u64,
@@ -556,28 +622,90 @@ struct State<'a> {
     next_live_ns: u64,
     quota: Option<u64>,
     quota_done_ns: Option<u64>,
-    continue_on_error: bool,
-    ignore_errors: Vec<i32>,
-    /// --fill, and when the file system was found full.
-    fill: bool,
-    filled_ns: Option<u64>,
     rate_limited: bool,
     path: String,
-    /// --latency-target: how many I/Os may be in flight now, and when the search ended.
-    depth: Option<super::lat_target::DepthSearch>,
-    settled_ns: Option<u64>,
+}
+
+impl<'a> State<'a> {
+    fn new(plan: &mut WorkerPlan, parts: Parts, ctl: &'a Control, tx: Sender<Msg>) -> State<'a> {
+        let qd = plan.queue_depth as usize;
+        let latency = plan.latency;
+        let new_lat = || latency.then(|| Box::new(LatHists::default()));
+        State {
+            ctl,
+            tx,
+            id: plan.id,
+            latency,
+            m0: 0,
+            m1: 0,
+            slots: Slots::new(qd, plan.block_size),
+            flush: Flushing::new(plan.flush, plan.offsets.len()),
+            pause: Pause {
+                think: plan.think,
+                since: 0,
+                think_due: false,
+                think_until: 0,
+            },
+            parts,
+            totals: [
+                DirTotals {
+                    lat: new_lat(),
+                    ..Default::default()
+                },
+                DirTotals {
+                    lat: new_lat(),
+                    ..Default::default()
+                },
+                DirTotals {
+                    lat: new_lat().filter(|_| !plan.trim.is_none()),
+                    ..Default::default()
+                },
+            ],
+            injected: LatencyHistogram::new(),
+            interval: None,
+            next_boundary: 0,
+            on_error: OnError {
+                errors: Vec::new(),
+                plan: std::mem::replace(
+                    &mut plan.on_error,
+                    ErrorPlan {
+                        continue_on_error: false,
+                        ignore_errors: Vec::new(),
+                        fill: false,
+                    },
+                ),
+                filled_ns: None,
+                paths: std::mem::take(&mut plan.paths),
+            },
+            counted_bytes: 0,
+            lat_sum_ns: 0,
+            next_live_ns: 0,
+            quota: plan.quota_bytes,
+            quota_done_ns: None,
+            rate_limited: plan.pacer.limited(),
+            path: std::mem::take(&mut plan.path),
+        }
+    }
+}
+
+/// What the parts may see of the state (the fields apart from `parts`, borrowed one by one).
+macro_rules! cx {
+    ($s:expr, $t:expr, $counting:expr, $bufs:expr) => {
+        Cx {
+            t: $t,
+            counting: $counting,
+            ctl: $s.ctl,
+            path: &$s.path,
+            m0: $s.m0,
+            bufs: $bufs,
+            totals: &$s.totals,
+            inflight: $s.slots.inflight,
+            counted_bytes: &mut $s.counted_bytes,
+        }
+    };
 }
 
 impl State<'_> {
-    /// Hand the I/O records kept so far to the collector.
-    #[cold]
-    fn send_trace(&mut self) {
-        if let Some(trace) = self.trace.as_mut().filter(|t| !t.is_empty()) {
-            let batch = std::mem::replace(trace, Vec::with_capacity(TRACE_BATCH));
-            let _ = self.tx.send(Msg::Ios(self.id, batch));
-        }
-    }
-
     fn flush_interval(&mut self) {
         if let Some(iv) = self.interval.take() {
             let _ = self.tx.send(Msg::Interval(Box::new(IntervalMsg {
@@ -590,135 +718,21 @@ impl State<'_> {
 
     /// Account for completions all seen at time `t`.
     #[inline]
-    fn complete<E: IoEngine>(
-        &mut self,
-        engine: &E,
-        cqes: &[Cqe],
-        t: u64,
-        (mut verify, bufs): (Option<&mut WorkerVerify>, &AlignedBuf),
-    ) {
+    fn complete<E: IoEngine>(&mut self, engine: &E, cqes: &[Cqe], t: u64, bufs: &AlignedBuf) {
         if t >= self.next_boundary {
-            self.flush_interval();
-            if t < self.m1 {
-                let index = (t - self.m0) / self.ctl.interval_ns;
-                self.interval = Some(Interval::new(index, &self.ctl.hist_pool, self.latency));
-                self.next_boundary = self.m0 + (index + 1) * self.ctl.interval_ns;
-            } else {
-                self.next_boundary = u64::MAX;
-            }
+            self.next_interval(t);
         }
         let counting = t >= self.m0 && t < self.m1 && t < self.ctl.stop_ns.load(Ordering::Relaxed);
         for c in cqes {
-            let slot = c.slot as usize;
             self.slots.free.push(c.slot);
             self.slots.inflight -= 1;
-            let op = self.slots.op[slot];
-            if op.is_flush() {
-                self.flushed(c, t);
-                continue;
-            }
-            let len = self.slots.len[slot];
-            // An I/O that moves no data (an operation on a file's name) completes with 0 and
-            // counts no bytes; the quota still counts its nominal length.
-            let bytes = if E::MOVES_DATA { len } else { 0 };
-            if let Some(v) = verify.as_deref_mut() {
-                self.verified(v, bufs, c, t);
-            }
-            // A trim completes with 0 (fallocate, BLKDISCARD) or its length (falloc, null).
-            let ok = if op.is_trim() {
-                c.result >= 0
-            } else {
-                c.result == bytes as i32
-            };
-            if !ok {
-                self.failed_io(engine, c, t);
-                continue;
-            }
-            // fio judges reads and writes only.
-            if counting && self.depth.is_some() && !op.is_trim() {
-                self.judge_latency(t, slot);
-            }
-            // With --total, count exactly the quota: one batch may hold more than it needs.
-            // A write that follows a counted trim is counted with it, whatever the quota.
-            let follows = self.slots.follows[slot];
-            let counted =
-                counting && (follows || self.quota.is_none_or(|q| self.counted_bytes < q));
-            if op.is_trim() {
-                if let Some(w) = self.then_write.as_mut() {
-                    w.push_back((self.slots.file[slot], self.slots.offset[slot], len, counted));
-                    // The pair's write counts toward the quota now, with its trim.
-                    if counted {
-                        self.counted_bytes += len as u64;
-                    }
-                }
-            }
-            if !counted {
-                continue;
-            }
-            let Some(iv) = self.interval.as_mut() else {
-                continue;
-            };
-            let dir = op.dir();
-            if self.per_file.len() > 1 {
-                let f = &mut self.per_file[self.slots.file[slot] as usize][dir];
-                f.0 += 1;
-                f.1 += bytes as u64;
-            }
-            let tot = &mut self.totals[dir];
-            tot.ios += 1;
-            tot.bytes += bytes as u64;
-            // A read-back (verify_backlog) is extra to the workload: fio's io_size counts
-            // the job's own I/O only.
-            if !self.slots.checkback[slot] && !follows {
-                self.counted_bytes += len as u64;
-            }
-            let d = &mut iv.dirs[dir];
-            d.ios += 1;
-            d.bytes += bytes as u64;
-            if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
-                let completion = t - self.slots.submitted_at[slot];
-                lat.completion.record(completion);
-                lat.submission
-                    .record(self.slots.submitted_at[slot] - self.slots.queued_at[slot]);
-                let total = t - self.slots.queued_at[slot];
-                lat.total.record(total);
-                d.total.record(total);
-                if self.rate_limited {
-                    lat.scheduled
-                        .record(t.saturating_sub(self.slots.scheduled_at[slot]));
-                }
-                d.lat_sum_ns += completion;
-                self.lat_sum_ns += completion;
-                h.record(completion);
-                if E::INJECTS {
-                    self.injected.record(engine.injected_ns(c.slot));
-                }
-                if let Some(trace) = self.trace.as_mut() {
-                    trace.push(IoRecord {
-                        at: t - self.m0,
-                        dir: dir as u8,
-                        len: bytes,
-                        offset: self.slots.offset[slot],
-                        submission: self.slots.submitted_at[slot] - self.slots.queued_at[slot],
-                        completion,
-                        prio: self.slots.ioprio[slot],
-                    });
-                    if trace.len() >= TRACE_BATCH {
-                        self.send_trace();
-                    }
-                }
+            match self.slots.op[c.slot as usize].is_flush() {
+                true => self.flushed(c, t),
+                false => self.completed(engine, c, t, counting, bufs),
             }
         }
-        if let Some(m) = self.pause.min_rate {
-            if counting {
-                self.check_min_rate(m, t);
-            }
-        }
-        if let Some(d) = self.depth.as_mut().filter(|_| counting) {
-            if d.after(t, self.slots.inflight) == Step::Done {
-                self.settled_ns = Some(t);
-                self.ctl.stop_ns.fetch_min(t, Ordering::Relaxed);
-            }
+        if self.parts.hooked {
+            self.parts.after_batch(&mut cx!(self, t, counting, bufs));
         }
         // Progress reads these a few times a second: publish at most every 50 ms.
         if counting && t >= self.next_live_ns {
@@ -731,34 +745,125 @@ impl State<'_> {
         }
     }
 
-    /// --verify: a write's units one generation on, a read's checked; a mismatch stops the
-    /// run unless told to go on.
-    #[inline]
-    fn verified(&mut self, v: &mut WorkerVerify, bufs: &AlignedBuf, c: &Cqe, t: u64) {
-        let i = c.slot as usize;
-        let (op, file, offset, len) = (
-            self.slots.op[i],
-            self.slots.file[i],
-            self.slots.offset[i],
-            self.slots.len[i],
-        );
-        let ok = c.result == len as i32;
-        match op {
-            Op::Write => v.written(file, offset, len, ok),
-            Op::Read => {
-                // SAFETY: the read has completed: the engine is done with the slot's buffer.
-                let data = unsafe { std::slice::from_raw_parts(bufs.slot(c.slot), len as usize) };
-                let during = if self.slots.checkback[i] {
-                    "backlog"
-                } else {
-                    "read"
-                };
-                if let Some(msg) = v.read(data, file, offset, len, ok, during) {
-                    self.ctl.fail(msg, t);
-                }
+    /// The interval of the time series that `t` falls in begins (none past the window).
+    #[cold]
+    fn next_interval(&mut self, t: u64) {
+        self.flush_interval();
+        if t < self.m1 {
+            let index = (t - self.m0) / self.ctl.interval_ns;
+            self.interval = Some(Interval::new(index, &self.ctl.hist_pool, self.latency));
+            self.next_boundary = self.m0 + (index + 1) * self.ctl.interval_ns;
+        } else {
+            self.next_boundary = u64::MAX;
+        }
+    }
+
+    /// One data I/O completed: the parts see it, then it is counted (or its failure is).
+    #[inline(always)]
+    fn completed<E: IoEngine>(
+        &mut self,
+        engine: &E,
+        c: &Cqe,
+        t: u64,
+        counting: bool,
+        bufs: &AlignedBuf,
+    ) {
+        let slot = c.slot as usize;
+        let op = self.slots.op[slot];
+        // An I/O that moves no data (an operation on a file's name) completes with 0 and
+        // counts no bytes; the quota still counts its nominal length.
+        let bytes = if E::MOVES_DATA {
+            self.slots.len[slot]
+        } else {
+            0
+        };
+        // A trim completes with 0 (fallocate, BLKDISCARD) or its length (falloc, null).
+        let ok = match op.is_trim() {
+            true => c.result >= 0,
+            false => c.result == bytes as i32,
+        };
+        // With --total, count exactly the quota: one batch may hold more than it needs.
+        // A write that follows a counted trim is counted with it, whatever the quota.
+        let counted = ok
+            && counting
+            && (self.slots.follows[slot] || self.quota.is_none_or(|q| self.counted_bytes < q));
+        if self.parts.hooked {
+            let io = Done {
+                t,
+                slot,
+                cqe: c,
+                slots: &self.slots,
+                ok,
+                counting,
+                counted,
+            };
+            self.parts
+                .on_complete(&io, &mut cx!(self, t, counting, bufs));
+        }
+        if !ok {
+            self.failed_io(engine, c, t);
+        } else if counted {
+            self.count(engine, c, t, bytes);
+        }
+    }
+
+    /// A completed I/O counted: the totals, the interval's counts and (latency mode) the
+    /// latencies, then the parts that keep their own counts.
+    #[inline(always)]
+    fn count<E: IoEngine>(&mut self, engine: &E, c: &Cqe, t: u64, bytes: u32) {
+        let Some(iv) = self.interval.as_mut() else {
+            return;
+        };
+        let (slot, sl) = (c.slot as usize, &self.slots);
+        let dir = sl.op[slot].dir();
+        let tot = &mut self.totals[dir];
+        tot.ios += 1;
+        tot.bytes += bytes as u64;
+        // A read-back (verify_backlog) is extra to the workload: fio's io_size counts the
+        // job's own I/O only; a trim's write was counted with its trim.
+        if !sl.checkback[slot] && !sl.follows[slot] {
+            self.counted_bytes += sl.len[slot] as u64;
+        }
+        let d = &mut iv.dirs[dir];
+        d.ios += 1;
+        d.bytes += bytes as u64;
+        let mut lats = None;
+        if let (Some(lat), Some(h)) = (tot.lat.as_mut(), d.hist.as_mut()) {
+            let completion = t - sl.submitted_at[slot];
+            let submission = sl.submitted_at[slot] - sl.queued_at[slot];
+            lat.completion.record(completion);
+            lat.submission.record(submission);
+            let total = t - sl.queued_at[slot];
+            lat.total.record(total);
+            d.total.record(total);
+            if self.rate_limited {
+                lat.scheduled
+                    .record(t.saturating_sub(sl.scheduled_at[slot]));
             }
-            // Validation keeps trims and verification apart.
-            Op::Fsync | Op::Fdatasync | Op::PunchHole | Op::Discard => {}
+            d.lat_sum_ns += completion;
+            self.lat_sum_ns += completion;
+            h.record(completion);
+            if E::INJECTS {
+                self.injected.record(engine.injected_ns(c.slot));
+            }
+            lats = Some((submission, completion));
+        }
+        if self.parts.hooked {
+            let io = Done {
+                t,
+                slot,
+                cqe: c,
+                slots: sl,
+                ok: true,
+                counting: true,
+                counted: true,
+            };
+            let counted = Counted {
+                dir,
+                bytes,
+                lat: lats,
+            };
+            self.parts.on_counted(&io, &counted);
         }
     }
 
@@ -773,75 +878,6 @@ impl State<'_> {
         live.bytes
             .store(r.bytes + w.bytes + tr.bytes, Ordering::Relaxed);
         live.lat_sum_ns.store(self.lat_sum_ns, Ordering::Relaxed);
-    }
-
-    /// --rate-min: judge the window that has ended, if one has.
-    #[inline]
-    fn check_min_rate(&mut self, m: crate::spec::MinRate, t: u64) {
-        // Trims are judged with the writes, in whose place they are paced.
-        let [r, w, tr] = &self.totals;
-        let now = [(r.bytes, r.ios), (w.bytes + tr.bytes, w.ios + tr.ios)];
-        let (start, before) = self.pause.rate_window;
-        if start == 0 {
-            self.pause.rate_window = (t.max(self.m0), now);
-            return;
-        }
-        let span = t - start;
-        if span < m.window_ns {
-            return;
-        }
-        let secs = span as f64 / 1e9;
-        let rate = |d: usize| {
-            (
-                (now[d].0 - before[d].0) as f64 / secs,
-                (now[d].1 - before[d].1) as f64 / secs,
-            )
-        };
-        // (what, bytes/s, I/Os per s, floor); apart, only the directions the thread has done.
-        let mut judged: Vec<(&str, (f64, f64), crate::spec::Floor)> = Vec::new();
-        match m.apart {
-            Some(floors) => {
-                for (d, what) in [(0, "reads"), (1, "writes")] {
-                    if now[d].1 > 0 {
-                        judged.push((what, rate(d), floors[d]));
-                    }
-                }
-            }
-            None => {
-                let (r, w) = (rate(0), rate(1));
-                judged.push((
-                    "I/Os",
-                    (r.0 + w.0, r.1 + w.1),
-                    crate::spec::Floor {
-                        bytes_per_sec: m.bytes_per_sec,
-                        iops: m.iops,
-                    },
-                ));
-            }
-        }
-        for (what, (bw, iops), floor) in judged {
-            if floor.bytes_per_sec > 0 && bw < floor.bytes_per_sec as f64 {
-                self.ctl.fail(
-                    format!(
-                        "'{}': a thread's {what} moved {bw:.0} bytes/s over {secs:.1} s, below --rate-min {}",
-                        self.path, floor.bytes_per_sec
-                    ),
-                    t,
-                );
-                break;
-            }
-            if floor.iops > 0 && iops < floor.iops as f64 {
-                self.ctl.fail(
-                    format!(
-                        "'{}': a thread did {iops:.0} {what} per second over {secs:.1} s, below --rate-min-iops {}",
-                        self.path, floor.iops
-                    ),
-                    t,
-                );
-                break;
-            }
-        }
-        self.pause.rate_window = (t, now);
     }
 
     /// A flush completed.
@@ -883,34 +919,10 @@ impl State<'_> {
         }
     }
 
-    /// Whether the latency target's search lets one more I/O start.
+    /// Whether one more I/O may start (the latency target's search may hold it back).
     #[inline]
     fn may_start(&self) -> bool {
-        self.depth
-            .as_ref()
-            .is_none_or(|d| d.may_start(self.slots.inflight))
-    }
-
-    /// --latency-target: one I/O's latency judged.
-    #[inline]
-    fn judge_latency(&mut self, t: u64, slot: usize) {
-        // fio judges its total latency (from when the I/O was queued), not its completion's.
-        let lat = t - self.slots.queued_at[slot];
-        let Some(d) = self.depth.as_mut() else {
-            return;
-        };
-        if d.completed(lat, t) == Step::Missed {
-            let target = d.target_ns();
-            self.ctl.fail(
-                format!(
-                    "'{}': an I/O took {:.1} us at queue depth 1, over the latency target of {:.1} us: no depth meets it",
-                    self.path,
-                    lat as f64 / 1e3,
-                    target as f64 / 1e3
-                ),
-                t,
-            );
-        }
+        self.parts.may_start(self.slots.inflight)
     }
 
     /// An I/O that moved less than asked or failed; the engine names what failed.
@@ -924,27 +936,28 @@ impl State<'_> {
     #[cold]
     fn fail(&mut self, c: &Cqe, t: u64, what: &str) {
         let errno = if c.result < 0 { -c.result } else { SHORT_IO };
+        let e = &mut self.on_error;
         // --fill: a write the file system has no room for (refused, or done in part) is
         // the end the job asked for, not an error; nothing more is issued.
-        if self.fill
+        if e.plan.fill
             && self.slots.op[c.slot as usize] == Op::Write
             && matches!(errno, libc::ENOSPC | libc::EDQUOT | SHORT_IO)
         {
-            self.filled_ns.get_or_insert(t);
+            e.filled_ns.get_or_insert(t);
             self.quota_done_ns.get_or_insert(t);
             return;
         }
         let offset = self.slots.offset[c.slot as usize];
-        match self.errors.iter_mut().find(|e| e.errno == errno) {
+        match e.errors.iter_mut().find(|e| e.errno == errno) {
             Some(e) => e.add(1, &[offset]),
-            None => self.errors.push(crate::result::ErrorCount {
+            None => e.errors.push(crate::result::ErrorCount {
                 errno,
                 name: crate::error::errno_name(errno),
                 count: 1,
                 offsets: vec![offset],
             }),
         }
-        if !self.continue_on_error && !self.ignore_errors.contains(&errno) {
+        if !e.plan.continue_on_error && !e.plan.ignore_errors.contains(&errno) {
             let why = if c.result < 0 {
                 format!(
                     "{} ({})",
@@ -957,7 +970,7 @@ impl State<'_> {
                     c.result, self.slots.len[c.slot as usize]
                 )
             };
-            let path = self
+            let path = e
                 .paths
                 .get(self.slots.file[c.slot as usize] as usize)
                 .unwrap_or(&self.path);
@@ -1000,72 +1013,9 @@ pub fn run<E: IoEngine>(
     tx: Sender<Msg>,
 ) -> WorkerOutcome {
     let qd = plan.queue_depth as usize;
-    let verify = plan.verify.take().map(|v| WorkerVerify::new(v, &mut bufs));
-    let latency = plan.latency;
-    let new_lat = || latency.then(|| Box::new(LatHists::default()));
-    let s = State {
-        ctl,
-        tx,
-        id: plan.id,
-        latency,
-        m0: 0,
-        m1: 0,
-        slots: Slots::new(qd, plan.block_size),
-        flush: Flushing {
-            wrote: vec![false; plan.offsets.len()],
-            ..Default::default()
-        },
-        pause: Pause {
-            think_due: false,
-            think_until: 0,
-            min_rate: plan.min_rate,
-            rate_window: (0, [(0, 0); 2]),
-        },
-        trace: (plan.trace && latency).then(|| Vec::with_capacity(TRACE_BATCH)),
-        per_file: vec![Default::default(); plan.offsets.len()],
-        paths: std::mem::take(&mut plan.paths),
-        totals: [
-            DirTotals {
-                lat: new_lat(),
-                ..Default::default()
-            },
-            DirTotals {
-                lat: new_lat(),
-                ..Default::default()
-            },
-            DirTotals {
-                lat: new_lat().filter(|_| !plan.trim.is_none()),
-                ..Default::default()
-            },
-        ],
-        then_write: (plan.trim == crate::spec::Trims::ThenWrite).then(ThenWrite::new),
-        injected: LatencyHistogram::new(),
-        interval: None,
-        next_boundary: 0,
-        errors: Vec::new(),
-        counted_bytes: 0,
-        lat_sum_ns: 0,
-        next_live_ns: 0,
-        quota: plan.quota_bytes,
-        quota_done_ns: None,
-        continue_on_error: plan.continue_on_error,
-        ignore_errors: std::mem::take(&mut plan.ignore_errors),
-        fill: plan.fill,
-        filled_ns: None,
-        rate_limited: plan.pacer.limited(),
-        path: std::mem::take(&mut plan.path),
-        depth: plan
-            .latency_target
-            .map(|l| super::lat_target::DepthSearch::new(l, plan.queue_depth)),
-        settled_ns: None,
-    };
+    let parts = parts_of(&mut plan, &mut bufs, &tx);
+    let s = State::new(&mut plan, parts, ctl, tx);
     let mut w = Worker {
-        flush_op: match plan.flush {
-            Some(FlushEvery {
-                data_only: true, ..
-            }) => Op::Fdatasync,
-            _ => Op::Fsync,
-        },
         batch: plan.submit_batch.max(1) as usize,
         engine,
         bufs,
@@ -1078,10 +1028,7 @@ pub fn run<E: IoEngine>(
         cancelled: Vec::with_capacity(qd),
         late: Vec::new(),
         now: 0,
-        writes_since_flush: 0,
-        since_think: 0,
         wall_at: u64::MAX,
-        verify,
     };
     if !ctl.ready.wait() || !ctl.go.wait() {
         // Another worker could not be started: the run is called off before any I/O.
@@ -1089,6 +1036,9 @@ pub fn run<E: IoEngine>(
     }
     w.s.m0 = ctl.measure_start_ns.load(Ordering::Relaxed);
     w.s.m1 = ctl.measure_end_ns.load(Ordering::Relaxed);
+    if let Some(t) = w.s.parts.trace.as_mut() {
+        t.m0 = w.s.m0;
+    }
     w.wall_at = ctl.wall.deadline_ns.load(Ordering::Relaxed);
     // No interval is open during warm-up; the first opens at m0.
     w.s.next_boundary = w.s.m0;
@@ -1096,6 +1046,37 @@ pub fn run<E: IoEngine>(
     w.plan.pacer.start(w.now);
     w.run_loop();
     w.finish()
+}
+
+/// The parts the plan asks for, each with its own state.
+fn parts_of(plan: &mut WorkerPlan, bufs: &mut AlignedBuf, tx: &Sender<Msg>) -> Parts {
+    let files = plan.offsets.len();
+    let f = &mut plan.features;
+    Parts {
+        verify: f.verify.take().map(|v| WorkerVerify::new(v, bufs)),
+        then_write: (plan.trim == crate::spec::Trims::ThenWrite).then(ThenWrite::default),
+        lat_target: f.latency_target.map(|l| LatTarget {
+            search: super::lat_target::DepthSearch::new(l, plan.queue_depth),
+            settled_ns: None,
+        }),
+        min_rate: f.min_rate.map(|floor| MinRate {
+            floor,
+            window: (0, [(0, 0); 2]),
+        }),
+        per_file: (files > 1).then(|| PerFile {
+            counts: vec![Default::default(); files],
+        }),
+        trace: (f.trace && plan.latency).then(|| Trace {
+            records: Vec::with_capacity(TRACE_BATCH),
+            tx: tx.clone(),
+            id: plan.id,
+            m0: 0,
+        }),
+        flow: f.flow.take(),
+        zbd: f.zbd.take(),
+        hooked: false,
+    }
+    .hooked()
 }
 
 /// A worker and everything its loop touches: the engine and the buffers it owns (buffers),
@@ -1115,33 +1096,9 @@ struct Worker<'a, E: IoEngine> {
     late: Vec<u32>,
     now: u64,
     batch: usize,
-    flush_op: Op,
-    writes_since_flush: u32,
-    since_think: u32,
     /// The stonewall deadline with wear-out, on the run clock, read once at the start (so the
     /// loop compares a field of its own); `u64::MAX` where there is none or once past it.
     wall_at: u64,
-    verify: Option<WorkerVerify>,
-}
-
-/// An I/O to start before anything new is drawn (--verify): one held back because a unit
-/// of it was another I/O's, or a read-back of a recent write that is due.
-#[inline]
-fn held(v: &mut WorkerVerify, now: u64) -> Option<Pending> {
-    if let Some(p) = v.stash.take() {
-        return Some(p);
-    }
-    let (file, offset, len) = v.backlog_due()?;
-    Some(Pending {
-        write: false,
-        trim: false,
-        follows: false,
-        len,
-        file,
-        offset,
-        scheduled: now,
-        backlog: true,
-    })
 }
 
 /// What to do after the I/Os in flight have all completed.
@@ -1163,7 +1120,7 @@ impl<E: IoEngine> Worker<'_, E> {
             let walled = self.now >= self.wall_at && self.s.quota_done_ns.is_none();
             // Past the quota, the writes due after trims still go (--trim then-write): a trim
             // is never left without its write, counted or not.
-            let pairs_due = self.s.then_write.as_ref().is_some_and(|w| !w.is_empty());
+            let pairs_due = self.s.parts.pairs_due();
             let issuing =
                 self.now < stop && (self.s.quota_done_ns.is_none() || pairs_due) && !walled;
             if !issuing && !walled && self.s.slots.inflight > 0 {
@@ -1173,7 +1130,7 @@ impl<E: IoEngine> Worker<'_, E> {
                 self.engine.cancel(&mut self.cancelled);
                 self.s.slots.inflight -= self.cancelled.len();
                 self.s.slots.free.extend_from_slice(&self.cancelled);
-                if let Some(v) = &self.verify {
+                if let Some(v) = &self.s.parts.verify {
                     let sl = &self.s.slots;
                     for &c in &self.cancelled {
                         let i = c as usize;
@@ -1203,7 +1160,7 @@ impl<E: IoEngine> Worker<'_, E> {
             }
             // An I/O held back for a unit another I/O holds: wait for a completion, rather
             // than look aside and try again (io_uring posts completions only when waited for).
-            let held = self.verify.as_ref().is_some_and(|v| v.stash.is_some());
+            let held = self.s.parts.held();
             if !self.reap(issuing && !paused && !held) {
                 break;
             }
@@ -1261,11 +1218,10 @@ impl<E: IoEngine> Worker<'_, E> {
     #[inline]
     fn issue(&mut self, slot: u32) -> Option<bool> {
         let now = self.now;
-        let io = match self.verify.as_mut().and_then(|v| held(v, now)) {
+        let parts = &mut self.s.parts;
+        let io = match parts.verify.as_mut().and_then(|v| verify_first(v, now)) {
             Some(p) => p,
-            None if self.s.then_write.as_ref().is_some_and(|w| !w.is_empty()) => {
-                self.write_after_trim(now)?
-            }
+            None if parts.pairs_due() => parts.then_write.as_mut()?.next(now)?,
             None if self.s.quota_done_ns.is_some() => {
                 self.s.slots.free.push(slot);
                 return None;
@@ -1278,7 +1234,7 @@ impl<E: IoEngine> Worker<'_, E> {
                 }
             },
         };
-        if let Some(v) = self.verify.as_mut() {
+        if let Some(v) = self.s.parts.verify.as_mut() {
             if !v.claim(io.file, io.offset, io.len) {
                 v.stash = Some(io);
                 self.s.slots.free.push(slot);
@@ -1286,22 +1242,6 @@ impl<E: IoEngine> Worker<'_, E> {
             }
         }
         Some(self.start(slot, io))
-    }
-
-    /// --trim then-write: the write of the oldest trim that completed, to the same range.
-    #[cold]
-    fn write_after_trim(&mut self, now: u64) -> Option<Pending> {
-        let (file, offset, len, counted) = self.s.then_write.as_mut()?.pop_front()?;
-        Some(Pending {
-            write: true,
-            trim: false,
-            follows: counted,
-            len,
-            file,
-            offset,
-            scheduled: now,
-            backlog: false,
-        })
     }
 
     /// Draw the next I/O of the workload: its direction (as the rate limit admits it), size,
@@ -1319,14 +1259,14 @@ impl<E: IoEngine> Worker<'_, E> {
             write = w;
             scheduled = at;
         }
-        if let Some(f) = plan.flow.as_mut() {
+        if let Some(f) = self.s.parts.flow.as_mut() {
             if !f.admit() {
                 // Over its share of the flow: no new I/O before the flow's wait is out.
                 self.s.pause.think_until = now + f.sleep_ns;
                 return None;
             }
         }
-        if let Some(z) = plan.zbd.as_ref() {
+        if let Some(z) = self.s.parts.zbd.as_ref() {
             write = z.direction(0, write);
         }
         let len = plan.sizes[write as usize].pick(&mut self.rng);
@@ -1339,7 +1279,7 @@ impl<E: IoEngine> Worker<'_, E> {
         };
         let mut offset = plan.offsets[file as usize].next(&mut self.rng, len as u64);
         let mut len = len;
-        if let Some(z) = plan.zbd.as_mut() {
+        if let Some(z) = self.s.parts.zbd.as_mut() {
             match z.place(file as usize, write, offset, len, now >= self.s.m0) {
                 Zoned::Io { offset: o, len: l } => (offset, len) = (o, l),
                 Zoned::End => {
@@ -1377,25 +1317,21 @@ impl<E: IoEngine> Worker<'_, E> {
         let op = if io.trim {
             plan.trim_op
         } else if write {
-            s.flush.wrote[file as usize] = true;
-            match self.verify.as_mut() {
+            s.flush.wrote(file);
+            match s.parts.verify.as_mut() {
                 Some(v) => {
                     v.stamp(&mut self.bufs, slot, file, offset, len);
                     buf_index = v.write_buffer(slot);
                 }
-                None if plan.refill => match plan.dedupe.as_mut() {
-                    None => fill_buffer(self.bufs.slot_mut(slot), &mut self.rng, plan.compress_pct),
+                None if plan.content.refill => match plan.content.dedupe.as_mut() {
+                    None => fill_buffer(
+                        self.bufs.slot_mut(slot),
+                        &mut self.rng,
+                        plan.content.compress_pct,
+                    ),
                     Some(d) => d.fill(&mut self.bufs.slot_mut(slot)[..len as usize]),
                 },
                 None => {}
-            }
-            if let Some(f) = plan.flush {
-                self.writes_since_flush += 1;
-                if self.writes_since_flush >= f.writes {
-                    self.writes_since_flush = 0;
-                    s.flush.flush_due = true;
-                    s.flush.flush_file = file;
-                }
             }
             Op::Write
         } else {
@@ -1427,12 +1363,8 @@ impl<E: IoEngine> Worker<'_, E> {
         s.slots.scheduled_at[i] = io.scheduled;
         s.slots.inflight += 1;
         self.unsubmitted.push(slot);
-        if let (Some(t), false) = (plan.think, io.backlog) {
-            self.since_think += 1;
-            if self.since_think >= t.every {
-                self.since_think = 0;
-                s.pause.think_due = true;
-            }
+        if !io.backlog {
+            s.pause.issued();
         }
         s.flush.flush_due || s.pause.think_due
     }
@@ -1465,12 +1397,8 @@ impl<E: IoEngine> Worker<'_, E> {
                     self.now = clock.now_ns();
                 }
                 self.waits.lookaside_completions += self.cqes.len() as u64;
-                self.s.complete(
-                    &self.engine,
-                    &self.cqes,
-                    self.now,
-                    (self.verify.as_mut(), &self.bufs),
-                );
+                self.s
+                    .complete(&self.engine, &self.cqes, self.now, &self.bufs);
                 if E::OPENS_FILES {
                     self.s
                         .started_late(&mut self.engine, &mut self.late, self.now);
@@ -1494,8 +1422,8 @@ impl<E: IoEngine> Worker<'_, E> {
     /// pause or the rate limit.
     fn idle(&mut self, issuing: bool) -> Idle {
         let quota_done = self.s.quota_done_ns.is_some();
-        if !issuing && self.s.flush.flush_due && self.plan.flush_after_last && quota_done {
-            let (op, file) = (self.flush_op, self.s.flush.flush_file);
+        if !issuing && self.s.flush.flush_due && self.s.flush.plan.after_last && quota_done {
+            let (op, file) = (self.s.flush.op, self.s.flush.flush_file);
             self.queue_flush(op, file);
             return Idle::Reap;
         }
@@ -1504,7 +1432,7 @@ impl<E: IoEngine> Worker<'_, E> {
             let f = &mut self.s.flush;
             let next = f.wrote[f.end_next..].iter().position(|&w| w);
             return match next {
-                Some(i) if self.plan.end_fsync => {
+                Some(i) if f.plan.end_fsync => {
                     let file = f.end_next + i;
                     f.end_next = file + 1;
                     f.end_flushed = true;
@@ -1515,11 +1443,11 @@ impl<E: IoEngine> Worker<'_, E> {
             };
         }
         if self.s.flush.flush_due {
-            let (op, file) = (self.flush_op, self.s.flush.flush_file);
+            let (op, file) = (self.s.flush.op, self.s.flush.flush_file);
             self.queue_flush(op, file);
             return Idle::Reap;
         }
-        if self.verify.as_ref().is_some_and(|v| v.stash.is_some()) {
+        if self.s.parts.held() {
             // Nothing of this thread in flight: another thread holds the unit, briefly.
             std::thread::yield_now();
             self.now = self.s.ctl.clock.now_ns();
@@ -1567,7 +1495,11 @@ impl<E: IoEngine> Worker<'_, E> {
         let clock = &ctl.clock;
         if self.s.pause.think_due {
             self.s.pause.think_due = false;
-            let t = self.plan.think.expect("think_due is only set with --think");
+            let t = self
+                .s
+                .pause
+                .think
+                .expect("think_due is only set with --think");
             if t.spin_ns > 0 {
                 // Spin, but not past the stop (Ctrl-C).
                 let until = now + t.spin_ns;
@@ -1612,13 +1544,9 @@ impl<E: IoEngine> Worker<'_, E> {
         };
         // --rate-min: wake by the end of the current window even if nothing completes, so a
         // thread whose I/Os stall is judged then, not whenever one comes back.
-        let timeout = match (timeout, self.s.pause.min_rate) {
+        let timeout = match (timeout, self.s.parts.min_rate.as_ref()) {
             (None, Some(m)) if now >= self.s.m0 => {
-                let ends = match self.s.pause.rate_window.0 {
-                    0 => now + m.window_ns,
-                    start => start + m.window_ns,
-                };
-                Some(ends.saturating_sub(now).max(1_000_000))
+                Some(m.window_end(now).saturating_sub(now).max(1_000_000))
             }
             (t, _) => t,
         };
@@ -1643,12 +1571,8 @@ impl<E: IoEngine> Worker<'_, E> {
         } else {
             self.waits.lookaside_completions += self.cqes.len() as u64;
         }
-        self.s.complete(
-            &self.engine,
-            &self.cqes,
-            self.now,
-            (self.verify.as_mut(), &self.bufs),
-        );
+        self.s
+            .complete(&self.engine, &self.cqes, self.now, &self.bufs);
         if E::OPENS_FILES {
             self.s
                 .started_late(&mut self.engine, &mut self.late, self.now);
@@ -1668,7 +1592,9 @@ impl<E: IoEngine> Worker<'_, E> {
             ..
         } = self;
         s.flush_interval();
-        s.send_trace();
+        if let Some(t) = s.parts.trace.as_mut() {
+            t.send();
+        }
         // Still before a wear-out deadline: this worker ended without reaching it.
         if wall_at != u64::MAX {
             s.ctl.wall.leave(s.counted_bytes);
@@ -1684,23 +1610,20 @@ impl<E: IoEngine> Worker<'_, E> {
             // they are leaked rather than freed (a few KiB, once, on a run that is ending).
             std::mem::forget(bufs);
         }
+        let lat_target = s.parts.lat_target.take();
         WorkerOutcome {
             totals: s.totals,
             flushes: std::mem::take(&mut s.flush.flushes),
-            errors: s.errors,
+            errors: s.on_error.errors,
             quota_done_ns: s.quota_done_ns,
-            filled_ns: s.filled_ns,
+            filled_ns: s.on_error.filled_ns,
             waits,
             injected,
             uring: None,
-            files: if s.per_file.len() > 1 {
-                s.per_file
-            } else {
-                Vec::new()
-            },
-            latency_depth: s.depth.as_ref().map(|d| d.depth()),
-            settled_ns: s.settled_ns,
-            zbd: plan.zbd.as_ref().map(|z| z.outcome),
+            files: s.parts.per_file.map_or(Vec::new(), |f| f.counts),
+            latency_depth: lat_target.as_ref().map(|l| l.search.depth()),
+            settled_ns: lat_target.and_then(|l| l.settled_ns),
+            zbd: s.parts.zbd.as_ref().map(|z| z.outcome),
         }
     }
 }
