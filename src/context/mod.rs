@@ -1,7 +1,8 @@
 //! The run context every measuring command runs inside. A command turns its flags into typed
 //! parameters, opens a [`Context`] (the report's file and the results store, before any I/O,
-//! and the Ctrl-C flag), runs its suite with it, and hands the result back to
-//! [`Context::finish`], which writes the report, saves it and says how the command ends.
+//! and the Ctrl-C flag), runs its work with the context's flag and progress line, and hands
+//! the result back to [`Context::finish`], which writes the report, saves it and says how the
+//! command ends.
 //! What each command used to write again (opening the outputs first, the saver, the
 //! interrupt flag, the one-line progress, "the results above are partial", the exit status)
 //! is written here once.
@@ -61,13 +62,6 @@ pub trait Outcome: Sized {
     fn warnings(&self) -> &[crate::result::Warning] {
         &[]
     }
-}
-
-/// A measuring command's work: typed parameters in, one result out, inside a context.
-pub trait Suite {
-    type Params;
-    type Result: Outcome;
-    fn run(&self, params: &Self::Params, ctx: &Context) -> Result<Self::Result>;
 }
 
 impl Context {
