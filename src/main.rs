@@ -53,16 +53,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// `iogauge run`, `iogauge fio` and `iogauge fs` run as the ranks of an MPI job; any other
-/// command started as several ranks would run once per rank on the same files, and is
-/// refused by name.
+/// `iogauge run`, `fio`, `fs`, `sweep`, `iozone` and `workload` run as the ranks of an MPI
+/// job; any other command started as several ranks would run once per rank on the same
+/// files, and is refused by name.
 fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Error> {
     let ranks = iogauge::cluster::launched_ranks().filter(|(n, _)| *n > 1);
     match (command, ranks) {
         (Some(Command::Run(_) | Command::Fio(_) | Command::Fs(_)), _) | (_, None) => Ok(()),
+        (Some(Command::Sweep(_) | Command::Iozone(_) | Command::Workload(_)), _) => Ok(()),
         (_, Some((n, var))) => Err(Error::usage(format!(
             "iogauge {} runs alone, not as one of {n} MPI ranks ({var}={n}); under mpirun, \
-             run `iogauge run`, `iogauge fio` or `iogauge fs`",
+             run `iogauge run`, `fio`, `fs`, `sweep`, `iozone` or `workload`",
             subcommand(args).unwrap_or("(the default job)")
         ))),
     }

@@ -69,6 +69,17 @@ fn ok_json(o: &Output) -> Value {
     })
 }
 
+/// `doc` is what `schema` says.
+fn follows_schema(schema: &str, doc: &Value) {
+    let schema: Value = serde_json::from_str(schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "the aggregate breaks its schema: {errors:?}"
+    );
+}
+
 fn hist_count(d: &Value) -> u64 {
     let text = d["latency_histogram"].as_str().expect("a histogram");
     LatencyHistogram::from_base64(text).unwrap().count()
@@ -129,14 +140,7 @@ fn aggregate_is_the_sum_of_the_ranks() -> Result<String, String> {
     );
     let left = files_in(dir.path());
     assert!(left.is_empty(), "left behind: {left:?}");
-    let schema: Value =
-        serde_json::from_str(include_str!("../schema/run-result.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
-    let errors: Vec<String> = validator.iter_errors(&r).map(|e| e.to_string()).collect();
-    assert!(
-        errors.is_empty(),
-        "the aggregate breaks its schema: {errors:?}"
-    );
+    follows_schema(include_str!("../schema/run-result.schema.json"), &r);
     Ok(format!(
         "{} I/Os from 4 ranks, starts within {} µs",
         common::u(&all["ios"]),
@@ -485,6 +489,7 @@ fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
     }
     let create = &r["tests"][0]["cells"][0];
     assert_eq!(create["ops"], 4 * 200, "every rank's files: {create}");
+    follows_schema(include_str!("../schema/fs-result.schema.json"), &r);
     assert!(
         files_in(dir.path()).is_empty(),
         "{:?}",
@@ -494,6 +499,156 @@ fn the_fs_suite_runs_as_ranks_fenced_test_by_test() -> Result<String, String> {
         "slowest rank up to {:.0}% over the fastest",
         r["ranks"]["worst_spread_pct"].as_f64().unwrap_or(0.0)
     ))
+}
+
+/// A sweep as four ranks, each in a folder of its own inside the one given: every test of
+/// every cell is fenced, a cell's bytes are every rank's and its time the slowest rank's,
+/// each rank's own time is kept; nothing is left.
+fn a_sweep_runs_as_ranks_fenced_cell_by_cell() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let args = [
+        "sweep",
+        common::p(dir.path()),
+        "--file-sizes",
+        "256K,1M",
+        "--record-sizes",
+        "64K",
+        "--tests",
+        "write,read",
+        "--output",
+        "json",
+        "-q",
+    ];
+    let r = ok_json(&mpirun(RANKS, &args).output().unwrap());
+    assert_eq!(r["ranks"]["ranks"], 4, "{}", r["ranks"]);
+    let cells = r["cells"].as_array().expect("cells");
+    assert_eq!(cells.len(), 4, "2 file sizes x 2 tests");
+    for c in cells {
+        assert_eq!(c["status"], "ok", "{c}");
+        let file = common::u(&c["file_size"]);
+        assert_eq!(common::u(&c["bytes"]), 4 * file, "every rank's bytes: {c}");
+        let own: Vec<u64> = c["thread_ns"]
+            .as_array()
+            .expect("each rank's time")
+            .iter()
+            .map(common::u)
+            .collect();
+        assert_eq!(own.len(), 4, "{c}");
+        let slowest = own.iter().copied().max().unwrap();
+        assert_eq!(common::u(&c["elapsed_ns"]), slowest, "{c}");
+    }
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("4 ranks on 1 host"), "{notes}");
+    follows_schema(include_str!("../schema/sweep-result.schema.json"), &r);
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+    Ok(format!(
+        "slowest rank up to {:.0}% over the fastest",
+        r["ranks"]["worst_spread_pct"].as_f64().unwrap_or(0.0)
+    ))
+}
+
+/// A tree of `files` files of 16 KiB in `dir`, made by `iogauge dataset create` (alone).
+fn small_dataset(dir: &Path, files: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(["dataset", "create", common::p(dir), "--files", files])
+        .args(["--size-dist", "fixed:16K"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
+/// A copy workload as four ranks from one source, each into a target of its own: every
+/// step fenced, a repetition's files every rank's, each rank's copy checked; the targets are
+/// gone and the source is as it was.
+fn a_workload_runs_as_ranks_step_by_step() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let src = dir.path().join("src");
+    small_dataset(&src, "50");
+    let before = files_in(&src);
+    let target = format!("{}/out.{{rank}}", common::p(dir.path()));
+    let args = [
+        "workload",
+        "copy",
+        "--source",
+        common::p(&src),
+        "--target",
+        &target,
+        "--threads",
+        "2",
+        "--output",
+        "json",
+        "-q",
+    ];
+    // The same workload alone: what one rank moves.
+    let alone = Command::new(env!("CARGO_BIN_EXE_iogauge"))
+        .args(args)
+        .args(["--repeat", "1"])
+        .env("IOGAUGE_DB", common::test_db())
+        .output()
+        .unwrap();
+    let one = &ok_json(&alone)["steps"][0]["reps"][0];
+    let r = ok_json(
+        &mpirun(RANKS, &[&args[..], &["--repeat", "2"]].concat())
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(r["ranks"]["ranks"], 4, "{}", r["ranks"]);
+    assert_eq!(r["partial"], false, "{}", r["stop_message"]);
+    let reps = r["steps"][0]["reps"].as_array().expect("reps");
+    assert_eq!(reps.len(), 2);
+    let times_4 =
+        |rep: &Value, k: &str| assert_eq!(common::u(&rep[k]), 4 * common::u(&one[k]), "{k}: {rep}");
+    for rep in reps {
+        for k in ["files", "bytes_read", "bytes_written"] {
+            times_4(rep, k);
+        }
+        assert_eq!(rep["verify"]["ok"], true, "{}", rep["verify"]);
+        assert_eq!(
+            common::u(&rep["verify"]["files"]),
+            4 * common::u(&one["verify"]["files"])
+        );
+        assert_eq!(common::u(&rep["cpu"]["threads"]), 4 * 2);
+    }
+    follows_schema(include_str!("../schema/workload-result.schema.json"), &r);
+    assert_eq!(files_in(dir.path()), ["src"], "the targets are removed");
+    assert_eq!(files_in(&src), before, "the source is untouched");
+    Ok(format!(
+        "slowest rank up to {:.0}% over the fastest",
+        r["ranks"]["worst_spread_pct"].as_f64().unwrap_or(0.0)
+    ))
+}
+
+/// A workload whose ranks were all given one target is refused before anything is made,
+/// in one line from rank 0 that says how to give each its own.
+fn a_workload_target_shared_by_ranks_is_refused() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let src = dir.path().join("src");
+    small_dataset(&src, "5");
+    let target = dir.path().join("out");
+    let args = [
+        "workload",
+        "copy",
+        "--source",
+        common::p(&src),
+        "--target",
+        common::p(&target),
+    ];
+    let o = mpirun("2", &args).output().unwrap();
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let said: Vec<&str> = err.lines().filter(|l| l.starts_with("iogauge:")).collect();
+    assert_eq!(said.len(), 1, "one line, from rank 0: {err}");
+    assert!(said[0].contains("ranks 0 and 1 were both given"), "{err}");
+    assert!(said[0].contains("{rank}"), "{err}");
+    assert_eq!(files_in(dir.path()), ["src"], "nothing made");
+    Ok(String::new())
 }
 
 /// Two stand-in hosts on this machine (scripts/mpi-hosts.sh: network namespaces on a bridge,
@@ -715,18 +870,18 @@ fn without_the_feature_several_ranks_are_refused() -> Result<String, String> {
     Ok(String::new())
 }
 
-/// Only run, fio and fs run as ranks: another command started as several is refused by
-/// name, before it touches a file, in either build.
+/// Only run, fio, fs, sweep, iozone and workload run as ranks: another command started as
+/// several is refused by name, before it touches a file, in either build.
 fn other_commands_are_refused_as_ranks() -> Result<String, String> {
     have_mpirun()?;
     let dir = common::work_dir();
-    let o = mpirun("2", &["sweep", common::p(dir.path())])
+    let o = mpirun("2", &["quick", common::p(dir.path())])
         .output()
         .unwrap();
     let err = common::stderr(&o);
     assert!(!o.status.success());
     assert!(
-        err.contains("iogauge sweep runs alone, not as one of 2 MPI ranks"),
+        err.contains("iogauge quick runs alone, not as one of 2 MPI ranks"),
         "{err}"
     );
     assert!(files_in(dir.path()).is_empty());
@@ -824,6 +979,18 @@ fn main() {
         (
             "the_fs_suite_runs_as_ranks_fenced_test_by_test",
             the_fs_suite_runs_as_ranks_fenced_test_by_test,
+        ),
+        (
+            "a_sweep_runs_as_ranks_fenced_cell_by_cell",
+            a_sweep_runs_as_ranks_fenced_cell_by_cell,
+        ),
+        (
+            "a_workload_runs_as_ranks_step_by_step",
+            a_workload_runs_as_ranks_step_by_step,
+        ),
+        (
+            "a_workload_target_shared_by_ranks_is_refused",
+            a_workload_target_shared_by_ranks_is_refused,
         ),
         (
             "two_hosts_each_read_the_others_files",

@@ -10,6 +10,7 @@ use std::sync::atomic::AtomicBool;
 pub mod aggregate;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod spread;
 pub mod team;
 
 /// This process's place in the job.

@@ -191,6 +191,16 @@ fn who(ranks: &[usize], hosts: &[String]) -> String {
     format!("{noun} {} of {}{on}", list.join(", "), hosts.len())
 }
 
+/// Whether every rank goes on after a unit of work (a cell, a step) that this rank `failed`
+/// or not: false on every rank where any failed, or after Ctrl-C. Alone (no `team`): true
+/// unless it failed.
+pub fn go_on(team: Option<&dyn Cluster>, failed: bool, interrupted: &AtomicBool) -> bool {
+    match team {
+        None => !failed,
+        Some(c) => c.fence(interrupted) && c.max_u64(u64::from(failed)) == 0,
+    }
+}
+
 /// Say what failed where, and end every rank of the job with `code`.
 pub fn fail(cluster: &dyn Cluster, msg: &str, code: u8) -> ! {
     let p = cluster.place();

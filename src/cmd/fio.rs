@@ -4,16 +4,15 @@
 //! jobs of one batch together (each its own run, as fio's jobs are), batches one after the
 //! other, and reports them as fio does (text or fio-shaped JSON).
 
-use super::{absolute, interrupt_flag, write_output};
+use super::{absolute, write_output};
 use iogauge::cli::{Cli, SaveOpts};
-use iogauge::cluster::team::agree;
 use iogauge::cluster::Place;
-use iogauge::context::save::Saver;
+use iogauge::context::ranks::Ranks;
+use iogauge::context::Outputs;
 use iogauge::error::{exit, Error};
 use iogauge::fio_plan::{
     parse_only, preflight, report, run_plan, save, team as fio_team, write_logs,
 };
-use iogauge::report::sink::Sink;
 use iogauge::report::FioFormat;
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
@@ -156,24 +155,21 @@ pub fn cmd_fio(
         )?;
         return Ok(exit::OK);
     }
-    let cluster = iogauge::cluster::detect()?;
-    let root = cluster.place().is_root();
-    let team = (cluster.place().size > 1).then_some(cluster.as_ref());
-    let interrupted = interrupt_flag()?;
+    let ranks = Ranks::join()?;
+    let root = ranks.is_root();
     // Each rank reads the job files and sizes its own files (on its own host, maybe): no rank
     // goes on unless every rank can, and rank 0 says what stopped which.
-    let planned = make_plan(&own, &rest, root, team.map(|c| c.place()));
-    let (mut plan, templates) = match team {
-        None => (planned?, None),
-        Some(c) => match agree(c, planned, &interrupted) {
+    let planned = make_plan(&own, &rest, root, ranks.place());
+    let mut plan = match ranks.agree(planned)? {
+        Ok(plan) => plan,
+        Err(code) => return Ok(code),
+    };
+    let templates = match ranks.team() {
+        None => None,
+        // Collectives inside: entered by every rank or by none.
+        Some(c) => match ranks.agree(fio_team::localize(c, &mut plan))? {
+            Ok(templates) => Some(templates),
             Err(code) => return Ok(code),
-            Ok(mut plan) => {
-                // Collectives inside: entered by every rank or by none.
-                match agree(c, fio_team::localize(c, &mut plan), &interrupted) {
-                    Ok(templates) => (plan, Some(templates)),
-                    Err(code) => return Ok(code),
-                }
-            }
         },
     };
     if own.parse_only {
@@ -182,19 +178,16 @@ pub fn cmd_fio(
         }
         return Ok(exit::OK);
     }
-    let opened = preflight(&plan).and_then(|()| {
-        root.then(|| {
-            let sink = Sink::open(own.output.as_deref().unwrap_or("-"), "--output")?;
-            Ok((sink, Saver::new(&super::saving(db, &own.save), true)?))
-        })
-        .transpose()
-    });
-    let outputs = match (opened, team) {
-        (Err(e), Some(c)) => iogauge::cluster::team::fail(c, &e.to_string(), e.exit_code()),
-        (opened, _) => opened?,
-    };
+    ranks.alone_or_abort(preflight(&plan))?;
+    let mut ctx = ranks.open(Outputs {
+        output_file: own.output.as_deref().unwrap_or("-"),
+        output_flag: "--output",
+        quiet: true,
+        saving: super::saving(db, &own.save),
+    })?;
     let verbose = own.verbose && root;
-    let mut outcome = run_plan(&mut plan, &command_line, &interrupted, verbose, team);
+    let team = ctx.team();
+    let mut outcome = run_plan(&mut plan, &command_line, ctx.interrupted(), verbose, team);
     if let (Some(c), Some(templates)) = (team, &templates) {
         if let fio_team::Gathered::Done(code) =
             fio_team::combine(c, &mut plan, templates, &mut outcome)?
@@ -203,18 +196,18 @@ pub fn cmd_fio(
         }
     }
     // Rank 0 (or the only process) from here on.
-    let Some((mut sink, mut saver)) = outputs else {
+    if !root {
         return outcome.exit_status();
-    };
+    }
     // Interrupted before any job had a result, JSON is still asked for: a document with no
     // jobs, as fio writes one (a consumer reading stdout gets valid JSON).
     let json = !matches!(own.format, FioFormat::Normal);
     if outcome.results.iter().any(Option::is_some) || (outcome.interrupted && json) {
-        sink.write(&report(own.format, &plan, &outcome))?;
+        ctx.write(&report(own.format, &plan, &outcome))?;
     }
     write_logs(&plan, &outcome.results)?;
     let results = std::mem::take(&mut outcome.results);
-    save(&mut saver, &plan, results, own.verbose)?;
+    save(ctx.saver(), &plan, results, own.verbose)?;
     outcome.exit_status()
 }
 

@@ -97,6 +97,7 @@ pub fn context(
 ) -> Result<iogauge::context::Context, Error> {
     iogauge::context::Context::open(iogauge::context::Outputs {
         output_file,
+        output_flag: "--output-file",
         quiet,
         saving: saving(db, save),
     })

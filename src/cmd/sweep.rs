@@ -2,6 +2,9 @@
 //! memory cgroup, the progress line, the report, saving.
 
 use iogauge::cli::{SaveOpts, SweepArgs};
+use iogauge::cluster::Place;
+use iogauge::context::ranks::{Gathered, Opened};
+use iogauge::context::{Context, Outputs};
 use iogauge::error::{Error, Result};
 use iogauge::report::{Exporter, Subject};
 use iogauge::sweep::{self, CacheMode, Flags, Params, SweepResult};
@@ -63,7 +66,9 @@ pub struct How<'a> {
 }
 
 /// Run the sweep in `dir` (inside a memory cgroup where asked), write the report, save it;
-/// `extra` writes what a front end adds (iozone's own report).
+/// `extra` writes what a front end adds (iozone's own report). Under an MPI launcher every
+/// rank sweeps in its own folder inside `dir` (or in the folder `{rank}` in `dir` names) and
+/// rank 0 reports and saves the sweep of them all.
 pub fn run_and_report(
     db: &Option<PathBuf>,
     dir: &Path,
@@ -72,21 +77,56 @@ pub fn run_and_report(
     how: How,
     extra: &mut dyn FnMut(&SweepResult) -> Result<()>,
 ) -> Result<u8> {
-    let mut ctx = super::context(db, how.output_file, how.quiet, how.save)?;
+    let outputs = Outputs {
+        output_file: how.output_file,
+        output_flag: "--output-file",
+        quiet: how.quiet,
+        saving: super::saving(db, how.save),
+    };
+    let (mut ctx, dir) = match Context::open_ranked(outputs, |rank| rank_dir(dir, params, rank))? {
+        Opened::Ready(ctx, dir) => (ctx, dir),
+        Opened::Ended(code) => return Ok(code),
+    };
     // A person at a terminal learns how big the grid is; a script's stderr stays quiet.
     ctx.announce(&format!("sweep: {}", plan_line(params)));
     ctx.limit_memory(params.memory_limit)?;
-    let result = sweep::run(dir, params, argv, ctx.interrupted(), &mut |line| {
-        ctx.progress(line)
-    });
+    let result = sweep::run(
+        &dir,
+        params,
+        argv,
+        ctx.interrupted(),
+        &mut |line| ctx.progress(line),
+        ctx.team(),
+    );
     ctx.end_progress();
     let cap = ctx.leave_memory();
-    let mut result = result?;
-    result.memory_cap = cap;
-    result.notes.splice(0..0, how.notes);
+    let result = result.map(|mut r| {
+        r.memory_cap = cap;
+        r.notes.splice(0..0, how.notes);
+        r
+    });
+    let result = match ctx.gather_ranks(result, sweep::ranks::combine)? {
+        Gathered::Root(r) => r,
+        Gathered::Ended(code) => return Ok(code),
+    };
     ctx.report(&result, how.exporter.as_ref())?;
     extra(&result)?;
     ctx.save_and_end(result)
+}
+
+/// The folder this rank sweeps in: `dir` with its placeholders filled in. A memory cgroup
+/// is one process's: under mpirun it is refused (the launcher limits each rank's memory).
+fn rank_dir(dir: &Path, params: &Params, rank: Option<&Place>) -> Result<PathBuf> {
+    let Some(place) = rank else {
+        return Ok(dir.to_path_buf());
+    };
+    if params.memory_limit.is_some() {
+        return Err(Error::usage(
+            "--memory-limit is for one process; under mpirun, limit each rank's page cache with \
+             the launcher's own means (Slurm's --mem)",
+        ));
+    }
+    Ok(iogauge::cluster::expand(&dir.to_string_lossy(), place)?.into())
 }
 
 /// "13 file sizes x 6 record sizes, 9 tests: 58 cells, about 12.4 GiB of I/O".

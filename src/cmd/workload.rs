@@ -2,6 +2,9 @@
 //! script or `--steps`), run, reported, saved.
 
 use iogauge::cli::WorkloadArgs;
+use iogauge::cluster::Place;
+use iogauge::context::ranks::Opened;
+use iogauge::context::{Context, Outputs};
 use iogauge::error::{Error, Result};
 use iogauge::report::Subject;
 use iogauge::workload::run::{run, Options};
@@ -77,17 +80,61 @@ fn params_of(a: &WorkloadArgs) -> Result<Params> {
 }
 
 pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -> Result<u8> {
-    let exporter = Subject::Workload.exporter::<WorkloadResult>(a.out.output)?;
-    let params = params_of(a)?;
-    let mut ctx = super::context(db, &a.out.output_file, a.out.quiet, &a.save)?;
-    let opts = Options {
-        source: super::absolute(&a.source)?,
-        target: a.target.as_deref().map(super::absolute).transpose()?,
+    let outputs = Outputs {
+        output_file: &a.out.output_file,
+        output_flag: "--output-file",
+        quiet: a.out.quiet,
+        saving: super::saving(db, &a.save),
+    };
+    let checked = |rank: Option<&Place>| {
+        let exporter = Subject::Workload.exporter::<WorkloadResult>(a.out.output)?;
+        Ok((exporter, params_of(a)?, options_of(a, rank)?))
+    };
+    let (mut ctx, (exporter, params, opts)) = match Context::open_ranked(outputs, checked)? {
+        Opened::Ready(ctx, checked) => (ctx, checked),
+        Opened::Ended(code) => return Ok(code),
+    };
+    if let Some(code) = ctx.own_paths(&opts.target.iter().map(|t| t.as_path()).collect::<Vec<_>>())
+    {
+        return Ok(code);
+    }
+    let line = ctx.line();
+    let result = run(
+        &params,
+        &opts,
+        argv,
+        ctx.interrupted(),
+        &|l| line.show(l),
+        ctx.team(),
+    );
+    ctx.end_progress();
+    ctx.finish_ranked(result, exporter.as_ref(), iogauge::workload::ranks::combine)
+}
+
+/// Where the workload works: under an MPI launcher, the source and target with this rank's
+/// placeholders filled in (each rank needs a target of its own: `--target out.{rank}`).
+fn options_of(a: &WorkloadArgs, rank: Option<&Place>) -> Result<Options> {
+    let placed = |p: &std::path::Path| match rank {
+        Some(place) => Ok(PathBuf::from(iogauge::cluster::expand(
+            &p.to_string_lossy(),
+            place,
+        )?)),
+        None => Ok(p.to_path_buf()),
+    };
+    if rank.is_some() && a.compare_with_tools {
+        return Err(Error::usage(
+            "--compare-with-tools compares one process with the system's tool; under mpirun, \
+             run without it",
+        ));
+    }
+    Ok(Options {
+        source: super::absolute(&placed(&a.source)?)?,
+        target: a
+            .target
+            .as_deref()
+            .map(|t| super::absolute(&placed(t)?))
+            .transpose()?,
         force: a.force,
         keep: a.keep,
-    };
-    let line = ctx.line();
-    let result = run(&params, &opts, argv, ctx.interrupted(), &|l| line.show(l));
-    ctx.end_progress();
-    ctx.finish(result?, exporter.as_ref())
+    })
 }

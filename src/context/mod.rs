@@ -8,8 +8,10 @@
 //! is written here once.
 
 mod outcomes;
+pub mod ranks;
 pub mod save;
 
+use crate::cluster::{Cluster, Solo};
 use crate::error::{exit, Error, Result};
 use crate::os::memcg::{CgroupVersion, MemoryCgroup};
 use crate::report::sink::Sink;
@@ -24,8 +26,26 @@ use std::sync::Arc;
 /// the store.
 pub struct Outputs<'a> {
     pub output_file: &'a str,
+    /// How the user named the report's file: in the words of the tool they typed
+    /// (`--output-file`, fio's `--output`).
+    pub output_flag: &'static str,
     pub quiet: bool,
     pub saving: Saving,
+}
+
+impl Outputs<'_> {
+    /// No report, no progress, nothing saved: an MPI rank other than 0.
+    pub fn nowhere() -> Outputs<'static> {
+        Outputs {
+            output_file: "-",
+            output_flag: "--output-file",
+            quiet: true,
+            saving: Saving {
+                no_save: true,
+                ..Saving::default()
+            },
+        }
+    }
 }
 
 /// One measuring command's surroundings, from before its first I/O to its exit status.
@@ -36,6 +56,8 @@ pub struct Context {
     /// A person at a terminal, not --quiet: progress and the plan line are shown.
     live: bool,
     cgroup: Option<MemoryCgroup>,
+    /// The job's ranks: this process alone unless opened with [`Context::open_ranked`].
+    cluster: Box<dyn Cluster>,
 }
 
 /// How a command's result ends it (after it was reported and saved).
@@ -74,7 +96,7 @@ impl Context {
     /// [`Context::open`] with the Ctrl-C flag caught earlier (an MPI rank's, set before the
     /// ranks agree on their parameters).
     pub fn open_with(o: Outputs, interrupted: Arc<AtomicBool>) -> Result<Context> {
-        let sink = Sink::open(o.output_file, "--output-file")?;
+        let sink = Sink::open(o.output_file, o.output_flag)?;
         let saver = Saver::new(&o.saving, o.quiet)?;
         Ok(Context {
             sink,
@@ -82,6 +104,7 @@ impl Context {
             interrupted,
             live: !o.quiet && std::io::stderr().is_terminal(),
             cgroup: None,
+            cluster: Box::new(Solo::new()),
         })
     }
 
@@ -159,6 +182,11 @@ impl Context {
             }
         }
         Ok(())
+    }
+
+    /// The store, for a command that saves several results (a fio plan: one per job).
+    pub fn saver(&mut self) -> &mut Saver {
+        &mut self.saver
     }
 
     /// More report after the main one (iozone's own, after the sweep's).

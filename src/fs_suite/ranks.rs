@@ -3,49 +3,32 @@
 //! drop) and ended once the last rank's had (a fence after), so a repetition's time is the
 //! slowest rank's and its operations are every rank's.
 
+use crate::cluster::spread::{self, Worst};
 use crate::cluster::Place;
-use crate::result::fs::{Cell, FsRanks, FsResult, Status};
+use crate::result::fs::{Cell, FsResult, Status};
 
 /// Every rank's result (rank order, rank 0 first) as one.
 pub fn combine(parts: Vec<(Place, FsResult)>) -> FsResult {
     let places: Vec<Place> = parts.iter().map(|(p, _)| p.clone()).collect();
     let results: Vec<FsResult> = parts.into_iter().map(|(_, r)| r).collect();
     let mut out = results[0].clone();
-    let mut worst = (0.0f64, None);
+    let mut worst = Worst::default();
     for (ti, test) in out.tests.iter_mut().enumerate() {
         for (fi, cell) in test.cells.iter_mut().enumerate() {
             let cells: Vec<&Cell> = results.iter().map(|r| &r.tests[ti].cells[fi]).collect();
-            let spread = merge_cell(cell, &cells, &places);
-            if spread > worst.0 {
-                let fs = &out.filesystems[fi].label;
-                worst = (spread, Some(format!("{} on {fs}", test.name)));
-            }
+            let pct = merge_cell(cell, &cells, &places);
+            worst.see(pct, || {
+                format!("{} on {}", test.name, out.filesystems[fi].label)
+            });
         }
     }
     out.partial = results.iter().any(|r| r.partial);
-    let mut hosts: Vec<&str> = places.iter().map(|p| p.host.as_str()).collect();
-    hosts.sort_unstable();
-    hosts.dedup();
-    out.notes.push(format!(
-        "{} ranks on {} host{}: each measurement started together on every rank, after its \
-         setup and cache drop, and a repetition's time is the slowest rank's and its \
-         operations all ranks' (mdtest's rate)",
-        places.len(),
-        hosts.len(),
-        if hosts.len() == 1 { "" } else { "s" }
-    ));
-    if let Some(at) = &worst.1 {
-        out.notes.push(format!(
-            "the slowest rank took up to {:.0}% longer than the fastest ({at})",
-            worst.0
-        ));
-    }
-    out.ranks = Some(FsRanks {
-        ranks: places.len() as u32,
-        hosts: hosts.len() as u32,
-        worst_spread_pct: worst.0,
-        worst_at: worst.1,
-    });
+    let how = "each measurement started together on every rank, after its setup and cache \
+               drop, and a repetition's time is the slowest rank's and its operations all \
+               ranks' (mdtest's rate)";
+    let (ranks, notes) = spread::summary(&places, worst, how);
+    out.notes.extend(notes);
+    out.ranks = Some(ranks);
     out.summarize();
     out
 }
@@ -56,15 +39,12 @@ pub fn combine(parts: Vec<(Place, FsResult)>) -> FsResult {
 fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
     cell.ops = cells.iter().map(|c| c.ops).sum();
     let reps = cells.iter().map(|c| c.elapsed_ns.len()).min().unwrap_or(0);
-    let mut spread = 0.0f64;
+    let mut widest = 0.0f64;
     cell.elapsed_ns = (0..reps)
         .map(|k| {
-            let times = cells.iter().map(|c| c.elapsed_ns[k]);
-            let (lo, hi) = (times.clone().min().unwrap_or(0), times.max().unwrap_or(0));
-            if lo > 0 {
-                spread = spread.max(100.0 * (hi - lo) as f64 / lo as f64);
-            }
-            hi
+            let (slowest, pct) = spread::slowest(cells.iter().map(|c| c.elapsed_ns[k]));
+            widest = widest.max(pct);
+            slowest
         })
         .collect();
     // A failure on any rank fails the cell; then a rank that could not do it (one client
@@ -73,8 +53,7 @@ fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
     let rank_of = |s: Status| cells.iter().position(|c| c.status == s);
     let named = |r: usize, default: &str| {
         let why = cells[r].reason.as_deref().unwrap_or(default);
-        let p = &places[r];
-        Some(format!("rank {} on {}: {why}", p.rank, p.host))
+        Some(spread::on_rank(&places[r], why))
     };
     let every_rank_alike = cells
         .iter()
@@ -92,7 +71,7 @@ fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
         cell.status = Status::NotRun;
         cell.reason = cells[r].reason.clone();
     }
-    spread
+    widest
 }
 
 #[cfg(test)]

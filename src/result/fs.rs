@@ -2,6 +2,7 @@
 //! test on every file system, and the figures derived from them. Described by
 //! `schema/fs-result.schema.json`.
 
+use super::ranks::RankSpread;
 use super::Header;
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
@@ -167,7 +168,7 @@ pub struct FsResult {
     pub notes: Vec<String>,
     /// The ranks of an MPI job whose results these are; absent for one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<FsRanks>,
+    pub ranks: Option<RankSpread>,
 }
 
 impl FsResult {
@@ -228,18 +229,6 @@ fn summary_of(ops: u64, times: &[u64]) -> Option<Summary> {
         ratio: None,
         median_ratio: None,
     })
-}
-
-/// How the ranks were spread and how evenly they went.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FsRanks {
-    pub ranks: u32,
-    pub hosts: u32,
-    /// Over every repetition of every test: the most the slowest rank's time exceeded the
-    /// fastest's, in percent (0 where every rank took the same).
-    pub worst_spread_pct: f64,
-    /// Which test on which file system that was.
-    pub worst_at: Option<String>,
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 pub mod fs;
 pub mod profile;
+pub mod ranks;
 pub mod sweep;
 pub mod workload;
 

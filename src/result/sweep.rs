@@ -3,6 +3,7 @@
 
 pub mod knee;
 
+use super::ranks::RankSpread;
 use super::Header;
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
@@ -375,6 +376,9 @@ pub struct SweepResult {
     /// Stopped by Ctrl-C or an error before the grid was done.
     pub partial: bool,
     pub notes: Vec<String>,
+    /// The ranks of an MPI job whose results these are; absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<RankSpread>,
 }
 
 impl SweepResult {

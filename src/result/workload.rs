@@ -3,6 +3,7 @@
 //! own tools on the same work, and what the workload ran with. Described by
 //! `schema/workload-result.schema.json`.
 
+use super::ranks::RankSpread;
 use super::Header;
 use super::{Phase, TimeSeries};
 use crate::error::{Error, Result};
@@ -596,6 +597,9 @@ pub struct WorkloadResult {
     /// Why it stopped early.
     pub stop_message: Option<String>,
     pub notes: Vec<String>,
+    /// The ranks of an MPI job whose results these are; absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<RankSpread>,
 }
 
 impl WorkloadResult {

@@ -9,6 +9,7 @@
 //! Ctrl-C.
 
 mod pass;
+pub mod ranks;
 mod run;
 
 use crate::error::{Error, Result};

@@ -3,6 +3,8 @@
 //! runs from the first start to the last end.
 
 use super::pass::{self, Finish, Open, Order, Stop, Walk};
+use crate::cluster::team::go_on;
+use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
 use crate::os::memory::AlignedBuf;
@@ -25,19 +27,22 @@ type Step = std::result::Result<(Instant, Instant), String>;
 
 /// Run the sweep in `dir`. Errors before the first measurement (a folder that cannot be
 /// written, files that cannot fit, O_DIRECT refused) are returned; an I/O error is recorded
-/// in its cell, and a full file system ends the sweep with what it has.
+/// in its cell, and a full file system ends the sweep with what it has. In a `team` (the
+/// ranks of an MPI job), every test of every cell starts together on every rank, and where
+/// one rank's sweep ends early every rank's does.
 pub fn run(
     dir: &Path,
     params: &Params,
     command_line: Vec<String>,
     stop: &AtomicBool,
     progress: Progress,
+    team: Option<&dyn Cluster>,
 ) -> Result<SweepResult> {
     let started_unix_ns = crate::dates::now_unix_ns();
     let t0 = Instant::now();
     let mut ws = Workspace::create(dir, "sweep")?;
     let target = probe(&ws.root, params)?;
-    check_space(dir, &target, params)?;
+    check_space(dir, &target, params, super::ranks::sharing(team, dir))?;
     let mut result = SweepResult {
         header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, command_line),
         dir: dir.display().to_string(),
@@ -51,6 +56,7 @@ pub fn run(
         cleanup_ns: 0,
         partial: false,
         notes: Vec::new(),
+        ranks: None,
     };
     let mut bufs = buffers(params)?;
     let grid = params.grid();
@@ -59,6 +65,7 @@ pub fn run(
             result.partial = true;
             break;
         }
+
         progress(&format!(
             "[{}/{}] {} file, {} records",
             i + 1,
@@ -78,7 +85,7 @@ pub fn run(
             params,
             stop,
         };
-        let (cells, io_ns, ended) = combo.run(&mut bufs);
+        let (cells, io_ns, ended) = combo.run(&mut bufs, team);
         let removing = Instant::now();
         ws.clear(&folder);
         result.cleanup_ns += removing.elapsed().as_nanos() as u64;
@@ -87,6 +94,16 @@ pub fn run(
         if let Some(why) = ended {
             result.notes.push(why);
             result.partial = true;
+        }
+        // Every rank does the same cells: where one ends here, all do.
+        if !go_on(team, result.partial, stop) {
+            if !result.partial && !stop.load(Ordering::Relaxed) {
+                result
+                    .notes
+                    .push("stopped: another rank's sweep ended".into());
+            }
+            result.partial = true;
+            break;
         }
     }
     drop(ws);
@@ -120,17 +137,20 @@ fn probe(root: &Path, params: &Params) -> Result<TargetFacts> {
 
 /// The largest file of every thread must fit in the free space: a sweep that fills the disk
 /// halfway through measures nothing at the sizes that matter.
-fn check_space(dir: &Path, target: &TargetFacts, params: &Params) -> Result<()> {
+/// `ranks`: the ranks of an MPI job on this host given this same folder.
+fn check_space(dir: &Path, target: &TargetFacts, params: &Params, ranks: u64) -> Result<()> {
     let largest = params.grid().iter().map(|g| g.0).max().unwrap_or(0);
-    let need = largest.saturating_mul(params.threads as u64);
+    let files = params.threads as u64 * ranks;
+    let need = largest.saturating_mul(files);
     match target.free_bytes {
         Some(free) if need > free => Err(Error::usage(format!(
             "the largest file size, {}{}, does not fit in the {} free in '{}'",
             format_size(largest),
-            if params.threads > 1 {
-                format!(" x {} threads", params.threads)
-            } else {
-                String::new()
+            match (params.threads, ranks) {
+                (1, 1) => String::new(),
+                (t, 1) => format!(" x {t} threads"),
+                (1, r) => format!(" x {r} ranks"),
+                (t, r) => format!(" x {t} threads x {r} ranks"),
             },
             format_size_human(free),
             dir.display()
@@ -163,27 +183,40 @@ struct Combo<'a> {
 
 impl Combo<'_> {
     /// The cells, the time spent in I/O (timed and untimed passes) and, where the sweep must
-    /// end here, why.
-    fn run(&self, bufs: &mut [AlignedBuf]) -> (Vec<Cell>, u64, Option<String>) {
-        let per_thread: Vec<Vec<Step>> = if bufs.len() == 1 {
-            vec![self.thread(0, &mut bufs[0], None)]
-        } else {
-            let barrier = Barrier::new(bufs.len());
-            std::thread::scope(|s| {
-                let handles: Vec<_> = bufs
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(t, b)| {
-                        let barrier = &barrier;
-                        s.spawn(move || self.thread(t, b, Some(barrier)))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("sweep threads do not panic"))
-                    .collect()
-            })
+    /// end here, why. In a `team`, this thread meets the other ranks before each step,
+    /// while the workers wait at their barrier.
+    fn run(
+        &self,
+        bufs: &mut [AlignedBuf],
+        team: Option<&dyn Cluster>,
+    ) -> (Vec<Cell>, u64, Option<String>) {
+        if let ([buf], None) = (&mut *bufs, team) {
+            return self.cells(&[self.thread(0, buf, Gate::Alone)]);
+        }
+        let barrier = Barrier::new(bufs.len() + usize::from(team.is_some()));
+        let gate = match team {
+            Some(_) => Gate::Fenced(&barrier),
+            None => Gate::Threads(&barrier),
         };
+        let per_thread: Vec<Vec<Step>> = std::thread::scope(|s| {
+            let handles: Vec<_> = bufs
+                .iter_mut()
+                .enumerate()
+                .map(|(t, b)| s.spawn(move || self.thread(t, b, gate)))
+                .collect();
+            if let Some(c) = team {
+                let mut met = true;
+                for _ in self.steps() {
+                    barrier.wait();
+                    met = met && c.fence(self.stop);
+                    barrier.wait();
+                }
+            }
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("sweep threads do not panic"))
+                .collect()
+        });
         self.cells(&per_thread)
     }
 
@@ -191,14 +224,12 @@ impl Combo<'_> {
     /// not `write`), then each test. After a failure or Ctrl-C the thread keeps meeting the
     /// others at the barrier, doing nothing (its later steps are SKIPPED, or interrupted), so
     /// no thread waits forever.
-    fn thread(&self, t: usize, buf: &mut AlignedBuf, barrier: Option<&Barrier>) -> Vec<Step> {
+    fn thread(&self, t: usize, buf: &mut AlignedBuf, gate: Gate) -> Vec<Step> {
         let path = self.folder.join(format!("f{t}"));
         let mut steps: Vec<Step> = Vec::new();
         let mut failed: Option<String> = None;
         for test in self.steps() {
-            if let Some(b) = barrier {
-                b.wait();
-            }
+            gate.pass();
             let step = match &failed {
                 Some(why) if why == INTERRUPTED => Err(INTERRUPTED.to_string()),
                 Some(_) => Err(SKIPPED.to_string()),
@@ -328,6 +359,33 @@ impl Combo<'_> {
                 .collect();
         }
         cell
+    }
+}
+
+/// Where a thread waits before each step.
+#[derive(Clone, Copy)]
+enum Gate<'a> {
+    /// One thread alone.
+    Alone,
+    /// For the other threads of this process.
+    Threads(&'a Barrier),
+    /// For the other threads, then (twice through the barrier) for the thread that meets
+    /// the other ranks in between.
+    Fenced(&'a Barrier),
+}
+
+impl Gate<'_> {
+    fn pass(self) {
+        match self {
+            Gate::Alone => {}
+            Gate::Threads(b) => {
+                b.wait();
+            }
+            Gate::Fenced(b) => {
+                b.wait();
+                b.wait();
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod extract;
 pub mod made;
 pub mod meter;
 pub mod pool;
+pub mod ranks;
 pub mod read;
 pub mod run;
 pub mod script;

@@ -12,6 +12,8 @@ use super::setup::{self, Input};
 use super::step::{empty_caches, ready_input, run_step, Ctx};
 use super::tools::{self, ToolOutput};
 use super::{Params, Step, StepResult, ToolResult, WorkloadResult, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::cluster::team::go_on;
+use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::os::cache::CacheDrop;
 use crate::result::Header;
@@ -32,12 +34,15 @@ pub struct Options {
 
 /// Run the workload `params` on `opts`' source and target. Errors before anything is measured
 /// are returned; an error or Ctrl-C after is kept in the result (`partial`, `stop_message`).
+/// In a `team` (the ranks of an MPI job, each with a target of its own), every step starts
+/// together on every rank, and where one rank's step fails every rank stops after it.
 pub fn run(
     params: &Params,
     opts: &Options,
     argv: Vec<String>,
     stop: &AtomicBool,
     progress: &(dyn Fn(&str) + Sync),
+    team: Option<&dyn Cluster>,
 ) -> Result<WorkloadResult> {
     params.validate()?;
     let source = setup::source_of(&opts.source)?;
@@ -83,7 +88,7 @@ pub fn run(
             tool: None,
         })
         .collect();
-    let (partial, stop_message) = match repetitions(&ctx, &mut steps, opts.keep) {
+    let (partial, stop_message) = match repetitions(&ctx, &mut steps, opts.keep, team) {
         Ok(()) => (false, None),
         // An error that the stop caused (a read cut short) is the stop.
         Err(Error::Interrupted(_)) => (true, Some("interrupted".to_string())),
@@ -101,6 +106,7 @@ pub fn run(
         partial,
         stop_message,
         notes: ctx.notes.into_inner().unwrap_or_else(|p| p.into_inner()),
+        ranks: None,
     };
     r.summarize();
     Ok(r)
@@ -122,7 +128,12 @@ fn target_of(params: &Params, opts: &Options) -> Result<Option<PathBuf>> {
 }
 
 /// Every repetition of every step; an error stops them, with what was done kept in `steps`.
-fn repetitions(ctx: &Ctx, steps: &mut [StepResult], keep: bool) -> Result<()> {
+fn repetitions(
+    ctx: &Ctx,
+    steps: &mut [StepResult],
+    keep: bool,
+    team: Option<&dyn Cluster>,
+) -> Result<()> {
     let reps = ctx.params.repeat;
     for rep in 0..reps {
         let mut made = Made::new();
@@ -139,7 +150,17 @@ fn repetitions(ctx: &Ctx, steps: &mut [StepResult], keep: bool) -> Result<()> {
             if let (true, Some(ti)) = (tool_first, &tool_input) {
                 run_tool(ctx, i, step, ti, &mut made, &mut steps[i]);
             }
-            let next = run_step(ctx, (i, rep), step, &input, &mut made, &mut steps[i].reps)?;
+            let next = in_step(ctx, team, |start| {
+                run_step(
+                    ctx,
+                    (i, rep),
+                    step,
+                    &input,
+                    &mut made,
+                    &mut steps[i].reps,
+                    start,
+                )
+            })?;
             if let (false, Some(ti)) = (tool_first, &tool_input) {
                 run_tool(ctx, i, step, ti, &mut made, &mut steps[i]);
             }
@@ -154,6 +175,32 @@ fn repetitions(ctx: &Ctx, steps: &mut [StepResult], keep: bool) -> Result<()> {
     }
     Ok(())
 }
+
+/// One step, between the other ranks' (alone: just the step): every rank meets the others
+/// at its start (`work` calls `start` once its input is ready and the caches are emptied;
+/// after a failure before that, this does), and after it, where every rank learns whether any
+/// failed; then all stop.
+fn in_step<T>(
+    ctx: &Ctx,
+    team: Option<&dyn Cluster>,
+    work: impl FnOnce(&mut dyn FnMut() -> bool) -> Result<T>,
+) -> Result<T> {
+    let mut met = false;
+    let r = work(&mut || {
+        met = true;
+        team.is_none_or(|c| c.fence(ctx.stop))
+    });
+    if let (false, Some(c)) = (met, team) {
+        c.fence(ctx.stop);
+    }
+    match (go_on(team, r.is_err(), ctx.stop), r) {
+        (false, Ok(_)) => Err(Error::runtime(OTHER_RANK_STOPPED)),
+        (_, r) => r,
+    }
+}
+
+/// Why a rank stopped whose own step went well: another's did not.
+pub const OTHER_RANK_STOPPED: &str = "stopped with the other ranks";
 
 /// Whether the system's tool is to do this step too: asked, installed, and not failed before.
 fn tool_wanted(ctx: &Ctx, step: &Step, result: &mut StepResult) -> bool {

@@ -180,11 +180,18 @@ pub fn run_step(
     input: &Input,
     made: &mut Made,
     reps: &mut Vec<Rep>,
+    start: &mut dyn FnMut() -> bool,
 ) -> Result<Option<Input>> {
     let input = ready_input(ctx, i, step, input, made, "")?;
     let out = Output::make(ctx, i, step, made)?;
     let doomed = doomed(step, &input, made)?;
     let cache_state = empty_caches(ctx, &input)?;
+    // An MPI job's ranks start the timed part together (alone: at once).
+    if !start() {
+        return Err(Error::Interrupted(
+            "interrupted while waiting for the other ranks".into(),
+        ));
+    }
     let meter = Meter::new(step.threads, ctx.params.interval_ns);
     let what = format!(
         "repetition {}/{}, {}",

@@ -495,6 +495,7 @@ pub(crate) mod fixture {
             partial: false,
             stop_message: None,
             notes: vec!["caches dropped before each measurement".into()],
+            ranks: None,
         };
         r.summarize();
         r
