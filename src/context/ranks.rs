@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 /// A ranked context opened, or the exit status every rank leaves with (the ranks did not
 /// agree to go on: rank 0 has said why).
+// Made once per command and taken apart at once: its size costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Opened<T> {
     Ready(Context, T),
     Ended(u8),
