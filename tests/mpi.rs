@@ -833,6 +833,59 @@ fn sigint_to_mpirun_cleans_every_rank() -> Result<String, String> {
     ))
 }
 
+/// Ctrl-C to mpirun in the middle of a sweep whose ranks run two threads each (the threads
+/// wait at their barrier while the main thread meets the other ranks): every rank stops
+/// soon, says so, and leaves no folder behind.
+fn sigint_mid_sweep_cleans_every_rank() -> Result<String, String> {
+    with_mpi()?;
+    let dir = common::work_dir();
+    let args = [
+        "sweep",
+        common::p(dir.path()),
+        "--file-sizes",
+        "256M",
+        "--record-sizes",
+        "64K",
+        "--threads",
+        "2",
+        "--tests",
+        "write,rewrite,read,reread,random_read,random_write",
+        "-q",
+    ];
+    let mut child = mpirun(RANKS, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while files_in(dir.path()).len() < 4 {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the ranks never made their folders"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(20),
+            "mpirun did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = stopped.elapsed();
+    assert!(!status.success());
+    let left = files_in(dir.path());
+    assert!(left.is_empty(), "left behind: {left:?}");
+    Ok(format!("ended {:.1} s after SIGINT", took.as_secs_f64()))
+}
+
 /// The same file for every rank would have them overwrite and remove each other's: refused
 /// before any is made, by rank 0 alone, naming the path.
 fn one_file_for_every_rank_is_refused() -> Result<String, String> {
@@ -999,6 +1052,10 @@ fn main() {
         (
             "sigint_to_mpirun_cleans_every_rank",
             sigint_to_mpirun_cleans_every_rank,
+        ),
+        (
+            "sigint_mid_sweep_cleans_every_rank",
+            sigint_mid_sweep_cleans_every_rank,
         ),
         (
             "one_file_for_every_rank_is_refused",

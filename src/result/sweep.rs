@@ -217,6 +217,21 @@ impl Params {
                 format_size(crate::os::memcg::MIN_LIMIT)
             ));
         }
+        let every_record = Params {
+            skip_small_records: false,
+            ..self.clone()
+        };
+        if self.grid().is_empty() && !every_record.grid().is_empty() {
+            return bad(format!(
+                "no cell to measure: records under {} ({}) are skipped on files of {} and \
+                 more ({}), as iozone's -a skips them; give {} to measure them",
+                format_size(SMALL_RECORD),
+                sizes(&self.record_sizes),
+                format_size(LARGE_FILE),
+                sizes(&self.file_sizes),
+                flags.all_records
+            ));
+        }
         if self.grid().is_empty() {
             return bad(format!(
                 "no record size ({}) fits in any file size ({}): each record must be no \
@@ -261,6 +276,8 @@ pub struct Flags {
     pub tests: &'static str,
     pub threads: &'static str,
     pub direct: &'static str,
+    /// What measures records under 64 KiB on files of 32 MiB and more.
+    pub all_records: &'static str,
 }
 
 impl Flags {
@@ -270,6 +287,7 @@ impl Flags {
         tests: "--tests",
         threads: "--threads",
         direct: "--cache direct",
+        all_records: "--all-records",
     };
     pub const IOZONE: Flags = Flags {
         file_sizes: "-s",
@@ -277,6 +295,7 @@ impl Flags {
         tests: "-i",
         threads: "-t",
         direct: "-I",
+        all_records: "-z",
     };
 }
 

@@ -134,6 +134,33 @@ mod tests {
     }
 
     #[test]
+    fn only_small_records_on_large_files_names_the_flag_that_measures_them() {
+        let p = Params {
+            file_sizes: vec![64 << 20],
+            record_sizes: vec![4 << 10],
+            ..params()
+        };
+        let e = p.validate(&Flags::NATIVE).unwrap_err().to_string();
+        assert!(e.contains("give --all-records to measure them"), "{e}");
+        assert!(e.contains("records under 64KiB (4KiB) are skipped"), "{e}");
+        let e = p.validate(&Flags::IOZONE).unwrap_err().to_string();
+        assert!(e.ends_with("give -z to measure them"), "{e}");
+        let all = Params {
+            skip_small_records: false,
+            ..p
+        };
+        assert!(all.validate(&Flags::NATIVE).is_ok());
+        // A record larger than every file is another mistake, said as such.
+        let big = Params {
+            file_sizes: vec![4 << 10],
+            record_sizes: vec![64 << 10],
+            ..params()
+        };
+        let e = big.validate(&Flags::NATIVE).unwrap_err().to_string();
+        assert!(e.contains("each record must be no larger than its file"), "{e}");
+    }
+
+    #[test]
     fn default_sizes_double_up_to_twice_memory() {
         let f = default_file_sizes(1 << 30);
         assert_eq!(f.first(), Some(&(64 << 10)));
