@@ -1,7 +1,6 @@
 //! `iogauge dataset create` and `iogauge dataset verify`: the flags made one validated
 //! [`DatasetSpec`] (a preset, then what was given over it), made or checked, reported.
 
-use super::{interrupt_flag, write_output};
 use iogauge::cli::{DatasetArgs, DatasetCommand, DatasetCreateArgs, DatasetVerifyArgs};
 use iogauge::dataset::create::{create, CreateOptions};
 use iogauge::dataset::verify::verify;
@@ -24,18 +23,18 @@ fn cmd_create(a: &DatasetCreateArgs) -> Result<u8, Error> {
         force: a.force,
         keep_partial: a.keep,
     };
-    let interrupted = interrupt_flag()?;
-    let report = create(&spec, &super::absolute(&a.dir)?, &opts, &interrupted)?;
-    write_output("-", &exporter.render(&report))?;
+    let mut ctx = super::unsaved()?;
+    let report = create(&spec, &super::absolute(&a.dir)?, &opts, ctx.interrupted())?;
+    ctx.write(&exporter.render(&report))?;
     Ok(exit::OK)
 }
 
 fn cmd_verify(a: &DatasetVerifyArgs) -> Result<u8, Error> {
     let exporter = Subject::Dataset.exporter(a.output)?;
-    let interrupted = interrupt_flag()?;
+    let mut ctx = super::unsaved()?;
     let manifest = a.manifest.as_deref();
-    let report = verify(&a.dir, manifest, threads(a.threads)?, &interrupted)?;
-    write_output("-", &exporter.render(&report))?;
+    let report = verify(&a.dir, manifest, threads(a.threads)?, ctx.interrupted())?;
+    ctx.write(&exporter.render(&report))?;
     Ok(if report.ok {
         exit::OK
     } else {

@@ -25,7 +25,6 @@ pub mod verify;
 pub mod workload;
 
 use iogauge::error::Error;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `--key=value` as (key, value); a bare `--key` has no value. The fio and diskspd commands
@@ -71,14 +70,7 @@ pub fn one_line(clap_error: &str) -> String {
 /// Write a report to `path`, `-` being stdout.
 pub fn write_output(path: &str, text: &str) -> Result<(), Error> {
     if path == "-" {
-        let mut out = std::io::stdout().lock();
-        // A closed pipe (| head) is not an error worth reporting.
-        match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::runtime(format!(
-                "cannot write the report to stdout: {e}"
-            ))),
-            _ => Ok(()),
-        }
+        iogauge::report::sink::Sink::Stdout.write(text)
     } else {
         std::fs::write(path, text)
             .map_err(|e| Error::runtime(format!("cannot write the report to '{path}': {e}")))
@@ -101,6 +93,12 @@ pub fn context(
         quiet,
         saving: saving(db, save),
     })
+}
+
+/// The context of a command whose results are not kept (dataset, verify, selftest): Ctrl-C
+/// caught, the report to stdout.
+pub fn unsaved() -> Result<iogauge::context::Context, Error> {
+    iogauge::context::Context::open(iogauge::context::Outputs::unsaved(false))
 }
 
 /// Where and whether to save, from `--db` and the save flags.

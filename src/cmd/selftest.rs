@@ -1,6 +1,5 @@
 //! `iogauge selftest`: check iogauge's own timing on this machine, and say whether it passed.
 
-use super::{interrupt_flag, write_output};
 use iogauge::cli::{OutputFormat, SelftestArgs};
 use iogauge::error::{exit, Error};
 use iogauge::report::{json::Json, Exporter, Subject};
@@ -19,13 +18,13 @@ pub fn cmd_selftest(args: &SelftestArgs) -> Result<u8, Error> {
         )));
     }
     Subject::Selftest.check(args.output)?;
-    let interrupted = interrupt_flag()?;
-    let st = iogauge::selftest::run(&args.dir, args.seconds, &interrupted)?;
+    let mut ctx = super::unsaved()?;
+    let st = iogauge::selftest::run(&args.dir, args.seconds, ctx.interrupted())?;
     let text = match args.output {
         OutputFormat::Json => Json.render(&st),
         // The others were refused above.
         _ => st.text(),
     };
-    write_output("-", &text)?;
+    ctx.write(&text)?;
     Ok(if st.passed() { exit::OK } else { exit::FAILURE })
 }

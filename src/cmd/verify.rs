@@ -3,7 +3,6 @@
 //! last checkpoint may or may not have reached the device), never an older one, a torn one or
 //! another's.
 
-use super::{interrupt_flag, write_output};
 use iogauge::cli::VerifyArgs;
 use iogauge::error::{exit, Error, Result};
 use iogauge::report::OutputFormat;
@@ -69,8 +68,8 @@ pub fn cmd_verify(a: &VerifyArgs) -> Result<u8> {
         dump: a.dump.clone(),
     };
     let log = Log::default();
-    let interrupted = interrupt_flag()?;
-    let pass = read_back(&[t], &o, &log, &interrupted)?;
+    let mut ctx = super::unsaved()?;
+    let pass = read_back(&[t], &o, &log, ctx.interrupted())?;
     let mismatches = log
         .mismatches
         .into_inner()
@@ -89,7 +88,7 @@ pub fn cmd_verify(a: &VerifyArgs) -> Result<u8> {
         OutputFormat::Json => serde_json::to_string_pretty(&c).expect("serializes") + "\n",
         _ => text(&c),
     };
-    write_output("-", &text)?;
+    ctx.write(&text)?;
     Ok(if c.ok { exit::OK } else { exit::CHECK_FAILED })
 }
 

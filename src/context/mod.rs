@@ -34,12 +34,14 @@ pub struct Outputs<'a> {
 }
 
 impl Outputs<'_> {
-    /// No report, no progress, nothing saved: an MPI rank other than 0.
-    pub fn nowhere() -> Outputs<'static> {
+    /// The report to stdout and nothing saved: a command whose results are not kept
+    /// (dataset, verify, selftest), and with `quiet` an MPI rank other than 0 (which
+    /// reports nothing: rank 0 does, for all).
+    pub fn unsaved(quiet: bool) -> Outputs<'static> {
         Outputs {
             output_file: "-",
             output_flag: "--output-file",
-            quiet: true,
+            quiet,
             saving: Saving {
                 no_save: true,
                 ..Saving::default()

@@ -72,7 +72,7 @@ impl Ranks {
     pub fn open(self, o: Outputs) -> Result<Context> {
         let opened = match self.is_root() {
             true => Context::open_with(o, self.interrupted.clone()),
-            false => Context::open_with(Outputs::nowhere(), self.interrupted.clone()),
+            false => Context::open_with(Outputs::unsaved(true), self.interrupted.clone()),
         };
         let mut ctx = self.alone_or_abort(opened)?;
         ctx.cluster = self.cluster;

@@ -157,7 +157,10 @@ mod tests {
             ..params()
         };
         let e = big.validate(&Flags::NATIVE).unwrap_err().to_string();
-        assert!(e.contains("each record must be no larger than its file"), "{e}");
+        assert!(
+            e.contains("each record must be no larger than its file"),
+            "{e}"
+        );
     }
 
     #[test]
