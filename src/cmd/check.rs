@@ -1,9 +1,8 @@
 //! `iogauge check`: run a baseline's workload again and judge the new figures against it.
 
 use super::saved::{column, open};
-use super::{interrupt_flag, write_output};
 use iogauge::cli::CheckArgs;
-use iogauge::context::save::Saver;
+use iogauge::context::{Context, Outputs};
 use iogauge::dates::format_utc;
 use iogauge::error::{exit, Error, Result};
 use iogauge::os::owned::Cleanup;
@@ -15,6 +14,7 @@ use iogauge::runner::{self, Observer};
 use iogauge::store::figures::Figures;
 use iogauge::store::record::Record;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 /// "10%", "10" or "2.5%": a fraction.
 fn parse_tolerance(text: &str) -> Result<f64> {
@@ -47,14 +47,21 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
         .iter()
         .map(|t| super::absolute(t))
         .collect::<Result<Vec<PathBuf>>>()?;
-    let mut saver =
-        Saver::new(&super::saving(db, &a.save), a.quiet)?.with_tag(format!("check:{}", a.baseline));
+    let mut saving = super::saving(db, &a.save);
+    // Saved under the baseline's name too: `iogauge results --tag check:NAME` lists its checks.
+    saving.tags.push(format!("check:{}", a.baseline));
+    let mut ctx = Context::open(Outputs {
+        output_file: "-",
+        output_flag: "--output-file",
+        quiet: a.quiet,
+        saving,
+    })?;
     let store = open(db)?;
     let id = store.baseline(&a.baseline)?;
     let (base_col, _, base) = column(&store, id)?;
     drop(store);
-    let (now, failure) = rerun(a, id, &base, &targets, argv)?;
-    let saved = saver.save(&now);
+    let (now, failure) = rerun(a, (id, &base), &targets, argv, ctx.interrupted())?;
+    let saved = ctx.saver().save(&now);
     if let Some(e) = failure {
         return Err(e);
     }
@@ -64,7 +71,7 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
         .map(|p| (p.label.clone(), Figures::of(p.result)))
         .collect();
     let rows = compare::check(&base_col.passes, &now_passes, tolerance);
-    write_output("-", &verdict(a, id, &base, &now, &rows, tolerance))?;
+    ctx.write(&verdict(a, id, &base, &now, &rows, tolerance))?;
     saved?;
     if now.partial() {
         return Ok(
@@ -86,12 +93,11 @@ pub fn cmd_check(db: &Option<PathBuf>, a: &CheckArgs, argv: Vec<String>) -> Resu
 /// the error that stopped a profile after some of its passes.
 fn rerun(
     a: &CheckArgs,
-    id: i64,
-    base: &Record,
+    (id, base): (i64, &Record),
     targets: &[PathBuf],
     argv: Vec<String>,
+    interrupted: &AtomicBool,
 ) -> Result<(Record, Option<Error>)> {
-    let interrupted = interrupt_flag()?;
     let mut progress = Progress::new(a.quiet);
     match base {
         Record::Run(r) => {
@@ -112,8 +118,7 @@ fn rerun(
             }
             job.validate()?;
             let mut cleanup = Cleanup::new(job.keep);
-            let result =
-                runner::run_observed(&job, argv, &interrupted, &mut cleanup, &mut progress);
+            let result = runner::run_observed(&job, argv, interrupted, &mut cleanup, &mut progress);
             progress.end();
             Ok((Record::Run(Box::new(result?)), None))
         }
@@ -130,7 +135,7 @@ fn rerun(
                 .unwrap_or_else(|| PathBuf::from(&p.dir));
             let prof = profile::find(&p.profile)?;
             let (result, failure) =
-                profile::run(prof, &p.params, &dir, &interrupted, &mut progress)?;
+                profile::run(prof, &p.params, &dir, interrupted, &mut progress)?;
             Ok((Record::Profile(Box::new(result)), failure))
         }
         // check judges IOPS and latency; a suite result holds times per test.

@@ -77,8 +77,6 @@ pub fn write_output(path: &str, text: &str) -> Result<(), Error> {
     }
 }
 
-pub use iogauge::context::interrupt_flag;
-
 /// The run context of a measuring command from its output and save flags: the report's file
 /// and the store opened, before any I/O.
 pub fn context(

@@ -59,11 +59,6 @@ impl Saver {
         })
     }
 
-    pub fn with_tag(mut self, tag: String) -> Saver {
-        self.tags.push(tag);
-        self
-    }
-
     /// Save after the report was printed. When saving fails (a full disk, a locked or broken
     /// database) the results are written as JSON next to the database instead, and the error
     /// says where: nothing measured is lost.
