@@ -181,11 +181,11 @@ Examples:
 #[derive(Args, Debug, Clone, Default)]
 pub struct SaveOpts {
     /// Tag the saved result (repeatable), for `iogauge results list --tag`
-    #[arg(long = "tag", value_name = "TAG")]
+    #[arg(long = "tag", value_name = "TAG", help_heading = "Output")]
     pub tags: Vec<String>,
 
     /// Do not save the result in the results database
-    #[arg(long = "no-save")]
+    #[arg(long = "no-save", help_heading = "Output")]
     pub no_save: bool,
 }
 
@@ -399,7 +399,7 @@ pub enum ResultsCommand {
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
         /// Tag the imported results (repeatable)
-        #[arg(long = "tag", value_name = "TAG")]
+        #[arg(long = "tag", value_name = "TAG", help_heading = "Output")]
         tags: Vec<String>,
     },
 }
@@ -413,7 +413,7 @@ pub struct ListArgs {
     #[arg(long = "profile", value_name = "NAME")]
     pub profile: Option<String>,
     /// Only results with this tag
-    #[arg(long = "tag", value_name = "TAG")]
+    #[arg(long = "tag", value_name = "TAG", help_heading = "Output")]
     pub tag: Option<String>,
     /// Only results from this date (2026-11-22, UTC) or age (12h, 7d, 2w) on
     #[arg(long = "since", value_name = "WHEN")]
@@ -977,6 +977,7 @@ pub struct RunArgs {
 
     /// Block size of each I/O (512, 4k, 64K, 1M, 1MiB...)
     #[arg(
+        help_heading = "What to do",
         short = 'b',
         long = "block-size",
         value_name = "SIZE",
@@ -989,90 +990,96 @@ pub struct RunArgs {
     /// 4k/10:64k/90 (shares in percent); READ,WRITE gives writes their own (fio's bsrange,
     /// bssplit and bs=R,W)
     #[arg(
+        help_heading = "What to do",
         long = "block-sizes",
         value_name = "SIZES",
         conflicts_with = "block_size"
     )]
     pub block_sizes: Option<String>,
 
-    /// Threads per target
-    #[arg(short = 't', long = "threads", value_name = "N", default_value = "1",
-          value_parser = read::whole::<u32>("a whole number of threads"))]
-    pub threads: Checked<u32>,
-
-    /// Outstanding I/Os per thread [default: 32; 1 with --engine sync]
-    #[arg(short = 'o', long = "queue-depth", value_name = "N",
-          value_parser = read::whole::<u32>("a whole number of I/Os"))]
-    pub queue_depth: Option<Checked<u32>>,
-
-    /// io_uring: hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot
-    /// frees (fio's iodepth_batch_submit)
-    #[arg(long = "submit-batch", value_name = "N", default_value = "1",
-          value_parser = read::whole::<u32>("a whole number of I/Os"))]
-    pub submit_batch: Checked<u32>,
-
     /// Random offsets, aligned to ALIGN (default: the block size). The default pattern.
-    #[arg(short = 'r', long = "random", value_name = "ALIGN", num_args = 0..=1,
+    #[arg(help_heading = "What to do",
+          short = 'r', long = "random", value_name = "ALIGN", num_args = 0..=1,
           require_equals = true, default_missing_value = "", conflicts_with = "sequential")]
     pub random: Option<String>,
 
     /// Sequential offsets, advancing by STRIDE (default: the block size)
-    #[arg(short = 's', long = "sequential", value_name = "STRIDE", num_args = 0..=1,
+    #[arg(help_heading = "What to do",
+          short = 's', long = "sequential", value_name = "STRIDE", num_args = 0..=1,
           require_equals = true, default_missing_value = "")]
     pub sequential: Option<String>,
 
     /// Sequential I/O walks backwards: each I/O STRIDE before the one before, from the start
     /// of the working set down and on from its end (fio's rw=read:-N, N the stride plus the
     /// block size)
-    #[arg(long = "backwards", conflicts_with_all = ["random", "interlocked"])]
+    #[arg(help_heading = "What to do",
+          long = "backwards", conflicts_with_all = ["random", "interlocked"])]
     pub backwards: bool,
 
     /// I/O in zones: SIZE bytes in a zone, then the next zone SKIP past its end; RANGE
     /// (default SIZE) is a zone's length, gone round again where SIZE is larger, and where
     /// random I/O draws its offsets (fio's zonemode=strided with zonesize, zoneskip,
     /// zonerange): 256M:2G profiles a disk by zone
-    #[arg(long = "zones", value_name = "SIZE[:SKIP[:RANGE]]")]
+    #[arg(
+        help_heading = "What to do",
+        long = "zones",
+        value_name = "SIZE[:SKIP[:RANGE]]"
+    )]
     pub zones: Option<String>,
 
     /// Zones with write pointers, as fio's zonemode=zbd emulates them on a file or a block
     /// device the kernel does not show as zoned: each write goes to the write pointer of its
     /// zone, a full zone is reset before it is written again, and reads see only what was
     /// written (CAPACITY: the writable part of a zone, default SIZE)
-    #[arg(long = "zbd", value_name = "SIZE[:CAPACITY]", conflicts_with = "zones")]
+    #[arg(
+        help_heading = "Where",
+        long = "zbd",
+        value_name = "SIZE[:CAPACITY]",
+        conflicts_with = "zones"
+    )]
     pub zbd: Option<String>,
 
     /// With --zbd: at most N zones open for writing at once over all threads, and at most
     /// PER_THREAD of them held by one thread (fio's max_open_zones, job_max_open_zones)
-    #[arg(long = "max-open-zones", value_name = "N[:PER_THREAD]")]
+    #[arg(
+        help_heading = "Where",
+        long = "max-open-zones",
+        value_name = "N[:PER_THREAD]"
+    )]
     pub max_open_zones: Option<String>,
 
     /// With --zbd: reads go where they were drawn, written or not (fio's read_beyond_wp)
-    #[arg(long = "read-beyond-wp")]
+    #[arg(help_heading = "Where", long = "read-beyond-wp")]
     pub read_beyond_wp: bool,
 
     /// With --zbd: once the zones hold THRESHOLD (0..1) of the working set, one write in
     /// 1/FREQUENCY resets its zone first (fio's zone_reset_threshold, zone_reset_frequency)
-    #[arg(long = "zone-reset", value_name = "THRESHOLD:FREQUENCY")]
+    #[arg(
+        help_heading = "Where",
+        long = "zone-reset",
+        value_name = "THRESHOLD:FREQUENCY"
+    )]
     pub zone_reset: Option<String>,
 
     /// With --random: only PCT% of I/Os go to random offsets; the others follow the I/O before
     /// (fio's percentage_random, DiskSpd's -rs)
-    #[arg(long = "random-pct", value_name = "PCT",
+    #[arg(help_heading = "What to do", long = "random-pct", value_name = "PCT",
           value_parser = read::whole::<u8>("a percentage 1..99"))]
     pub random_pct: Option<Checked<u8>>,
 
     /// With --random: a new random offset every N I/Os; the others of each run follow the I/O
     /// before (fio's rw=randread:N)
-    #[arg(long = "random-every", value_name = "N",
+    #[arg(help_heading = "What to do", long = "random-every", value_name = "N",
           value_parser = read::whole::<u32>("a whole number of I/Os"))]
     pub random_every: Option<Checked<u32>>,
 
     /// Sequential I/O whose threads share one offset per target (DiskSpd's -si)
-    #[arg(long = "interlocked")]
+    #[arg(help_heading = "What to do", long = "interlocked")]
     pub interlocked: bool,
 
     /// Percentage of I/Os that are writes, 0..100; each I/O chooses, reproducibly with --seed
     #[arg(
+        help_heading = "What to do",
         short = 'w',
         long = "write-pct",
         value_name = "PCT",
@@ -1085,20 +1092,23 @@ pub struct RunArgs {
     /// randtrim); `then-write`, each block is trimmed, then written once the trim completed
     /// (fio's trimwrite, randtrimwrite). A trim discards the range of a block device
     /// (BLKDISCARD) or punches a hole in a file; sized as writes are
-    #[arg(long = "trim", value_name = "MODE")]
+    #[arg(help_heading = "What to do", long = "trim", value_name = "MODE")]
     pub trim: Option<TrimArg>,
 
     /// Measured duration in seconds [default: 10]
-    #[arg(short = 'd', long = "duration", value_name = "SECONDS", value_parser = read::seconds())]
+    #[arg(help_heading = "How long",
+          short = 'd', long = "duration", value_name = "SECONDS", value_parser = read::seconds())]
     pub duration: Option<Checked<u64>>,
 
     /// Warm-up seconds before measuring (I/O done but not counted) [default: 1; 0 for the
     /// file-operation engines, which do one operation per file]
-    #[arg(short = 'W', long = "warmup", value_name = "SECONDS", value_parser = read::seconds())]
+    #[arg(help_heading = "How long",
+          short = 'W', long = "warmup", value_name = "SECONDS", value_parser = read::seconds())]
     pub warmup: Option<Checked<u64>>,
 
     /// Cool-down seconds after measuring (I/O done but not counted)
     #[arg(
+        help_heading = "How long",
         short = 'C',
         long = "cooldown",
         value_name = "SECONDS",
@@ -1109,7 +1119,8 @@ pub struct RunArgs {
 
     /// Stop once throughput has fallen at least 30% below its peak and the last WINDOW seconds
     /// are within 10% of the WINDOW before (a burst that has ended); -d is then the maximum
-    #[arg(long = "until-steady", value_name = "WINDOW", num_args = 0..=1, require_equals = true,
+    #[arg(help_heading = "How long",
+          long = "until-steady", value_name = "WINDOW", num_args = 0..=1, require_equals = true,
           default_missing_value = "60", value_parser = read::seconds())]
     pub until_steady: Option<Checked<u64>>,
 
@@ -1117,44 +1128,51 @@ pub struct RunArgs {
     /// iops, bw or lat (each point within LIMIT of the window's mean) or iops_slope, bw_slope,
     /// lat_slope (least-squares slope under LIMIT per interval); LIMIT absolute or in % of the
     /// mean, e.g. iops:5% or bw_slope:0.5%,30. One point per --interval; -d is the maximum
-    #[arg(long = "until-flat", value_name = "CRITERION:LIMIT[,WINDOW]", value_parser = read::until_flat())]
+    #[arg(help_heading = "How long",
+          long = "until-flat", value_name = "CRITERION:LIMIT[,WINDOW]",
+          value_parser = read::until_flat())]
     pub until_flat: Option<Checked<crate::spec::flat::FlatRule>>,
 
     /// Stop after this many bytes in all (split evenly across threads) instead of a duration;
     /// with -d as well, after whichever comes first
-    #[arg(long = "total", value_name = "SIZE", value_parser = read::size())]
+    #[arg(help_heading = "How long",
+          long = "total", value_name = "SIZE", value_parser = read::size())]
     pub total: Option<Checked<u64>>,
 
     /// With --total: every thread stops issuing SECONDS into the measured window, on every
     /// MPI rank at once (IOR's stonewalling, -D); the report says whether the deadline came
     /// before the bytes were done and what each rank had done by then
-    #[arg(long = "stonewall", value_name = "SECONDS", value_parser = read::seconds())]
+    #[arg(help_heading = "How long",
+          long = "stonewall", value_name = "SECONDS", value_parser = read::seconds())]
     pub stonewall: Option<Checked<u64>>,
 
     /// With --stonewall: after the deadline, every thread goes on until it has done as many
     /// bytes as the busiest thread of any rank had (IOR's stoneWallingWearOut), so the work is
     /// equal and the rate is the slowest client's
-    #[arg(long = "wear-out", requires = "stonewall")]
+    #[arg(help_heading = "How long", long = "wear-out", requires = "stonewall")]
     pub wear_out: bool,
 
     /// Under MPI: every rank on the same target(s), each on its own slice of the working set
     /// (rank r of n on the r-th n-th, as IOR's single shared file); the path needs no {rank}
-    #[arg(long = "shared-file")]
+    #[arg(help_heading = "Where", long = "shared-file")]
     pub shared_file: bool,
 
     /// Under MPI: each rank works on the target (or slice) of the rank N further on, so data
     /// one client wrote is read by another and its page cache cannot serve it (IOR's -C);
     /// without N, the least shift that puts every rank on another host's data
-    #[arg(long = "rank-shift", value_name = "N", num_args = 0..=1, require_equals = true,
+    #[arg(help_heading = "Where",
+          long = "rank-shift", value_name = "N", num_args = 0..=1, require_equals = true,
           default_missing_value = "host")]
     pub rank_shift: Option<String>,
 
     /// Create the target with this size if it is missing, filled with incompressible data
-    #[arg(short = 'c', long = "create", value_name = "SIZE", value_parser = read::size())]
+    #[arg(help_heading = "Where",
+          short = 'c', long = "create", value_name = "SIZE", value_parser = read::size())]
     pub create: Option<Checked<u64>>,
 
     /// First byte of the working set
     #[arg(
+        help_heading = "Where",
         short = 'B',
         long = "base-offset",
         value_name = "SIZE",
@@ -1164,17 +1182,36 @@ pub struct RunArgs {
     pub base_offset: Checked<u64>,
 
     /// End of the working set (exclusive); default: the end of the target
-    #[arg(short = 'f', long = "max-offset", value_name = "SIZE", value_parser = read::size())]
+    #[arg(help_heading = "Where",
+          short = 'f', long = "max-offset", value_name = "SIZE", value_parser = read::size())]
     pub max_offset: Option<Checked<u64>>,
+
+    /// Threads per target
+    #[arg(help_heading = "Engine",
+          short = 't', long = "threads", value_name = "N", default_value = "1",
+          value_parser = read::whole::<u32>("a whole number of threads"))]
+    pub threads: Checked<u32>,
+
+    /// Outstanding I/Os per thread [default: 32; 1 with --engine sync]
+    #[arg(help_heading = "Engine", short = 'o', long = "queue-depth", value_name = "N",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub queue_depth: Option<Checked<u32>>,
+
+    /// io_uring: hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot
+    /// frees (fio's iodepth_batch_submit)
+    #[arg(help_heading = "Engine", long = "submit-batch", value_name = "N", default_value = "1",
+          value_parser = read::whole::<u32>("a whole number of I/Os"))]
+    pub submit_batch: Checked<u32>,
 
     /// Caching: buffered, direct (O_DIRECT), writethrough (O_DSYNC), direct-writethrough.
     /// DiskSpd's -S/-Su (direct), -Sw, -Sh/-Suw, -Sr, -Sb are accepted too.
     /// Default: direct.
-    #[arg(long = "cache", value_name = "MODE")]
+    #[arg(help_heading = "Engine", long = "cache", value_name = "MODE")]
     pub cache: Option<String>,
 
     /// DiskSpd's caching switch: -S, -Su, -Sw, -Sh, -Suw, -Sr, -Sb
-    #[arg(short = 'S', value_name = "FLAGS", num_args = 0..=1, require_equals = true,
+    #[arg(help_heading = "Engine",
+          short = 'S', value_name = "FLAGS", num_args = 0..=1, require_equals = true,
           default_missing_value = "", hide = true)]
     pub diskspd_cache: Option<String>,
 
@@ -1186,221 +1223,278 @@ pub struct RunArgs {
     /// file, timed; no data moves; group the files per thread with --file-set). falloc: each
     /// I/O is a fallocate of its range (a read keeps the size, a write grows the file, a trim
     /// punches a hole); ftruncate: each write sets the file's length to its offset
-    #[arg(long = "engine", value_name = "ENGINE")]
+    #[arg(help_heading = "Engine", long = "engine", value_name = "ENGINE")]
     pub engine: Option<EngineArg>,
 
     /// Latency mode: time every I/O (submission, completion, total). Without it, IOPS mode
     /// counts I/Os only, for the highest IOPS; measure the two in separate runs.
-    #[arg(short = 'L', long = "latency")]
+    #[arg(help_heading = "Latency", short = 'L', long = "latency")]
     pub latency: bool,
 
     /// Latency the delay engine injects: fixed:T, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA
     /// (T, MIN, MAX, MEDIAN with a unit: 500us, 1ms)
-    #[arg(long = "delay", value_name = "DIST")]
+    #[arg(help_heading = "Latency", long = "delay", value_name = "DIST")]
     pub delay: Option<String>,
 
     /// Delay engine: from T after the start (warm-up included) inject DIST instead, as a
     /// device whose burst ends: 2s:fixed:1ms
-    #[arg(long = "delay-step", value_name = "T:DIST")]
+    #[arg(help_heading = "Latency", long = "delay-step", value_name = "T:DIST")]
     pub delay_step: Option<String>,
 
     /// Pin worker threads to CPUs: auto (spread over all) or a list such as 0,2,4 (DiskSpd's -a)
-    #[arg(short = 'a', long = "affinity", value_name = "CPUS", num_args = 0..=1,
+    #[arg(help_heading = "Engine",
+          short = 'a', long = "affinity", value_name = "CPUS", num_args = 0..=1,
           require_equals = true, default_missing_value = "auto")]
     pub affinity: Option<String>,
 
     /// Let worker threads run on the CPUs of these NUMA nodes: 0, 0-1, all (fio's numa_cpu_nodes)
-    #[arg(long = "numa-nodes", value_name = "NODES")]
+    #[arg(help_heading = "Engine", long = "numa-nodes", value_name = "NODES")]
     pub numa_nodes: Option<String>,
 
     /// Worker threads' memory policy: default, local, prefer:N, bind:NODES, interleave:NODES
     /// (fio's numa_mem_policy)
-    #[arg(long = "numa-mem", value_name = "POLICY")]
+    #[arg(help_heading = "Engine", long = "numa-mem", value_name = "POLICY")]
     pub numa_mem: Option<String>,
 
     /// io_uring: a kernel thread polls the submission queue (no system call per submission)
-    #[arg(long = "sqpoll")]
+    #[arg(help_heading = "Engine", long = "sqpoll")]
     pub sqpoll: bool,
 
     /// io_uring: polled completions (needs O_DIRECT and a device with poll queues)
-    #[arg(long = "hipri")]
+    #[arg(help_heading = "Engine", long = "hipri")]
     pub hipri: bool,
 
     /// I/O priority of all the job's I/O, CLASS:LEVEL (class 1 real time, 2 best effort, 3
     /// idle, 0 none as best effort; level 0 highest to 7), set on each worker thread with
     /// ioprio_set (fio's prioclass and prio)
-    #[arg(long = "ioprio", value_name = "CLASS:LEVEL")]
+    #[arg(help_heading = "Engine", long = "ioprio", value_name = "CLASS:LEVEL")]
     pub ioprio: Option<String>,
 
     /// io_uring: a per-I/O priority for a share of the I/Os, in each SQE (fio's
     /// cmdprio_percentage, cmdprio_class, cmdprio and cmdprio_bssplit): [BS/]PCT/CLASS/LEVEL
     /// entries joined by ':', for reads and writes or READS,WRITES; with BS only I/Os of that
     /// size. E.g. 20/1/0 (20 % real time, level 0) or 64k/25/1/1:64k/75/3/2,1m/10/1/0
-    #[arg(long = "cmdprio", value_name = "SHARES")]
+    #[arg(help_heading = "Engine", long = "cmdprio", value_name = "SHARES")]
     pub cmdprio: Option<String>,
 
     /// io_uring: do not register the target files and buffers with the ring
-    #[arg(long = "no-register")]
+    #[arg(help_heading = "Engine", long = "no-register")]
     pub no_register: bool,
 
     /// Sequential I/O: thread k begins k x SIZE into the working set and wraps to that offset
     /// modulo the stride, so that threads interleave (DiskSpd's -T)
-    #[arg(long = "thread-start", value_name = "SIZE", value_parser = read::size())]
+    #[arg(help_heading = "Where",
+          long = "thread-start", value_name = "SIZE", value_parser = read::size())]
     pub thread_start: Option<Checked<u64>>,
 
     /// Take the targets N at a time (or all): each of a set's threads (-t) works over all of its
     /// files, switching as --file-service says (fio's nrfiles, DiskSpd's -F over several targets)
-    #[arg(long = "file-set", value_name = "N|all")]
+    #[arg(help_heading = "Where", long = "file-set", value_name = "N|all")]
     pub file_set: Option<String>,
 
     /// With --file-set, which file each I/O goes to: roundrobin[:N] (the default: the next file
     /// after every N I/Os), random[:N], sequential (a file's working set, then the next) or
     /// slots (each queue slot keeps one file)
-    #[arg(long = "file-service", value_name = "KIND", requires = "file_set")]
+    #[arg(
+        help_heading = "Where",
+        long = "file-service",
+        value_name = "KIND",
+        requires = "file_set"
+    )]
     pub file_service: Option<String>,
 
     /// With --file-set, each thread keeps at most N of its set's files open: a file is opened
     /// when an I/O goes to it, closing the least recently used one with no I/O in flight
     /// (fio's openfiles). Without it, every file stays open for the whole run
-    #[arg(long = "open-files", value_name = "N", requires = "file_set",
+    #[arg(help_heading = "Where", long = "open-files", value_name = "N", requires = "file_set",
           value_parser = read::whole::<u32>("a number of files"))]
     pub open_files: Option<Checked<u32>>,
 
     /// Thread k of each target works in the working set moved k x SIZE further into the
     /// target (fio's offset_increment)
-    #[arg(long = "thread-offset", value_name = "SIZE", value_parser = read::size())]
+    #[arg(help_heading = "Where",
+          long = "thread-offset", value_name = "SIZE", value_parser = read::size())]
     pub thread_offset: Option<Checked<u64>>,
 
     /// After every N writes of a thread, wait for its I/Os in flight and fsync the target
-    #[arg(long = "fsync", value_name = "N", conflicts_with = "fdatasync",
+    #[arg(help_heading = "What to do",
+          long = "fsync", value_name = "N", conflicts_with = "fdatasync",
           value_parser = read::whole::<u32>("a whole number of writes"))]
     pub fsync: Option<Checked<u32>>,
 
     /// As --fsync, with fdatasync
-    #[arg(long = "fdatasync", value_name = "N",
+    #[arg(help_heading = "What to do", long = "fdatasync", value_name = "N",
           value_parser = read::whole::<u32>("a whole number of writes"))]
     pub fdatasync: Option<Checked<u32>>,
 
     /// Each thread fsyncs the target once it has finished writing; with --total the flush
     /// counts in the run's time
-    #[arg(long = "end-fsync")]
+    #[arg(help_heading = "What to do", long = "end-fsync")]
     pub end_fsync: bool,
 
     /// Pause each thread for T (500us, 2ms) after every --think-every I/Os, once its I/Os in
     /// flight have completed (fio's thinktime)
-    #[arg(long = "think", value_name = "T", value_parser = read::duration())]
+    #[arg(help_heading = "What to do",
+          long = "think", value_name = "T", value_parser = read::duration())]
     pub think: Option<Checked<u64>>,
 
     /// I/Os between two pauses of --think [default: 1]
-    #[arg(long = "think-every", value_name = "N", requires = "think",
+    #[arg(help_heading = "What to do", long = "think-every", value_name = "N", requires = "think",
           value_parser = read::whole::<u32>("a whole number of I/Os"))]
     pub think_every: Option<Checked<u32>>,
 
     /// Spend the first T of each --think pause spinning on the CPU instead of sleeping
-    #[arg(long = "think-spin", value_name = "T", requires = "think", value_parser = read::duration())]
+    #[arg(help_heading = "What to do",
+          long = "think-spin", value_name = "T", requires = "think", value_parser = read::duration())]
     pub think_spin: Option<Checked<u64>>,
 
     /// Search the queue depth, from 1 up to --queue-depth, at which each thread's I/Os complete
     /// within T (500us, 2ms; queued to completed) over every --latency-window; the run ends
     /// one window after the depth settles and reports it (fio's latency_target). Implies -L
-    #[arg(long = "latency-target", value_name = "T", value_parser = read::duration())]
+    #[arg(help_heading = "Latency",
+          long = "latency-target", value_name = "T", value_parser = read::duration())]
     pub latency_target: Option<Checked<u64>>,
 
     /// The time each depth is judged over for --latency-target [default: 0, after every batch
     /// of completions] (fio's latency_window)
-    #[arg(long = "latency-window", value_name = "T", requires = "latency_target",
+    #[arg(help_heading = "Latency",
+          long = "latency-window", value_name = "T", requires = "latency_target",
           value_parser = read::duration())]
     pub latency_window: Option<Checked<u64>>,
 
     /// The share of a window's I/Os that must be within --latency-target, a percentage
     /// [default: 100: one I/O over the target fails the depth] (fio's latency_percentile)
-    #[arg(long = "latency-pct", value_name = "PCT", requires = "latency_target",
+    #[arg(help_heading = "Latency",
+          long = "latency-pct", value_name = "PCT", requires = "latency_target",
           value_parser = read::whole::<f64>("a percentage"))]
     pub latency_pct: Option<Checked<f64>>,
 
     /// Keep adjusting the depth for the whole run rather than end once it settles (fio's
     /// latency_run)
-    #[arg(long = "latency-keep-adjusting", requires = "latency_target")]
+    #[arg(
+        help_heading = "Latency",
+        long = "latency-keep-adjusting",
+        requires = "latency_target"
+    )]
     pub latency_keep_adjusting: bool,
 
     /// Make written data compress by about PCT%: the last PCT% of every 512 bytes are zeros
     /// (100: all zeros). Implies --refill-buffers unless PCT is 0 or 100, as fio does.
-    #[arg(long = "compressible", value_name = "PCT",
+    #[arg(help_heading = "What to do", long = "compressible", value_name = "PCT",
           value_parser = read::whole::<u8>("a percentage 0..100"))]
     pub compressible: Option<Checked<u8>>,
 
     /// New random data in the buffer before every write (fio's refill_buffers)
-    #[arg(long = "refill-buffers")]
+    #[arg(help_heading = "What to do", long = "refill-buffers")]
     pub refill_buffers: bool,
 
     /// Make PCT% of writes deduplicable: each carries the content of an earlier write (of its
     /// thread, or with --dedupe-global of any), the others new content (fio's
     /// dedupe_percentage). Implies --refill-buffers;
     /// combines with --compressible (a repeated write is as compressible as the original).
-    #[arg(long = "dedupe", value_name = "PCT",
+    #[arg(help_heading = "What to do", long = "dedupe", value_name = "PCT",
           value_parser = read::whole::<u8>("a percentage 0..100"))]
     pub dedupe: Option<Checked<u8>>,
 
     /// Which earlier write a --dedupe write repeats: `repeat`, the latest write with new
     /// content (fio's default), or `working-set`, one drawn at random from the thread's first
     /// new-content writes, as many as --dedupe-working-set says [default: repeat]
-    #[arg(long = "dedupe-mode", value_name = "MODE", requires = "dedupe")]
+    #[arg(
+        help_heading = "What to do",
+        long = "dedupe-mode",
+        value_name = "MODE",
+        requires = "dedupe"
+    )]
     pub dedupe_mode: Option<DedupeModeArg>,
 
     /// The working set of --dedupe-mode working-set, in percent of each thread's region:
     /// its first writes with new content, one per block of the smallest write size. PCT plus
     /// --dedupe must not pass 100 (fio's dedupe_working_set_percentage) [default: 5]
-    #[arg(long = "dedupe-working-set", value_name = "PCT", requires = "dedupe",
+    #[arg(help_heading = "What to do",
+          long = "dedupe-working-set", value_name = "PCT", requires = "dedupe",
           value_parser = read::whole::<u8>("a percentage 0..100"))]
     pub dedupe_working_set: Option<Checked<u8>>,
 
     /// With --dedupe-mode working-set, one working set shared by all threads, spread evenly
     /// between them, instead of one per thread: a thread repeats others' writes too
     /// (fio's dedupe_global)
-    #[arg(long = "dedupe-global", requires = "dedupe")]
+    #[arg(
+        help_heading = "What to do",
+        long = "dedupe-global",
+        requires = "dedupe"
+    )]
     pub dedupe_global: bool,
 
     /// Verify data: every written unit carries a header (target, offset, generation, write
     /// sequence, run seed) and checksums; every read is checked, lost and stale writes too,
     /// and a run that wrote ends by reading everything back
-    #[arg(long = "verify")]
+    #[arg(help_heading = "Verification", long = "verify")]
     pub verify: bool,
 
     /// Bytes each header covers [default: the smallest I/O] (fio's verify_interval)
-    #[arg(long = "verify-interval", value_name = "SIZE", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "verify-interval",
+        value_name = "SIZE",
+        requires = "verify"
+    )]
     pub verify_interval: Option<String>,
 
     /// Count mismatches and go on, instead of stopping at the first
-    #[arg(long = "verify-continue", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "verify-continue",
+        requires = "verify"
+    )]
     pub verify_continue: bool,
 
     /// No read-back pass when the run ends (fio's do_verify=0)
-    #[arg(long = "no-verify-pass", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "no-verify-pass",
+        requires = "verify"
+    )]
     pub no_verify_pass: bool,
 
     /// Each thread reads back its last N writes after every N, during the run (fio's
     /// verify_backlog)
-    #[arg(long = "verify-backlog", value_name = "N", requires = "verify",
+    #[arg(help_heading = "Verification",
+          long = "verify-backlog", value_name = "N", requires = "verify",
           value_parser = read::whole::<u32>("a number of writes"))]
     pub verify_backlog: Option<Checked<u32>>,
 
     /// Write the found and expected bytes of each mismatch into DIR (fio's verify_dump)
-    #[arg(long = "verify-dump", value_name = "DIR", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "verify-dump",
+        value_name = "DIR",
+        requires = "verify"
+    )]
     pub verify_dump: Option<String>,
 
     /// The verification state of a kept target [default: TARGET.iogauge-verify], saved at each
     /// checkpoint and at the end; `iogauge verify` reads it
-    #[arg(long = "verify-state", value_name = "FILE", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "verify-state",
+        value_name = "FILE",
+        requires = "verify"
+    )]
     pub verify_state: Option<String>,
 
     /// Start from the saved state, so that what an earlier run wrote is checked too (fio's
     /// verify_state_load)
-    #[arg(long = "verify-load", requires = "verify")]
+    #[arg(
+        help_heading = "Verification",
+        long = "verify-load",
+        requires = "verify"
+    )]
     pub verify_load: bool,
 
     /// Start over on a target whose state an earlier run saved, replacing that state (without
     /// it or --verify-load, such a run is refused)
     #[arg(
+        help_heading = "Verification",
         long = "verify-fresh",
         requires = "verify",
         conflicts_with = "verify_load"
@@ -1408,94 +1502,102 @@ pub struct RunArgs {
     pub verify_fresh: bool,
 
     /// Seconds between checkpoints of a kept target's state (0: only at the end) [default: 1]
-    #[arg(long = "verify-checkpoint", value_name = "S", requires = "verify",
+    #[arg(help_heading = "Verification",
+          long = "verify-checkpoint", value_name = "S", requires = "verify",
           value_parser = read::whole::<u64>("seconds"))]
     pub verify_checkpoint: Option<Checked<u64>>,
 
     /// Fail the run when a thread moves less than SIZE bytes per second over a window of the
     /// measured time (fio's rate_min); the figures so far are kept
-    #[arg(long = "rate-min", value_name = "SIZE")]
+    #[arg(help_heading = "How long", long = "rate-min", value_name = "SIZE")]
     pub rate_min: Option<String>,
 
     /// As --rate-min, in I/Os per second (fio's rate_iops_min)
-    #[arg(long = "rate-min-iops", value_name = "N")]
+    #[arg(help_heading = "How long", long = "rate-min-iops", value_name = "N")]
     pub rate_min_iops: Option<String>,
 
     /// The window --rate-min and --rate-min-iops are judged over, in milliseconds [default:
     /// 1000, fio's ratecycle]
-    #[arg(long = "rate-min-window", value_name = "MS",
+    #[arg(help_heading = "How long", long = "rate-min-window", value_name = "MS",
           value_parser = read::whole::<u64>("milliseconds"))]
     pub rate_min_window: Option<Checked<u64>>,
 
     /// Limit each thread to N I/Os per second, reads and writes together; R,W limits reads and
     /// writes apart (either may be left empty), and a direction ahead of its limit gives way to
     /// the other (fio's rate_iops=R,W)
-    #[arg(long = "rate-iops", value_name = "N|R,W")]
+    #[arg(help_heading = "What to do", long = "rate-iops", value_name = "N|R,W")]
     pub rate_iops: Option<String>,
 
     /// Limit each thread to SIZE bytes per second, reads and writes together; R,W apart, as
     /// --rate-iops (fio's rate=R,W)
-    #[arg(long = "rate-bw", value_name = "SIZE|R,W")]
+    #[arg(help_heading = "What to do", long = "rate-bw", value_name = "SIZE|R,W")]
     pub rate_bw: Option<String>,
 
     /// Start the I/Os that --rate-iops or --rate-bw limit at random, as a Poisson process of
     /// the same mean rate, instead of evenly spaced (fio's rate_process=poisson)
-    #[arg(long = "rate-poisson")]
+    #[arg(help_heading = "What to do", long = "rate-poisson")]
     pub rate_poisson: bool,
 
     /// Random offset distribution: uniform, zipf:THETA, pareto:H, zoned:IO%/SPAN%:...,
     /// zoned_abs:IO%/SIZE:...
-    #[arg(long = "distribution", value_name = "DIST", default_value = "uniform")]
+    #[arg(
+        help_heading = "What to do",
+        long = "distribution",
+        value_name = "DIST",
+        default_value = "uniform"
+    )]
     pub distribution: String,
 
     /// Seed for offsets and the read/write choice; the same seed gives the same sequence
     /// [default: 0; with --verify, the headers' seed is a fresh one unless this is given]
-    #[arg(long = "seed", value_name = "N",
+    #[arg(help_heading = "What to do", long = "seed", value_name = "N",
           value_parser = read::whole::<u64>("a whole number"))]
     pub seed: Option<Checked<u64>>,
 
     /// DiskSpd's seed: -z<N>, or -z alone for a seed from the clock
-    #[arg(short = 'z', value_name = "N", num_args = 0..=1, require_equals = true,
+    #[arg(help_heading = "What to do",
+          short = 'z', value_name = "N", num_args = 0..=1, require_equals = true,
           default_missing_value = "clock", hide = true, conflicts_with = "seed")]
     pub diskspd_seed: Option<String>,
 
     /// DiskSpd's write buffers: -Z zeros (--compressible 100), -Zr new random data per write
     /// (--refill-buffers), -Z<size> accepted: iogauge's buffers are random already.
-    #[arg(short = 'Z', value_name = "SIZE", num_args = 0..=1, require_equals = true,
+    #[arg(help_heading = "What to do",
+          short = 'Z', value_name = "SIZE", num_args = 0..=1, require_equals = true,
           default_missing_value = "", hide = true)]
     pub diskspd_write_buffers: Option<String>,
 
     /// Time-series interval in milliseconds (at least 10)
-    #[arg(long = "interval", value_name = "MS", default_value = "1000",
+    #[arg(help_heading = "How long", long = "interval", value_name = "MS", default_value = "1000",
           value_parser = read::whole::<u64>("milliseconds"))]
     pub interval: Checked<u64>,
 
     /// Allow writes to block devices and to existing files iogauge did not create
-    #[arg(long = "allow-overwrite")]
+    #[arg(help_heading = "Safety", long = "allow-overwrite")]
     pub allow_overwrite: bool,
 
     /// Run inside a memory cgroup of this size, so the page cache is small (cgroup v2 or
     /// v1's memory controller; root)
-    #[arg(long = "memory-limit", value_name = "SIZE")]
+    #[arg(help_heading = "Safety", long = "memory-limit", value_name = "SIZE")]
     pub memory_limit: Option<String>,
 
     /// Keep files iogauge created instead of removing them at the end
-    #[arg(long = "keep")]
+    #[arg(help_heading = "Safety", long = "keep")]
     pub keep: bool,
 
     /// Count I/O errors by errno and go on, instead of stopping at the first one
-    #[arg(long = "continue-on-error")]
+    #[arg(help_heading = "Safety", long = "continue-on-error")]
     pub continue_on_error: bool,
 
     /// Go on after these I/O errors only, counting each (fio's ignore_error): errno names or
     /// numbers, such as ENOSPC,EIO or 28
-    #[arg(long = "ignore-error", value_name = "ERRNOS")]
+    #[arg(help_heading = "Safety", long = "ignore-error", value_name = "ERRNOS")]
     pub ignore_error: Option<String>,
 
     /// Write until the file system is full (fio's fill_device): a new target starts empty and
     /// grows with the writes (give --create with the free space, or less); running out of
     /// space (ENOSPC, EDQUOT) ends each thread as planned. Writes only (-w 100)
-    #[arg(long = "fill")]
+    #[arg(help_heading = "Where", long = "fill")]
     pub fill: bool,
 
     #[command(flatten)]
