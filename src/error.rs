@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-/// Exit codes, documented in `--help` and the README.
+/// Exit codes, documented in `--help` and docs/run.md.
 pub mod exit {
     /// The run completed and its results were printed.
     pub const OK: u8 = 0;

@@ -3,7 +3,7 @@
 //!
 //! Always one valid JSON document on stdout: errors and warnings go to stderr (fio 3.33
 //! prints a text line before its JSON when global options come first, a known pain for its
-//! consumers). Which fields are measured, derived or left at zero is listed in README.md
+//! consumers). Which fields are measured, derived or left at zero is listed in docs/fio.md
 //! ("fio-shaped JSON"); in short: bytes, I/Os, runtime, bandwidth, IOPS, and the clat/lat
 //! histograms (min, max, mean, stddev, N, percentiles, json+ bins, latency buckets) are
 //! measured; bw/iops sample statistics come from iogauge's time series; iodepth levels come
