@@ -57,13 +57,5 @@ pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8>
         Opened::Ready(ctx, checked) => (ctx, checked),
         Opened::Ended(code) => return Ok(code),
     };
-    let result = fs_suite::run(
-        &s,
-        argv,
-        ctx.interrupted(),
-        &mut |line| ctx.progress(line),
-        ctx.team(),
-    );
-    ctx.end_progress();
-    ctx.finish_ranked(result, exporter.as_ref(), fs_suite::ranks::combine)
+    ctx.finish_suite(&s, argv, exporter.as_ref())
 }

@@ -7,7 +7,7 @@ use iogauge::context::ranks::{Gathered, Opened};
 use iogauge::context::{Context, Outputs};
 use iogauge::error::{Error, Result};
 use iogauge::report::{Exporter, Subject};
-use iogauge::sweep::{self, CacheMode, Flags, Params, SweepResult};
+use iogauge::sweep::{self, CacheMode, Flags, Params, Sweep, SweepResult};
 use std::path::{Path, PathBuf};
 
 pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Result<u8> {
@@ -89,23 +89,12 @@ pub fn run_and_report(
     };
     // A person at a terminal learns how big the grid is; a script's stderr stays quiet.
     ctx.announce(&format!("sweep: {}", plan_line(params)));
-    ctx.limit_memory(params.memory_limit)?;
-    let result = sweep::run(
-        &dir,
-        params,
-        argv,
-        ctx.interrupted(),
-        &mut |line| ctx.progress(line),
-        ctx.team(),
-    );
-    ctx.end_progress();
-    let cap = ctx.leave_memory();
-    let result = result.map(|mut r| {
-        r.memory_cap = cap;
-        r.notes.splice(0..0, how.notes);
-        r
-    });
-    let result = match ctx.gather_ranks(result, sweep::ranks::combine)? {
+    let sweep = Sweep {
+        dir,
+        params: params.clone(),
+        notes: how.notes,
+    };
+    let result = match ctx.run_suite(&sweep, argv)? {
         Gathered::Root(r) => r,
         Gathered::Ended(code) => return Ok(code),
     };

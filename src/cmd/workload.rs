@@ -7,7 +7,7 @@ use iogauge::context::ranks::Opened;
 use iogauge::context::{Context, Outputs};
 use iogauge::error::{Error, Result};
 use iogauge::report::Subject;
-use iogauge::workload::run::{run, Options};
+use iogauge::workload::run::{Options, Workload};
 use iogauge::workload::script::{self, Defaults};
 use iogauge::workload::{self, ArchiveFormat, CopyMethod, Params, StepKind, WorkloadResult};
 use std::path::PathBuf;
@@ -98,17 +98,7 @@ pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -
     {
         return Ok(code);
     }
-    let line = ctx.line();
-    let result = run(
-        &params,
-        &opts,
-        argv,
-        ctx.interrupted(),
-        &|l| line.show(l),
-        ctx.team(),
-    );
-    ctx.end_progress();
-    ctx.finish_ranked(result, exporter.as_ref(), iogauge::workload::ranks::combine)
+    ctx.finish_suite(&Workload { params, opts }, argv, exporter.as_ref())
 }
 
 /// Where the workload works: under an MPI launcher, the source and target with this rank's

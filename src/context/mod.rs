@@ -10,6 +10,9 @@
 mod outcomes;
 pub mod ranks;
 pub mod save;
+pub mod suite;
+
+pub use suite::Suite;
 
 use crate::cluster::{Cluster, Solo};
 use crate::error::{exit, Error, Result};

@@ -2,12 +2,11 @@
 //! the ranks go on only together ([`Context::open_ranked`]); the suite meets the other
 //! ranks at its fences ([`Context::team`], [`crate::cluster::team::go_on`]); at the end every rank's
 //! result travels to rank 0, which alone makes them one, reports and saves
-//! ([`Context::finish_ranked`]). Alone (no launcher), all of it is the plain context.
+//! ([`Context::gather_ranks`]). Alone (no launcher), all of it is the plain context.
 
-use super::{Context, Outcome, Outputs};
+use super::{Context, Outputs};
 use crate::cluster::{self, team, Cluster, Place};
 use crate::error::{exit, Result};
-use crate::report::Exporter;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -116,23 +115,6 @@ impl Context {
             eprintln!("iogauge: error: {e}");
         }
         Some(e.exit_code())
-    }
-
-    /// The end of a ranked command: every rank's `result` made one on rank 0 by `combine`,
-    /// reported and saved there; the other ranks end with 0. See [`Context::gather_ranks`].
-    pub fn finish_ranked<R>(
-        &mut self,
-        result: Result<R>,
-        exporter: &dyn Exporter<R>,
-        combine: fn(Vec<(Place, R)>) -> R,
-    ) -> Result<u8>
-    where
-        R: Outcome + serde::Serialize + serde::de::DeserializeOwned,
-    {
-        match self.gather_ranks(result, combine)? {
-            Gathered::Root(r) => self.finish(r, exporter),
-            Gathered::Ended(code) => Ok(code),
-        }
     }
 
     /// Every rank's `result` made one on rank 0 by `combine` (alone: the result itself); the

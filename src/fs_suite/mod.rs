@@ -13,7 +13,8 @@
 pub mod ops;
 pub mod ranks;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Place};
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
 use crate::os::cache::CacheDrop;
@@ -382,6 +383,26 @@ pub fn run(
     suite_notes(&mut result, tests);
     result.summarize();
     Ok(result)
+}
+
+impl crate::context::Suite for Suite {
+    type Result = FsResult;
+
+    fn run(&self, command_line: Vec<String>, ctx: &mut Context) -> Result<FsResult> {
+        let ctx = &*ctx;
+        let mut progress = |line: &str| ctx.progress(line);
+        run(
+            self,
+            command_line,
+            ctx.interrupted(),
+            &mut progress,
+            ctx.team(),
+        )
+    }
+
+    fn combine(parts: Vec<(Place, FsResult)>) -> FsResult {
+        ranks::combine(parts)
+    }
 }
 
 /// Every folder checked and claimed before anything is measured, with its file system's facts

@@ -12,7 +12,10 @@ mod pass;
 pub mod ranks;
 mod run;
 
+use crate::cluster::Place;
+use crate::context::{Context, Suite};
 use crate::error::{Error, Result};
+use std::path::PathBuf;
 
 // The result's types live with the other results; re-exported for the command line.
 pub use crate::result::sweep::{
@@ -20,6 +23,45 @@ pub use crate::result::sweep::{
     SCHEMA_NAME, SCHEMA_VERSION, SMALL_RECORD,
 };
 pub use run::run;
+
+/// A sweep as the context runs it: the grid in `dir` (inside a memory cgroup where asked),
+/// with what the front end that read it wants said in the notes.
+pub struct Sweep {
+    pub dir: PathBuf,
+    pub params: Params,
+    pub notes: Vec<String>,
+}
+
+impl Suite for Sweep {
+    type Result = SweepResult;
+
+    fn run(&self, command_line: Vec<String>, ctx: &mut Context) -> Result<SweepResult> {
+        ctx.limit_memory(self.params.memory_limit)?;
+        let result = {
+            let ctx = &*ctx;
+            let mut progress = |line: &str| ctx.progress(line);
+            let stop = ctx.interrupted();
+            run(
+                &self.dir,
+                &self.params,
+                command_line,
+                stop,
+                &mut progress,
+                ctx.team(),
+            )
+        };
+        let cap = ctx.leave_memory();
+        result.map(|mut r| {
+            r.memory_cap = cap;
+            r.notes.splice(0..0, self.notes.iter().cloned());
+            r
+        })
+    }
+
+    fn combine(parts: Vec<(Place, SweepResult)>) -> SweepResult {
+        ranks::combine(parts)
+    }
+}
 
 /// `--tests`: names, comma-separated, or `all`.
 pub fn select_tests(list: &str) -> Result<Vec<Test>> {

@@ -13,7 +13,8 @@ use super::step::{empty_caches, ready_input, run_step, Ctx};
 use super::tools::{self, ToolOutput};
 use super::{Params, Step, StepResult, ToolResult, WorkloadResult, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::cluster::team::go_on;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Place};
+use crate::context::{Context, Suite};
 use crate::error::{Error, Result};
 use crate::os::cache::CacheDrop;
 use crate::result::Header;
@@ -30,6 +31,33 @@ pub struct Options {
     pub force: bool,
     /// Keep what the last repetition made (and, after an error, what was made).
     pub keep: bool,
+}
+
+/// A workload as the context runs it.
+pub struct Workload {
+    pub params: Params,
+    pub opts: Options,
+}
+
+impl Suite for Workload {
+    type Result = WorkloadResult;
+
+    fn run(&self, argv: Vec<String>, ctx: &mut Context) -> Result<WorkloadResult> {
+        let line = ctx.line();
+        let stop = ctx.interrupted();
+        run(
+            &self.params,
+            &self.opts,
+            argv,
+            stop,
+            &|l| line.show(l),
+            ctx.team(),
+        )
+    }
+
+    fn combine(parts: Vec<(Place, WorkloadResult)>) -> WorkloadResult {
+        super::ranks::combine(parts)
+    }
 }
 
 /// Run the workload `params` on `opts`' source and target. Errors before anything is measured
