@@ -3,11 +3,13 @@
 //! a repetition's time is the slowest rank's and its files and bytes every rank's (mdtest's
 //! and IOR's way of counting a job).
 
-use super::run::OTHER_RANK_STOPPED;
 use crate::cluster::spread::{self, Worst};
 use crate::cluster::Place;
 use crate::result::workload::{CpuUse, Rep, StepKind, Verified, WorkloadResult};
 use crate::result::{Sample, TimeSeries};
+
+/// Why a rank stopped whose own step went well: another's did not.
+pub const OTHER_RANK_STOPPED: &str = "stopped with the other ranks";
 
 /// Every rank's result (rank order, rank 0 first) as one.
 pub fn combine(parts: Vec<(Place, WorkloadResult)>) -> WorkloadResult {

@@ -222,13 +222,10 @@ fn in_step<T>(
         c.fence(ctx.stop);
     }
     match (go_on(team, r.is_err(), ctx.stop), r) {
-        (false, Ok(_)) => Err(Error::runtime(OTHER_RANK_STOPPED)),
+        (false, Ok(_)) => Err(Error::runtime(super::ranks::OTHER_RANK_STOPPED)),
         (_, r) => r,
     }
 }
-
-/// Why a rank stopped whose own step went well: another's did not.
-pub const OTHER_RANK_STOPPED: &str = "stopped with the other ranks";
 
 /// Whether the system's tool is to do this step too: asked, installed, and not failed before.
 fn tool_wanted(ctx: &Ctx, step: &Step, result: &mut StepResult) -> bool {
