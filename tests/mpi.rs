@@ -843,13 +843,17 @@ fn sigint_mid_sweep_cleans_every_rank() -> Result<String, String> {
         "sweep",
         common::p(dir.path()),
         "--file-sizes",
-        "256M",
+        "8M,16M,32M",
         "--record-sizes",
-        "64K",
+        "4K",
+        "--cache",
+        "direct",
+        // O_SYNC writes of 4 KiB: slow enough on any disk to be cut short.
+        "--sync",
         "--threads",
         "2",
         "--tests",
-        "write,rewrite,read,reread,random_read,random_write",
+        "write,rewrite,read,random_write",
         "-q",
     ];
     let mut child = mpirun(RANKS, &args)
@@ -865,7 +869,9 @@ fn sigint_mid_sweep_cleans_every_rank() -> Result<String, String> {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(1000));
+    let running = child.try_wait().unwrap().is_none();
+    assert!(running, "the sweep ended before it could be interrupted");
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let stopped = Instant::now();
