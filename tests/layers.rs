@@ -66,11 +66,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 /// Imports against the rules that are known and about to go, as (importing file, imported
 /// file) prefixes under src/. Nothing else belongs here.
-const KNOWN: &[(&str, &str)] = &[
-    // A dataset's create and verify reports, read by report/dataset.rs: removed when they
-    // move beside the other result kinds (issue 37).
-    ("report/", "dataset/"),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 /// The result, the reports and the store read what a run made, never the machinery that made
 /// it: nothing from the runner, and of the engines only which exist and what each can do.

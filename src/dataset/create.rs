@@ -11,7 +11,6 @@ use super::{manifest_path, DatasetSpec, MANIFEST};
 use crate::error::{Error, Result};
 use crate::os::owned::{Folders, Owned, Removal};
 use crate::os::resolve::resolve;
-use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,25 +30,7 @@ pub struct CreateOptions {
     pub keep_partial: bool,
 }
 
-/// What was made, and how fast.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CreateReport {
-    pub dir: String,
-    pub spec: DatasetSpec,
-    pub files: u64,
-    pub dirs: u64,
-    pub bytes: u64,
-    pub threads: u32,
-    /// Making the folders and writing the files (what `cp -r` of the tree would do).
-    pub elapsed_ns: u64,
-    /// Then syncing the file system, apart.
-    pub sync_ns: u64,
-    pub files_per_s: f64,
-    pub mib_per_s: f64,
-    pub manifest: String,
-    /// The whole dataset's checksum (see [`Manifest::checksum`]).
-    pub manifest_xxh3: String,
-}
+pub use crate::result::dataset::CreateReport;
 
 /// Make `spec`'s dataset in the folder `typed` (as the user typed it) leads to.
 pub fn create(

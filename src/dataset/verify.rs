@@ -5,7 +5,6 @@
 use super::manifest::{Entry, Manifest};
 use super::MANIFEST;
 use crate::error::{Error, Result};
-use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,44 +13,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 use xxhash_rust::xxh3::Xxh3;
 
-/// The most paths of each kind a report lists (the counts are whole).
-const LISTED: usize = 100;
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct VerifyReport {
-    pub dir: String,
-    pub manifest: String,
-    pub manifest_xxh3: String,
-    pub files: u64,
-    pub bytes: u64,
-    pub threads: u32,
-    pub elapsed_ns: u64,
-    pub mib_per_s: f64,
-    /// Every file of the manifest there, whole and the same (files it does not name are
-    /// listed, not counted against it: --force makes a dataset beside other files).
-    pub ok: bool,
-    pub missing: Problems,
-    pub wrong_size: Problems,
-    pub wrong_content: Problems,
-    /// Files in the tree the manifest does not name.
-    pub extra: Problems,
-}
-
-/// How many files had one problem, and the first of them.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Problems {
-    pub count: u64,
-    pub paths: Vec<String>,
-}
-
-impl Problems {
-    fn add(&mut self, path: &Path) {
-        self.count += 1;
-        if self.paths.len() < LISTED {
-            self.paths.push(path.to_string_lossy().into_owned());
-        }
-    }
-}
+pub use crate::result::dataset::{Problems, VerifyReport};
 
 /// A file a tree should hold. Its name is bytes, as Linux keeps names: a copy of a tree
 /// holding `caf\xe9.txt` (Latin-1) or `bad\xffname` is checked against those very names,

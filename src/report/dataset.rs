@@ -1,8 +1,7 @@
 //! `iogauge dataset`'s text reports: what was made (or checked), how much and how fast.
 
 use super::Exporter;
-use crate::dataset::create::CreateReport;
-use crate::dataset::verify::{Problems, VerifyReport};
+use crate::result::dataset::{CreateReport, Problems, VerifyReport};
 use crate::units::{format_count, format_ns, format_size_human};
 
 pub struct Text;

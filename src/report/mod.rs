@@ -152,7 +152,7 @@ impl Formats for ProfileResult {
     }
 }
 
-impl Formats for crate::dataset::create::CreateReport {
+impl Formats for crate::result::dataset::CreateReport {
     fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
         match format {
             OutputFormat::Text => Some(Box::new(dataset::Text)),
@@ -162,7 +162,7 @@ impl Formats for crate::dataset::create::CreateReport {
     }
 }
 
-impl Formats for crate::dataset::verify::VerifyReport {
+impl Formats for crate::result::dataset::VerifyReport {
     fn exporter(format: OutputFormat) -> Option<Box<dyn Exporter<Self>>> {
         match format {
             OutputFormat::Text => Some(Box::new(dataset::Text)),

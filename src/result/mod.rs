@@ -6,6 +6,7 @@
 //! version: [`profile`], [`fs`] (the file-system suite), [`sweep`] and [`workload`]. The front
 //! ends that run them fill them in; reports and the store read them from here.
 
+pub mod dataset;
 pub mod fs;
 pub mod profile;
 pub mod ranks;

@@ -5,6 +5,7 @@
 //! this type, never raw flags, so a workload means the same thing whichever way it was written.
 //! Units are in the types: bytes as `u64` bytes, times as `u64` nanoseconds.
 
+pub mod dataset;
 pub mod diskspd;
 pub mod export;
 pub mod fio;
