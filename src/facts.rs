@@ -19,7 +19,7 @@ pub enum TargetKind {
     NullDevice,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SystemFacts {
     pub hostname: String,
     pub kernel: String,

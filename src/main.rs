@@ -78,10 +78,10 @@ fn dispatch(
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
     use cmd::{dataset, iozone, report, results, run, selftest, sweep, verify, workload};
     match command {
-        None => profile::cmd_default(db),
+        None => profile::cmd_default(db, args),
         Some(Command::Run(run)) => run::cmd_run(db, &run, args),
-        Some(Command::Quick(q)) => profile::cmd_profile(db, "quick", &q.dir, &q.opts),
-        Some(Command::Profile(p)) => profile::cmd_profile(db, &p.name, &p.dir, &p.opts),
+        Some(Command::Quick(q)) => profile::cmd_profile(db, "quick", &q.dir, &q.opts, args),
+        Some(Command::Profile(p)) => profile::cmd_profile(db, &p.name, &p.dir, &p.opts, args),
         Some(Command::Results(r)) => results::cmd_results(db, &r),
         Some(Command::Compare(c)) => compare::cmd_compare(db, &c),
         Some(Command::Baseline(b)) => baseline::cmd_baseline(db, &b),

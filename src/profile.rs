@@ -9,7 +9,7 @@ use crate::os::owned::Cleanup;
 pub use crate::result::profile::{
     Measure, Params, PassResult, ProfileResult, SCHEMA_NAME, SCHEMA_VERSION,
 };
-use crate::result::StopReason;
+use crate::result::{Header, StopReason};
 use crate::runner::{self, Observer};
 use crate::spec::native::job_from_argv;
 use crate::spec::JobSpec;
@@ -311,13 +311,16 @@ pub fn run_args(pass: &Pass, target: &Path, size: u64) -> Vec<String> {
 /// Run every pass of `profile` on a temporary file in `dir`, created by the first pass and
 /// removed at the end (also on error or Ctrl-C). A failed or interrupted pass ends the profile;
 /// the passes done so far are kept.
+/// `command_line` is the user's, kept in the result's header (each pass keeps its own `iogauge
+/// run` line).
 pub fn run(
     profile: &'static Profile,
-    params: &Params,
+    (params, command_line): (&Params, Vec<String>),
     dir: &Path,
     interrupted: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> Result<(ProfileResult, Option<Error>)> {
+    let started_unix_ns = crate::dates::now_unix_ns();
     if !dir.is_dir() {
         return Err(Error::usage(format!("'{}' is not a folder", dir.display())));
     }
@@ -332,8 +335,7 @@ pub fn run(
         .collect::<Result<_>>()?;
     let mut cleanup = Cleanup::new(false);
     let mut out = ProfileResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
+        header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, command_line),
         profile: profile.name.into(),
         dir: dir.display().to_string(),
         params: params.clone(),

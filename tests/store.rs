@@ -168,6 +168,45 @@ fn profile_json_matches_its_schema() {
     extra["passes"][0]["unknown"] = Value::Bool(true);
     let errors = schema_errors(include_str!("../schema/profile-result.schema.json"), &extra);
     assert!(!errors.is_empty(), "an unknown key passed");
+    // The header every kind opens with (schema 4): what the user typed.
+    let typed: Vec<&str> = doc["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(typed[1..3], ["profile", "database"], "{typed:?}");
+    assert!(doc["started_unix_ns"].as_u64().unwrap() > 0);
+}
+
+/// A profile saved before its schema 4 (no tool_version, started_unix_ns, command_line or
+/// system) still loads: imported, listed with its first pass's host and start, shown again.
+#[test]
+fn a_schema_3_profile_still_loads() {
+    let dir = work_dir();
+    let o = bin()
+        .args(["quick", p(dir.path()), "--size", "4M", "-d", "0.2"])
+        .args(["--output", "json", "--no-save"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let obj = doc.as_object_mut().unwrap();
+    for k in ["tool_version", "started_unix_ns", "command_line", "system"] {
+        assert!(obj.remove(k).is_some(), "{k}");
+    }
+    obj.insert("schema_version".into(), Value::from(3));
+    let host = doc["passes"][0]["result"]["system"]["hostname"].clone();
+    let file = dir.path().join("v3.json");
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let db = dir.path().join("results.db");
+    ok(db_cmd(&db, &["results", "import", p(&file)]));
+    let rows = list_json(&db, &[]);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["kind"], "profile", "{}", rows[0]);
+    assert_eq!(rows[0]["hostname"], host, "{}", rows[0]);
+    let shown = ok(db_cmd(&db, &["results", "show", "1"]));
+    assert!(shown.contains("RND4K Q1T1 read"), "{shown}");
 }
 
 #[test]

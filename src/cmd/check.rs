@@ -135,7 +135,7 @@ fn rerun(
                 .unwrap_or_else(|| PathBuf::from(&p.dir));
             let prof = profile::find(&p.profile)?;
             let (result, failure) =
-                profile::run(prof, &p.params, &dir, interrupted, &mut progress)?;
+                profile::run(prof, (&p.params, argv), &dir, interrupted, &mut progress)?;
             Ok((Record::Profile(Box::new(result)), failure))
         }
         // check judges IOPS and latency; a suite result holds times per test.

@@ -11,7 +11,7 @@ use iogauge::report::Subject;
 use std::path::{Path, PathBuf};
 
 /// `iogauge` alone: exactly `iogauge quick`, with the flags' own defaults.
-pub fn cmd_default(db: &Option<PathBuf>) -> Result<u8, Error> {
+pub fn cmd_default(db: &Option<PathBuf>, argv: Vec<String>) -> Result<u8, Error> {
     let opts = match Cli::try_parse_from(["iogauge", "quick"]) {
         Ok(Cli {
             db: _,
@@ -19,7 +19,7 @@ pub fn cmd_default(db: &Option<PathBuf>) -> Result<u8, Error> {
         }) => q.opts,
         _ => unreachable!("`iogauge quick` parses"),
     };
-    cmd_profile(db, "quick", Path::new("."), &opts)
+    cmd_profile(db, "quick", Path::new("."), &opts, argv)
 }
 
 pub fn cmd_profile(
@@ -27,6 +27,7 @@ pub fn cmd_profile(
     name: &str,
     dir: &Path,
     opts: &ProfileOpts,
+    argv: Vec<String>,
 ) -> Result<u8, Error> {
     let p = profile::find(name)?;
     let params = profile_params(p, opts)?;
@@ -34,7 +35,8 @@ pub fn cmd_profile(
     let mut ctx = super::context(db, &opts.out.output_file, opts.out.quiet, &opts.save)?;
     let mut progress = Progress::new(opts.out.quiet);
     let dir = absolute(dir)?;
-    let (result, failure) = profile::run(p, &params, &dir, ctx.interrupted(), &mut progress)?;
+    let (result, failure) =
+        profile::run(p, (&params, argv), &dir, ctx.interrupted(), &mut progress)?;
     // A profile stopped before its first pass ends has nothing to report or save.
     let ended = match result.passes.is_empty() {
         true => ctx.save_and_end(result),

@@ -30,10 +30,16 @@ use serde::{Deserialize, Serialize};
 pub struct Header {
     pub schema: String,
     pub schema_version: u32,
+    // The four below load empty where a kind's older results lack them (profile before its
+    // schema 4); `Header::is_whole` says whether they were there.
+    #[serde(default)]
     pub tool_version: String,
     /// When the command started, nanoseconds since the Unix epoch.
+    #[serde(default)]
     pub started_unix_ns: u64,
+    #[serde(default)]
     pub command_line: Vec<String>,
+    #[serde(default)]
     pub system: SystemFacts,
 }
 
@@ -53,6 +59,12 @@ impl Header {
             command_line,
             system: SystemFacts::collect(),
         }
+    }
+
+    /// Whether the result said all of it (a profile saved before its schema 4 said only the
+    /// schema and its version).
+    pub fn is_whole(&self) -> bool {
+        !self.tool_version.is_empty()
     }
 }
 

@@ -2,6 +2,7 @@
 //! ran with, so `iogauge check` can run it again. Described by
 //! `schema/profile-result.schema.json`.
 
+use super::Header;
 use super::RunResult;
 use serde::{Deserialize, Serialize};
 
@@ -42,13 +43,16 @@ pub struct PassResult {
 
 pub const SCHEMA_NAME: &str = "iogauge-profile-result";
 /// Version 2 added `dir` and `params`, so a saved profile can be run again; 3: each pass's
-/// result has its `phases` (run schema 2).
-pub const SCHEMA_VERSION: u32 = 3;
+/// result has its `phases` (run schema 2); 4: the header every kind opens with (tool_version,
+/// started_unix_ns, command_line, system after schema and schema_version).
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileResult {
-    pub schema: String,
-    pub schema_version: u32,
+    /// Schema, versions, start, command line, system: the keys every kind opens with (a
+    /// profile saved before version 4 has only the first two; the rest load empty).
+    #[serde(flatten)]
+    pub header: Header,
     pub profile: String,
     /// The folder the profile ran in, and with what.
     pub dir: String,

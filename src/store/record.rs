@@ -188,7 +188,8 @@ impl Record {
             Record::Fs(f) => Some(&f.header),
             Record::Sweep(s) => Some(&s.header),
             Record::Workload(w) => Some(&w.header),
-            Record::Run(_) | Record::Profile(_) => None,
+            Record::Profile(p) => Some(&p.header).filter(|h| h.is_whole()),
+            Record::Run(_) => None,
         }
     }
 
@@ -221,7 +222,9 @@ impl Record {
 
     /// The command that reproduces the record.
     pub fn command_line(&self) -> String {
-        if let Some(h) = self.header() {
+        // A profile's own words reproduce it (its header holds what started it, maybe a
+        // `check`).
+        if let (Some(h), false) = (self.header(), matches!(self, Record::Profile(_))) {
             return h.command_line.join(" ");
         }
         match self {
