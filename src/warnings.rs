@@ -43,7 +43,7 @@ fn page_cache(r: &RunResult, t: &TargetResult) -> Option<Warning> {
     }
     let set = t.working_set_end - t.working_set_start;
     let mut w = None;
-    if let Some(mem) = r.system.memory_bytes.filter(|&m| set < m) {
+    if let Some(mem) = r.header.system.memory_bytes.filter(|&m| set < m) {
         w = Some(Warning {
                 code: "page-cache".into(),
                 message: format!(

@@ -15,16 +15,16 @@ pub fn aggregate(parts: Vec<(Place, RunResult)>) -> Result<RunResult, String> {
     let first = parts.first().ok_or("no rank sent a result")?;
     let start = parts
         .iter()
-        .map(|(_, r)| r.started_unix_ns)
+        .map(|(_, r)| r.header.started_unix_ns)
         .min()
         .unwrap_or(0);
-    let end_of = |r: &RunResult| r.started_unix_ns + r.measured_ns;
+    let end_of = |r: &RunResult| r.header.started_unix_ns + r.measured_ns;
     let end = parts.iter().map(|(_, r)| end_of(r)).max().unwrap_or(start);
     let window_ns = end - start;
     let mut out = first.1.clone();
     let totals: Vec<&DirPair> = parts.iter().map(|(_, r)| &r.total).collect();
     out.total = merge_pairs(&totals, window_ns, true)?;
-    out.started_unix_ns = start;
+    out.header.started_unix_ns = start;
     out.measured_ns = window_ns;
     out.targets = parts.iter().flat_map(|(_, r)| r.targets.clone()).collect();
     out.errors = errors(&parts);
@@ -142,7 +142,7 @@ fn time_series(parts: &[(Place, RunResult)], start: u64, window_ns: u64) -> Time
     let mut lat_sums: Vec<[u128; 3]> = Vec::new();
     let trims = !parts[0].1.job.shape.trim.is_none();
     for (_, r) in parts {
-        let offset = r.started_unix_ns - start;
+        let offset = r.header.started_unix_ns - start;
         for s in &r.time_series.samples {
             let i = ((offset + s.start_ns + interval / 2) / interval) as usize;
             while samples.len() <= i {
@@ -259,7 +259,7 @@ fn stonewall(parts: &[(Place, RunResult)], start: u64) -> Option<StonewallResult
         bytes_at_deadline: walls.iter().map(|(_, w)| w.bytes_at_deadline).sum(),
         stopped_ns: walls
             .iter()
-            .map(|(r, w)| r.started_unix_ns + w.stopped_ns - start)
+            .map(|(r, w)| r.header.started_unix_ns + w.stopped_ns - start)
             .max()
             .unwrap_or(0),
         bytes_per_thread: walls.iter().filter_map(|(_, w)| w.bytes_per_thread).max(),
@@ -267,8 +267,10 @@ fn stonewall(parts: &[(Place, RunResult)], start: u64) -> Option<StonewallResult
 }
 
 fn cluster(parts: &[(Place, RunResult)], window_ns: u64) -> Result<ClusterResult, String> {
-    let starts = parts.iter().map(|(_, r)| r.started_unix_ns);
-    let ends = parts.iter().map(|(_, r)| r.started_unix_ns + r.measured_ns);
+    let starts = parts.iter().map(|(_, r)| r.header.started_unix_ns);
+    let ends = parts
+        .iter()
+        .map(|(_, r)| r.header.started_unix_ns + r.measured_ns);
     let spread = |v: Vec<u64>| v.iter().max().unwrap_or(&0) - v.iter().min().unwrap_or(&0);
     let mut hosts: Vec<String> = Vec::new();
     for (p, _) in parts {
@@ -283,7 +285,7 @@ fn cluster(parts: &[(Place, RunResult)], window_ns: u64) -> Result<ClusterResult
                 rank: p.rank,
                 host: p.host.clone(),
                 local_rank: p.local_rank,
-                started_unix_ns: r.started_unix_ns,
+                started_unix_ns: r.header.started_unix_ns,
                 measured_ns: r.measured_ns,
                 stop_reason: r.stop_reason,
                 targets: r.targets.iter().map(|t| t.path.clone()).collect(),

@@ -113,11 +113,11 @@ pub fn mask(cpus: impl Iterator<Item = usize>) -> String {
 /// `<System>`: the machine, the tool, when, the power scheme and the processors.
 pub(super) fn write_system(x: &mut Xml, r: &RunResult, m: &Machine) {
     x.open("System");
-    x.leaf("ComputerName", &r.system.hostname);
+    x.leaf("ComputerName", &r.header.system.hostname);
     x.open("Tool");
-    x.leaf("Version", format!("iogauge {}", r.tool_version));
+    x.leaf("Version", format!("iogauge {}", r.header.tool_version));
     x.close("Tool");
-    let when = crate::dates::format_utc(r.started_unix_ns).replacen('-', "/", 2);
+    let when = crate::dates::format_utc(r.header.started_unix_ns).replacen('-', "/", 2);
     x.leaf("RunTime", format!("{when} UTC"));
     x.empty("PowerScheme", &[("Name", &scheme_name(m)), ("Guid", "")]);
     write_topology(x, m);

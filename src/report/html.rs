@@ -766,8 +766,8 @@ fn facts_grid(l: &Loaded) -> Grid {
             };
             let r = p.result;
             (
-                &r.system,
-                r.tool_version.clone(),
+                &r.header.system,
+                r.header.tool_version.clone(),
                 r.targets
                     .iter()
                     .map(|t| {

@@ -207,7 +207,7 @@ pub fn profile_text(p: &ProfileResult) -> String {
         p.target
     );
     if let Some(r) = first {
-        let s = &r.system;
+        let s = &r.header.system;
         let _ = writeln!(o, "{}", s.host_line());
     }
     let label_w = p

@@ -79,7 +79,7 @@ impl Headline {
     /// what was measured.
     fn render(self, r: &RunResult) -> String {
         let mut o = String::new();
-        let _ = writeln!(o, "Command Line: {}", r.command_line.join(" "));
+        let _ = writeln!(o, "Command Line: {}", r.header.command_line.join(" "));
         run_parameters(&mut o, r, self);
         for t in &r.targets {
             target_parameters(&mut o, r, t);
@@ -501,7 +501,7 @@ fn results_heading(o: &mut String, r: &RunResult) {
         o,
         "thread count:\t\t{}\nproc count:\t\t{}",
         r.targets.iter().map(|t| t.threads.len()).sum::<usize>(),
-        r.system.cpus
+        r.header.system.cpus
     );
 }
 
@@ -813,7 +813,7 @@ fn phases(o: &mut String, r: &RunResult) {
 }
 
 fn system_facts(o: &mut String, r: &RunResult) {
-    let sys = &r.system;
+    let sys = &r.header.system;
     let _ = writeln!(
         o,
         "\nSystem information:\n\n\thost: {}\n\tkernel: {}\n\tcpu: {}\n\tmemory: {}",

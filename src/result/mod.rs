@@ -34,7 +34,8 @@ pub struct Header {
     // schema 4); `Header::is_whole` says whether they were there.
     #[serde(default)]
     pub tool_version: String,
-    /// When the command started, nanoseconds since the Unix epoch.
+    /// When the work started, nanoseconds since the Unix epoch: a run's measured window,
+    /// another command's start.
     #[serde(default)]
     pub started_unix_ns: u64,
     #[serde(default)]
@@ -95,12 +96,10 @@ pub enum Mode {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
-    pub schema: String,
-    pub schema_version: u32,
-    pub tool_version: String,
-    pub command_line: Vec<String>,
-    /// Wall-clock start of the measured window, nanoseconds since the Unix epoch.
-    pub started_unix_ns: u64,
+    /// Schema, versions, start (of the measured window), command line, system: the keys every
+    /// kind opens with.
+    #[serde(flatten)]
+    pub header: Header,
     /// True when the run did not end as planned; the figures cover the time it did run.
     pub partial: bool,
     pub stop_reason: StopReason,
@@ -121,7 +120,6 @@ pub struct RunResult {
     pub waits: WaitStats,
     /// The delay engine's injected latencies, to compare with the measured ones.
     pub injected_latency: Option<LatencySummary>,
-    pub system: SystemFacts,
     /// Length of the measured window (warm-up and cool-down excluded).
     pub measured_ns: u64,
     pub cpu: Vec<CpuUsage>,
@@ -390,7 +388,7 @@ impl RunResult {
 
     /// Results saved before schema 2 carry no phases: find them, as a run does at its end.
     pub fn add_phases(&mut self) {
-        if self.schema_version < 2 && self.phases.is_empty() {
+        if self.header.schema_version < 2 && self.phases.is_empty() {
             let cached = RunResult::through_cache(&self.job, self.engine);
             self.phases = self.time_series.phases(cached);
         }

@@ -207,11 +207,12 @@ fn build_result(b: BuildInput) -> RunResult {
     let latency_target = latency_target(&b);
     let zones = zones(&b, &mut notes);
     RunResult {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: b.command_line.clone(),
-        started_unix_ns: b.started_unix_ns,
+        header: Header::new(
+            SCHEMA_NAME,
+            SCHEMA_VERSION,
+            b.started_unix_ns,
+            b.command_line.clone(),
+        ),
         partial: b.stop_reason != StopReason::Completed,
         stop_reason: b.stop_reason,
         stop_message: b.stop_message.clone(),
@@ -229,7 +230,6 @@ fn build_result(b: BuildInput) -> RunResult {
         clock: b.clock.clone(),
         waits,
         injected_latency: injected.and_then(|h| h.summary()),
-        system: crate::facts::SystemFacts::collect(),
         measured_ns: b.measured_ns,
         cpu: b.cpu.clone(),
         targets,

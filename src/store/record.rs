@@ -196,7 +196,7 @@ impl Record {
     pub fn started_unix_ns(&self) -> u64 {
         match self.header() {
             Some(h) => h.started_unix_ns,
-            None => self.first().map(|r| r.started_unix_ns).unwrap_or(0),
+            None => self.first().map(|r| r.header.started_unix_ns).unwrap_or(0),
         }
     }
 
@@ -205,7 +205,7 @@ impl Record {
             Some(h) => h.system.hostname.clone(),
             None => self
                 .first()
-                .map(|r| r.system.hostname.clone())
+                .map(|r| r.header.system.hostname.clone())
                 .unwrap_or_default(),
         }
     }
@@ -215,7 +215,7 @@ impl Record {
             Some(h) => h.tool_version.clone(),
             None => self
                 .first()
-                .map(|r| r.tool_version.clone())
+                .map(|r| r.header.tool_version.clone())
                 .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string()),
         }
     }
@@ -228,7 +228,7 @@ impl Record {
             return h.command_line.join(" ");
         }
         match self {
-            Record::Run(r) => r.command_line.join(" "),
+            Record::Run(r) => r.header.command_line.join(" "),
             Record::Fs(_) | Record::Sweep(_) | Record::Workload(_) => unreachable!("has a header"),
             Record::Profile(p) => {
                 let mut c = format!("iogauge profile {} {}", p.profile, p.dir);
