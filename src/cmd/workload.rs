@@ -94,8 +94,9 @@ pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -
         Opened::Ready(ctx, checked) => (ctx, checked),
         Opened::Ended(code) => return Ok(code),
     };
-    if let Some(code) = ctx.own_paths(&opts.target.iter().map(|t| t.as_path()).collect::<Vec<_>>())
-    {
+    // Each rank writes in a target of its own; the source is only read, and may be shared.
+    let targets: Vec<&std::path::Path> = opts.target.iter().map(|t| t.as_path()).collect();
+    if let Some(code) = ctx.own_paths(&targets) {
         return Ok(code);
     }
     ctx.finish_suite(&Workload { params, opts }, argv, exporter.as_ref())

@@ -1,11 +1,12 @@
 //! The run context every measuring command runs inside. A command turns its flags into typed
-//! parameters, opens a [`Context`] (the report's file and the results store, before any I/O,
-//! and the Ctrl-C flag), runs its work with the context's flag and progress line, and hands
-//! the result back to [`Context::finish`], which writes the report, saves it and says how the
-//! command ends.
+//! parameters (its [`Suite`], where it is one), opens a [`Context`] (the report's file and the
+//! results store, before any I/O, and the Ctrl-C flag; under an MPI launcher every rank's
+//! flags agreed on first, [`ranks`]), runs its work with the context's flag, progress line
+//! and ranks, and hands the result back to [`Context::finish`], which writes the report,
+//! saves it and says how the command ends.
 //! What each command used to write again (opening the outputs first, the saver, the
-//! interrupt flag, the one-line progress, "the results above are partial", the exit status)
-//! is written here once.
+//! interrupt flag, the one-line progress, "the results above are partial", the exit status,
+//! the ranks' agreement and gathering) is written here once.
 
 mod outcomes;
 pub mod ranks;

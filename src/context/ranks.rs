@@ -1,7 +1,7 @@
 //! The ranks of an MPI job, as a command runs among them: every rank checks its flags and
-//! the ranks go on only together ([`Context::open_ranked`]); the suite meets the other
-//! ranks at its fences ([`Context::team`], [`crate::cluster::team::go_on`]); at the end every rank's
-//! result travels to rank 0, which alone makes them one, reports and saves
+//! the ranks go on only together ([`Context::open_ranked`]); the suite meets the other ranks
+//! at its fences ([`Context::team`], [`crate::cluster::team::go_on`]); at the end every
+//! rank's result travels to rank 0, which alone makes them one, reports and saves
 //! ([`Context::gather_ranks`]). Alone (no launcher), all of it is the plain context.
 
 use super::{Context, Outputs};
