@@ -3,7 +3,7 @@
 
 use iogauge::cli::FsArgs;
 use iogauge::context::ranks::Opened;
-use iogauge::context::{Context, Outputs};
+use iogauge::context::Context;
 use iogauge::error::{Error, Result};
 use iogauge::fs_suite::{self, FsResult, Params, Suite};
 use iogauge::report::Subject;
@@ -41,12 +41,7 @@ fn suite(a: &FsArgs) -> Result<Suite> {
 }
 
 pub fn cmd_fs(db: &Option<PathBuf>, a: &FsArgs, argv: Vec<String>) -> Result<u8> {
-    let outputs = Outputs {
-        output_file: &a.out.output_file,
-        output_flag: "--output-file",
-        quiet: a.out.quiet,
-        saving: super::saving(db, &a.save),
-    };
+    let outputs = super::outputs(db, &a.out.output_file, a.out.quiet, &a.save);
     // The same flags on every rank, but each sees its own folders: no rank goes on unless all
     // can, and rank 0 says what stopped which.
     let checked = |_: Option<&_>| {

@@ -85,12 +85,23 @@ pub fn context(
     quiet: bool,
     save: &iogauge::cli::SaveOpts,
 ) -> Result<iogauge::context::Context, Error> {
-    iogauge::context::Context::open(iogauge::context::Outputs {
+    iogauge::context::Context::open(outputs(db, output_file, quiet, save))
+}
+
+/// Where a measuring command's report and result go, from `--output-file`, `--quiet`, `--db`
+/// and the save flags.
+pub fn outputs<'a>(
+    db: &Option<PathBuf>,
+    output_file: &'a str,
+    quiet: bool,
+    save: &iogauge::cli::SaveOpts,
+) -> iogauge::context::Outputs<'a> {
+    iogauge::context::Outputs {
         output_file,
         output_flag: "--output-file",
         quiet,
         saving: saving(db, save),
-    })
+    }
 }
 
 /// The context of a command whose results are not kept (dataset, verify, selftest): Ctrl-C

@@ -5,7 +5,7 @@ use super::absolute;
 use iogauge::cli::RunArgs;
 use iogauge::cluster::{self, Cluster, Place};
 use iogauge::context::ranks::Opened;
-use iogauge::context::{Context, Outputs};
+use iogauge::context::Context;
 use iogauge::error::{exit, Error};
 use iogauge::os::owned::Cleanup;
 use iogauge::progress::Progress;
@@ -22,12 +22,7 @@ pub fn cmd_run(
     args: &RunArgs,
     command_line: Vec<String>,
 ) -> Result<u8, Error> {
-    let outputs = Outputs {
-        output_file: &args.out.output_file,
-        output_flag: "--output-file",
-        quiet: args.out.quiet,
-        saving: super::saving(db, &args.save),
-    };
+    let outputs = super::outputs(db, &args.out.output_file, args.out.quiet, &args.save);
     let checked = |rank: Option<&Place>| {
         let mut job = job_from_args(args)?;
         // Saved jobs are run again by `iogauge check`, maybe from another folder: keep

@@ -4,7 +4,7 @@
 use iogauge::cli::{SaveOpts, SweepArgs};
 use iogauge::cluster::Place;
 use iogauge::context::ranks::{Gathered, Opened};
-use iogauge::context::{Context, Outputs};
+use iogauge::context::Context;
 use iogauge::error::{Error, Result};
 use iogauge::report::{Exporter, Subject};
 use iogauge::sweep::{self, CacheMode, Flags, Params, Sweep, SweepResult};
@@ -77,12 +77,7 @@ pub fn run_and_report(
     how: How,
     extra: &mut dyn FnMut(&SweepResult) -> Result<()>,
 ) -> Result<u8> {
-    let outputs = Outputs {
-        output_file: how.output_file,
-        output_flag: "--output-file",
-        quiet: how.quiet,
-        saving: super::saving(db, how.save),
-    };
+    let outputs = super::outputs(db, how.output_file, how.quiet, how.save);
     let (mut ctx, dir) = match Context::open_ranked(outputs, |rank| rank_dir(dir, params, rank))? {
         Opened::Ready(ctx, dir) => (ctx, dir),
         Opened::Ended(code) => return Ok(code),

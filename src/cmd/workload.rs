@@ -4,7 +4,7 @@
 use iogauge::cli::WorkloadArgs;
 use iogauge::cluster::Place;
 use iogauge::context::ranks::Opened;
-use iogauge::context::{Context, Outputs};
+use iogauge::context::Context;
 use iogauge::error::{Error, Result};
 use iogauge::report::Subject;
 use iogauge::workload::run::{Options, Workload};
@@ -80,12 +80,7 @@ fn params_of(a: &WorkloadArgs) -> Result<Params> {
 }
 
 pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -> Result<u8> {
-    let outputs = Outputs {
-        output_file: &a.out.output_file,
-        output_flag: "--output-file",
-        quiet: a.out.quiet,
-        saving: super::saving(db, &a.save),
-    };
+    let outputs = super::outputs(db, &a.out.output_file, a.out.quiet, &a.save);
     let checked = |rank: Option<&Place>| {
         let exporter = Subject::Workload.exporter::<WorkloadResult>(a.out.output)?;
         Ok((exporter, params_of(a)?, options_of(a, rank)?))
