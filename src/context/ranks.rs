@@ -100,11 +100,6 @@ impl Context {
         (self.cluster.place().size > 1).then_some(self.cluster.as_ref())
     }
 
-    /// This process's place in the job (rank 0 of 1 alone).
-    pub fn place(&self) -> &Place {
-        self.cluster.place()
-    }
-
     /// Refuse, on every rank alike, a path two ranks were both given where each must have
     /// its own (a folder it writes in): the exit status where refused, rank 0 having said
     /// why. Alone: `None`.
