@@ -541,6 +541,10 @@ fn a_sweep_runs_as_ranks_fenced_cell_by_cell() -> Result<String, String> {
     let notes = r["notes"].to_string();
     assert!(notes.contains("4 ranks on 1 host"), "{notes}");
     follows_schema(include_str!("../schema/sweep-result.schema.json"), &r);
+    // Waiting for the other ranks is told apart from iogauge's own time, within the wall.
+    let part = |k: &str| common::u(&r[k]);
+    assert!(part("rank_wait_ns") > 0, "{}", r["rank_wait_ns"]);
+    assert!(part("io_ns") + part("cleanup_ns") + part("rank_wait_ns") <= part("wall_ns"));
     assert!(
         files_in(dir.path()).is_empty(),
         "{:?}",

@@ -153,10 +153,14 @@ pub fn text(r: &SweepResult) -> String {
             );
         }
     }
+    let waited = match r.rank_wait_ns {
+        0 => String::new(),
+        _ => format!(", waiting for the other ranks {:.2}%", r.rank_wait_pct()),
+    };
     let _ = writeln!(
         o,
-        "\nTime: {:.1} s; iogauge's own {:.2}%, making and removing each cell's files {:.2}%, the rest in \
-         reads, writes, fsync and close",
+        "\nTime: {:.1} s; iogauge's own {:.2}%, making and removing each cell's files \
+         {:.2}%{waited}, the rest in reads, writes, fsync and close",
         r.wall_ns as f64 / 1e9,
         r.overhead_pct(),
         r.cleanup_pct()

@@ -392,12 +392,20 @@ pub struct SweepResult {
     pub io_ns: u64,
     #[serde(default)]
     pub cleanup_ns: u64,
+    /// Under MPI, the part spent waiting for the other ranks (at each test's start, between
+    /// cells, and while they sized their folders): theirs, not iogauge's. Absent alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rank_wait_ns: u64,
     /// Stopped by Ctrl-C or an error before the grid was done.
     pub partial: bool,
     pub notes: Vec<String>,
     /// The ranks of an MPI job whose results these are; absent for one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<RankSpread>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl SweepResult {
@@ -421,8 +429,18 @@ impl SweepResult {
         if self.wall_ns == 0 {
             return 0.0;
         }
-        let own = self.wall_ns.saturating_sub(self.io_ns + self.cleanup_ns);
+        let own = self
+            .wall_ns
+            .saturating_sub(self.io_ns + self.cleanup_ns + self.rank_wait_ns);
         own as f64 * 100.0 / self.wall_ns as f64
+    }
+
+    /// The share of the wall time spent waiting for the other ranks, in percent.
+    pub fn rank_wait_pct(&self) -> f64 {
+        if self.wall_ns == 0 {
+            return 0.0;
+        }
+        self.rank_wait_ns as f64 * 100.0 / self.wall_ns as f64
     }
 
     /// The share of the wall time spent removing files between cells, in percent.

@@ -40,9 +40,13 @@ pub fn combine(parts: Vec<(Place, SweepResult)>) -> SweepResult {
             )
         });
     }
-    out.wall_ns = results.iter().map(|r| r.wall_ns).max().unwrap_or(0);
-    out.io_ns = results.iter().map(|r| r.io_ns).max().unwrap_or(0);
-    out.cleanup_ns = results.iter().map(|r| r.cleanup_ns).max().unwrap_or(0);
+    // The times of the rank that took longest, each part of its own whole.
+    if let Some(slowest) = results.iter().max_by_key(|r| r.wall_ns) {
+        out.wall_ns = slowest.wall_ns;
+        out.io_ns = slowest.io_ns;
+        out.cleanup_ns = slowest.cleanup_ns;
+        out.rank_wait_ns = slowest.rank_wait_ns;
+    }
     out.partial = results.iter().any(|r| r.partial);
     for (p, r) in places.iter().zip(&results).skip(1) {
         for n in r.notes.iter().filter(|n| !results[0].notes.contains(n)) {

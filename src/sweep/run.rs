@@ -42,7 +42,10 @@ pub fn run(
     let t0 = Instant::now();
     let mut ws = Workspace::create(dir, "sweep")?;
     let target = probe(&ws.root, params)?;
-    check_space(dir, &target, params, super::ranks::sharing(team, dir))?;
+    let waiting = Instant::now();
+    let sharing = super::ranks::sharing(team, dir);
+    let mut rank_wait_ns = elapsed_if(team, waiting);
+    check_space(dir, &target, params, sharing)?;
     let mut result = SweepResult {
         header: Header::new(SCHEMA_NAME, SCHEMA_VERSION, started_unix_ns, command_line),
         dir: dir.display().to_string(),
@@ -54,6 +57,7 @@ pub fn run(
         wall_ns: 0,
         io_ns: 0,
         cleanup_ns: 0,
+        rank_wait_ns: 0,
         partial: false,
         notes: Vec::new(),
         ranks: None,
@@ -85,7 +89,8 @@ pub fn run(
             params,
             stop,
         };
-        let (cells, io_ns, ended) = combo.run(&mut bufs, team);
+        let (cells, io_ns, ended, waited) = combo.run(&mut bufs, team);
+        rank_wait_ns += waited;
         let removing = Instant::now();
         ws.clear(&folder);
         result.cleanup_ns += removing.elapsed().as_nanos() as u64;
@@ -96,7 +101,10 @@ pub fn run(
             result.partial = true;
         }
         // Every rank does the same cells: where one ends here, all do.
-        if !go_on(team, result.partial, stop) {
+        let waiting = Instant::now();
+        let going_on = go_on(team, result.partial, stop);
+        rank_wait_ns += elapsed_if(team, waiting);
+        if !going_on {
             if !result.partial && !stop.load(Ordering::Relaxed) {
                 result
                     .notes
@@ -107,9 +115,15 @@ pub fn run(
         }
     }
     drop(ws);
+    result.rank_wait_ns = rank_wait_ns;
     result.wall_ns = t0.elapsed().as_nanos() as u64;
     result.find_knees();
     Ok(result)
+}
+
+/// Nanoseconds since `since` in a team (time waiting for the other ranks); 0 alone.
+fn elapsed_if(team: Option<&dyn Cluster>, since: Instant) -> u64 {
+    team.map_or(0, |_| since.elapsed().as_nanos() as u64)
 }
 
 /// The folder's file system, and whether it takes O_DIRECT where the sweep needs it.
@@ -189,15 +203,17 @@ impl Combo<'_> {
         &self,
         bufs: &mut [AlignedBuf],
         team: Option<&dyn Cluster>,
-    ) -> (Vec<Cell>, u64, Option<String>) {
+    ) -> (Vec<Cell>, u64, Option<String>, u64) {
         if let ([buf], None) = (&mut *bufs, team) {
-            return self.cells(&[self.thread(0, buf, Gate::Alone)]);
+            let (cells, io_ns, ended) = self.cells(&[self.thread(0, buf, Gate::Alone)]);
+            return (cells, io_ns, ended, 0);
         }
         let barrier = Barrier::new(bufs.len() + usize::from(team.is_some()));
         let gate = match team {
             Some(_) => Gate::Fenced(&barrier),
             None => Gate::Threads(&barrier),
         };
+        let mut waited = 0;
         let per_thread: Vec<Vec<Step>> = std::thread::scope(|s| {
             let handles: Vec<_> = bufs
                 .iter_mut()
@@ -208,7 +224,9 @@ impl Combo<'_> {
                 let mut met = true;
                 for _ in self.steps() {
                     barrier.wait();
+                    let waiting = Instant::now();
                     met = met && c.fence(self.stop);
+                    waited += waiting.elapsed().as_nanos() as u64;
                     barrier.wait();
                 }
             }
@@ -217,7 +235,8 @@ impl Combo<'_> {
                 .map(|h| h.join().expect("sweep threads do not panic"))
                 .collect()
         });
-        self.cells(&per_thread)
+        let (cells, io_ns, ended) = self.cells(&per_thread);
+        (cells, io_ns, ended, waited)
     }
 
     /// The steps of one thread: the untimed pass that makes the file (where the first test is
