@@ -1625,6 +1625,9 @@ pub enum EngineArg {
     Sync,
     #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
     IoUring,
+    /// Windows' I/O completion ports (the default on Windows).
+    #[value(alias = "windowsaio")]
+    Iocp,
     Null,
     Delay,
     Mmap,

@@ -58,46 +58,16 @@ impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The symbolic name of an errno value (EIO, ENOSPC...), for reports.
+/// The symbolic name of an error code (EIO, ENOSPC; ERROR_DISK_FULL on Windows), for reports.
 pub fn errno_name(errno: i32) -> String {
-    let name = match errno {
-        libc::EPERM => "EPERM",
-        libc::ENOENT => "ENOENT",
-        libc::EINTR => "EINTR",
-        libc::EIO => "EIO",
-        libc::ENXIO => "ENXIO",
-        libc::EBADF => "EBADF",
-        libc::EAGAIN => "EAGAIN",
-        libc::ENOMEM => "ENOMEM",
-        libc::EACCES => "EACCES",
-        libc::EFAULT => "EFAULT",
-        libc::EBUSY => "EBUSY",
-        libc::EEXIST => "EEXIST",
-        libc::ENODEV => "ENODEV",
-        libc::EISDIR => "EISDIR",
-        libc::ENOTBLK => "ENOTBLK",
-        libc::EXDEV => "EXDEV",
-        libc::ENOTTY => "ENOTTY",
-        libc::ENFILE => "ENFILE",
-        libc::EMFILE => "EMFILE",
-        libc::EPIPE => "EPIPE",
-        libc::ENOSYS => "ENOSYS",
-        libc::EOVERFLOW => "EOVERFLOW",
-        libc::EINVAL => "EINVAL",
-        libc::EFBIG => "EFBIG",
-        libc::ENOSPC => "ENOSPC",
-        libc::EROFS => "EROFS",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::ETIMEDOUT => "ETIMEDOUT",
-        libc::EDQUOT => "EDQUOT",
-        libc::ECANCELED => "ECANCELED",
-        libc::EREMOTEIO => "EREMOTEIO",
-        libc::ESTALE => "ESTALE",
-        // Not an errno: a read or write that moved fewer bytes than asked.
-        SHORT_IO => "short",
-        _ => return format!("errno {errno}"),
-    };
-    name.to_string()
+    match errno {
+        // Not an error code: a read or write that moved fewer bytes than asked.
+        SHORT_IO => "short".to_string(),
+        _ => match crate::os::error::name(errno) {
+            Some(n) => n.to_string(),
+            None => format!("errno {errno}"),
+        },
+    }
 }
 
 /// An errno named as the kernel's headers name it (ENOSPC) or by its number: a list split at
@@ -112,8 +82,7 @@ pub fn parse_errnos(list: &str) -> std::result::Result<Vec<i32>, String> {
         let errno = match word.parse::<i32>() {
             Ok(n) if (1..4096).contains(&n) => n,
             Ok(_) => return Err(format!("'{word}' is not an errno (1..4095)")),
-            Err(_) => (1..200)
-                .find(|&n| errno_name(n) == word.to_ascii_uppercase())
+            Err(_) => crate::os::error::by_name(word)
                 .ok_or_else(|| format!("'{word}' is not an errno name iogauge knows, such as ENOSPC or EIO; give its number"))?,
         };
         if !out.contains(&errno) {

@@ -9,7 +9,7 @@
 //! data moves, so it counts no bytes. Validation lets only writes reach it.
 
 use super::sync::{Inline, RunOne};
-use super::{syscall_result, trim_once, Op, Sqe};
+use super::{trim_once, Op, Sqe};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -36,7 +36,7 @@ impl RunOne for Fallocate {
             let ret = unsafe {
                 libc::fallocate(fd, mode, sqe.offset as libc::off_t, sqe.len as libc::off_t)
             };
-            match syscall_result(ret as isize) {
+            match result(ret as isize) {
                 r if r == -libc::EINTR => continue,
                 0 => return sqe.len as i32,
                 e => return e,
@@ -73,7 +73,7 @@ impl RunOne for Ftruncate {
             Op::Write => loop {
                 // SAFETY: ftruncate reads only its arguments.
                 let ret = unsafe { libc::ftruncate(fd, sqe.offset as libc::off_t) };
-                match syscall_result(ret as isize) {
+                match result(ret as isize) {
                     r if r == -libc::EINTR => continue,
                     r => return r,
                 }
@@ -162,5 +162,14 @@ mod tests {
         assert_eq!(one(&mut e, sqe(Op::Write, 0, 4096)), 0);
         assert_eq!(f.metadata().unwrap().len(), 0);
         assert_eq!(one(&mut e, sqe(Op::Read, 0, 4096)), -libc::EINVAL);
+    }
+}
+
+/// A syscall's return as a completion's result: 0, or a negative errno.
+fn result(ret: isize) -> i32 {
+    if ret < 0 {
+        -crate::os::error::last()
+    } else {
+        ret as i32
     }
 }

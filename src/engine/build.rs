@@ -2,6 +2,7 @@
 //! running engine. The worker loop is generic over the engine (static calls in the hot
 //! path), so the caller hands a [`Drive`] that is called with whichever engine was made.
 
+#[cfg(target_os = "linux")]
 use super::alloc::{FallocEngine, Fallocate, Ftruncate, FtruncateEngine};
 use super::delay::DelayEngine;
 use super::files::{FileOpEngine, FileOps};
@@ -11,11 +12,13 @@ use super::lazy::{Files, Lazy};
 use super::mmap::{Mapping, MmapEngine};
 use super::null::NullEngine;
 use super::sync::{Pread, SyncEngine};
-use super::uring::{UringEngine, UringOptions};
+use super::kind::UringOptions;
+#[cfg(target_os = "linux")]
+use super::uring::UringEngine;
 use super::IoEngine;
 use crate::clock::Clock;
-use std::ffi::CString;
-use std::os::fd::RawFd;
+use crate::os::file::Name;
+use crate::os::RawHandle;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -36,14 +39,14 @@ pub struct EngineSettings {
 /// What one thread's engine works on.
 pub struct ThreadIo<'a> {
     /// (descriptor, size) of each file; -1 where the thread opens its files itself.
-    pub files: Vec<(RawFd, u64)>,
+    pub files: Vec<(RawHandle, u64)>,
     /// `--open-files`: the files the thread opens itself, and how many at once.
     pub lazy: Option<(Arc<Files>, u32)>,
     pub queue_depth: u32,
     /// Each I/O slot's buffer, for engines that register them.
     pub buffers: Vec<(*mut u8, usize)>,
     /// A file-operation engine's names, and where it marks the ones it did.
-    pub names: Vec<CString>,
+    pub names: Vec<Name>,
     pub done: &'a [AtomicBool],
     pub clock: Clock,
     /// The thread's number in the run, for a random stream of its own.
@@ -63,17 +66,26 @@ pub fn build<D: Drive>(
     io: ThreadIo,
     d: D,
 ) -> Result<(D::Out, Option<RingFeatures>), String> {
-    let fds: Vec<RawFd> = io.files.iter().map(|f| f.0).collect();
+    let fds: Vec<RawHandle> = io.files.iter().map(|f| f.0).collect();
     let lazy = io.lazy;
     let out = match s.kind {
+        #[cfg(target_os = "linux")]
         EngineKind::IoUring => {
             let e = UringEngine::new(&fds, io.queue_depth, s.uring, &io.buffers)
                 .map_err(|e| format!("cannot set up io_uring: {e}"))?;
             let features = e.features();
             return Ok((through(e, lazy, io.queue_depth, d), Some(features)));
         }
+        #[cfg(windows)]
+        EngineKind::Iocp => {
+            let e = super::iocp::IocpEngine::new(&fds, io.queue_depth, s.writes)
+                .map_err(|e| format!("cannot set up the completion port: {e}"))?;
+            through(e, lazy, io.queue_depth, d)
+        }
         EngineKind::Sync => through(SyncEngine::new(Pread(fds)), lazy, io.queue_depth, d),
+        #[cfg(target_os = "linux")]
         EngineKind::Falloc => through(FallocEngine::new(Fallocate(fds)), lazy, io.queue_depth, d),
+        #[cfg(target_os = "linux")]
         EngineKind::Ftruncate => through(
             FtruncateEngine::new(Ftruncate(fds)),
             lazy,
@@ -99,6 +111,9 @@ pub fn build<D: Drive>(
             let op = s.kind.file_op().expect("a file-operation engine");
             d.drive(FileOpEngine::new(FileOps::new(op, io.names, io.done)))
         }
+        // Refused by validation (`EngineKind::is_here`): never reached.
+        #[allow(unreachable_patterns)]
+        other => return Err(format!("the {} engine is not on this system", other.name())),
     };
     Ok((out, None))
 }

@@ -9,22 +9,22 @@
 //! on a file between operations: an open one would move the cost of a delete to its close.
 
 use super::sync::{Inline, RunOne};
-use super::{syscall_result, Op, Sqe};
+use super::{Op, Sqe};
 use crate::os::meta::MetaOp;
-use std::ffi::CString;
+use crate::os::file::Name;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct FileOps<'a> {
     op: MetaOp,
     /// The thread's files, full paths, in the order of its set.
-    paths: Vec<CString>,
+    paths: Vec<Name>,
     /// Set for each file an operation succeeded on, in the same order: the runner removes
     /// afterwards only the files a create really made.
     done: &'a [AtomicBool],
 }
 
 impl<'a> FileOps<'a> {
-    pub fn new(op: MetaOp, paths: Vec<CString>, done: &'a [AtomicBool]) -> Self {
+    pub fn new(op: MetaOp, paths: Vec<Name>, done: &'a [AtomicBool]) -> Self {
         assert_eq!(paths.len(), done.len(), "a flag per file");
         FileOps { op, paths, done }
     }
@@ -36,11 +36,11 @@ impl RunOne for FileOps<'_> {
     #[inline]
     fn run(&mut self, sqe: &Sqe) -> i32 {
         let f = sqe.file as usize;
-        if self.op.apply(libc::AT_FDCWD, &self.paths[f], None) {
+        if self.op.on_path(&self.paths[f]) {
             self.done[f].store(true, Ordering::Relaxed);
             0
         } else {
-            syscall_result(-1)
+            -crate::os::error::last()
         }
     }
 

@@ -14,32 +14,32 @@
 //! engine directly, so the per-I/O path of those runs has nothing of this.
 
 use super::{Cqe, IoEngine, Op, Sqe};
+use crate::os::file::{self, How, Name};
 use crate::os::owned::Identity;
+use crate::os::{RawHandle, NO_HANDLE};
 use std::collections::VecDeque;
-use std::ffi::CString;
 use std::io;
-use std::os::fd::RawFd;
 use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
 /// The files of a set, as each of its threads opens them; shared by those threads.
 pub struct Files {
-    /// Paths, as open(2) takes them.
-    pub names: Vec<CString>,
+    /// Paths, as the system's open call takes them.
+    pub names: Vec<Name>,
     /// Each file's device, inode and birth time when the run was set up: a file opened again
     /// must still be that one, or a file put in its place would be written (or measured)
     /// instead. `None`: not known, not checked.
     pub ids: Vec<Option<Identity>>,
-    /// open(2) flags, as the targets were opened with: access mode, O_DIRECT, O_DSYNC.
-    pub flags: i32,
+    /// As the targets were opened: access, unbuffered, write-through.
+    pub how: How,
 }
 
 /// One place of the engine inside: the file it holds, and its neighbours in the order of use.
 #[derive(Clone, Copy)]
 struct Place {
     file: u32,
-    fd: RawFd,
+    fd: RawHandle,
     inflight: u32,
     /// Towards the most recently used (`prev`) and the least (`next`).
     prev: u32,
@@ -151,12 +151,11 @@ impl<E: IoEngine> Lazy<E> {
         let place = &mut self.places[p as usize];
         if place.file != NONE {
             self.place_of[place.file as usize] = NONE;
-            // SAFETY: the descriptor was opened here and nothing else closes it; no I/O on it
-            // is in flight.
-            unsafe { libc::close(place.fd) };
+            // Opened here and closed nowhere else; no I/O on it is in flight.
+            file::close_raw(place.fd);
         }
         place.file = NONE;
-        place.fd = -1;
+        place.fd = NO_HANDLE;
     }
 
     /// The place of `file`, opened now in the least recently used idle place if it is not
@@ -170,9 +169,11 @@ impl<E: IoEngine> Lazy<E> {
         self.close(p);
         let fd = self.open(file).map_err(NoPlace::Failed)?;
         if let Err(e) = self.inner.set_file(p, fd) {
-            // SAFETY: just opened above, owned by nobody else.
-            unsafe { libc::close(fd) };
-            return Err(NoPlace::Failed(e.raw_os_error().unwrap_or(libc::EIO)));
+            // Just opened above, owned by nobody else.
+            file::close_raw(fd);
+            return Err(NoPlace::Failed(
+                e.raw_os_error().unwrap_or(crate::os::error::IO),
+            ));
         }
         let place = &mut self.places[p as usize];
         place.file = file;
@@ -183,20 +184,12 @@ impl<E: IoEngine> Lazy<E> {
 
     /// Open `file` as the run's targets were opened; it must still be the file that was
     /// checked then (ESTALE where another stands at its path).
-    fn open(&self, file: u32) -> Result<RawFd, i32> {
-        let name = &self.files.names[file as usize];
-        // SAFETY: a NUL-terminated path; the descriptor is owned by this place from now on.
-        let fd = unsafe { libc::open(name.as_ptr(), self.files.flags | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO));
-        }
+    fn open(&self, file: u32) -> Result<RawHandle, i32> {
+        let fd = file::open_raw(&self.files.names[file as usize], self.files.how)?;
         let was = self.files.ids[file as usize];
-        if was.is_some() && Identity::of_fd(fd).ok() != was {
-            // SAFETY: just opened above.
-            unsafe { libc::close(fd) };
-            return Err(libc::ESTALE);
+        if was.is_some() && Identity::of_raw(fd).ok() != was {
+            file::close_raw(fd);
+            return Err(crate::os::error::STALE);
         }
         Ok(fd)
     }
@@ -329,9 +322,9 @@ impl<E> Drop for Lazy<E> {
     fn drop(&mut self) {
         for p in &self.places {
             if p.file != NONE {
-                // SAFETY: opened here, closed nowhere else. An I/O still in flight (after an
-                // engine failure) holds its own reference to the file.
-                unsafe { libc::close(p.fd) };
+                // Opened here, closed nowhere else. An I/O still in flight (after an engine
+                // failure) holds its own reference to the file.
+                file::close_raw(p.fd);
             }
         }
     }
@@ -340,13 +333,12 @@ impl<E> Drop for Lazy<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::ffi::OsStrExt;
 
     /// Completes its I/Os in the order they came, `min` at a time, and keeps the descriptors
     /// it is given.
     struct Fifo {
         queued: VecDeque<Sqe>,
-        fds: Vec<RawFd>,
+        fds: Vec<RawHandle>,
     }
 
     impl IoEngine for Fifo {
@@ -367,7 +359,7 @@ mod tests {
             }
             Ok(())
         }
-        fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+        fn set_file(&mut self, index: u32, fd: RawHandle) -> io::Result<()> {
             self.fds[index as usize] = fd;
             Ok(())
         }
@@ -398,12 +390,12 @@ mod tests {
             .collect();
         let names = paths
             .iter()
-            .map(|p| CString::new(p.as_os_str().as_bytes()).unwrap())
+            .map(|p| Name::new(p).unwrap())
             .collect();
         let files = Arc::new(Files {
             names,
             ids,
-            flags: libc::O_RDONLY,
+            how: How::default(),
         });
         let inner = Fifo {
             queued: VecDeque::new(),
@@ -413,7 +405,7 @@ mod tests {
     }
 
     fn file_at(l: &Lazy<Fifo>, place: usize) -> u32 {
-        let id = Identity::of_fd(l.inner.fds[place]).ok();
+        let id = Identity::of_raw(l.inner.fds[place]).ok();
         l.files.ids.iter().position(|&x| x == id).unwrap() as u32
     }
 
@@ -460,7 +452,7 @@ mod tests {
         l.queue(sqe(1, 1));
         l.reap(1, None, &mut out).unwrap();
         let got: Vec<(u32, i32)> = out.iter().map(|c| (c.slot, c.result)).collect();
-        assert_eq!(got, [(0, -libc::ENOENT), (1, -libc::ESTALE)]);
+        assert_eq!(got, [(0, -crate::os::error::NOT_FOUND), (1, -crate::os::error::STALE)]);
         assert_eq!(l.verb_of(0, Op::Read), "open");
         // A slot used again for an I/O that opens its file is not an open error.
         l.queue(sqe(0, 2));

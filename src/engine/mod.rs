@@ -4,6 +4,7 @@
 //!
 //! The worker loop is generic over the engine, so the per-I/O calls are static and inlined.
 
+#[cfg(target_os = "linux")]
 pub mod alloc;
 pub mod build;
 pub mod delay;
@@ -13,11 +14,15 @@ pub mod lazy;
 pub mod mmap;
 pub mod null;
 pub mod sync;
+#[cfg(windows)]
+pub mod iocp;
+#[cfg(target_os = "linux")]
 pub mod uring;
 
 pub use kind::{Caps, EngineKind, RingFeatures, TrimAs};
+use crate::os::file;
+use crate::os::RawHandle;
 use std::io;
-use std::os::fd::RawFd;
 
 /// One I/O to start. `buf` points into the worker's aligned buffer for `slot`, valid and
 /// untouched by the worker until the completion for `slot` comes back. `file` indexes the
@@ -91,7 +96,8 @@ impl Op {
     }
 }
 
-/// A finished I/O: `result` is the byte count, or a negative errno.
+/// A finished I/O: `result` is the byte count, or a negative error code (an errno on Linux, a
+/// Win32 error on Windows: [`crate::os::error`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Cqe {
     pub slot: u32,
@@ -155,7 +161,7 @@ pub trait IoEngine {
     /// Put descriptor `fd` at place `index` of the files the engine was made for, where no I/O
     /// of the old one is in flight ([`lazy::Lazy`] opening a file in place of another).
     /// Engines that take no descriptors refuse.
-    fn set_file(&mut self, _index: u32, _fd: RawFd) -> io::Result<()> {
+    fn set_file(&mut self, _index: u32, _fd: RawHandle) -> io::Result<()> {
         Err(io::ErrorKind::Unsupported.into())
     }
 
@@ -166,77 +172,33 @@ pub trait IoEngine {
     }
 }
 
-/// Convert a syscall return value into a completion result.
-pub(crate) fn syscall_result(ret: isize) -> i32 {
-    if ret < 0 {
-        -io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO)
-    } else {
-        ret as i32
-    }
+/// Whether an io_uring ring can be set up here, and why not (io_uring is Linux's).
+pub fn probe_ring() -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    return uring::UringEngine::probe();
+    #[cfg(not(target_os = "linux"))]
+    Err("io_uring is Linux's".to_string())
 }
 
-/// pread/pwrite of the whole buffer (or fsync/fdatasync, or a trim), retrying on EINTR.
-pub(crate) fn rw_once(fd: RawFd, sqe: &Sqe) -> i32 {
-    if sqe.op.is_trim() {
-        return trim_once(fd, sqe.op, sqe.offset, sqe.len);
-    }
-    loop {
-        // SAFETY: `buf` points to `len` bytes owned by the worker for this slot (see `Sqe`).
-        let ret = unsafe {
-            if sqe.op == Op::Fsync {
-                libc::fsync(fd) as isize
-            } else if sqe.op == Op::Fdatasync {
-                libc::fdatasync(fd) as isize
-            } else if sqe.op == Op::Write {
-                libc::pwrite(
-                    fd,
-                    sqe.buf as *const libc::c_void,
-                    sqe.len as usize,
-                    sqe.offset as libc::off_t,
-                )
-            } else {
-                libc::pread(
-                    fd,
-                    sqe.buf as *mut libc::c_void,
-                    sqe.len as usize,
-                    sqe.offset as libc::off_t,
-                )
-            }
-        };
-        let r = syscall_result(ret);
-        if r != -libc::EINTR {
-            return r;
-        }
+/// One I/O done at once on `fd`, as the sync engine does it: a positional read or write of
+/// the whole buffer, a flush, or a trim (the platform layer's calls, retried where a signal
+/// interrupted them). The byte count, or a negative error code.
+#[inline]
+pub(crate) fn rw_once(fd: RawHandle, sqe: &Sqe) -> i32 {
+    match sqe.op {
+        Op::Read => file::read_at(fd, sqe.buf, sqe.len, sqe.offset),
+        Op::Write => file::write_at(fd, sqe.buf, sqe.len, sqe.offset),
+        Op::Fsync => file::flush(fd, false),
+        Op::Fdatasync => file::flush(fd, true),
+        Op::PunchHole | Op::Discard => trim_once(fd, sqe.op, sqe.offset, sqe.len),
     }
 }
 
 /// A trim of `len` bytes at `offset`: a hole punched in a file (the size kept), or a discard
-/// of a block device's range. 0 or a negative errno, as a completion's result.
-pub(crate) fn trim_once(fd: RawFd, op: Op, offset: u64, len: u32) -> i32 {
-    loop {
-        // SAFETY: fallocate and ioctl(BLKDISCARD) read only their arguments; `range` lives
-        // across the call.
-        let ret = unsafe {
-            if op == Op::Discard {
-                let range: [u64; 2] = [offset, len as u64];
-                libc::ioctl(fd, BLKDISCARD, range.as_ptr()) as isize
-            } else {
-                libc::fallocate(
-                    fd,
-                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                    offset as libc::off_t,
-                    len as libc::off_t,
-                ) as isize
-            }
-        };
-        let r = syscall_result(ret);
-        if r != -libc::EINTR {
-            return r;
-        }
+/// of a block device's range. 0 or a negative error code, as a completion's result.
+pub(crate) fn trim_once(fd: RawHandle, op: Op, offset: u64, len: u32) -> i32 {
+    match op {
+        Op::Discard => file::discard(fd, offset, len),
+        _ => file::punch_hole(fd, offset, len),
     }
 }
-
-/// `_IO(0x12, 119)` from linux/fs.h: discard a byte range `[start, len]` of a block device.
-const BLKDISCARD: libc::c_ulong = 0x1277;

@@ -13,7 +13,7 @@ impl IoEngine for NullEngine {
     const ASYNC: bool = false;
 
     /// No I/O goes to the file: any descriptor will do.
-    fn set_file(&mut self, _index: u32, _fd: std::os::fd::RawFd) -> io::Result<()> {
+    fn set_file(&mut self, _index: u32, _fd: crate::os::RawHandle) -> io::Result<()> {
         Ok(())
     }
 

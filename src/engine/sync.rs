@@ -5,7 +5,7 @@
 
 use super::{rw_once, Cqe, IoEngine, Op, Sqe};
 use std::io;
-use std::os::fd::RawFd;
+use crate::os::RawHandle;
 
 /// How one I/O is done, synchronously: the byte count, or a negative errno.
 pub trait RunOne {
@@ -20,7 +20,7 @@ pub trait RunOne {
     }
 
     /// See [`IoEngine::set_file`].
-    fn set_file(&mut self, _index: u32, _fd: RawFd) -> io::Result<()> {
+    fn set_file(&mut self, _index: u32, _fd: RawHandle) -> io::Result<()> {
         Err(io::ErrorKind::Unsupported.into())
     }
 }
@@ -48,7 +48,7 @@ impl<R: RunOne> IoEngine for Inline<R> {
         self.runner.verb(op)
     }
 
-    fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+    fn set_file(&mut self, index: u32, fd: RawHandle) -> io::Result<()> {
         self.runner.set_file(index, fd)
     }
 
@@ -84,8 +84,9 @@ impl<R: RunOne> IoEngine for Inline<R> {
     }
 }
 
-/// pread, pwrite, fsync and fdatasync on the thread's files.
-pub struct Pread(pub Vec<RawFd>);
+/// Positional reads and writes and flushes on the thread's files (pread, pwrite, fsync and
+/// fdatasync; ReadFile and WriteFile at an offset, FlushFileBuffers).
+pub struct Pread(pub Vec<RawHandle>);
 
 impl RunOne for Pread {
     #[inline]
@@ -93,7 +94,7 @@ impl RunOne for Pread {
         rw_once(self.0[sqe.file as usize], sqe)
     }
 
-    fn set_file(&mut self, index: u32, fd: RawFd) -> io::Result<()> {
+    fn set_file(&mut self, index: u32, fd: RawHandle) -> io::Result<()> {
         self.0[index as usize] = fd;
         Ok(())
     }

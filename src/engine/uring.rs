@@ -16,18 +16,7 @@ const IORING_ENTER_GETEVENTS: u32 = 1;
 
 /// The deepest queue a ring can have (kind.rs says why: it is a capability of the engine).
 pub use super::kind::URING_MAX_DEPTH as MAX_DEPTH;
-
-#[derive(Clone, Copy, Debug, Default)]
-pub struct UringOptions {
-    pub sqpoll: bool,
-    pub hipri: bool,
-    pub register: bool,
-    /// The files change while the ring runs ([`IoEngine::set_file`], `--open-files`): they
-    /// are not registered, as fio registers none with openfiles below nrfiles. Updating a
-    /// registered place is a system call per file switch that costs more than the fixed file
-    /// saves (measured: a fifth of the IOPS at a switch per I/O, even at 64 I/Os per switch).
-    pub changing_files: bool,
-}
+pub use super::kind::UringOptions;
 
 pub struct UringEngine {
     ring: IoUring,

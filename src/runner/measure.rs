@@ -117,7 +117,7 @@ fn run_worker(
             crate::os::numa::set_cpus(cpus)?;
         }
         if let Some(cpu) = cpu {
-            worker::pin_to_cpu(cpu)?;
+            crate::os::numa::pin_to_cpu(cpu)?;
         }
         // Before the buffers: they are allocated under the policy.
         if let Some((policy, nodes)) = &plan.numa.memory {

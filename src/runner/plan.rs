@@ -6,7 +6,7 @@
 
 use crate::engine::build::EngineSettings;
 use crate::engine::kind::{EngineKind, DEFAULT_ENGINE, FALLBACK_ENGINE};
-use crate::engine::uring::{UringEngine, UringOptions};
+use crate::engine::kind::UringOptions;
 use crate::error::{Error, Result};
 use crate::spec::{Affinity, FileService, Flag, JobSpec, Pattern, Stop};
 
@@ -24,7 +24,7 @@ impl Host {
     /// the job names it or names no engine.
     pub fn probe(job: &JobSpec) -> Host {
         let uring = if job.engine.kind.unwrap_or(DEFAULT_ENGINE).caps().ring {
-            UringEngine::probe()
+            crate::engine::probe_ring()
         } else {
             Ok(())
         };

@@ -11,13 +11,15 @@ use super::worker::{self, Content, ErrorPlan, Features, FlushPlan, Pacer, SizePi
 use super::zbd::{ZbdFile, ZbdThread, ZoneTable};
 use crate::clock::{Clock, ClockInfo};
 use crate::engine::lazy::Files;
+#[cfg(target_os = "linux")]
 use crate::engine::uring::{UringEngine, UringOptions};
 use crate::engine::{Op, Sqe};
 use crate::error::{Error, Result};
 use crate::os::owned::Cleanup;
 use crate::spec::{Flag, JobSpec};
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, RawFd};
+use crate::os::error::Class;
+use crate::os::file::Name;
+use crate::os::{RawHandle, NO_HANDLE};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -37,10 +39,10 @@ pub struct Prepared {
 pub struct WorkerSetup<'a> {
     pub plan: WorkerPlan,
     /// (descriptor, size) of each file; -1 where the thread opens its files itself.
-    pub files: Vec<(RawFd, u64)>,
+    pub files: Vec<(RawHandle, u64)>,
     pub lazy: Option<(Arc<Files>, u32)>,
     /// A file-operation engine's names, and its share of [`Prepared::done`].
-    pub names: Vec<CString>,
+    pub names: Vec<Name>,
     pub done: &'a [AtomicBool],
 }
 
@@ -64,10 +66,13 @@ pub fn prepare(
         }
     }
     let (clock, clock_info) = Clock::calibrated();
-    let caps = plan.engine.kind.caps();
-    if (caps.sqpoll && job.engine.sqpoll) || (caps.hipri && job.engine.hipri) {
-        for t in &targets {
-            probe_uring_options(t, job, plan.engine.uring)?;
+    #[cfg(target_os = "linux")]
+    {
+        let caps = plan.engine.kind.caps();
+        if (caps.sqpoll && job.engine.sqpoll) || (caps.hipri && job.engine.hipri) {
+            for t in &targets {
+                probe_uring_options(t, job, plan.engine.uring)?;
+            }
         }
     }
     let done = match plan.engine.kind.file_op() {
@@ -108,7 +113,7 @@ pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec
                 Some((_, open)) => vec![(-1, 0); *open as usize],
                 None => set
                     .iter()
-                    .map(|t| (t.file.as_ref().map_or(-1, |f| f.as_raw_fd()), t.size))
+                    .map(|t| (t.file.as_ref().map_or(NO_HANDLE, crate::os::raw), t.size))
                     .collect(),
             };
             let mut wp = worker_plan(job, plan, set, &shared, setups.len(), si, th)?;
@@ -281,10 +286,10 @@ fn zbd_files(job: &JobSpec, set: &[OpenTarget], step: u64) -> Result<Option<Vec<
 }
 
 /// The names of a set's files as the system calls take them.
-fn c_names(set: &[OpenTarget]) -> Result<Vec<CString>> {
+fn c_names(set: &[OpenTarget]) -> Result<Vec<Name>> {
     set.iter()
         .map(|t| {
-            CString::new(t.path.as_os_str().as_encoded_bytes()).map_err(|_| {
+            Name::new(&t.path).map_err(|_| {
                 Error::usage(format!(
                     "target '{}' has a NUL byte in its name",
                     t.path.display()
@@ -299,7 +304,7 @@ fn lazy_files(job: &JobSpec, set: &[OpenTarget]) -> Result<Files> {
     Ok(Files {
         names: c_names(set)?,
         ids: set.iter().map(|t| t.id).collect(),
-        flags: target::open_flags(job),
+        how: target::how(job),
     })
 }
 
@@ -311,8 +316,10 @@ pub fn set_name(set: &[OpenTarget]) -> String {
         .join(":")
 }
 
-/// Check --sqpoll and --hipri on the target before the run: one read (never a write) through
+/// Check --sqpoll and --hipri on the target before the run (io_uring's, so Linux's: validation
+/// refuses them elsewhere): one read (never a write) through
 /// a ring set up as the run's will be, so that a refusal is a clear error, not a failed run.
+#[cfg(target_os = "linux")]
 fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Result<()> {
     let shown = t.path.display();
     let flag = job.name(if job.engine.hipri {
@@ -332,7 +339,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
         .file
         .as_ref()
         .or(again.as_ref())
-        .map_or(-1, |f| f.as_raw_fd());
+        .map_or(NO_HANDLE, crate::os::raw);
     let mut e = UringEngine::new(&[fd], 1, opts, &buf.slots()).map_err(|e| {
         Error::usage(format!(
             "{flag}: this kernel refuses the io_uring set-up ({e}); drop {flag}"
@@ -357,7 +364,7 @@ fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOptions) -> Res
     })?;
     match out.first() {
         Some(c) if c.result == job.shape.block_size as i32 => Ok(()),
-        Some(c) if job.engine.hipri && (c.result == -libc::EOPNOTSUPP || c.result == -libc::EINVAL) => Err(Error::usage(format!(
+        Some(c) if job.engine.hipri && matches!(crate::os::error::class(-c.result), Class::Unsupported | Class::Invalid) => Err(Error::usage(format!(
             "{flag}: '{shown}' does not support polled I/O (its device has no poll queues; for NVMe see nvme.poll_queues); drop {flag}"
         ))),
         Some(c) => Err(Error::usage(format!(

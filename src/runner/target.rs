@@ -11,9 +11,9 @@ use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_A
 use crate::units::format_size;
 use crate::verify::Stamp;
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::io::Write;
+use crate::os::error::Class;
+use crate::os::file::{How, What};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -50,35 +50,20 @@ pub fn check_targets(job: &JobSpec, cleanup: &mut Cleanup, interrupted: &AtomicB
     open_each(job, false, cleanup, interrupted).map(drop)
 }
 
-/// The flags of open(2) for the job's targets: read and write where it writes, and its cache
-/// mode (O_DIRECT, O_DSYNC).
-pub fn open_flags(job: &JobSpec) -> i32 {
-    let access = if job.shape.modifies() {
-        libc::O_RDWR
-    } else {
-        libc::O_RDONLY
-    };
-    access | cache_flags(job)
-}
-
-fn cache_flags(job: &JobSpec) -> i32 {
-    let mut flags = 0;
-    if job.cache.is_direct() {
-        flags |= libc::O_DIRECT;
+/// How the job's targets are opened: read and write where it writes, and its cache mode
+/// (unbuffered, write-through).
+pub fn how(job: &JobSpec) -> How {
+    How {
+        write: job.shape.modifies(),
+        direct: job.cache.is_direct(),
+        write_through: job.cache.is_dsync(),
     }
-    if job.cache.is_dsync() {
-        flags |= libc::O_DSYNC;
-    }
-    flags
 }
 
 /// Open target `t` again, as [`open_targets`] opened it; it must still be the same file.
 pub fn reopen(job: &JobSpec, t: &OpenTarget) -> Result<File> {
     let shown = t.path.display();
-    let file = OpenOptions::new()
-        .read(true)
-        .write(job.shape.modifies())
-        .custom_flags(cache_flags(job))
+    let file = crate::os::file::options(how(job))
         .open(&t.path)
         .map_err(|e| Error::runtime(format!("cannot open target '{shown}' again: {e}")))?;
     if t.id.is_some() && Identity::of_file(&file).ok() != t.id {
@@ -261,7 +246,7 @@ fn examine(
     let shown = path.display();
     let writes = job.shape.modifies();
     let mut created = false;
-    let (kind, size) = match std::fs::metadata(path) {
+    let (kind, size) = match crate::os::file::what(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
@@ -278,12 +263,12 @@ fn examine(
             (TargetKind::File, want)
         }
         Err(e) => return Err(Error::usage(format!("cannot read target '{shown}': {e}"))),
-        Ok(m) if m.is_dir() => {
+        Ok(What::Dir) => {
             return Err(Error::usage(format!(
                 "target '{shown}' is a directory; give a file or a block device"
             )))
         }
-        Ok(m) if m.file_type().is_block_device() => {
+        Ok(What::BlockDevice) => {
             if writes && !job.allow_overwrite {
                 return Err(Error::usage(format!(
                     "refusing to write to block device '{shown}': its data would be destroyed; pass {} if that is intended",
@@ -292,7 +277,7 @@ fn examine(
             }
             (TargetKind::BlockDevice, 0)
         }
-        Ok(m) if m.is_file() => {
+        Ok(What::File(len)) => {
             if writes && !job.allow_overwrite {
                 return Err(Error::usage(format!(
                     "refusing to write to '{shown}': it exists and iogauge did not create it; pass {}, or name a new file with {}",
@@ -303,18 +288,18 @@ fn examine(
             // An ftruncate job sets the file's length as it goes: any length will do.
             let resized = job.engine.kind.is_some_and(|e| e.caps().sets_length);
             if let Some(want) = t.create_size.filter(|_| !resized) {
-                if m.len() < want {
+                if len < want {
                     return Err(Error::usage(format!(
                         "target '{shown}' exists with {}, smaller than {}; remove it or give a smaller {}",
-                        format_size(m.len()),
+                        format_size(len),
                         job.dialect.assign(Flag::Create, &format_size(want)),
                         job.name(Flag::Create)
                     )));
                 }
             }
-            (TargetKind::File, m.len())
+            (TargetKind::File, len)
         }
-        Ok(m) if is_null_device(&m) => {
+        Ok(What::NullDevice) => {
             let Some(want) = t.create_size else {
                 return Err(Error::usage(format!(
                     "target '{shown}' has no size of its own: give {}",
@@ -323,7 +308,7 @@ fn examine(
             };
             (TargetKind::NullDevice, want)
         }
-        Ok(_) => {
+        Ok(What::Other) => {
             return Err(Error::usage(format!(
                 "target '{shown}' is neither a regular file nor a block device (nor /dev/null or /dev/zero)"
             )))
@@ -331,14 +316,6 @@ fn examine(
     };
 
     Ok((kind, size, created))
-}
-
-/// /dev/null and /dev/zero (the kernel's mem devices 1:3 and 1:5): harmless to write, and
-/// what fio's examples measure the tool itself with.
-fn is_null_device(m: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let dev = m.rdev();
-    m.file_type().is_char_device() && libc::major(dev) == 1 && matches!(libc::minor(dev), 3 | 5)
 }
 
 /// Open the target as the job will use it; a created file must still be the one iogauge made.
@@ -351,14 +328,11 @@ fn open_checked(
     cleanup: &Cleanup,
 ) -> Result<(File, u64)> {
     let shown = path.display();
-    let writes = job.shape.modifies();
-    let file = OpenOptions::new()
-        .read(true)
-        .write(writes)
-        .custom_flags(cache_flags(job))
+    let file = crate::os::file::options(how(job))
         .open(path)
         .map_err(|e| {
-            if e.raw_os_error() == Some(libc::EINVAL) && job.cache.is_direct() {
+            let invalid = e.raw_os_error().map(crate::os::error::class) == Some(Class::Invalid);
+            if invalid && job.cache.is_direct() {
                 Error::usage(format!(
                     "O_DIRECT is not supported by the file system of '{shown}' ({}); use {}",
                     fs_name(path),
@@ -374,13 +348,12 @@ fn open_checked(
         )));
     }
     if kind == TargetKind::BlockDevice {
-        size = (&file)
-            .seek(SeekFrom::End(0))
+        size = crate::os::file::device_len(&file)
             .map_err(|e| Error::runtime(format!("cannot find the size of '{shown}': {e}")))?;
     }
     if job.cache.is_direct() {
         job.check_direct_alignment(
-            direct_alignment(&file).unwrap_or(MIN_DIRECT_ALIGN),
+            crate::os::file::direct_alignment(&file).unwrap_or(MIN_DIRECT_ALIGN),
             Some(path),
         )?;
     }
@@ -471,27 +444,6 @@ fn create_empty(path: &Path, cleanup: &mut Cleanup) -> Result<()> {
     cleanup.created(path, &f)
 }
 
-/// The direct-I/O alignment the kernel reports for this file (statx STATX_DIOALIGN, Linux 6.1+).
-fn direct_alignment(file: &File) -> Option<u64> {
-    const STATX_DIOALIGN: u32 = 0x2000;
-    // SAFETY: statx writes into a zeroed struct we own; the fd is open; "" with AT_EMPTY_PATH
-    // names the fd itself.
-    let mut st: libc::statx = unsafe { std::mem::zeroed() };
-    let r = unsafe {
-        libc::statx(
-            file.as_raw_fd(),
-            c"".as_ptr(),
-            libc::AT_EMPTY_PATH,
-            STATX_DIOALIGN,
-            &mut st,
-        )
-    };
-    if r != 0 || st.stx_mask & STATX_DIOALIGN == 0 || st.stx_dio_offset_align == 0 {
-        return None;
-    }
-    Some(st.stx_dio_offset_align as u64)
-}
-
 fn enospc(path: &Path, want: u64) -> Error {
     let avail = free_space(parent_dir(path))
         .map(format_size)
@@ -530,7 +482,7 @@ fn create_file(
         // A partial file is of no use, even with --keep.
         cleanup.discard(path);
         return Err(match e.raw_os_error() {
-            Some(libc::ENOSPC | libc::EDQUOT) => enospc(path, size),
+            Some(code) if crate::os::error::is_full(code) => enospc(path, size),
             _ if e.kind() == std::io::ErrorKind::Interrupted => Error::Interrupted(format!(
                 "interrupted while creating '{}'; the partial file was removed",
                 path.display()
@@ -558,11 +510,7 @@ fn fill(
     interrupted: &AtomicBool,
 ) -> std::io::Result<()> {
     // Reserve the space first where the file system can: ENOSPC comes at once, not midway.
-    // SAFETY: plain syscall on an fd we own.
-    let r = unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, size as libc::off_t) };
-    if r == libc::ENOSPC {
-        return Err(std::io::Error::from_raw_os_error(r));
-    }
+    crate::os::file::allocate(f, size)?;
     let mut rng = Rng::new(seed ^ 0xC4EA_7E00, &[size]);
     // Whole units a chunk, so that every unit boundary of the file is one of a chunk.
     let chunk_len = match stamp {

@@ -11,7 +11,6 @@ use crate::verify::map::{self, GenMap};
 use crate::verify::pass::{self, PassOpts, PassTarget};
 use crate::verify::{state, worker, Log, VerifyResult, VerifySpec, VerifyTarget};
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -254,12 +253,10 @@ fn opened<'a>(t: &'a OpenTarget, again: &'a mut Option<File>, why: &str) -> Resu
 fn flush(t: &OpenTarget) -> Result<state::TargetId> {
     let mut again = None;
     let f = opened(t, &mut again, "to flush it")?;
-    // SAFETY: fdatasync on a descriptor we hold.
-    if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
+    if let Err(e) = crate::os::file::datasync(f) {
         return Err(Error::runtime(format!(
-            "cannot flush '{}': {}",
-            t.path.display(),
-            std::io::Error::last_os_error()
+            "cannot flush '{}': {e}",
+            t.path.display()
         )));
     }
     state::TargetId::of(f)

@@ -941,7 +941,7 @@ impl State<'_> {
         // the end the job asked for, not an error; nothing more is issued.
         if e.plan.fill
             && self.slots.op[c.slot as usize] == Op::Write
-            && matches!(errno, libc::ENOSPC | libc::EDQUOT | SHORT_IO)
+            && (errno == SHORT_IO || crate::os::error::is_full(errno))
         {
             e.filled_ns.get_or_insert(t);
             self.quota_done_ns.get_or_insert(t);
@@ -985,21 +985,6 @@ impl State<'_> {
     }
 }
 
-/// Pin the calling thread to one CPU.
-pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it; sched_setaffinity(0) is this thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!(
-                "cannot pin a worker to CPU {cpu}: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// One worker thread's loop: issue up to the queue depth, wait for completions, account
 /// for them, until the stop time (or its quota, or an error); then flush what `--end-fsync`

@@ -668,6 +668,7 @@ fn engine_kind(e: EngineArg) -> EngineKind {
     match e {
         EngineArg::Sync => EngineKind::Sync,
         EngineArg::IoUring => EngineKind::IoUring,
+        EngineArg::Iocp => EngineKind::Iocp,
         EngineArg::Null => EngineKind::Null,
         EngineArg::Delay => EngineKind::Delay,
         EngineArg::Mmap => EngineKind::Mmap,

@@ -180,8 +180,16 @@ impl JobSpec {
                 self.queue_depth
             ));
         }
-        // The default engine is io_uring wherever it can be used.
+        // The default engine is io_uring wherever it can be used (on Windows, iocp).
         let engine = self.engine.kind.unwrap_or(DEFAULT_ENGINE);
+        if let Some(only) = engine.only_on().filter(|_| !engine.is_here()) {
+            let other = if cfg!(windows) { "iocp" } else { "io_uring" };
+            return bad(format!(
+                "{}: the {} engine is {only}'s and this is not {only}; use {other} (the default here) or sync",
+                self.dialect.assign(Flag::Engine, engine.name()),
+                engine.name()
+            ));
+        }
         if let Some(max) = engine.max_queue_depth().filter(|&m| self.queue_depth > m) {
             return bad(format!(
                 "{} {} is more than the {} engine{} can queue: at most {max} I/Os per thread",

@@ -10,6 +10,8 @@ pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKi
     Ok(match v {
         "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => EngineKind::Sync,
         "io_uring" => EngineKind::IoUring,
+        // fio's engine on Windows: overlapped I/O on completion ports, as iogauge's iocp.
+        "windowsaio" => EngineKind::Iocp,
         "libaio" | "posixaio" => {
             notes.push(format!(
                 "ioengine={v} runs on io_uring: the same asynchronous reads and writes, queued the same way"
@@ -37,7 +39,7 @@ pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKi
         "filedelete" => EngineKind::FileDelete,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
-        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, mmap, null, filecreate, filestat, filedelete, falloc and ftruncate)"))),
+        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, windowsaio, mmap, null, filecreate, filestat, filedelete, falloc and ftruncate)"))),
     })
 }
 

@@ -138,6 +138,15 @@ pub fn node_cpus(nodes: &[usize]) -> Vec<usize> {
 
 /// Let the calling thread run on any of `cpus`.
 pub fn set_cpus(cpus: &[usize]) -> Result<(), String> {
+    affinity(cpus).map_err(|e| format!("cannot run a worker on CPUs {cpus:?}: {e}"))
+}
+
+/// Pin the calling thread to one CPU.
+pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
+    affinity(&[cpu]).map_err(|e| format!("cannot pin a worker to CPU {cpu}: {e}"))
+}
+
+fn affinity(cpus: &[usize]) -> std::io::Result<()> {
     // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it (cpus below CPU_SETSIZE);
     // sched_setaffinity(0) is this thread.
     unsafe {
@@ -146,15 +155,11 @@ pub fn set_cpus(cpus: &[usize]) -> Result<(), String> {
             libc::CPU_SET(c, &mut set);
         }
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!(
-                "cannot run a worker on CPUs {cpus:?}: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(std::io::Error::last_os_error());
         }
     }
     Ok(())
 }
-
 /// The calling thread's memory policy; `nodes` resolved (empty for default and local).
 pub fn set_mem_policy(policy: &MemPolicy, nodes: &[usize]) -> Result<(), String> {
     // linux/mempolicy.h
@@ -212,3 +217,4 @@ mod tests {
         set_mem_policy(&default, &[]).unwrap();
     }
 }
+

@@ -50,11 +50,11 @@ impl Identity {
 
     /// The identity of an open file.
     pub fn of_file(file: &File) -> io::Result<Identity> {
-        Identity::of_fd(file.as_raw_fd())
+        Identity::of_raw(file.as_raw_fd())
     }
 
     /// The identity of open descriptor `fd`.
-    pub fn of_fd(fd: RawFd) -> io::Result<Identity> {
+    pub fn of_raw(fd: RawFd) -> io::Result<Identity> {
         statx(fd, c"", libc::AT_EMPTY_PATH)
     }
 }

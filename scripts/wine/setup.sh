@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Makes the Wine that runs iogauge's Windows build in tests (scripts/wine-run.sh calls this
+# before every run): builds bcryptprimitives.dll (see bcryptprimitives.c for why), makes a Wine
+# prefix of our own and puts the DLL in its system32, where the loader finds it for every
+# program. Idempotent and cheap when nothing changed; redone when the DLL's source or Wine's
+# version changes. Safe to run concurrently (a lock). Works with no display and no stdin.
+#   bash scripts/wine/setup.sh [--quiet]
+# Everything goes under $IOGAUGE_WINE_DIR (default target/wine): the DLL, the prefix, a log.
+# Prints one line saying what it did (--quiet: nothing when there was nothing to do). Exits 1
+# with one line if Wine or MinGW is missing or a step fails.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/common.sh"
+quiet=0
+[ "${1:-}" = --quiet ] && quiet=1
+wine_require
+
+src=$here/bcryptprimitives.c
+dll=$wine_dir/bcryptprimitives.dll
+installed=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll
+stamp=$wine_dir/stamp
+log=$wine_dir/setup.log
+mkdir -p "$wine_dir"
+exec 9>"$wine_dir/lock"
+flock 9
+
+version=$("$wine_loader" --version 2>/dev/null || echo unknown)
+want="$version $(sha256sum <"$src" | cut -d' ' -f1)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$installed" ]; then
+    [ "$quiet" = 1 ] || echo "wine setup: up to date ($version, prefix $WINEPREFIX)"
+    exit 0
+fi
+
+fail() {
+    echo "wine setup: $1 (see $log)" >&2
+    exit 1
+}
+: >"$log"
+"$wine_mingw" -O2 -Wall -Wextra -Werror -shared -s -o "$dll.tmp" "$src" -lbcrypt >>"$log" 2>&1 \
+    || fail "building bcryptprimitives.dll with $wine_mingw failed"
+mv "$dll.tmp" "$dll"
+
+# wineboot prints harmless complaints (no 32-bit Wine, no display) that go to the log only.
+# Waiting for the server afterwards leaves no Wine process running once setup is done.
+if [ -f "$WINEPREFIX/system.reg" ]; then
+    did="updated the prefix $WINEPREFIX for $version"
+    "$wine_loader" wineboot -u </dev/null >>"$log" 2>&1 || fail "wineboot -u failed"
+else
+    did="made the prefix $WINEPREFIX ($version)"
+    rm -rf "$WINEPREFIX"
+    if ! "$wine_loader" wineboot -i </dev/null >>"$log" 2>&1; then
+        "$wine_server" -k >/dev/null 2>&1 || true
+        rm -rf "$WINEPREFIX"
+        fail "wineboot -i failed"
+    fi
+fi
+timeout 60 "$wine_server" -w >>"$log" 2>&1 || fail "wineserver did not end after wineboot"
+[ -d "${installed%/*}" ] || fail "wineboot made no ${installed%/*}"
+# A new name then a rename: a program of another run may have the old DLL mapped.
+cp "$dll" "$installed.tmp"
+mv "$installed.tmp" "$installed"
+echo "$want" >"$stamp"
+echo "wine setup: built bcryptprimitives.dll and $did, with the DLL in its system32"

@@ -1,0 +1,37 @@
+//! Files as a job opens them, on every system: how ([`How`]: access, unbuffered, write-through),
+//! what stands at a path ([`What`]), and the calls made on an open file (positional reads and
+//! writes, flushes, trims, space reserved). The calls are the port's; the words are here.
+
+pub use super::sys::file::{
+    allocate, close_raw, datasync, device_len, direct_alignment, discard, flush, open_raw,
+    options, punch_hole, read_at, what, write_at, Name,
+};
+
+/// How a job opens its targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct How {
+    /// Read and write (else read only).
+    pub write: bool,
+    /// Around the page cache: O_DIRECT on Linux, FILE_FLAG_NO_BUFFERING on Windows. Buffers,
+    /// offsets and lengths must then be aligned to the device's unit.
+    pub direct: bool,
+    /// Each write reaches stable storage before it completes: O_DSYNC on Linux,
+    /// FILE_FLAG_WRITE_THROUGH on Windows.
+    pub write_through: bool,
+}
+
+/// What stands at a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum What {
+    /// A regular file of this many bytes.
+    File(u64),
+    Dir,
+    /// A block device (Linux), a volume or a physical drive (Windows: `\\.\C:`,
+    /// `\\.\PhysicalDrive1`): its size is found once open ([`device_len`]).
+    BlockDevice,
+    /// A device that takes any write and reads zeros or nothing, harmless to measure the tool
+    /// itself with (/dev/null, /dev/zero; NUL on Windows).
+    NullDevice,
+    /// Anything else (a socket, a pipe, another character device).
+    Other,
+}

@@ -1,0 +1,37 @@
+//! The Linux port of the platform layer (see `os/mod.rs` for the interface): descriptors,
+//! errno, sysfs and procfs, cgroups, and the calls only Linux has (io_uring is the engine's).
+
+pub mod cache;
+pub mod dir;
+pub mod diskstats;
+pub mod error;
+pub mod extents;
+pub mod file;
+pub mod ioprio;
+pub mod limits;
+pub mod mapping;
+pub mod memcg;
+pub mod meta;
+pub mod numa;
+pub mod owned;
+pub mod resolve;
+pub mod topology;
+
+use std::os::fd::AsRawFd;
+
+pub type RawHandle = std::os::fd::RawFd;
+
+#[inline]
+pub fn raw(file: &std::fs::File) -> RawHandle {
+    file.as_raw_fd()
+}
+
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
