@@ -18,14 +18,20 @@ mod sys;
 #[path = "windows/mod.rs"]
 mod sys;
 
+pub mod cache;
+pub mod diskstats;
 pub mod error;
 pub mod file;
+pub mod ioprio;
+pub mod memcg;
 pub mod memory;
 pub mod meta;
+pub mod numa;
+pub mod topology;
 pub mod threads;
 pub mod workspace;
 
-pub use sys::{cache, diskstats, ioprio, limits, memcg, numa, owned, topology};
+pub use sys::{limits, owned};
 #[cfg(target_os = "linux")]
 pub use sys::{dir, extents, resolve};
 

@@ -2,40 +2,14 @@
 //! (posix_fadvise DONTNEED, any user, dirty pages stay), or every file system's pages, dentries
 //! and inodes (drop_caches, root only, after a sync so that dirty pages can go too).
 
-use serde::{Deserialize, Serialize};
+use crate::os::cache::CacheDrop;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 
 const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 
-/// How caches are emptied before each measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheDrop {
-    /// sync, then `echo 3 > /proc/sys/vm/drop_caches` (needs root): page cache, dentries and
-    /// inodes of every file system.
-    DropCaches,
-    /// posix_fadvise(POSIX_FADV_DONTNEED) on the files to be read: their pages only; names
-    /// and inodes stay cached.
-    Fadvise,
-    /// --no-drop-caches: nothing dropped.
-    None,
-}
-
 impl CacheDrop {
-    /// Every cache where this process may drop them (root), else the files' own pages;
-    /// nothing where not `wanted`.
-    pub fn choose(wanted: bool) -> CacheDrop {
-        if !wanted {
-            CacheDrop::None
-        } else if can_drop_all() {
-            CacheDrop::DropCaches
-        } else {
-            CacheDrop::Fadvise
-        }
-    }
-
     pub fn describe(self) -> &'static str {
         match self {
             CacheDrop::DropCaches => {
@@ -47,19 +21,6 @@ impl CacheDrop {
                  inode caches stay warm"
             }
             CacheDrop::None => "caches not dropped (--no-drop-caches)",
-        }
-    }
-
-    /// Empty the caches; `data`: the file to be read, for [`CacheDrop::Fadvise`].
-    pub fn apply(self, data: Option<&File>) -> io::Result<()> {
-        match (self, data) {
-            (CacheDrop::DropCaches, _) => drop_all(),
-            (CacheDrop::Fadvise, Some(f)) => {
-                // Dirty pages are not dropped: write them first.
-                f.sync_all()?;
-                drop_file(f)
-            }
-            _ => Ok(()),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! Only whole disks and the devices a device-mapper or md device is built on; a file system
 //! without a block device (tmpfs, overlay) has none, as with fio.
 
-use serde::Serialize;
+use crate::os::diskstats::{Aggr, DiskUtil};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -59,36 +59,6 @@ impl Counters {
             _ => (100.0 * self.io_ticks as f64 / ms as f64).min(100.0),
         }
     }
-}
-
-/// One entry of fio's disk_util, its fields named as fio 3.33 names them (aggr_write_merge
-/// included). The aggr_ fields only for a device built on others (dm, md): their mean, and
-/// the busiest one's util.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct DiskUtil {
-    pub name: String,
-    pub read_ios: u64,
-    pub write_ios: u64,
-    pub read_merges: u64,
-    pub write_merges: u64,
-    pub read_ticks: u64,
-    pub write_ticks: u64,
-    pub in_queue: u64,
-    pub util: f64,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub aggr: Option<Aggr>,
-}
-
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct Aggr {
-    pub aggr_read_ios: u64,
-    pub aggr_write_ios: u64,
-    pub aggr_read_merges: u64,
-    pub aggr_write_merge: u64,
-    pub aggr_read_ticks: u64,
-    pub aggr_write_ticks: u64,
-    pub aggr_in_queue: u64,
-    pub aggr_util: f64,
 }
 
 /// The disks under some files, their counters read when watching began.

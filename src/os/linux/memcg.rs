@@ -15,21 +15,10 @@ use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
+use crate::os::memcg::{CgroupVersion, MIN_LIMIT};
 use crate::units::format_size;
 
-/// The smallest limit accepted. iogauge's own memory (threads' stacks, buffers, histograms)
-/// is charged to the cgroup too, and an OOM kill would leave the cgroup behind.
-pub const MIN_LIMIT: u64 = 16 << 20;
-
 const PREFIX: &str = "iogauge-";
-
-/// Which cgroup interface the memory controller was found on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CgroupVersion {
-    V1,
-    V2,
-}
 
 impl CgroupVersion {
     fn limit_file(self) -> &'static str {

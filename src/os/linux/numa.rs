@@ -1,74 +1,12 @@
 //! NUMA through the kernel's own interfaces: the nodes and their CPUs from sysfs, a thread's
 //! CPUs with sched_setaffinity(2), its memory policy with set_mempolicy(2). No libnuma.
 
-use serde::{Deserialize, Serialize};
+use crate::os::numa::{MemMode, MemPolicy, Nodes};
 use std::path::Path;
 
 const NODES: &str = "/sys/devices/system/node";
 
-use super::topology::cpu_list as parse_list;
-
-/// Node numbers, or every node the machine has.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Nodes {
-    All,
-    List(Vec<u32>),
-}
-
-/// set_mempolicy(2)'s modes, as fio names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemMode {
-    Default,
-    Prefer,
-    Bind,
-    Interleave,
-    Local,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemPolicy {
-    pub mode: MemMode,
-    /// Empty for default and local, one node for prefer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<Nodes>,
-}
-
-impl MemMode {
-    pub fn word(self) -> &'static str {
-        match self {
-            MemMode::Default => "default",
-            MemMode::Prefer => "prefer",
-            MemMode::Bind => "bind",
-            MemMode::Interleave => "interleave",
-            MemMode::Local => "local",
-        }
-    }
-}
-
-impl Nodes {
-    /// As fio and numactl write it: `all`, `0-1,3`.
-    pub fn text(&self) -> String {
-        match self {
-            Nodes::All => "all".into(),
-            Nodes::List(n) => n
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-        }
-    }
-}
-
-impl MemPolicy {
-    pub fn text(&self) -> String {
-        match &self.nodes {
-            Some(n) => format!("{}:{}", self.mode.word(), n.text()),
-            None => self.mode.word().into(),
-        }
-    }
-}
+use crate::os::topology::cpu_list as parse_list;
 
 /// The CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<usize> {

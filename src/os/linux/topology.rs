@@ -3,35 +3,13 @@
 //! machine in another tool's terms (DiskSpd's ProcessorTopology and PowerScheme); what a
 //! file does not say is left empty here, never guessed.
 
+use crate::os::topology::{cpu_list, Cpu, Topology};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
 const CPU: &str = "/sys/devices/system/cpu";
 const NODE: &str = "/sys/devices/system/node";
-
-/// One online CPU.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cpu {
-    pub id: usize,
-    /// `physical_package_id` (0 where sysfs gives none or -1, as some VMs do).
-    pub package: u32,
-    pub node: u32,
-    /// The CPUs of its core (SMT siblings, itself included), online ones only.
-    pub core: Vec<usize>,
-    /// `cpu_capacity`: where the kernel knows cores differ (big.LITTLE, hybrid).
-    pub capacity: Option<u64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Topology {
-    /// CPUs the kernel could bring online.
-    pub possible: usize,
-    /// Online CPUs, by id.
-    pub cpus: Vec<Cpu>,
-    /// The cpufreq governors in use, each once (none without cpufreq, as in many VMs).
-    pub governors: Vec<String>,
-}
 
 impl Topology {
     pub fn read() -> Topology {
@@ -95,20 +73,6 @@ fn nodes(node_dir: &Path) -> Vec<(u32, Vec<usize>)> {
         })
         .collect();
     out.sort();
-    out
-}
-
-/// A kernel CPU list: `0-3,8,10-11`.
-pub fn cpu_list(s: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
-        let mut ends = part.splitn(2, '-').map(|v| v.parse::<usize>());
-        match (ends.next(), ends.next()) {
-            (Some(Ok(a)), Some(Ok(b))) => out.extend(a..=b),
-            (Some(Ok(a)), None) => out.push(a),
-            _ => {}
-        }
-    }
     out
 }
 
