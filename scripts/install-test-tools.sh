@@ -32,6 +32,10 @@
 #   python3-six, and six from PyPI
 #                what fio's fio2gnuplot (in Debian's fio package) imports: tests/fio_consumers.rs
 #                has it plot iogauge's logs beside fio's
+#   wine64, gcc-mingw-w64-x86-64, and rustup's x86_64-pc-windows-gnu target
+#                run iogauge.exe's tests under Wine (tests/windows.rs); mingw also builds
+#                scripts/wine/bcryptprimitives.c. wine64 puts no command on PATH: its loader is
+#                /usr/lib/wine/wine64 (scripts/wine/setup.sh and scripts/wine-run.sh find it)
 # Without them those tests say SKIPPED. Needs root or sudo; does nothing for tools already
 # present.
 set -euo pipefail
@@ -39,9 +43,11 @@ want=()
 # command:package
 for pair in fio:fio tmux:tmux chromium:chromium mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
     bindfs:bindfs strace:strace mpirun:openmpi-bin mpicc:libopenmpi-dev ip:iproute2 \
-    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3 gnuplot:gnuplot-nox; do
+    zip:zip unzip:unzip zstd:zstd fusermount3:fuse3 gnuplot:gnuplot-nox \
+    x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64; do
     command -v "${pair%%:*}" >/dev/null || want+=("${pair##*:}")
 done
+[ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null || want+=(wine64)
 [ -d /usr/share/doc/fio/examples ] || want+=(fio-examples)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so*" >/dev/null || want+=(libclang-dev)
 /usr/bin/python3 -c 'import pandas, numpy' 2>/dev/null || want+=(python3-pandas)
@@ -75,12 +81,24 @@ pip_six() {
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore six \
         || echo "install-test-tools: six could not be installed; tests/fio_consumers.rs's fio2gnuplot test will say SKIPPED" >&2
 }
+# Rust's standard library for the Windows build, for the toolchain this checkout uses.
+rust_windows_target() {
+    command -v rustup >/dev/null || return 0
+    local root
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    (cd "$root" && rustup target list --installed) | grep -x x86_64-pc-windows-gnu >/dev/null \
+        && return 0
+    echo "install-test-tools: adding the x86_64-pc-windows-gnu target (rustup)" >&2
+    (cd "$root" && rustup target add x86_64-pc-windows-gnu >/dev/null) \
+        || echo "install-test-tools: the x86_64-pc-windows-gnu target could not be added; the Windows build's tests will say SKIPPED" >&2
+}
 pip_all() {
     pip_mfusepy
     pip_fio_plot
     pip_cdmpy
     pip_six
 }
+rust_windows_target
 if [ ${#want[@]} -eq 0 ]; then
     pip_all
     exit 0

@@ -36,7 +36,8 @@ wine_mingw=x86_64-w64-mingw32-gcc
 # Exits 1 with one line naming what is missing.
 wine_require() {
     local missing=()
-    [ -n "$wine_loader" ] && [ -n "$wine_server" ] || missing+=("wine64 (Wine's 64-bit loader and wineserver)")
+    [ -n "$wine_loader" ] && [ -n "$wine_server" ] \
+        || missing+=("wine64 (Wine's 64-bit loader and wineserver)")
     command -v "$wine_mingw" >/dev/null || missing+=("$wine_mingw (package gcc-mingw-w64-x86-64)")
     if [ ${#missing[@]} -gt 0 ]; then
         echo "wine setup: missing ${missing[0]}${missing[1]:+ and ${missing[1]}};" \

@@ -19,7 +19,7 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
         .iter()
         .map(|&id| store.load(id).map(|(_, r)| (id, r)))
         .collect::<Result<Vec<_>>>()?;
-    let sweeps: Vec<(i64, &iogauge::sweep::SweepResult)> = loaded
+    let sweeps: Vec<(i64, &iogauge::result::sweep::SweepResult)> = loaded
         .iter()
         .filter_map(|(id, r)| match r {
             Record::Sweep(s) => Some((*id, &**s)),
@@ -36,7 +36,7 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
         let c = iogauge::report::sweep::compare(&sweeps);
         return show(a.output, &c, c.grid(), &c.legend());
     }
-    let suites: Vec<(i64, &iogauge::fs_suite::FsResult)> = loaded
+    let suites: Vec<(i64, &iogauge::result::fs::FsResult)> = loaded
         .iter()
         .filter_map(|(id, r)| match r {
             Record::Fs(f) => Some((*id, &**f)),
@@ -57,7 +57,7 @@ pub fn cmd_compare(db: &Option<PathBuf>, a: &CompareArgs) -> Result<u8> {
         let c = iogauge::report::fs::compare(&suites);
         return show(a.output, &c, c.grid(), &c.legend());
     }
-    let workloads: Vec<(i64, &iogauge::workload::WorkloadResult)> = loaded
+    let workloads: Vec<(i64, &iogauge::result::workload::WorkloadResult)> = loaded
         .iter()
         .filter_map(|(id, r)| match r {
             Record::Workload(w) => Some((*id, &**w)),

@@ -6,12 +6,15 @@ pub mod baseline;
 pub mod check;
 pub mod compare;
 pub mod completions;
+#[cfg(target_os = "linux")]
 pub mod dataset;
 pub mod diskspd;
 pub mod explain;
 pub mod fio;
 
+#[cfg(target_os = "linux")]
 pub mod fs;
+#[cfg(target_os = "linux")]
 pub mod iozone;
 pub mod man;
 pub mod profile;
@@ -20,8 +23,10 @@ pub mod results;
 pub mod run;
 pub mod saved;
 pub mod selftest;
+#[cfg(target_os = "linux")]
 pub mod sweep;
 pub mod verify;
+#[cfg(target_os = "linux")]
 pub mod workload;
 
 use iogauge::error::Error;

@@ -5,14 +5,14 @@ use super::write_output;
 use iogauge::cli::{ListArgs, OutputFormat, ResultsArgs, ResultsCommand, ShowArgs};
 use iogauge::dates::{format_utc, now_unix_ns, parse_when};
 use iogauge::error::{exit, Error, Result};
-use iogauge::fs_suite::FsResult;
+use iogauge::result::fs::FsResult;
 use iogauge::profile::ProfileResult;
 use iogauge::report::{json::Json, Exporter, Subject};
 use iogauge::result::RunResult;
 use iogauge::store::figures::format_count;
 use iogauge::store::record::Record;
 use iogauge::store::{Filter, Listed, Store};
-use iogauge::sweep::SweepResult;
+use iogauge::result::sweep::SweepResult;
 use std::path::PathBuf;
 
 pub fn cmd_results(db: &Option<PathBuf>, args: &ResultsArgs) -> Result<u8> {
@@ -159,7 +159,7 @@ fn show(db: &Option<PathBuf>, a: &ShowArgs, default: OutputFormat) -> Result<u8>
             .exporter::<SweepResult>(format)?
             .render(s),
         Record::Workload(w) => Subject::Saved(a.id)
-            .exporter::<iogauge::workload::WorkloadResult>(format)?
+            .exporter::<iogauge::result::workload::WorkloadResult>(format)?
             .render(w),
     };
     let text = match format {

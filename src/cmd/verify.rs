@@ -50,7 +50,7 @@ pub fn cmd_verify(a: &VerifyArgs) -> Result<u8> {
     let threads = match a.threads {
         Some(0) => return Err(Error::usage("--threads 0: at least one thread")),
         Some(n) => n,
-        None => iogauge::workload::default_threads(),
+        None => iogauge::os::threads::default_threads(),
     };
     let t = PassTarget {
         file: &file,

@@ -17,7 +17,7 @@ use super::kind::UringOptions;
 use super::uring::UringEngine;
 use super::IoEngine;
 use crate::clock::Clock;
-use crate::os::file::Name;
+use crate::os::file::{Handles, How, Name};
 use crate::os::RawHandle;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -30,9 +30,10 @@ pub struct EngineSettings {
     /// The delay engine's latencies.
     pub delay: Option<(DelayDist, Option<DelayStep>)>,
     pub seed: u64,
-    /// The mmap engine maps writable where the job writes, and advises random access where
-    /// the job's offsets are random.
-    pub writes: bool,
+    /// How the targets are opened (a thread that opens its own handles opens them so). The
+    /// mmap engine maps writable where the job writes, and advises random access where the
+    /// job's offsets are random.
+    pub how: How,
     pub random: bool,
 }
 
@@ -67,6 +68,16 @@ pub fn build<D: Drive>(
     d: D,
 ) -> Result<(D::Out, Option<RingFeatures>), String> {
     let fds: Vec<RawHandle> = io.files.iter().map(|f| f.0).collect();
+    // The thread's own handles where the system wants them (Windows: a completion port per
+    // file object, and no serialised synchronous I/O); the run's own elsewhere. They live
+    // until the engine, driven to its end below, is done.
+    let how = How {
+        overlapped: s.kind.caps().overlapped,
+        ..s.how
+    };
+    let own = Handles::of(&fds, how)
+        .map_err(|e| format!("cannot open the targets for a thread: {e}"))?;
+    let fds = own.raw().to_vec();
     let lazy = io.lazy;
     let out = match s.kind {
         #[cfg(target_os = "linux")]
@@ -78,7 +89,7 @@ pub fn build<D: Drive>(
         }
         #[cfg(windows)]
         EngineKind::Iocp => {
-            let e = super::iocp::IocpEngine::new(&fds, io.queue_depth, s.writes)
+            let e = super::iocp::IocpEngine::new(&fds, io.queue_depth)
                 .map_err(|e| format!("cannot set up the completion port: {e}"))?;
             through(e, lazy, io.queue_depth, d)
         }
@@ -102,7 +113,7 @@ pub fn build<D: Drive>(
             let maps = io
                 .files
                 .iter()
-                .map(|&(fd, size)| Mapping::new(fd, size, s.writes).map(|m| m.advise(s.random)))
+                .map(|&(fd, size)| Mapping::new(fd, size, s.how.write).map(|m| m.advise(s.random)))
                 .collect::<std::io::Result<Vec<_>>>()
                 .map_err(|e| format!("cannot map the target into memory: {e}"))?;
             d.drive(MmapEngine::new(maps))

@@ -95,6 +95,8 @@ pub struct Caps {
     pub creates_files: bool,
     /// Each I/O deletes its file: destructive as a write is.
     pub deletes_files: bool,
+    /// Its handles take overlapped I/O (a completion port's): opened so on Windows.
+    pub overlapped: bool,
 }
 
 /// What an engine does with a trim.
@@ -127,6 +129,7 @@ const PLAIN: Caps = Caps {
     sets_length: false,
     creates_files: false,
     deletes_files: false,
+    overlapped: false,
 };
 
 /// What a ring-based engine ([`Caps::ring`]) ended up using, for the result: what was asked
@@ -218,6 +221,7 @@ impl EngineKind {
             },
             EngineKind::Iocp => Caps {
                 submit_latency: true,
+                overlapped: true,
                 ..PLAIN
             },
             EngineKind::Sync => Caps {

@@ -3,7 +3,7 @@
 //! ERROR_DISK_FULL). A completion's negative result and `io::Error::raw_os_error` carry these
 //! codes on every system.
 
-pub use super::sys::error::{AGAIN, BUSY, INTERRUPTED, INVALID, IO, NOT_FOUND, STALE, UNSUPPORTED};
+pub use super::sys::error::{INVALID, IO, NOT_FOUND, STALE, UNSUPPORTED};
 
 /// What a code means, where iogauge acts on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,8 +12,6 @@ pub enum Class {
     NoSpace,
     /// The user's quota is spent (EDQUOT, ERROR_HANDLE_DISK_FULL).
     Quota,
-    /// A call interrupted before it did anything: try again (EINTR).
-    Interrupted,
     /// No such file (ENOENT, ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND).
     NotFound,
     /// The arguments were refused (EINVAL, ERROR_INVALID_PARAMETER): for unbuffered I/O, a
@@ -68,7 +66,8 @@ mod tests {
         assert!(is_full(full));
         assert_eq!(class(full), Class::NoSpace);
         assert!(!is_full(IO));
-        assert_eq!(class(INTERRUPTED), Class::Interrupted);
+        assert_eq!(class(NOT_FOUND), Class::NotFound);
+        assert_eq!(class(INVALID), Class::Invalid);
         assert!(name(IO).is_some());
         assert_eq!(by_name("no such thing"), None);
     }

@@ -3,7 +3,7 @@
 //! writes, flushes, trims, space reserved). The calls are the port's; the words are here.
 
 pub use super::sys::file::{
-    allocate, close_raw, datasync, device_len, direct_alignment, discard, flush, open_raw,
+    allocate, close_raw, Handles, datasync, device_len, direct_alignment, discard, flush, open_raw,
     options, punch_hole, read_at, what, write_at, Name,
 };
 
@@ -18,6 +18,9 @@ pub struct How {
     /// Each write reaches stable storage before it completes: O_DSYNC on Linux,
     /// FILE_FLAG_WRITE_THROUGH on Windows.
     pub write_through: bool,
+    /// Windows: the handle takes overlapped I/O (FILE_FLAG_OVERLAPPED), for a completion port.
+    /// Linux's descriptors need no such flag.
+    pub overlapped: bool,
 }
 
 /// What stands at a path.

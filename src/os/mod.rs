@@ -27,11 +27,12 @@ pub mod memcg;
 pub mod memory;
 pub mod meta;
 pub mod numa;
+pub mod owned;
 pub mod topology;
 pub mod threads;
 pub mod workspace;
 
-pub use sys::{limits, owned};
+pub use sys::limits;
 #[cfg(target_os = "linux")]
 pub use sys::{dir, extents, resolve};
 

@@ -116,3 +116,8 @@ mod tests {
         assert!(!g.wait(), "a late comer does not wait");
     }
 }
+
+/// The threads a workload step or a read-back uses unless told: the CPUs, at most 8.
+pub fn default_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8) as u32)
+}

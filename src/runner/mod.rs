@@ -20,6 +20,8 @@ pub mod prepare;
 pub mod steady;
 pub mod target;
 pub mod together;
+#[cfg(target_os = "linux")]
+mod uring_probe;
 pub mod verifying;
 pub mod wall;
 pub mod worker;

@@ -92,7 +92,7 @@ pub fn plan(job: &JobSpec, host: &Host, wants_ios: bool) -> Result<RunPlan> {
         },
         delay: job.engine.delay.map(|d| (d, job.engine.delay_step)),
         seed: job.seed,
-        writes: job.shape.modifies(),
+        how: super::target::how(job),
         random: matches!(job.shape.pattern, Pattern::Random { .. }),
     };
     Ok(RunPlan {

@@ -57,6 +57,7 @@ pub fn how(job: &JobSpec) -> How {
         write: job.shape.modifies(),
         direct: job.cache.is_direct(),
         write_through: job.cache.is_dsync(),
+        overlapped: false,
     }
 }
 

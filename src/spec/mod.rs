@@ -11,6 +11,7 @@ pub mod export;
 pub mod fio;
 pub mod flag;
 pub mod flat;
+#[cfg(target_os = "linux")]
 pub mod iozone;
 mod named;
 pub mod native;

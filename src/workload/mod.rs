@@ -32,7 +32,4 @@ pub use crate::result::workload::{
     WorkloadResult, SCHEMA_NAME, SCHEMA_VERSION,
 };
 
-/// The threads a step uses unless told: the CPUs, at most 8.
-pub fn default_threads() -> u32 {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8) as u32)
-}
+pub use crate::os::threads::default_threads;

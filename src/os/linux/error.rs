@@ -5,17 +5,13 @@ use crate::os::error::Class;
 pub const IO: i32 = libc::EIO;
 pub const INVALID: i32 = libc::EINVAL;
 pub const UNSUPPORTED: i32 = libc::EOPNOTSUPP;
-pub const INTERRUPTED: i32 = libc::EINTR;
 pub const NOT_FOUND: i32 = libc::ENOENT;
 pub const STALE: i32 = libc::ESTALE;
-pub const BUSY: i32 = libc::EBUSY;
-pub const AGAIN: i32 = libc::EAGAIN;
 
 pub fn class(code: i32) -> Class {
     match code {
         libc::ENOSPC => Class::NoSpace,
         libc::EDQUOT => Class::Quota,
-        libc::EINTR => Class::Interrupted,
         libc::ENOENT => Class::NotFound,
         libc::EINVAL => Class::Invalid,
         libc::EOPNOTSUPP | libc::ENOSYS | libc::ENOTTY => Class::Unsupported,

@@ -195,3 +195,17 @@ pub fn discard(fd: RawFd, offset: u64, len: u32) -> i32 {
     // SAFETY: ioctl(BLKDISCARD) reads `range`, which lives across the call.
     again(|| unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) as isize })
 }
+
+/// A thread's handles on its files. On Linux these are the run's own descriptors: positional
+/// I/O on a shared descriptor is neither serialised nor tied to one ring.
+pub struct Handles(Vec<RawFd>);
+
+impl Handles {
+    pub fn of(fds: &[RawFd], _how: How) -> io::Result<Handles> {
+        Ok(Handles(fds.to_vec()))
+    }
+
+    pub fn raw(&self) -> &[RawFd] {
+        &self.0
+    }
+}
