@@ -1,13 +1,12 @@
 //! System facts: what machine, file system and device a result was measured on. Every report
 //! carries them, because a figure without its setting cannot be compared or defended.
-//! Everything here is read from /proc and /sys; a fact that cannot be found is left empty
-//! rather than guessed.
+//! The system tells them through its port (`os::facts`: /proc and /sys on Linux, the Win32
+//! calls on Windows); a fact that cannot be found is left empty rather than guessed.
 
+use crate::os::facts as os;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::os::unix::fs::MetadataExt;
-use std::os::unix::io::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a target is: the kernel path it takes differs (page cache, file system, block layer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,15 +30,11 @@ pub struct SystemFacts {
 
 impl SystemFacts {
     pub fn collect() -> Self {
+        let s = os::system();
         SystemFacts {
-            hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
-            kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
-            cpu_model: std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                    .and_then(|l| l.split_once(':'))
-                    .map(|(_, v)| v.trim().to_string())
-            }),
+            hostname: s.hostname,
+            kernel: s.kernel,
+            cpu_model: s.cpu_model,
             cpus: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -58,24 +53,20 @@ impl SystemFacts {
             .map_or("unknown".into(), crate::units::format_size_human)
     }
 
-    /// The machine in one line: "host | Linux 6.18.0 | 2 x model | 24 GiB memory".
+    /// The machine in one line: "host | Linux 6.18.0 | 2 x model | 24 GiB memory". Linux's
+    /// kernel is its release alone ("6.18.0"); Windows' says its name ("Windows 10.0.26100").
     pub fn host_line(&self) -> String {
+        let kernel = match self.kernel.starts_with(|c: char| c.is_ascii_digit()) {
+            true => format!("Linux {}", self.kernel),
+            false => self.kernel.clone(),
+        };
         format!(
-            "{} | Linux {} | {} | {} memory",
+            "{} | {kernel} | {} | {} memory",
             self.hostname,
-            self.kernel,
             self.cpu_line(),
             self.memory_line()
         )
     }
-}
-
-/// MemTotal from /proc/meminfo.
-pub fn memory_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 /// Where a target lives: its file system and the block device under it.
@@ -132,7 +123,6 @@ const SAMPLE_LEN: usize = 4096;
 
 /// Read 16 blocks of 4 KiB spread evenly over `start..end` of `file` (aligned for O_DIRECT).
 pub fn sample_content(file: &File, start: u64, end: u64) -> Content {
-    use std::os::unix::fs::FileExt;
     let layout = std::alloc::Layout::from_size_align(SAMPLE_LEN, 4096).expect("layout");
     // SAFETY: non-zero size; freed below with the same layout.
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
@@ -147,8 +137,9 @@ pub fn sample_content(file: &File, start: u64, end: u64) -> Content {
         let span = (end - first - SAMPLE_LEN as u64) / 4096;
         for i in 0..SAMPLES {
             let off = first + span * i / (SAMPLES - 1).max(1) * 4096;
-            match file.read_at(buf, off) {
-                Ok(n) if n == SAMPLE_LEN => blocks.push(buf.to_vec()),
+            let h = crate::os::raw(file);
+            match crate::os::file::read_at(h, buf.as_mut_ptr(), SAMPLE_LEN as u32, off) {
+                n if n == SAMPLE_LEN as i32 => blocks.push(buf.to_vec()),
                 _ => break,
             }
         }
@@ -176,52 +167,32 @@ fn classify(blocks: &[Vec<u8>]) -> Content {
 }
 
 impl TargetFacts {
-    /// Facts about `path`, opened as `file`; `direct` when O_DIRECT was asked for.
+    /// Facts about `path`, opened as `file`; `direct` when unbuffered I/O was asked for.
     pub fn collect(path: &Path, file: &File, is_block_device: bool, direct: bool) -> Self {
         let mut f = TargetFacts::default();
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let meta = file.metadata().ok();
-        let dev = meta
-            .as_ref()
-            .map(|m| if is_block_device { m.rdev() } else { m.dev() });
+        let mount = (!is_block_device)
+            .then(|| os::mount_of(&canonical))
+            .flatten();
+        let dev = os::device_of(file, is_block_device, mount.as_ref());
+        if let Some(m) = mount {
+            f.fs_type = Some(m.fs_type);
+            f.mount_point = Some(m.mount_point);
+            f.mount_options = Some(m.options);
+            f.mount_source = Some(m.source);
+        }
         if !is_block_device {
-            if let Some(m) = mount_of(&canonical) {
-                f.fs_type = Some(m.fs_type);
-                f.mount_point = Some(m.mount_point);
-                f.mount_options = Some(m.options);
-                f.mount_source = Some(m.source.clone());
-                // btrfs and others report an anonymous device number: the mount source names
-                // the real one.
-                f.block_device = dev
-                    .and_then(disk_of_dev)
-                    .or_else(|| m.source.strip_prefix("/dev/").and_then(disk_of_name));
-            }
-            f.free_bytes = free_space(parent_dir(&canonical));
-        } else {
-            f.block_device = dev.and_then(disk_of_dev);
+            f.free_bytes = os::free_space(parent_dir(&canonical));
         }
-        if let Some(disk) = &f.block_device {
-            let q = |name: &str| read_trim(&format!("/sys/block/{disk}/queue/{name}"));
-            f.rotational = q("rotational").map(|v| v == "1");
-            f.scheduler = q("scheduler").map(|s| {
-                s.split_whitespace()
-                    .find(|w| w.starts_with('['))
-                    .map(|w| w.trim_matches(['[', ']']).to_string())
-                    .unwrap_or(s)
-            });
-            f.nr_requests = q("nr_requests").and_then(|v| v.parse().ok());
-            f.device_queue_depth = device_tags(disk);
-            f.device_model = read_trim(&format!("/sys/block/{disk}/device/model"))
-                .filter(|m| !m.is_empty())
-                .or_else(|| {
-                    std::fs::read_link(format!("/sys/block/{disk}/device/driver"))
-                        .ok()
-                        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                });
-        }
+        f.block_device = dev.name;
+        f.rotational = dev.rotational;
+        f.scheduler = dev.scheduler;
+        f.nr_requests = dev.nr_requests;
+        f.device_queue_depth = dev.queue_depth;
+        f.device_model = dev.model;
         f.direct_io = if !direct {
             "not requested".into()
-        } else if !flag_kept(file, libc::O_DIRECT) {
+        } else if !os::direct_kept(file) {
             "dropped".into()
         } else if matches!(f.fs_type.as_deref(), Some("tmpfs" | "ramfs")) {
             "accepted, but the file system keeps data in memory".into()
@@ -240,127 +211,6 @@ impl TargetFacts {
     }
 }
 
-fn read_trim(path: &str) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-}
-
-fn flag_kept(file: &File, flag: i32) -> bool {
-    // SAFETY: F_GETFL on a descriptor we own.
-    let fl = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
-    fl >= 0 && fl & flag != 0
-}
-
-struct Mount {
-    mount_point: String,
-    fs_type: String,
-    source: String,
-    options: String,
-}
-
-/// The mount holding `path`: the longest mount point that is a prefix of it (the last such
-/// line where mounts are stacked).
-/// The type of the file system holding `path` (ext4, tmpfs, fuse.bindfs...).
-pub fn fs_type_of(path: &Path) -> Option<String> {
-    let canonical = std::fs::canonicalize(path).ok()?;
-    mount_of(&canonical).map(|m| m.fs_type)
-}
-
-fn mount_of(path: &Path) -> Option<Mount> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mut best: Option<Mount> = None;
-    for line in info.lines() {
-        // id parent major:minor root mount_point options [optional...] - fs_type source super
-        let (left, right) = line.split_once(" - ")?;
-        let l: Vec<&str> = left.split(' ').collect();
-        let r: Vec<&str> = right.split(' ').collect();
-        if l.len() < 6 || r.len() < 3 {
-            continue;
-        }
-        let mp = unescape(l[4]);
-        if !path.starts_with(&mp) {
-            continue;
-        }
-        if best
-            .as_ref()
-            .is_some_and(|b| b.mount_point.len() > mp.len())
-        {
-            continue;
-        }
-        best = Some(Mount {
-            mount_point: mp,
-            fs_type: r[0].to_string(),
-            source: unescape(r[1]),
-            options: format!("{},{}", l[5], r[2]),
-        });
-    }
-    best
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(u8::is_ascii_digit) {
-            let v = u8::from_str_radix(&s[i + 1..i + 4], 8).unwrap_or(b'?');
-            out.push(v as char);
-            i += 4;
-        } else {
-            out.push(b[i] as char);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The whole disk behind device number `dev` (a partition's parent), if it is a block device.
-pub(crate) fn disk_of_dev(dev: u64) -> Option<String> {
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let link = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
-    disk_of_sysfs(&link)
-}
-
-/// The whole disk behind /dev/NAME.
-fn disk_of_name(name: &str) -> Option<String> {
-    let link = std::fs::canonicalize(format!("/sys/class/block/{name}")).ok()?;
-    disk_of_sysfs(&link)
-}
-
-/// The whole disk of a device's sysfs folder (a partition's parent).
-pub(crate) fn disk_of_sysfs(link: &Path) -> Option<String> {
-    let disk: PathBuf = if link.join("partition").exists() {
-        link.parent()?.to_path_buf()
-    } else {
-        link.to_path_buf()
-    };
-    disk.join("queue").exists().then_some(())?;
-    Some(disk.file_name()?.to_string_lossy().into_owned())
-}
-
-/// Tags of all hardware queues: what the device can have in flight.
-fn device_tags(disk: &str) -> Option<u64> {
-    let mut total = 0;
-    for e in std::fs::read_dir(format!("/sys/block/{disk}/mq"))
-        .ok()?
-        .flatten()
-    {
-        total += read_trim(&format!("{}/nr_tags", e.path().display()))?
-            .parse::<u64>()
-            .ok()?;
-    }
-    // SCSI reports its own limit per device.
-    let scsi =
-        read_trim(&format!("/sys/block/{disk}/device/queue_depth")).and_then(|v| v.parse().ok());
-    match (total, scsi) {
-        (0, s) => s,
-        (t, Some(s)) => Some(t.min(s)),
-        (t, None) => Some(t),
-    }
-}
-
 pub(crate) fn parent_dir(path: &Path) -> &Path {
     if path.is_dir() {
         return path;
@@ -373,24 +223,12 @@ pub(crate) fn parent_dir(path: &Path) -> &Path {
 /// The file system type of the folder holding `path`, for error messages.
 pub(crate) fn fs_name(path: &Path) -> String {
     let canonical = std::fs::canonicalize(parent_dir(path)).unwrap_or_else(|_| path.to_path_buf());
-    mount_of(&canonical)
+    os::mount_of(&canonical)
         .map(|m| m.fs_type)
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Bytes free for an unprivileged writer in the file system holding `dir`; `None` where that
-/// cannot be known.
-pub fn free_space(dir: &Path) -> Option<u64> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: statvfs writes into a zeroed struct we own; `c` is a valid C string.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // A file system that reports no size at all (ramfs: it grows into memory) has no
-    // capacity to run out of that statvfs could tell: unknown, not full.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 || st.f_blocks == 0 {
-        return None;
-    }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
-}
+pub use os::{free_space, fs_type_of, memory_bytes};
 
 #[cfg(test)]
 mod tests {
@@ -409,18 +247,5 @@ mod tests {
         rng.fill(&mut b);
         assert_eq!(classify(&[a.clone(), a.clone()]), Content::Repeating);
         assert_eq!(classify(&[a, b]), Content::Varied);
-    }
-
-    #[test]
-    fn mountinfo_escapes_are_undone() {
-        assert_eq!(unescape(r"/mnt/a\040b"), "/mnt/a b");
-        assert_eq!(unescape("/plain"), "/plain");
-    }
-
-    #[test]
-    fn the_root_mount_is_found() {
-        let m = mount_of(Path::new("/")).expect("/ is mounted");
-        assert_eq!(m.mount_point, "/");
-        assert!(!m.fs_type.is_empty());
     }
 }

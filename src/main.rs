@@ -76,9 +76,9 @@ fn dispatch(
     args: Vec<String>,
 ) -> Result<u8, Error> {
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, man, profile};
-    use cmd::{report, results, run, selftest, verify};
     #[cfg(target_os = "linux")]
     use cmd::{dataset, fs, iozone, sweep, workload};
+    use cmd::{report, results, run, selftest, verify};
     match command {
         None => profile::cmd_default(db, args),
         Some(Command::Run(run)) => run::cmd_run(db, &run, args),

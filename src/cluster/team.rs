@@ -317,8 +317,7 @@ fn share(
 }
 
 fn inode(path: &std::path::Path) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).map_or(0, |m| m.ino())
+    crate::os::file::ids_at(path, true).map_or(0, |(_, ino)| ino)
 }
 
 /// Rank `rank` of `n`'s slice of the working set: the `rank`-th of `n` equal parts, whole
@@ -371,9 +370,7 @@ pub fn refuse_shared_paths(cluster: &dyn Cluster, paths: &[&std::path::Path]) ->
 }
 
 fn is_device(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path)
-        .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+    crate::os::file::is_device(path)
 }
 
 /// The first path two ranks share, said as an error; `lists` holds each rank's paths, one a

@@ -5,14 +5,14 @@ use super::write_output;
 use iogauge::cli::{ListArgs, OutputFormat, ResultsArgs, ResultsCommand, ShowArgs};
 use iogauge::dates::{format_utc, now_unix_ns, parse_when};
 use iogauge::error::{exit, Error, Result};
-use iogauge::result::fs::FsResult;
 use iogauge::profile::ProfileResult;
 use iogauge::report::{json::Json, Exporter, Subject};
+use iogauge::result::fs::FsResult;
+use iogauge::result::sweep::SweepResult;
 use iogauge::result::RunResult;
 use iogauge::store::figures::format_count;
 use iogauge::store::record::Record;
 use iogauge::store::{Filter, Listed, Store};
-use iogauge::result::sweep::SweepResult;
 use std::path::PathBuf;
 
 pub fn cmd_results(db: &Option<PathBuf>, args: &ResultsArgs) -> Result<u8> {

@@ -7,12 +7,12 @@ use super::alloc::{FallocEngine, Fallocate, Ftruncate, FtruncateEngine};
 use super::delay::DelayEngine;
 use super::files::{FileOpEngine, FileOps};
 use super::kind::RingFeatures;
+use super::kind::UringOptions;
 use super::kind::{DelayDist, DelayStep, EngineKind};
 use super::lazy::{Files, Lazy};
 use super::mmap::{Mapping, MmapEngine};
 use super::null::NullEngine;
 use super::sync::{Pread, SyncEngine};
-use super::kind::UringOptions;
 #[cfg(target_os = "linux")]
 use super::uring::UringEngine;
 use super::IoEngine;
@@ -75,8 +75,8 @@ pub fn build<D: Drive>(
         overlapped: s.kind.caps().overlapped,
         ..s.how
     };
-    let own = Handles::of(&fds, how)
-        .map_err(|e| format!("cannot open the targets for a thread: {e}"))?;
+    let own =
+        Handles::of(&fds, how).map_err(|e| format!("cannot open the targets for a thread: {e}"))?;
     let fds = own.raw().to_vec();
     let lazy = io.lazy;
     let out = match s.kind {

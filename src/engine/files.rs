@@ -10,8 +10,8 @@
 
 use super::sync::{Inline, RunOne};
 use super::{Op, Sqe};
-use crate::os::meta::MetaOp;
 use crate::os::file::Name;
+use crate::os::meta::MetaOp;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct FileOps<'a> {

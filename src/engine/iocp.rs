@@ -15,8 +15,8 @@ use super::{Cqe, IoEngine, Op, Sqe};
 use crate::os::RawHandle;
 use std::io;
 use windows_sys::Win32::Foundation::{
-    CloseHandle, GetLastError, ERROR_HANDLE_EOF, ERROR_IO_PENDING, HANDLE,
-    INVALID_HANDLE_VALUE, WAIT_TIMEOUT,
+    CloseHandle, GetLastError, ERROR_HANDLE_EOF, ERROR_IO_PENDING, HANDLE, INVALID_HANDLE_VALUE,
+    WAIT_TIMEOUT,
 };
 use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::IO::{
@@ -51,7 +51,8 @@ impl IocpEngine {
     /// engine), `depth` slots.
     pub fn new(files: &[RawHandle], depth: u32) -> io::Result<IocpEngine> {
         // SAFETY: a new port, tied to no file yet; one thread reaps it.
-        let port = unsafe { CreateIoCompletionPort(INVALID_HANDLE_VALUE, std::ptr::null_mut(), 0, 1) };
+        let port =
+            unsafe { CreateIoCompletionPort(INVALID_HANDLE_VALUE, std::ptr::null_mut(), 0, 1) };
         if port.is_null() {
             return Err(io::Error::last_os_error());
         }
@@ -68,7 +69,9 @@ impl IocpEngine {
             queued: Vec::with_capacity(depth.max(1) as usize),
             done: Vec::with_capacity(depth.max(1) as usize),
             // SAFETY: plain data, filled by the system before it is read.
-            entries: (0..depth.max(1)).map(|_| unsafe { std::mem::zeroed() }).collect(),
+            entries: (0..depth.max(1))
+                .map(|_| unsafe { std::mem::zeroed() })
+                .collect(),
             in_flight: 0,
         };
         for &f in files {
@@ -177,7 +180,8 @@ impl IocpEngine {
         let slot = &self.slots[index];
         let mut n = 0u32;
         // SAFETY: the I/O in this slot has completed; the call only reads its status.
-        let ok = unsafe { GetOverlappedResult(self.files[slot.file as usize], &slot.ov, &mut n, 0) };
+        let ok =
+            unsafe { GetOverlappedResult(self.files[slot.file as usize], &slot.ov, &mut n, 0) };
         if ok != 0 {
             return n as i32;
         }
@@ -218,7 +222,9 @@ impl IoEngine for IocpEngine {
         self.submit()?;
         let mut got = self.done.len();
         out.append(&mut self.done);
-        let ms = timeout_ns.map_or(u32::MAX, |ns| ns.div_ceil(1_000_000).min(u32::MAX as u64 - 1) as u32);
+        let ms = timeout_ns.map_or(u32::MAX, |ns| {
+            ns.div_ceil(1_000_000).min(u32::MAX as u64 - 1) as u32
+        });
         while got < min && self.in_flight > 0 {
             let n = self.drain(ms, out)?;
             if n == 0 {

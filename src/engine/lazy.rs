@@ -388,10 +388,7 @@ mod tests {
                 Identity::of_file(&f).ok()
             })
             .collect();
-        let names = paths
-            .iter()
-            .map(|p| Name::new(p).unwrap())
-            .collect();
+        let names = paths.iter().map(|p| Name::new(p).unwrap()).collect();
         let files = Arc::new(Files {
             names,
             ids,
@@ -452,7 +449,13 @@ mod tests {
         l.queue(sqe(1, 1));
         l.reap(1, None, &mut out).unwrap();
         let got: Vec<(u32, i32)> = out.iter().map(|c| (c.slot, c.result)).collect();
-        assert_eq!(got, [(0, -crate::os::error::NOT_FOUND), (1, -crate::os::error::STALE)]);
+        assert_eq!(
+            got,
+            [
+                (0, -crate::os::error::NOT_FOUND),
+                (1, -crate::os::error::STALE)
+            ]
+        );
         assert_eq!(l.verb_of(0, Op::Read), "open");
         // A slot used again for an I/O that opens its file is not an open error.
         l.queue(sqe(0, 2));

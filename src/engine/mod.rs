@@ -9,19 +9,19 @@ pub mod alloc;
 pub mod build;
 pub mod delay;
 pub mod files;
+#[cfg(windows)]
+pub mod iocp;
 pub mod kind;
 pub mod lazy;
 pub mod mmap;
 pub mod null;
 pub mod sync;
-#[cfg(windows)]
-pub mod iocp;
 #[cfg(target_os = "linux")]
 pub mod uring;
 
-pub use kind::{Caps, EngineKind, RingFeatures, TrimAs};
 use crate::os::file;
 use crate::os::RawHandle;
+pub use kind::{Caps, EngineKind, RingFeatures, TrimAs};
 use std::io;
 
 /// One I/O to start. `buf` points into the worker's aligned buffer for `slot`, valid and

@@ -4,8 +4,8 @@
 //! queueing is shared ([`Inline`]); each says only how one I/O is done ([`RunOne`]).
 
 use super::{rw_once, Cqe, IoEngine, Op, Sqe};
-use std::io;
 use crate::os::RawHandle;
+use std::io;
 
 /// How one I/O is done, synchronously: the byte count, or a negative errno.
 pub trait RunOne {

@@ -14,9 +14,9 @@ use std::os::fd::RawFd;
 
 const IORING_ENTER_GETEVENTS: u32 = 1;
 
+pub use super::kind::UringOptions;
 /// The deepest queue a ring can have (kind.rs says why: it is a capability of the engine).
 pub use super::kind::URING_MAX_DEPTH as MAX_DEPTH;
-pub use super::kind::UringOptions;
 
 pub struct UringEngine {
     ring: IoUring,

@@ -252,15 +252,14 @@ impl std::fmt::Display for PrioColumn {
 /// Open log `name` for writing, as fio does (a log already there is overwritten), with the
 /// identity (device, inode) of a file that was not there before: iogauge's to remove.
 fn open_log(name: &str) -> Result<(std::fs::File, Option<(u64, u64)>), String> {
-    use std::os::unix::fs::MetadataExt;
     let err = |e: std::io::Error| format!("cannot create the log '{name}': {e}");
     let new = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(name);
     match new {
-        Ok(f) => match f.metadata() {
-            Ok(m) => Ok((f, Some((m.dev(), m.ino())))),
+        Ok(f) => match crate::os::file::ids(&f) {
+            Ok(id) => Ok((f, Some(id))),
             Err(e) => {
                 let _ = std::fs::remove_file(name);
                 Err(err(e))
@@ -275,9 +274,8 @@ fn open_log(name: &str) -> Result<(std::fs::File, Option<(u64, u64)>), String> {
 
 /// Remove `name` if it is still the file iogauge made there (same device and inode).
 fn remove_if_ours(name: &str, id: (u64, u64)) {
-    use std::os::unix::fs::MetadataExt;
-    if let Ok(m) = std::fs::symlink_metadata(name) {
-        if (m.dev(), m.ino()) == id {
+    if let Ok(now) = crate::os::file::ids_at(std::path::Path::new(name), false) {
+        if now == id {
             let _ = std::fs::remove_file(name);
         }
     }

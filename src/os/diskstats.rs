@@ -35,4 +35,3 @@ pub struct Aggr {
     pub aggr_in_queue: u64,
     pub aggr_util: f64,
 }
-

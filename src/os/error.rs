@@ -62,7 +62,12 @@ mod tests {
 
     #[test]
     fn full_and_names_agree() {
-        let full = by_name(if cfg!(windows) { "ERROR_DISK_FULL" } else { "ENOSPC" }).unwrap();
+        let full = by_name(if cfg!(windows) {
+            "ERROR_DISK_FULL"
+        } else {
+            "ENOSPC"
+        })
+        .unwrap();
         assert!(is_full(full));
         assert_eq!(class(full), Class::NoSpace);
         assert!(!is_full(IO));

@@ -3,8 +3,9 @@
 //! writes, flushes, trims, space reserved). The calls are the port's; the words are here.
 
 pub use super::sys::file::{
-    allocate, close_raw, Handles, datasync, device_len, direct_alignment, discard, flush, open_raw,
-    options, punch_hole, read_at, what, write_at, Name,
+    allocate, block_device_number, close_raw, datasync, device_len, device_words, direct_alignment,
+    discard, flush, ids, ids_at, is_device, may_write, open_raw, options, punch_hole, read_at,
+    read_exact_at, what, write_at, zoned, Handles, Name,
 };
 
 /// How a job opens its targets.

@@ -52,4 +52,3 @@ impl IoPrio {
         IoPrio::new(num(c)?, num(l)?)
     }
 }
-

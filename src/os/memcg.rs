@@ -14,4 +14,3 @@ pub enum CgroupVersion {
     V1,
     V2,
 }
-

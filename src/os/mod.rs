@@ -19,8 +19,10 @@ mod sys;
 mod sys;
 
 pub mod cache;
+pub mod cpu;
 pub mod diskstats;
 pub mod error;
+pub mod facts;
 pub mod file;
 pub mod ioprio;
 pub mod memcg;
@@ -28,8 +30,9 @@ pub mod memory;
 pub mod meta;
 pub mod numa;
 pub mod owned;
-pub mod topology;
+pub mod process;
 pub mod threads;
+pub mod topology;
 pub mod workspace;
 
 pub use sys::limits;

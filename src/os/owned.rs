@@ -212,4 +212,3 @@ impl Drop for Cleanup {
         }
     }
 }
-

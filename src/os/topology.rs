@@ -40,4 +40,3 @@ pub fn cpu_list(s: &str) -> Vec<usize> {
     }
     out
 }
-

@@ -584,14 +584,11 @@ pub struct SelfUsage {
 
 impl SelfUsage {
     pub fn now() -> Self {
-        // SAFETY: getrusage fills a struct we own.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+        let u = crate::os::process::usage();
         SelfUsage {
-            max_rss_bytes: peak_rss_bytes().unwrap_or(ru.ru_maxrss as u64 * 1024),
-            user_cpu_ns: ns(ru.ru_utime),
-            system_cpu_ns: ns(ru.ru_stime),
+            max_rss_bytes: u.peak_rss_bytes,
+            user_cpu_ns: u.user_ns,
+            system_cpu_ns: u.system_ns,
         }
     }
 }
@@ -599,12 +596,6 @@ impl SelfUsage {
 /// Peak resident size of this program's own memory (VmHWM). Not getrusage's ru_maxrss: that
 /// survives execve, so a process started from a large parent (a test harness, a script
 /// runner) would report the parent's peak.
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
 
 /// How completions were found: by waiting, or by looking aside after a submission.
 #[derive(Default, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! passed in, so a plan is tested without I/O.
 
 use crate::engine::build::EngineSettings;
-use crate::engine::kind::{EngineKind, DEFAULT_ENGINE, FALLBACK_ENGINE};
 use crate::engine::kind::UringOptions;
+use crate::engine::kind::{EngineKind, DEFAULT_ENGINE, FALLBACK_ENGINE};
 use crate::error::{Error, Result};
 use crate::spec::{Affinity, FileService, Flag, JobSpec, Pattern, Stop};
 

@@ -13,10 +13,10 @@ use crate::clock::{Clock, ClockInfo};
 use crate::engine::lazy::Files;
 use crate::engine::Op;
 use crate::error::{Error, Result};
-use crate::os::owned::Cleanup;
-use crate::spec::{Flag, JobSpec};
 use crate::os::file::Name;
+use crate::os::owned::Cleanup;
 use crate::os::{RawHandle, NO_HANDLE};
+use crate::spec::{Flag, JobSpec};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 

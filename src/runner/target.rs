@@ -5,6 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::facts::{free_space, fs_name, parent_dir, Content, TargetKind};
+use crate::os::error::Class;
+use crate::os::file::{How, What};
 use crate::os::owned::{Cleanup, Identity};
 use crate::rng::Rng;
 use crate::spec::{CacheMode, EngineKind, Flag, JobSpec, TargetSpec, MIN_DIRECT_ALIGN};
@@ -12,8 +14,6 @@ use crate::units::format_size;
 use crate::verify::Stamp;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use crate::os::error::Class;
-use crate::os::file::{How, What};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -329,20 +329,18 @@ fn open_checked(
     cleanup: &Cleanup,
 ) -> Result<(File, u64)> {
     let shown = path.display();
-    let file = crate::os::file::options(how(job))
-        .open(path)
-        .map_err(|e| {
-            let invalid = e.raw_os_error().map(crate::os::error::class) == Some(Class::Invalid);
-            if invalid && job.cache.is_direct() {
-                Error::usage(format!(
-                    "O_DIRECT is not supported by the file system of '{shown}' ({}); use {}",
-                    fs_name(path),
-                    job.dialect.cache(CacheMode::Buffered)
-                ))
-            } else {
-                Error::usage(format!("cannot open target '{shown}': {e}"))
-            }
-        })?;
+    let file = crate::os::file::options(how(job)).open(path).map_err(|e| {
+        let invalid = e.raw_os_error().map(crate::os::error::class) == Some(Class::Invalid);
+        if invalid && job.cache.is_direct() {
+            Error::usage(format!(
+                "O_DIRECT is not supported by the file system of '{shown}' ({}); use {}",
+                fs_name(path),
+                job.dialect.cache(CacheMode::Buffered)
+            ))
+        } else {
+            Error::usage(format!("cannot open target '{shown}': {e}"))
+        }
+    })?;
     if created && !cleanup.holds(path, &file) {
         return Err(Error::runtime(format!(
             "'{shown}' was replaced by another file while iogauge created it; it was left alone"

@@ -985,7 +985,6 @@ impl State<'_> {
     }
 }
 
-
 /// One worker thread's loop: issue up to the queue depth, wait for completions, account
 /// for them, until the stop time (or its quota, or an error); then flush what `--end-fsync`
 /// asks and hand over the totals.

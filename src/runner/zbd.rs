@@ -483,25 +483,12 @@ pub fn refuse_zoned_device(
     t: &super::target::OpenTarget,
     flag: impl std::fmt::Display,
 ) -> crate::error::Result<()> {
-    use std::os::unix::fs::MetadataExt;
     if t.kind != crate::facts::TargetKind::BlockDevice {
         return Ok(());
     }
-    let Some(rdev) = t
-        .file
-        .as_ref()
-        .and_then(|f| f.metadata().ok())
-        .map(|m| m.rdev())
-    else {
-        return Ok(());
-    };
-    let dev = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
-    // A partition's queue is its disk's.
-    let model = ["queue/zoned", "../queue/zoned"]
-        .iter()
-        .find_map(|q| std::fs::read_to_string(format!("{dev}/{q}")).ok());
-    match model.as_deref().map(str::trim) {
-        None | Some("none") => Ok(()),
+    let model = t.file.as_ref().and_then(crate::os::file::zoned);
+    match model {
+        None => Ok(()),
         Some(m) => Err(crate::error::Error::usage(format!(
             "{flag}: '{}' is a zoned block device ({m}); iogauge emulates zones on files and devices that are not zoned, and does not drive a zoned device's own zones yet (planned)",
             t.path.display()

@@ -6,8 +6,6 @@
 //! same database at this moment; anything else is never iogauge's to remove.
 
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// SQLite's companions of a database file, and the file itself ("").
@@ -39,16 +37,6 @@ pub fn pid_of(file: &[u8], name: &[u8]) -> Option<u32> {
     pid.parse().ok().filter(|&p| p > 0)
 }
 
-/// Whether process `pid` is alive (EPERM: alive, another user's).
-fn alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
-    let sent = unsafe { libc::kill(pid, 0) } == 0;
-    sent || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 /// Remove the leftovers of killed creates of database `db`; how many files went. Quiet: a
 /// folder that cannot be read or a file that cannot be removed is left as it is.
 pub fn clear(db: &Path) -> usize {
@@ -62,17 +50,16 @@ pub fn clear(db: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
     let mut removed = 0;
     for e in entries.flatten() {
         let file = e.file_name();
-        let Some(pid) = pid_of(file.as_bytes(), name.as_bytes()) else {
+        let Some(pid) = pid_of(file.as_encoded_bytes(), name.as_encoded_bytes()) else {
             continue;
         };
         let path = e.path();
-        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.uid() == me);
-        if ours && !alive(pid) && std::fs::remove_file(&path).is_ok() {
+        let ours = std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && crate::os::process::is_mine(&m));
+        if ours && !crate::os::process::alive(pid) && std::fs::remove_file(&path).is_ok() {
             removed += 1;
         }
     }

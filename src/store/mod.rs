@@ -705,25 +705,15 @@ fn may_write(path: &Path) -> bool {
     [Some(path), dir.or(Some(Path::new(".")))]
         .into_iter()
         .flatten()
-        .all(|p| {
-            use std::os::unix::ffi::OsStrExt;
-            let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-                return false;
-            };
-            // SAFETY: a NUL-terminated path; faccessat only reads it.
-            unsafe {
-                libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0
-            }
-        })
+        .all(crate::os::file::may_write)
 }
 
 /// `path` as the path of an SQLite `file:` URI: every byte but letters, digits, `/`, `.`,
 /// `-` and `_` percent-encoded (a `?` or `#` in a folder's name must stay part of the path).
 fn uri_path(path: &Path) -> String {
     use std::fmt::Write;
-    use std::os::unix::ffi::OsStrExt;
     let mut out = String::new();
-    for &b in path.as_os_str().as_bytes() {
+    for &b in path.as_os_str().as_encoded_bytes() {
         if b.is_ascii_alphanumeric() || b"/.-_".contains(&b) {
             out.push(b as char);
         } else {

@@ -12,7 +12,6 @@ use crate::os::memory::AlignedBuf;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -153,7 +152,7 @@ fn chunk(
     let offset = t.origin + first * unit;
     let len = (n * unit) as usize;
     let data = &mut buf[..len];
-    t.file.read_exact_at(data, offset).map_err(|e| {
+    crate::os::file::read_exact_at(&t.file, data, offset).map_err(|e| {
         Error::runtime(format!(
             "cannot read '{}' at offset {offset} to check it: {e}",
             t.path

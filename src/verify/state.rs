@@ -13,8 +13,7 @@
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{Seek, SeekFrom, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::io::Write;
 use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -36,20 +35,15 @@ pub struct TargetId {
 impl TargetId {
     /// The identity of the open target `f`.
     pub fn of(f: &File) -> std::io::Result<TargetId> {
-        let m = f.metadata()?;
-        if m.file_type().is_block_device() {
-            let mut f = f;
-            let size = f.seek(SeekFrom::End(0))?;
-            return Ok(TargetId {
-                dev: m.rdev(),
-                ino: 0,
-                size,
-            });
+        if let Some(dev) = crate::os::file::block_device_number(f) {
+            let size = crate::os::file::device_len(f)?;
+            return Ok(TargetId { dev, ino: 0, size });
         }
+        let (dev, ino) = crate::os::file::ids(f)?;
         Ok(TargetId {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.len(),
+            dev,
+            ino,
+            size: f.metadata()?.len(),
         })
     }
 
@@ -66,7 +60,7 @@ impl TargetId {
     }
 
     fn words(&self) -> String {
-        let dev = format!("{}:{}", libc::major(self.dev), libc::minor(self.dev));
+        let dev = crate::os::file::device_words(self.dev);
         let size = crate::units::format_size(self.size);
         match self.ino {
             0 => format!("block device {dev} of {size}"),

@@ -161,7 +161,7 @@ fn disk_under(path: &Path) -> Option<String> {
         true => meta.rdev(),
         false => meta.dev(),
     };
-    crate::facts::disk_of_dev(dev)
+    crate::os::facts::disk_of_dev(dev)
 }
 
 /// The disks `disk` is built on (a dm or md device's), as /sys/block/<disk>/slaves lists them.
@@ -172,7 +172,7 @@ fn slaves_of(disk: &str) -> Vec<String> {
     let mut v: Vec<String> = dir
         .flatten()
         // A slave may be a partition: its disk is what /sys/block has.
-        .filter_map(|e| crate::facts::disk_of_sysfs(&std::fs::canonicalize(e.path()).ok()?))
+        .filter_map(|e| crate::os::facts::disk_of_sysfs(&std::fs::canonicalize(e.path()).ok()?))
         .collect();
     v.sort();
     v.dedup();

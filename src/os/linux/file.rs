@@ -209,3 +209,63 @@ impl Handles {
         &self.0
     }
 }
+
+/// Whether this user may write `path` (access(W_OK), as the effective user).
+pub fn may_write(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path; faccessat only reads it.
+    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
+}
+
+/// (device, inode) of an open file.
+pub fn ids(file: &File) -> io::Result<(u64, u64)> {
+    let m = file.metadata()?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// (device, inode) of what stands at `path`, following a final link where `follow`.
+pub fn ids_at(path: &Path, follow: bool) -> io::Result<(u64, u64)> {
+    let m = match follow {
+        true => std::fs::metadata(path)?,
+        false => std::fs::symlink_metadata(path)?,
+    };
+    Ok((m.dev(), m.ino()))
+}
+
+/// A block or character device (a path two processes may share without a file's identity).
+pub fn is_device(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+}
+
+/// The device number of an open block device; None for anything else.
+pub fn block_device_number(file: &File) -> Option<u64> {
+    let m = file.metadata().ok()?;
+    m.file_type().is_block_device().then(|| m.rdev())
+}
+
+/// A device number as the system writes it: `major:minor`.
+pub fn device_words(dev: u64) -> String {
+    format!("{}:{}", libc::major(dev), libc::minor(dev))
+}
+
+/// Read exactly `buf.len()` bytes at `offset`.
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+}
+
+/// The zone model of an open block device the kernel shows as zoned (host-managed,
+/// host-aware); None for one that is not, or for anything else.
+pub fn zoned(file: &File) -> Option<String> {
+    let rdev = block_device_number(file)?;
+    let dev = format!("/sys/dev/block/{}", device_words(rdev));
+    // A partition's queue is its disk's.
+    let model = ["queue/zoned", "../queue/zoned"]
+        .iter()
+        .find_map(|q| std::fs::read_to_string(format!("{dev}/{q}")).ok())?;
+    let m = model.trim();
+    (m != "none").then(|| m.to_string())
+}

@@ -2,10 +2,12 @@
 //! errno, sysfs and procfs, cgroups, and the calls only Linux has (io_uring is the engine's).
 
 pub mod cache;
+pub mod cpu;
 pub mod dir;
 pub mod diskstats;
 pub mod error;
 pub mod extents;
+pub mod facts;
 pub mod file;
 pub mod ioprio;
 pub mod limits;
@@ -14,6 +16,7 @@ pub mod memcg;
 pub mod meta;
 pub mod numa;
 pub mod owned;
+pub mod process;
 pub mod resolve;
 pub mod topology;
 

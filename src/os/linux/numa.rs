@@ -155,4 +155,3 @@ mod tests {
         set_mem_policy(&default, &[]).unwrap();
     }
 }
-

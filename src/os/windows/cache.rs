@@ -9,7 +9,9 @@ use std::io;
 impl CacheDrop {
     pub fn describe(self) -> &'static str {
         match self {
-            CacheDrop::DropCaches => "caches emptied before each measurement (the whole system cache)",
+            CacheDrop::DropCaches => {
+                "caches emptied before each measurement (the whole system cache)"
+            }
             CacheDrop::Fadvise => {
                 "caches emptied before each measurement by an unbuffered open \
                  (FILE_FLAG_NO_BUFFERING) of the data files only; folder and metadata caches \

@@ -12,10 +12,10 @@ use std::os::windows::fs::OpenOptionsExt;
 use std::path::Path;
 use windows_sys::Win32::Foundation::{CloseHandle, GetLastError, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::Storage::FileSystem::{
-    CreateFileW, FlushFileBuffers, GetFinalPathNameByHandleW, ReOpenFile, ReadFile,
-    SetFileInformationByHandle, WriteFile, FileAllocationInfo, FILE_ALLOCATION_INFO,
-    FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED, FILE_FLAG_WRITE_THROUGH, FILE_SHARE_DELETE,
-    FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_EXISTING,
+    CreateFileW, FileAllocationInfo, FlushFileBuffers, GetFinalPathNameByHandleW, ReOpenFile,
+    ReadFile, SetFileInformationByHandle, WriteFile, FILE_ALLOCATION_INFO, FILE_FLAG_NO_BUFFERING,
+    FILE_FLAG_OVERLAPPED, FILE_FLAG_WRITE_THROUGH, FILE_SHARE_DELETE, FILE_SHARE_READ,
+    FILE_SHARE_WRITE, OPEN_EXISTING,
 };
 use windows_sys::Win32::System::IO::{DeviceIoControl, OVERLAPPED};
 
@@ -35,7 +35,10 @@ impl Name {
     pub fn new(path: &Path) -> io::Result<Name> {
         let w = wide(path);
         if w[..w.len() - 1].contains(&0) {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a NUL in the path",
+            ));
         }
         Ok(Name(w))
     }
@@ -110,7 +113,8 @@ pub fn reopen(h: RawHandle, how: How) -> io::Result<RawHandle> {
     }
     let mut path = vec![0u16; 32768];
     // SAFETY: the buffer holds `path.len()` wide characters.
-    let n = unsafe { GetFinalPathNameByHandleW(handle(h), path.as_mut_ptr(), path.len() as u32, 0) };
+    let n =
+        unsafe { GetFinalPathNameByHandleW(handle(h), path.as_mut_ptr(), path.len() as u32, 0) };
     if n == 0 || n as usize >= path.len() {
         return Err(io::Error::last_os_error());
     }
@@ -327,4 +331,113 @@ impl Drop for Handles {
             close_raw(h);
         }
     }
+}
+
+/// Whether `path` may be written: a folder unless it is gone, a file unless it is read-only
+/// (access lists are not evaluated: a refusal then comes from the open itself).
+pub fn may_write(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir() || !m.permissions().readonly())
+}
+
+/// (volume serial number, file index) of an open file.
+pub fn ids(file: &File) -> io::Result<(u64, u64)> {
+    ids_raw(super::raw(file))
+}
+
+fn ids_raw(h: RawHandle) -> io::Result<(u64, u64)> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION,
+    };
+    let mut i: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: writes the struct we own; `h` is open.
+    if unsafe { GetFileInformationByHandle(handle(h), &mut i) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let index = (i.nFileIndexHigh as u64) << 32 | i.nFileIndexLow as u64;
+    Ok((i.dwVolumeSerialNumber as u64, index))
+}
+
+/// (volume serial number, file index) of what stands at `path`, following a final link where
+/// `follow`.
+pub fn ids_at(path: &Path, follow: bool) -> io::Result<(u64, u64)> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT,
+    };
+    let flags = FILE_FLAG_BACKUP_SEMANTICS
+        | if follow {
+            0
+        } else {
+            FILE_FLAG_OPEN_REPARSE_POINT
+        };
+    let w = wide(path);
+    // SAFETY: a NUL-terminated path; the handle is closed below.
+    let h = unsafe {
+        CreateFileW(
+            w.as_ptr(),
+            0x80,
+            SHARE_ALL,
+            std::ptr::null(),
+            OPEN_EXISTING,
+            flags,
+            std::ptr::null_mut(),
+        )
+    };
+    if h == INVALID_HANDLE_VALUE {
+        return Err(io::Error::last_os_error());
+    }
+    let r = ids_raw(h as RawHandle);
+    close_raw(h as RawHandle);
+    r
+}
+
+/// A device path (`\\.\...`).
+pub fn is_device(path: &Path) -> bool {
+    path.to_string_lossy().starts_with(r"\\.\")
+}
+
+/// The device number of an open volume or drive (IOCTL_STORAGE_GET_DEVICE_NUMBER: the disk's
+/// number, and the partition's in the low bits); None for a file.
+pub fn block_device_number(file: &File) -> Option<u64> {
+    const IOCTL_STORAGE_GET_DEVICE_NUMBER: u32 = 0x002D_1080;
+    let mut n = [0u32; 3];
+    let mut got = 0u32;
+    // SAFETY: the output is a STORAGE_DEVICE_NUMBER-sized array we own.
+    let ok = unsafe {
+        DeviceIoControl(
+            handle(super::raw(file)),
+            IOCTL_STORAGE_GET_DEVICE_NUMBER,
+            std::ptr::null(),
+            0,
+            n.as_mut_ptr().cast(),
+            12,
+            &mut got,
+            std::ptr::null_mut(),
+        )
+    };
+    (ok != 0).then(|| (n[1] as u64) << 32 | n[2] as u64)
+}
+
+/// A device number as `disk N partition M`.
+pub fn device_words(dev: u64) -> String {
+    format!("disk {} partition {}", dev >> 32, dev & 0xffff_ffff)
+}
+
+/// Read exactly `buf.len()` bytes at `offset`.
+pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset)? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Windows' zoned drives (SMR, ZNS) are not detected yet.
+pub fn zoned(_file: &File) -> Option<String> {
+    None
 }

@@ -32,7 +32,11 @@ impl Mapping {
                 "an empty target cannot be mapped",
             ));
         }
-        let protect = if writable { PAGE_READWRITE } else { PAGE_READONLY };
+        let protect = if writable {
+            PAGE_READWRITE
+        } else {
+            PAGE_READONLY
+        };
         // SAFETY: a section of an open file, no name, no security attributes.
         let section = unsafe {
             CreateFileMappingW(
@@ -47,7 +51,11 @@ impl Mapping {
         if section.is_null() {
             return Err(io::Error::last_os_error());
         }
-        let access = if writable { FILE_MAP_WRITE } else { FILE_MAP_READ };
+        let access = if writable {
+            FILE_MAP_WRITE
+        } else {
+            FILE_MAP_READ
+        };
         // SAFETY: a view of the whole section just made.
         let view = unsafe { MapViewOfFile(section, access, 0, 0, size) };
         if view.Value.is_null() {
@@ -89,7 +97,8 @@ impl Mapping {
     pub fn sync(&self) -> i32 {
         // SAFETY: the whole view made in `new`, and the file it maps.
         let ok = unsafe {
-            FlushViewOfFile(self.ptr.cast(), self.len) != 0 && FlushFileBuffers(handle(self.file)) != 0
+            FlushViewOfFile(self.ptr.cast(), self.len) != 0
+                && FlushFileBuffers(handle(self.file)) != 0
         };
         if ok {
             0

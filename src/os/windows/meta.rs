@@ -7,8 +7,8 @@ use crate::os::meta::MetaOp;
 use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::Storage::FileSystem::{
     CreateDirectoryW, CreateFileW, DeleteFileW, FileStandardInfo, GetFileInformationByHandleEx,
-    RemoveDirectoryW, CREATE_ALWAYS, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
-    FILE_FLAG_BACKUP_SEMANTICS, FILE_STANDARD_INFO, OPEN_EXISTING,
+    RemoveDirectoryW, CREATE_ALWAYS, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, FILE_FLAG_BACKUP_SEMANTICS,
+    FILE_STANDARD_INFO, OPEN_EXISTING,
 };
 
 const GENERIC_READ: u32 = 0x8000_0000;
@@ -48,7 +48,11 @@ impl MetaOp {
                     h != INVALID_HANDLE_VALUE && CloseHandle(h) != 0
                 }
                 MetaOp::Stat => {
-                    let h = open(FILE_READ_ATTRIBUTES, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS);
+                    let h = open(
+                        FILE_READ_ATTRIBUTES,
+                        OPEN_EXISTING,
+                        FILE_FLAG_BACKUP_SEMANTICS,
+                    );
                     if h == INVALID_HANDLE_VALUE {
                         return false;
                     }
@@ -66,7 +70,9 @@ impl MetaOp {
                 MetaOp::Mkdir => CreateDirectoryW(name.as_ptr(), std::ptr::null()) != 0,
                 MetaOp::Rmdir => RemoveDirectoryW(name.as_ptr()) != 0,
                 MetaOp::Rename => {
-                    windows_sys::Win32::Foundation::SetLastError(crate::os::error::UNSUPPORTED as u32);
+                    windows_sys::Win32::Foundation::SetLastError(
+                        crate::os::error::UNSUPPORTED as u32,
+                    );
                     false
                 }
             }

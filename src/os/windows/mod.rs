@@ -5,8 +5,10 @@
 //! per thread, emptying every cache: not yet) is answered with an error that says so.
 
 pub mod cache;
+pub mod cpu;
 pub mod diskstats;
 pub mod error;
+pub mod facts;
 pub mod file;
 pub mod ioprio;
 pub mod limits;
@@ -15,6 +17,7 @@ pub mod memcg;
 pub mod meta;
 pub mod numa;
 pub mod owned;
+pub mod process;
 pub mod topology;
 
 use std::os::windows::io::AsRawHandle;
@@ -51,15 +54,19 @@ pub(crate) fn wide(path: &std::path::Path) -> Vec<u16> {
     let s = path.as_os_str();
     let plain: Vec<u16> = s.encode_wide().collect();
     let text = path.to_string_lossy();
-    let mut out: Vec<u16> = if plain.len() < 248 || text.starts_with(r"\\?\") || text.starts_with(r"\\.\") {
-        plain
-    } else if let Some(share) = text.strip_prefix(r"\\") {
-        r"\\?\UNC\".encode_utf16().chain(share.encode_utf16()).collect()
-    } else if path.is_absolute() {
-        r"\\?\".encode_utf16().chain(plain).collect()
-    } else {
-        plain
-    };
+    let mut out: Vec<u16> =
+        if plain.len() < 248 || text.starts_with(r"\\?\") || text.starts_with(r"\\.\") {
+            plain
+        } else if let Some(share) = text.strip_prefix(r"\\") {
+            r"\\?\UNC\"
+                .encode_utf16()
+                .chain(share.encode_utf16())
+                .collect()
+        } else if path.is_absolute() {
+            r"\\?\".encode_utf16().chain(plain).collect()
+        } else {
+            plain
+        };
     out.push(0);
     out
 }

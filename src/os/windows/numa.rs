@@ -47,7 +47,7 @@ pub fn resolve(nodes: &Nodes) -> Result<Vec<usize>, String> {
     let online = online_nodes();
     let asked = match nodes {
         Nodes::All => return Ok(online),
-        Nodes::List(l) => l.clone(),
+        Nodes::List(l) => l.iter().map(|&n| n as usize).collect::<Vec<usize>>(),
     };
     match asked.iter().find(|n| !online.contains(n)) {
         Some(n) => Err(format!(
@@ -77,7 +77,11 @@ pub fn node_cpus(nodes: &[usize]) -> Vec<usize> {
             continue;
         }
         let first = firsts.get(mask.Group as usize).copied().unwrap_or(0);
-        out.extend((0..usize::BITS as usize).filter(|b| mask.Mask >> b & 1 == 1).map(|b| first + b));
+        out.extend(
+            (0..usize::BITS as usize)
+                .filter(|b| mask.Mask >> b & 1 == 1)
+                .map(|b| first + b),
+        );
     }
     out.sort_unstable();
     out.dedup();

@@ -180,7 +180,9 @@ impl Owned {
 
     /// Whether its place still holds what iogauge created.
     pub fn still_ours(&self) -> bool {
-        Held::open(&self.path).and_then(|h| h.id()).is_ok_and(|id| id == self.id)
+        Held::open(&self.path)
+            .and_then(|h| h.id())
+            .is_ok_and(|id| id == self.id)
     }
 
     pub fn remove(&self) -> io::Result<Removal> {
@@ -217,7 +219,12 @@ impl Owned {
 /// Remove what iogauge made inside folder `path` (everything where `whole`); what stays is
 /// added to `left`. Whether anything stays. Each entry is opened as itself and deleted through
 /// that handle; a link or junction is deleted, never followed.
-fn empty_folder(path: &Path, whole: bool, depth: usize, left: &mut Vec<PathBuf>) -> io::Result<bool> {
+fn empty_folder(
+    path: &Path,
+    whole: bool,
+    depth: usize,
+    left: &mut Vec<PathBuf>,
+) -> io::Result<bool> {
     let mut stays = false;
     for entry in std::fs::read_dir(path)? {
         let at = entry?.path();

@@ -90,7 +90,11 @@ fn entries() -> Vec<(i32, Vec<GROUP_AFFINITY>, Option<u32>)> {
     let mut off = 0usize;
     while off + std::mem::size_of::<u32>() * 2 <= len as usize {
         // SAFETY: each record starts inside the buffer and says its own size.
-        let rec = unsafe { &*base.add(off).cast::<SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX>() };
+        let rec = unsafe {
+            &*base
+                .add(off)
+                .cast::<SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX>()
+        };
         if rec.Size == 0 {
             break;
         }
