@@ -70,3 +70,19 @@ pub(crate) fn wide(path: &std::path::Path) -> Vec<u16> {
     out.push(0);
     out
 }
+
+/// Whether this runs under Wine (its ntdll exports `wine_get_version`), which emulates some
+/// calls differently from Windows (creation times, unbuffered I/O): said where it matters.
+pub fn under_wine() -> bool {
+    use std::sync::OnceLock;
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+    static WINE: OnceLock<bool> = OnceLock::new();
+    *WINE.get_or_init(|| {
+        let ntdll: Vec<u16> = "ntdll.dll\0".encode_utf16().collect();
+        // SAFETY: ntdll is loaded in every process; the name is NUL-terminated.
+        unsafe {
+            let m = GetModuleHandleW(ntdll.as_ptr());
+            !m.is_null() && GetProcAddress(m, c"wine_get_version".as_ptr().cast()).is_some()
+        }
+    })
+}

@@ -44,10 +44,16 @@ impl Identity {
             return Err(io::Error::last_os_error());
         }
         let t = i.ftCreationTime;
+        // Wine gives a file's Unix ctime as its creation time, which moves with every write:
+        // there the volume and the file index (the inode) decide alone.
+        let born = match super::under_wine() {
+            true => 0,
+            false => (t.dwHighDateTime as u64) << 32 | t.dwLowDateTime as u64,
+        };
         Ok(Identity {
             volume: i.dwVolumeSerialNumber,
             index: (i.nFileIndexHigh as u64) << 32 | i.nFileIndexLow as u64,
-            born: (t.dwHighDateTime as u64) << 32 | t.dwLowDateTime as u64,
+            born,
             folder: i.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY != 0,
         })
     }
