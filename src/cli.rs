@@ -710,19 +710,21 @@ Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
 
 pub const DISKSPD_HELP: &str = "\
 Arguments are DiskSpd's, values glued to their flag: -b8K -o32 -t4 -r -w30 -Sh -L -c1G, then the
-targets (paths, or #N for the Nth disk in name order). DiskSpd's defaults apply: -b64K -o2 -t1
+targets (paths; #N: the Nth disk, PhysicalDriveN on Windows, in name order on Linux; C: is
+the volume on Windows). DiskSpd's defaults apply: -b64K -o2 -t1
 -d10 -W5, sequential, reads only, the OS cache on (buffered), threads spread over the CPUs
 (-n: not pinned). Combinations DiskSpd refuses are refused with DiskSpd's reason (-r with -s,
 -si with -r, -F with -t, -n with -a...). Options start with - only (a / would be a path).
 
 Run as in DiskSpd: -a -ag -b -B -c -C -d -D -f<size> -F -g -h -i -j -L -n -o -O -r -rd -rs
   -R -Rp -s -si -S -Sb -Sh -Sm -Su -Sw -t -T -w -W -z -Z -Zr
-Run differently (the report's notes say how): -Sr (as -Su, O_DIRECT), -x (io_uring),
+Run differently (the report's notes say how): -Sr (as -Su: unbuffered), -x (the default engine:
+  completion ports on Windows, io_uring on Linux),
   -Z<size> (random data, a buffer per I/O), -N<v|n|i> (with -Sm: msync after each write)
 Accepted, no effect on Linux: -f<rst> (access hints) -I (priority) -l (large pages)
   -P (progress dots) -v -:<flags> (experiment flags)
 Refused, saying why: -p and -Z<size>,<file> (planned), -Sm with -Sw/-Sh/-h (planned),
-  -X (XML profiles), -e (ETW, Windows only), -y (Windows events), drive letters (C:),
+  -X (XML profiles), -e (ETW, Windows only), -y (Windows events), drive letters (C:) on Linux,
   processor groups other than 0 (-ag1,...)
 
 -Rp prints the profile (the command line as DiskSpd understands it; -Rpxml as DiskSpd's

@@ -276,10 +276,8 @@ pub fn failed(unit: &str, failures: &[String]) -> Option<Ending> {
 /// Set on Ctrl-C or SIGTERM: the measuring commands stop, report what they have and save it.
 pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let interrupted = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, interrupted.clone())
-            .map_err(|e| Error::runtime(format!("cannot install the signal handler: {e}")))?;
-    }
+    crate::os::signals::on_interrupt(interrupted.clone())
+        .map_err(|e| Error::runtime(format!("cannot install the signal handler: {e}")))?;
     Ok(interrupted)
 }
 

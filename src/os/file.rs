@@ -4,8 +4,9 @@
 
 pub use super::sys::file::{
     allocate, block_device_number, close_raw, datasync, device_len, device_words, direct_alignment,
-    discard, flush, ids, ids_at, is_device, may_write, open_raw, options, punch_hole, read_at,
-    read_exact_at, what, write_at, zoned, Handles, Name,
+    discard, flush, ids, ids_at, is_device, may_write, open_folder, open_raw, options, punch_hole,
+    read_at, read_exact_at, sync_folder, volume_of_letter, what, whole_disks, write_at, zoned,
+    Handles, Name,
 };
 
 /// How a job opens its targets.

@@ -31,6 +31,7 @@ pub mod meta;
 pub mod numa;
 pub mod owned;
 pub mod process;
+pub mod signals;
 pub mod threads;
 pub mod topology;
 pub mod workspace;
@@ -55,4 +56,10 @@ pub fn raw(file: &std::fs::File) -> RawHandle {
 /// The page size of this machine: the unit of mappings, page I/O tests and fio's `pagesize`.
 pub fn page_size() -> u64 {
     sys::page_size()
+}
+
+/// The user's folder for application data: $XDG_DATA_HOME, else ~/.local/share (Linux);
+/// %LOCALAPPDATA% (Windows). Err says which variables are unset.
+pub fn data_home() -> Result<std::path::PathBuf, &'static str> {
+    sys::data_home()
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::sys::numa::{
-    allowed_cpus, node_cpus, online_nodes, pin_to_cpu, resolve, set_cpus, set_mem_policy,
+    allowed_cpus, node_cpus, online_nodes, pin_to_cpu, set_cpus, set_mem_policy,
 };
 
 /// Node numbers, or every node the machine has.
@@ -67,6 +67,29 @@ impl MemPolicy {
         match &self.nodes {
             Some(n) => format!("{}:{}", self.mode.word(), n.text()),
             None => self.mode.word().into(),
+        }
+    }
+}
+
+/// The nodes `nodes` names, each checked to be online here.
+pub fn resolve(nodes: &Nodes) -> Result<Vec<usize>, String> {
+    let online = online_nodes();
+    match nodes {
+        Nodes::All => Ok(online),
+        Nodes::List(list) => {
+            let list: Vec<usize> = list.iter().map(|&n| n as usize).collect();
+            match list.iter().find(|n| !online.contains(n)) {
+                Some(n) => Err(format!(
+                    "node {n} is not online here (this machine has node{} {})",
+                    if online.len() == 1 { "" } else { "s" },
+                    online
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )),
+                None => Ok(list),
+            }
         }
     }
 }

@@ -199,6 +199,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "reads /proc (Linux)")]
     fn only_a_marked_folder_of_a_gone_process_is_removed() {
         let d = tempfile::tempdir().unwrap();
         let me = Mark::of_this_process().expect("/proc is readable");

@@ -200,13 +200,18 @@ fn run_parameters(o: &mut String, r: &RunResult, headline: Headline) {
 /// The clock iogauge timed with, and the io_uring features it found.
 fn clock_and_ring(o: &mut String, r: &RunResult) {
     let c = &r.clock;
+    // The system's monotonic clock by its name there (a result may be read on another system).
+    let (mono, call) = match r.header.system.kernel.starts_with("Windows") {
+        true => ("QueryPerformanceCounter", "QueryPerformanceCounter"),
+        false => ("CLOCK_MONOTONIC", "clock_gettime"),
+    };
     let source = match c.source {
-        ClockSource::Tsc => "invariant TSC, calibrated against CLOCK_MONOTONIC",
-        ClockSource::Monotonic => "CLOCK_MONOTONIC",
+        ClockSource::Tsc => format!("invariant TSC, calibrated against {mono}"),
+        ClockSource::Monotonic => mono.to_string(),
     };
     let _ = writeln!(
         o,
-        "\tclock: {source}, {:.1} ns per read (clock_gettime: {:.1} ns)",
+        "\tclock: {source}, {:.1} ns per read ({call}: {:.1} ns)",
         c.read_cost_ns, c.monotonic_cost_ns
     );
     if let Some(u) = &r.io_uring {

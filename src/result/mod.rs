@@ -593,10 +593,6 @@ impl SelfUsage {
     }
 }
 
-/// Peak resident size of this program's own memory (VmHWM). Not getrusage's ru_maxrss: that
-/// survives execve, so a process started from a large parent (a test harness, a script
-/// runner) would report the parent's peak.
-
 /// How completions were found: by waiting, or by looking aside after a submission.
 #[derive(Default, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct WaitStats {

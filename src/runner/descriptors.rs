@@ -154,6 +154,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn files_count_once_or_per_thread_where_opened_as_needed() {
         let all = job("iogauge run --file-set all -t 4 --engine sync /d/a /d/b /d/c");
         assert_eq!(need(&all).files, 3);

@@ -259,6 +259,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) is the default engine there"
+    )]
     fn without_io_uring_the_default_engine_is_sync_with_a_note() {
         let p = plan(&job("-c 1M -o 8"), &host(false), false).unwrap();
         assert_eq!(p.engine.kind.name(), "sync");
@@ -275,6 +279,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn io_uring_asked_for_and_missing_is_refused_in_the_job_s_words() {
         let e = plan(&job("-c 1M --engine io_uring"), &host(false), false).unwrap_err();
         assert!(

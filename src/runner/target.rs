@@ -168,7 +168,7 @@ fn name_target(
     let facts = match facts.get(dir) {
         Some(f) => f.clone(),
         None => {
-            let folder = File::open(dir).map_err(|e| {
+            let folder = crate::os::file::open_folder(dir).map_err(|e| {
                 Error::usage(format!("cannot open folder '{}': {e}", dir.display()))
             })?;
             let f = crate::facts::TargetFacts::collect(path, &folder, false, false);

@@ -941,6 +941,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) is the default engine there"
+    )]
     fn per_io_flags() {
         let split = |parts: &[(u64, u8)]| BlockSizes::Split {
             parts: parts
@@ -1334,6 +1338,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring's ring limit (Linux) is the default engine's there"
+    )]
     fn bad_values_name_their_flag() {
         let cases = [
             ("-b 4q f", "--block-size"),

@@ -24,21 +24,15 @@ use std::time::Duration;
 
 pub use schema::MIGRATIONS;
 
-/// The database used when neither --db nor IOGAUGE_DB is given:
-/// $XDG_DATA_HOME/iogauge/results.db, else ~/.local/share/iogauge/results.db.
+/// The database used when neither --db nor IOGAUGE_DB is given: results.db in iogauge's
+/// folder of the user's data ($XDG_DATA_HOME, else ~/.local/share; %LOCALAPPDATA% on Windows).
 pub fn default_path() -> Result<PathBuf> {
-    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-            Some(h) => PathBuf::from(h).join(".local/share"),
-            None => {
-                return Err(Error::usage(
-                    "cannot find a place for the results database (neither XDG_DATA_HOME nor \
-                     HOME is set); give one with --db or IOGAUGE_DB, or use --no-save",
-                ))
-            }
-        },
-    };
+    let base = crate::os::data_home().map_err(|unset| {
+        Error::usage(format!(
+            "cannot find a place for the results database ({unset}); give one with --db or \
+             IOGAUGE_DB, or use --no-save"
+        ))
+    })?;
     Ok(base.join("iogauge").join("results.db"))
 }
 

@@ -152,7 +152,7 @@ fn chunk(
     let offset = t.origin + first * unit;
     let len = (n * unit) as usize;
     let data = &mut buf[..len];
-    crate::os::file::read_exact_at(&t.file, data, offset).map_err(|e| {
+    crate::os::file::read_exact_at(t.file, data, offset).map_err(|e| {
         Error::runtime(format!(
             "cannot read '{}' at offset {offset} to check it: {e}",
             t.path

@@ -35,7 +35,11 @@ pub struct TargetId {
 impl TargetId {
     /// The identity of the open target `f`.
     pub fn of(f: &File) -> std::io::Result<TargetId> {
-        if let Some(dev) = crate::os::file::block_device_number(f) {
+        let m = f.metadata();
+        if let (false, Some(dev)) = (
+            m.as_ref().is_ok_and(|m| m.is_file()),
+            crate::os::file::block_device_number(f),
+        ) {
             let size = crate::os::file::device_len(f)?;
             return Ok(TargetId { dev, ino: 0, size });
         }
@@ -43,7 +47,7 @@ impl TargetId {
         Ok(TargetId {
             dev,
             ino,
-            size: f.metadata()?.len(),
+            size: m?.len(),
         })
     }
 
@@ -117,7 +121,7 @@ pub fn save(path: &Path, meta: &Meta, gens: &[u16]) -> Result<()> {
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::File::open(dir)?.sync_all()?;
+            crate::os::file::sync_folder(dir)?;
         }
         Ok(())
     })();

@@ -269,3 +269,41 @@ pub fn zoned(file: &File) -> Option<String> {
     let m = model.trim();
     (m != "none").then(|| m.to_string())
 }
+
+/// Whole disks, by name (sysfs, less loop, RAM, device-mapper, md, optical and network
+/// block devices): what DiskSpd's `#0`, `#1`... mean here.
+pub fn whole_disks() -> Vec<std::path::PathBuf> {
+    let mut names: Vec<String> = std::fs::read_dir("/sys/block")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| {
+                    !["loop", "ram", "zram", "dm-", "md", "sr", "nbd"]
+                        .iter()
+                        .any(|p| n.starts_with(p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| std::path::PathBuf::from("/dev").join(n))
+        .collect()
+}
+
+/// Linux has no drive letters.
+pub fn volume_of_letter(_letter: &str) -> Option<std::path::PathBuf> {
+    None
+}
+
+/// A folder opened for reading its facts.
+pub fn open_folder(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// A folder's entries on stable storage (a rename into it survives a crash): fsync of the
+/// folder.
+pub fn sync_folder(path: &Path) -> io::Result<()> {
+    File::open(path)?.sync_all()
+}

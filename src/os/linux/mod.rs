@@ -18,6 +18,7 @@ pub mod numa;
 pub mod owned;
 pub mod process;
 pub mod resolve;
+pub mod signals;
 pub mod topology;
 
 use std::os::fd::AsRawFd;
@@ -36,5 +37,14 @@ pub fn page_size() -> u64 {
         p as u64
     } else {
         4096
+    }
+}
+
+pub fn data_home() -> Result<std::path::PathBuf, &'static str> {
+    let var = |v: &str| std::env::var_os(v).filter(|v| !v.is_empty());
+    match (var("XDG_DATA_HOME"), var("HOME")) {
+        (Some(d), _) => Ok(d.into()),
+        (None, Some(h)) => Ok(std::path::PathBuf::from(h).join(".local/share")),
+        (None, None) => Err("neither XDG_DATA_HOME nor HOME is set"),
     }
 }

@@ -1,7 +1,7 @@
 //! NUMA through the kernel's own interfaces: the nodes and their CPUs from sysfs, a thread's
 //! CPUs with sched_setaffinity(2), its memory policy with set_mempolicy(2). No libnuma.
 
-use crate::os::numa::{MemMode, MemPolicy, Nodes};
+use crate::os::numa::{MemMode, MemPolicy};
 use std::path::Path;
 
 const NODES: &str = "/sys/devices/system/node";
@@ -30,29 +30,6 @@ pub fn online_nodes() -> Vec<usize> {
     match std::fs::read_to_string(Path::new(NODES).join("online")) {
         Ok(t) => parse_list(&t),
         Err(_) => vec![0],
-    }
-}
-
-/// The nodes `nodes` names, each checked to be online here.
-pub fn resolve(nodes: &Nodes) -> Result<Vec<usize>, String> {
-    let online = online_nodes();
-    match nodes {
-        Nodes::All => Ok(online),
-        Nodes::List(list) => {
-            let list: Vec<usize> = list.iter().map(|&n| n as usize).collect();
-            match list.iter().find(|n| !online.contains(n)) {
-                Some(n) => Err(format!(
-                    "node {n} is not online here (this machine has node{} {})",
-                    if online.len() == 1 { "" } else { "s" },
-                    online
-                        .iter()
-                        .map(|n| n.to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )),
-                None => Ok(list),
-            }
-        }
     }
 }
 
@@ -134,6 +111,7 @@ pub fn set_mem_policy(policy: &MemPolicy, nodes: &[usize]) -> Result<(), String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::os::numa::{resolve, Nodes};
 
     #[test]
     fn this_machine_has_node_0_and_its_cpus() {

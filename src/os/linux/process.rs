@@ -32,6 +32,9 @@ pub fn usage() -> crate::os::process::Usage {
     }
 }
 
+/// Peak resident size of this program's own memory (VmHWM). Not getrusage's ru_maxrss: that
+/// survives execve, so a process started from a large parent (a test harness, a script
+/// runner) would report the parent's peak.
 fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;

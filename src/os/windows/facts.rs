@@ -129,7 +129,12 @@ pub fn mount_of(path: &Path) -> Option<Mount> {
             fs.len() as u32,
         )
     };
-    let mount_point = text(&root);
+    // A verbatim path (\\?\C:\, \\?\UNC\server\share\) is shown as users write it.
+    let root = text(&root);
+    let mount_point = match root.strip_prefix(r"\\?\UNC\") {
+        Some(share) => format!(r"\\{share}"),
+        None => root.strip_prefix(r"\\?\").unwrap_or(&root).to_string(),
+    };
     Some(Mount {
         fs_type: if ok != 0 { text(&fs) } else { String::new() },
         source: if mount_point.starts_with(r"\\") {

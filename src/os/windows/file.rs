@@ -266,8 +266,9 @@ fn result(ok: i32, n: u32) -> i32 {
 }
 
 /// ReadFile of `len` bytes at `offset` into `buf` on a synchronous handle: the count, or a
-/// negative error code.
+/// negative error code. `buf` is the caller's, valid for `len` bytes (an engine's `Sqe`).
 #[inline]
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn read_at(h: RawHandle, buf: *mut u8, len: u32, offset: u64) -> i32 {
     let mut ov = at(offset);
     let mut n = 0u32;
@@ -279,6 +280,7 @@ pub fn read_at(h: RawHandle, buf: *mut u8, len: u32, offset: u64) -> i32 {
 
 /// WriteFile of `len` bytes at `offset` from `buf` on a synchronous handle.
 #[inline]
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn write_at(h: RawHandle, buf: *const u8, len: u32, offset: u64) -> i32 {
     let mut ov = at(offset);
     let mut n = 0u32;
@@ -440,4 +442,59 @@ pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Re
 /// Windows' zoned drives (SMR, ZNS) are not detected yet.
 pub fn zoned(_file: &File) -> Option<String> {
     None
+}
+
+/// DiskSpd's `#N` is `\\.\PhysicalDriveN`: the drives up to the highest that opens (a gap
+/// opens to an error naming it).
+pub fn whole_disks() -> Vec<std::path::PathBuf> {
+    let exists = |n: u32| {
+        let w = wide(Path::new(&format!(r"\\.\PhysicalDrive{n}")));
+        // SAFETY: a NUL-terminated path; no access asked; closed at once.
+        let h = unsafe {
+            CreateFileW(
+                w.as_ptr(),
+                0,
+                SHARE_ALL,
+                std::ptr::null(),
+                OPEN_EXISTING,
+                0,
+                std::ptr::null_mut(),
+            )
+        };
+        if h == INVALID_HANDLE_VALUE {
+            return false;
+        }
+        close_raw(h as RawHandle);
+        true
+    };
+    let highest = (0..64).rev().find(|&n| exists(n));
+    highest.map_or_else(Vec::new, |h| {
+        (0..=h)
+            .map(|n| std::path::PathBuf::from(format!(r"\\.\PhysicalDrive{n}")))
+            .collect()
+    })
+}
+
+/// A drive letter (`C:`) as DiskSpd takes it: the volume, `\\.\C:`.
+pub fn volume_of_letter(letter: &str) -> Option<std::path::PathBuf> {
+    let c = letter.chars().next()?;
+    c.is_ascii_alphabetic()
+        .then(|| std::path::PathBuf::from(format!(r"\\.\{}:", c.to_ascii_uppercase())))
+}
+
+/// A folder opened for reading its facts (FILE_FLAG_BACKUP_SEMANTICS: a folder opens no
+/// other way).
+pub fn open_folder(path: &Path) -> io::Result<File> {
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_BACKUP_SEMANTICS;
+    OpenOptions::new()
+        .read(true)
+        .share_mode(SHARE_ALL)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+}
+
+/// Windows has no fsync of a folder: NTFS and ReFS journal a rename (MoveFileExW) with the
+/// folder's entries, so there is nothing more to flush.
+pub fn sync_folder(_path: &Path) -> io::Result<()> {
+    Ok(())
 }

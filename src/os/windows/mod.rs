@@ -18,6 +18,7 @@ pub mod meta;
 pub mod numa;
 pub mod owned;
 pub mod process;
+pub mod signals;
 pub mod topology;
 
 use std::os::windows::io::AsRawHandle;
@@ -85,4 +86,11 @@ pub fn under_wine() -> bool {
             !m.is_null() && GetProcAddress(m, c"wine_get_version".as_ptr().cast()).is_some()
         }
     })
+}
+
+pub fn data_home() -> Result<std::path::PathBuf, &'static str> {
+    std::env::var_os("LOCALAPPDATA")
+        .filter(|v| !v.is_empty())
+        .map(Into::into)
+        .ok_or("LOCALAPPDATA is not set")
 }

@@ -3,7 +3,7 @@
 //! as its `-ag`). CPUs are numbered across groups in order: group 0's first, then group 1's.
 //! Memory policies (fio's numa_mem_policy) are Linux's.
 
-use crate::os::numa::{MemPolicy, Nodes};
+use crate::os::numa::MemPolicy;
 use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
 use windows_sys::Win32::System::Threading::{
     GetActiveProcessorCount, GetActiveProcessorGroupCount, GetCurrentThread,
@@ -43,21 +43,6 @@ pub fn online_nodes() -> Vec<usize> {
     (0..=highest as usize).collect()
 }
 
-pub fn resolve(nodes: &Nodes) -> Result<Vec<usize>, String> {
-    let online = online_nodes();
-    let asked = match nodes {
-        Nodes::All => return Ok(online),
-        Nodes::List(l) => l.iter().map(|&n| n as usize).collect::<Vec<usize>>(),
-    };
-    match asked.iter().find(|n| !online.contains(n)) {
-        Some(n) => Err(format!(
-            "node {n} is not one of this machine's NUMA nodes (0 to {})",
-            online.len() - 1
-        )),
-        None => Ok(asked),
-    }
-}
-
 /// The CPUs of `nodes`, numbered across groups.
 pub fn node_cpus(nodes: &[usize]) -> Vec<usize> {
     let sizes = groups();
@@ -74,6 +59,10 @@ pub fn node_cpus(nodes: &[usize]) -> Vec<usize> {
         let mut mask = GROUP_AFFINITY::default();
         // SAFETY: writes the struct we own.
         if unsafe { GetNumaNodeProcessorMaskEx(node as u16, &mut mask) } == 0 {
+            // A machine of one node that does not say its mask (Wine): the node is every CPU.
+            if node == 0 && online_nodes().len() == 1 {
+                return allowed_cpus();
+            }
             continue;
         }
         let first = firsts.get(mask.Group as usize).copied().unwrap_or(0);

@@ -125,7 +125,9 @@ impl Drop for Held {
 /// Nothing is held per folder on Windows: a removal opens the thing itself, checks it and
 /// deletes through that handle.
 #[derive(Default)]
-pub struct Folders;
+pub struct Folders {
+    _none: (),
+}
 
 /// One thing iogauge created.
 pub struct Owned {

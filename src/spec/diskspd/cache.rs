@@ -74,7 +74,7 @@ impl Cache {
                 }
                 if c == 'r' {
                     notes.push(format!(
-                        "{a}: -Sr (no local cache for remote files) runs as O_DIRECT"
+                        "{a}: -Sr (no local cache for remote files) runs unbuffered, as -Su (O_DIRECT; on Windows FILE_FLAG_NO_BUFFERING)"
                     ));
                 }
                 self.os_cache = Some(false);

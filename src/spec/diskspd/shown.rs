@@ -68,6 +68,9 @@ impl Shown {
     /// `-x`.
     pub(super) fn completion_routines(&mut self, notes: &mut Vec<String>) {
         self.completion_routines = true;
-        notes.push("-x: completion routines are a Windows mechanism; iogauge uses io_uring".into())
+        notes.push(format!(
+            "-x: completion routines: iogauge reaps completions with its default engine ({})",
+            crate::engine::kind::DEFAULT_ENGINE.name()
+        ))
     }
 }

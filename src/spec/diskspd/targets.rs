@@ -1,5 +1,5 @@
-//! What the I/O goes to: the targets (paths, or `#N` for the Nth disk; drive letters are
-//! refused), the size they are created at (-c) and the offsets used on each (-B base and
+//! What the I/O goes to: the targets (paths, or `#N` for the Nth disk; a drive letter is the
+//! volume on Windows, refused elsewhere), the size they are created at (-c) and the offsets used on each (-B base and
 //! length, -f maximum).
 
 use super::values::{bad, size};
@@ -8,31 +8,15 @@ use crate::spec::TargetSpec;
 use std::cell::OnceCell;
 use std::path::PathBuf;
 
-/// `#N` targets: the Nth disk. `disks` lists /dev paths in the order DiskSpd's numbers mean
-/// here (whole disks, by name).
+/// `#N` targets: the Nth disk. `disks` lists the disks in the order DiskSpd's numbers mean
+/// here (Linux: whole disks by name; Windows: PhysicalDrive0, 1...).
 pub struct Targets<'a> {
     pub disks: &'a dyn Fn() -> Vec<PathBuf>,
 }
 
-/// Whole disks, in name order: what `#0`, `#1`... mean here.
+/// Whole disks: what `#0`, `#1`... mean here (Linux: by name; Windows: PhysicalDriveN).
 pub fn disks_here() -> Vec<PathBuf> {
-    let mut names: Vec<String> = std::fs::read_dir("/sys/block")
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| {
-                    !["loop", "ram", "zram", "dm-", "md", "sr", "nbd"]
-                        .iter()
-                        .any(|p| n.starts_with(p))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-        .into_iter()
-        .map(|n| PathBuf::from("/dev").join(n))
-        .collect()
+    crate::os::file::whole_disks()
 }
 
 /// The size switches of the targets, as given.
@@ -132,15 +116,22 @@ fn path(
             ))
         })?;
         notes.push(format!(
-            "target {p} is {} (disks numbered by name)",
-            dev.display()
+            "target {p} is {} ({})",
+            dev.display(),
+            if cfg!(windows) {
+                "the physical drive of that number"
+            } else {
+                "disks numbered by name"
+            }
         ));
         return Ok(dev);
     }
     if p.len() == 2 && p.ends_with(':') {
-        return Err(bad(format!(
-            "target '{p}': drive letters exist only on Windows; give a path"
-        )));
+        return crate::os::file::volume_of_letter(p).ok_or_else(|| {
+            bad(format!(
+                "target '{p}': drive letters exist only on Windows; give a path"
+            ))
+        });
     }
     Ok(PathBuf::from(p))
 }

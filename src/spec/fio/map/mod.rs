@@ -513,6 +513,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn every_mapped_option_reaches_the_job() {
         let text = "\
 [global]
@@ -622,6 +623,10 @@ group_reporting
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "file names joined with '/', as on Linux"
+    )]
     fn clones_get_their_own_files_unless_filename_names_one() {
         let r = one("[w]\nrw=write\nsize=8m\nnumjobs=3\ndirectory=/mnt/x\n");
         assert_eq!(r.layout, Clones::Targets);
@@ -750,6 +755,7 @@ group_reporting
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "trims are not yet done on Windows")]
     fn trims_take_the_writes_place() {
         use crate::spec::Trims;
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=randtrim\nbs=4k,8k,16k\nrate=1m,2m,3m\n");
@@ -807,6 +813,7 @@ group_reporting
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn rw_mixes_skips_sync_and_engines() {
         let r = one("[j]\nfilename=/x\nsize=1m\nrw=write:4k\nbs=8k\n");
         assert_eq!(
@@ -877,6 +884,7 @@ group_reporting
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "io_uring's ring limit (Linux)")]
     fn iodepth_past_the_io_uring_ring_is_refused() {
         let job = |engine: &str, depth: &str| {
             format!("[j]\nfilename=/data/f\nsize=1m\nioengine={engine}\niodepth={depth}\n")
@@ -1006,6 +1014,7 @@ group_reporting
     }
 
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "trims are not yet done on Windows")]
     fn zbd_zones_and_their_options_as_fio_reads_them() {
         let r = one("[j]\nfilename=/x\nsize=1g\nrw=randwrite\nzonemode=zbd\nzonesize=256m\nzonecapacity=200m\nmax_open_zones=32\njob_max_open_zones=4\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\nignore_zone_limits=1\n");
         let z = r.job.shape.zbd.unwrap();
@@ -1105,6 +1114,7 @@ wait_for_previous
     /// a DiskSpd command line (`iogauge diskspd`), a fio job file and a fio command line. All
     /// give the same JobSpec.
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn native_diskspd_fio_file_and_fio_command_line_agree() {
         let argv =
             |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
@@ -1455,6 +1465,10 @@ ramp_time=2
     /// nrfiles and `a:b` lists: the files fio lays out, size= shared among them, and
     /// file_service_type; the same job as the native flags.
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "file names joined with '/', as on Linux"
+    )]
     fn several_files_per_job() {
         // Generated names: each clone its own nrfiles files, size= divided among them.
         let r = one("[x]\nnrfiles=3\nsize=3m\nnumjobs=2\nrw=randread\n");
@@ -1527,6 +1541,7 @@ ramp_time=2
     /// openfiles: a thread's files opened as I/Os go to them, at most so many at once; 0 or
     /// a count from nrfiles up keeps every file open (as fio takes them).
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn openfiles_limits_the_files_a_thread_keeps_open() {
         let job = |extra: &str| one(&format!("[x]\nnrfiles=64\nsize=4m\nrw=randread\n{extra}")).job;
         assert_eq!(job("openfiles=8\n").open_files(), Some(8));
@@ -1669,6 +1684,7 @@ ramp_time=2
 
     /// `explain`'s fio section read back gives the job it was written from.
     #[test]
+    #[cfg_attr(not(target_os = "linux"), ignore = "the job names io_uring, Linux's")]
     fn explain_fio_output_reads_back_as_the_same_job() {
         let argv =
             |line: &str| -> Vec<String> { line.split_whitespace().map(String::from).collect() };
@@ -1717,6 +1733,10 @@ ramp_time=2
     /// but for what fio cannot express (said in the section's comments): a cool-down,
     /// iogauge's steady-state rule, threads sharing one sequential offset.
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "the profiles' fio sections name io_uring, Linux's"
+    )]
     fn every_profile_pass_reads_back_from_its_fio_section() {
         use crate::profile::{run_args, Params, PROFILES};
         let params = Params {

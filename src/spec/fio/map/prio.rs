@@ -166,6 +166,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) carries per-I/O priorities"
+    )]
     fn prio_and_prioclass_are_the_jobs_own() {
         assert_eq!(prio("").ioprio, None);
         assert_eq!(prio("prio=7\n").ioprio.unwrap().value(), 0x4007);
@@ -181,6 +185,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) carries per-I/O priorities"
+    )]
     fn cmdprio_options_map_onto_the_shares_of_cmdprio() {
         // The class defaults to real time, as in fio.
         let p = prio("cmdprio_percentage=20\n");
@@ -229,6 +237,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) carries per-I/O priorities"
+    )]
     fn exported_to_fio_and_read_back_the_same() {
         for flags in [
             "--ioprio 3:0 --cmdprio 20/1/0",
@@ -248,6 +260,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "io_uring (Linux's) carries per-I/O priorities"
+    )]
     fn native_flags_are_checked() {
         let run = |flags: &str| {
             crate::spec::native::job_from_argv(
