@@ -1,9 +1,16 @@
 //! io_uring features, look-asides, coordinated omission and affinity, on real files.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
+#[cfg(target_os = "linux")]
 use common::*;
+#[cfg(target_os = "linux")]
 use serde_json::Value;
 
+#[cfg(target_os = "linux")]
 #[test]
 fn lookasides_find_completions_that_arrive_while_issuing() {
     let d = work_dir();
@@ -38,6 +45,7 @@ fn lookasides_find_completions_that_arrive_while_issuing() {
     assert_eq!(u(&r["waits"]["empty_peeks"]), 0);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn registered_files_and_buffers_by_default_and_off_on_request() {
     let d = work_dir();
@@ -59,6 +67,7 @@ fn registered_files_and_buffers_by_default_and_off_on_request() {
     assert!(r["io_uring"].is_null());
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sqpoll_runs_or_is_refused_clearly() {
     let d = work_dir();
@@ -74,6 +83,7 @@ fn sqpoll_runs_or_is_refused_clearly() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn hipri_runs_or_is_refused_clearly() {
     // Polled completions need a device with poll queues (NVMe with nvme.poll_queues); a virtio
@@ -95,6 +105,7 @@ fn hipri_runs_or_is_refused_clearly() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn scheduled_latency_shows_what_coordinated_omission_hides() {
     let d = work_dir();
@@ -130,6 +141,7 @@ fn scheduled_latency_shows_what_coordinated_omission_hides() {
     assert!(r["total"]["all"]["latency_scheduled"].is_null());
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn affinity_pins_threads() {
     let d = work_dir();
@@ -168,6 +180,7 @@ fn affinity_pins_threads() {
 /// down later by the kernel, and its registered files with it, so a ramfs stayed busy ("target
 /// is busy") for about half a second after iogauge exited. Five runs, each unmounted at once,
 /// with no retry.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_file_system_is_free_the_moment_a_run_ends() {
     if let Err(why) = common::need_root() {
@@ -191,3 +204,8 @@ fn the_file_system_is_free_the_moment_a_run_ends() {
         assert!(freed.is_ok(), "run {}: {}", i + 1, freed.unwrap_err());
     }
 }
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: io_uring's features, affinity and a ramfs mount"]
+fn linux_only() {}

@@ -1,12 +1,20 @@
 //! Every bad input gets a one-line error naming the culprit and exit code 2; Ctrl-C and
 //! SIGTERM give partial results, exit code 130, and no files left behind.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
+#[cfg(target_os = "linux")]
 use common::*;
+#[cfg(target_os = "linux")]
 use serde_json::Value;
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 /// Run, expect exit 2 and a single-line error containing every `needle`.
+#[cfg(target_os = "linux")]
 fn rejects(args: &[&str], needles: &[&str]) {
     let o = run(args);
     let err = stderr(&o);
@@ -22,6 +30,7 @@ fn rejects(args: &[&str], needles: &[&str]) {
     assert!(o.stdout.is_empty(), "no report for rejected input");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn bad_sizes_and_numbers() {
     rejects(&["-b", "4q", "x"], &["--block-size", "4q"]);
@@ -36,6 +45,7 @@ fn bad_sizes_and_numbers() {
 }
 
 /// A path that is not UTF-8 was a panic (exit 101) before it was refused.
+#[cfg(target_os = "linux")]
 #[test]
 fn an_argument_that_is_not_utf8_is_refused_by_name() {
     use std::os::unix::ffi::OsStrExt;
@@ -50,6 +60,7 @@ fn an_argument_that_is_not_utf8_is_refused_by_name() {
     assert!(err.contains("'t\u{FFFD}.dat' is not valid UTF-8"), "{err}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn missing_target_without_create() {
     let d = work_dir();
@@ -59,12 +70,14 @@ fn missing_target_without_create() {
     rejects(&["-c", "1M", p(&deep)], &["folder", "does not exist"]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_directory_is_not_a_target() {
     let d = work_dir();
     rejects(&[p(d.path())], &["is a directory"]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn block_size_larger_than_the_working_set() {
     let d = work_dir();
@@ -84,6 +97,7 @@ fn block_size_larger_than_the_working_set() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn unaligned_direct_io_is_refused() {
     let d = work_dir();
@@ -100,6 +114,7 @@ fn unaligned_direct_io_is_refused() {
     assert!(r["total"]["all"]["ios"].as_u64().unwrap() > 0);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn existing_files_are_never_written_without_allow_overwrite() {
     let d = work_dir();
@@ -124,6 +139,7 @@ fn existing_files_are_never_written_without_allow_overwrite() {
     assert_ne!(after, original);
 }
 
+#[cfg(target_os = "linux")]
 fn interrupt_with(signal: i32) {
     let d = work_dir();
     let f = file_in(&d, "sig.dat");
@@ -176,16 +192,19 @@ fn interrupt_with(signal: i32) {
     assert!(!f.exists(), "the created file was removed");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_keeps_partial_results_and_removes_files() {
     interrupt_with(libc::SIGINT);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sigterm_keeps_partial_results_and_removes_files() {
     interrupt_with(libc::SIGTERM);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn help_documents_exit_codes() {
     let o = bin().args(["run", "--help"]).output().unwrap();
@@ -204,6 +223,7 @@ fn help_documents_exit_codes() {
 
 /// Truncating the target under a running job makes reads come back short: a real failed I/O
 /// on any machine, without device-mapper.
+#[cfg(target_os = "linux")]
 fn run_and_truncate(extra: &[&str]) -> (std::process::Output, Value) {
     let d = work_dir();
     let f = file_in(&d, "shrinking.dat");
@@ -240,6 +260,7 @@ fn run_and_truncate(extra: &[&str]) -> (std::process::Output, Value) {
     (o, r)
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn an_io_error_stops_the_run_and_keeps_partial_results() {
     let (o, r) = run_and_truncate(&["-d", "5"]);
@@ -263,6 +284,7 @@ fn an_io_error_stops_the_run_and_keeps_partial_results() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn continue_on_error_counts_errors_by_kind_and_goes_on() {
     let (o, r) = run_and_truncate(&["--continue-on-error", "-d", "1.5"]);
@@ -273,6 +295,7 @@ fn continue_on_error_counts_errors_by_kind_and_goes_on() {
     assert_eq!(r["targets"][0]["threads"][0]["errors"], r["errors"]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_while_creating_the_file_removes_it() {
     let d = work_dir();
@@ -305,6 +328,7 @@ fn ctrl_c_while_creating_the_file_removes_it() {
 
 /// Refusals found while opening targets name what the user typed, in the words of the tool
 /// they typed it for: fio's options for `iogauge fio`, DiskSpd's switches for `iogauge diskspd`.
+#[cfg(target_os = "linux")]
 #[test]
 fn target_refusals_use_the_words_of_the_tool_typed() {
     let d = work_dir();
@@ -347,3 +371,8 @@ fn target_refusals_use_the_words_of_the_tool_typed() {
     );
     refused("diskspd", &["-c1M", "-d1", p(&f)], "smaller than -c1MiB");
 }
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: SIGINT and SIGTERM sent to a run, arguments that are not UTF-8"]
+fn linux_only() {}

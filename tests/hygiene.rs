@@ -1,18 +1,27 @@
 //! The test suite's own manners: a command a test starts ends with the test, its forks
 //! included. A fio job forks a process per job; one left running after its test passed (its
 //! folder already removed) is what these guard against.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
 
+#[cfg(target_os = "linux")]
 use common::{bounded, work_dir};
+#[cfg(target_os = "linux")]
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::process::Command;
 
 /// Whether process `pid` still exists (a zombie counts: it was not reaped).
+#[cfg(target_os = "linux")]
 fn alive(pid: &str) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
+#[cfg(target_os = "linux")]
 fn forked_pid(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("pid"))
         .expect("the shell wrote its fork's pid")
@@ -20,6 +29,7 @@ fn forked_pid(dir: &Path) -> String {
         .to_string()
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_fork_left_behind_by_a_finished_command_is_ended() {
     let dir = work_dir();
@@ -34,6 +44,7 @@ fn a_fork_left_behind_by_a_finished_command_is_ended() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_hung_command_is_ended_with_its_forks() {
     let dir = work_dir();
@@ -45,6 +56,7 @@ fn a_hung_command_is_ended_with_its_forks() {
     assert!(!alive(&pid), "sleep {pid} outlived the killed command");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_fork_that_left_for_its_own_session_is_ended() {
     let dir = work_dir();
@@ -60,3 +72,8 @@ fn a_fork_that_left_for_its_own_session_is_ended() {
         "sleep {pid} outlived the command in a session of its own"
     );
 }
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: the process groups, sessions and /proc that bounded() relies on"]
+fn linux_only() {}

@@ -2,15 +2,24 @@
 //! not fit together is refused with one line naming it and what is wrong, and nothing is
 //! saved; whatever is imported, every reader (results show in each format, export, list,
 //! compare, report) reads without a panic.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
 
+#[cfg(target_os = "linux")]
 use common::*;
+#[cfg(target_os = "linux")]
 use serde_json::{json, Value};
+#[cfg(target_os = "linux")]
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::process::Output;
 
 /// Real results of each kind, from the binary itself: (name, document).
+#[cfg(target_os = "linux")]
 fn real_results(dir: &Path) -> Vec<(&'static str, Value)> {
     let json_of = |args: &[&str]| -> Value {
         let o = bin()
@@ -64,11 +73,13 @@ fn real_results(dir: &Path) -> Vec<(&'static str, Value)> {
     vec![("run", run), ("profile", profile), ("fs", fs)]
 }
 
+#[cfg(target_os = "linux")]
 fn base<'a>(docs: &'a [(&str, Value)], kind: &str) -> &'a Value {
     &docs.iter().find(|(k, _)| *k == kind).unwrap().1
 }
 
 /// Write `doc` to NAME.json in `dir` and import it into `db`.
+#[cfg(target_os = "linux")]
 fn import(db: &Path, dir: &Path, name: &str, doc: &Value) -> (Output, String) {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, serde_json::to_string(doc).unwrap()).unwrap();
@@ -76,6 +87,7 @@ fn import(db: &Path, dir: &Path, name: &str, doc: &Value) -> (Output, String) {
     (o, p(&file).to_string())
 }
 
+#[cfg(target_os = "linux")]
 fn saved_count(db: &Path) -> usize {
     let o = db_cmd(db, &["results", "list", "--all", "--output", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -85,6 +97,7 @@ fn saved_count(db: &Path) -> usize {
 
 /// Each (edit, what the error says): refused with exit 2, one line naming the file and the
 /// fault, and nothing saved.
+#[cfg(target_os = "linux")]
 fn assert_refused(docs: &[(&str, Value)], kind: &str, cases: Vec<(Value, &str)>) {
     let d = work_dir();
     let db = d.path().join("results.db");
@@ -102,6 +115,7 @@ fn assert_refused(docs: &[(&str, Value)], kind: &str, cases: Vec<(Value, &str)>)
 
 /// Apply `edit` to `doc`: objects key by key, anything else replaced; `{"$index": N, ...}`
 /// edits the Nth element of an array.
+#[cfg(target_os = "linux")]
 fn merge(doc: &mut Value, edit: &Value) {
     match edit {
         Value::Object(m) if m.contains_key("$index") => {
@@ -123,6 +137,7 @@ fn merge(doc: &mut Value, edit: &Value) {
 }
 
 /// Every reader of saved result `id`: each must succeed (fio-json is for runs only).
+#[cfg(target_os = "linux")]
 fn read_every_way(db: &Path, dir: &Path, id: &str, is_run: bool) {
     let html = dir.join(format!("r{id}.html"));
     let md = dir.join(format!("r{id}.md"));
@@ -144,6 +159,7 @@ fn read_every_way(db: &Path, dir: &Path, id: &str, is_run: bool) {
     assert_eq!(o.status.success(), is_run, "fio-json: {}", stderr(&o));
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn inconsistent_results_are_refused_on_import_and_extreme_ones_read_every_way() {
     let d = work_dir();
@@ -154,6 +170,7 @@ fn inconsistent_results_are_refused_on_import_and_extreme_ones_read_every_way() 
     extreme_values_read_every_way(&docs);
 }
 
+#[cfg(target_os = "linux")]
 fn fs_shapes_are_refused(docs: &[(&str, Value)]) {
     let cells = base(docs, "fs")["tests"][0]["cells"].clone();
     let one_cell = json!([cells[0]]);
@@ -183,6 +200,7 @@ fn fs_shapes_are_refused(docs: &[(&str, Value)]) {
     );
 }
 
+#[cfg(target_os = "linux")]
 fn run_shapes_are_refused(docs: &[(&str, Value)]) {
     let no_histogram = "total.all.latency_histogram does not decode";
     let sample = |k: &str, v: Value| json!({"time_series": {"samples": {"$index": 0, k: v}}});
@@ -218,6 +236,7 @@ fn run_shapes_are_refused(docs: &[(&str, Value)]) {
     );
 }
 
+#[cfg(target_os = "linux")]
 fn profile_shapes_are_refused(docs: &[(&str, Value)]) {
     let pass = |edit: Value| json!({"passes": {"$index": 0, "result": edit}});
     assert_refused(
@@ -235,6 +254,7 @@ fn profile_shapes_are_refused(docs: &[(&str, Value)]) {
 
 /// Counts and times at the edge of u64, as a file made by hand may hold them: no sum or
 /// middle of two may overflow in any reader.
+#[cfg(target_os = "linux")]
 fn extreme_values_read_every_way(docs: &[(&str, Value)]) {
     let d = work_dir();
     let db = d.path().join("results.db");
@@ -257,3 +277,8 @@ fn extreme_values_read_every_way(docs: &[(&str, Value)]) {
         read_every_way(&db, d.path(), &(i + 1).to_string(), kind == "run");
     }
 }
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: results of iogauge fs, which runs on Linux"]
+fn linux_only() {}

@@ -1,11 +1,18 @@
 //! End-to-end: `iogauge run` on real files, checking that the numbers add up.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
+#[cfg(target_os = "linux")]
 use common::*;
+#[cfg(target_os = "linux")]
 use serde_json::Value;
 
 /// bytes = ios x block size, IOPS x duration = ios, threads sum to targets sum to the total,
 /// percentiles ascend, reads + writes = all.
+#[cfg(target_os = "linux")]
 fn check_consistency(r: &Value, bs: u64) {
     let latency_mode = r["mode"] == "latency";
     let measured = u(&r["measured_ns"]) as f64 / 1e9;
@@ -69,6 +76,7 @@ fn check_consistency(r: &Value, bs: u64) {
     assert_eq!(series, total_ios);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn buffered_random_read_adds_up() {
     let d = work_dir();
@@ -89,6 +97,7 @@ fn buffered_random_read_adds_up() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn direct_io_on_the_work_disk_adds_up() {
     let d = work_dir();
@@ -100,6 +109,7 @@ fn direct_io_on_the_work_disk_adds_up() {
     assert_eq!(u(&r["queue_depth"]), 16);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn every_engine_runs_and_adds_up() {
     let d = work_dir();
@@ -130,6 +140,7 @@ fn every_engine_runs_and_adds_up() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sync_engine_with_a_queue_depth_says_it_runs_at_one() {
     let d = work_dir();
@@ -149,6 +160,7 @@ fn sync_engine_with_a_queue_depth_says_it_runs_at_one() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn write_share_follows_w_and_the_seed_reproduces_it() {
     let d = work_dir();
@@ -177,6 +189,7 @@ fn write_share_follows_w_and_the_seed_reproduces_it() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn created_file_has_the_size_asked_and_incompressible_content() {
     let d = work_dir();
@@ -209,6 +222,7 @@ fn created_file_has_the_size_asked_and_incompressible_content() {
     json_l("-d 0.2 -W 0", &[p(&f)]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn several_targets_each_with_their_threads() {
     let d = work_dir();
@@ -226,6 +240,7 @@ fn several_targets_each_with_their_threads() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sequential_interlocked_and_working_set_limits() {
     let d = work_dir();
@@ -237,6 +252,7 @@ fn sequential_interlocked_and_working_set_limits() {
     assert_eq!(u(&r["targets"][0]["working_set_end"]), 9 << 20);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn rate_limit_holds_iops() {
     let d = work_dir();
@@ -254,6 +270,7 @@ fn rate_limit_holds_iops() {
 
 /// Reads and writes limited apart: each direction holds its own limit; one left free takes
 /// what the other leaves (as fio's rate=,W does).
+#[cfg(target_os = "linux")]
 #[test]
 fn rate_limits_for_reads_and_writes_apart() {
     let d = work_dir();
@@ -282,6 +299,7 @@ fn rate_limits_for_reads_and_writes_apart() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn json_output_matches_its_schema() {
     let schema: Value =
@@ -403,6 +421,7 @@ fn json_output_matches_its_schema() {
     assert!(!validator.is_valid(&r));
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn csv_writes_the_time_series_and_output_file_works() {
     let d = work_dir();
@@ -426,6 +445,7 @@ fn csv_writes_the_time_series_and_output_file_works() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn text_report_has_the_diskspd_sections() {
     let d = work_dir();
@@ -463,6 +483,7 @@ fn text_report_has_the_diskspd_sections() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn default_run_uses_a_temporary_file_here_and_removes_it() {
     let d = work_dir();
@@ -485,6 +506,7 @@ fn default_run_uses_a_temporary_file_here_and_removes_it() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn memory_does_not_grow_with_the_run_length() {
     // Twenty times more intervals; the resident size must stay put (each interval adds 48 bytes
@@ -524,6 +546,7 @@ fn memory_does_not_grow_with_the_run_length() {
 
 /// --rate-min-iops: a thread below the floor over a window ends the run as failed (exit 1),
 /// with the partial figures; one above it runs to the end.
+#[cfg(target_os = "linux")]
 #[test]
 fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
     let d = work_dir();
@@ -576,6 +599,7 @@ fn rate_min_fails_a_slow_run_and_passes_a_fast_one() {
 
 /// The mmap engine's writes land in the file: zeros written sequentially over a file of random
 /// data leave it all zeros; its reads count what they moved.
+#[cfg(target_os = "linux")]
 #[test]
 fn mmap_engine_writes_through_the_mapping() {
     let d = work_dir();
@@ -606,6 +630,7 @@ fn mmap_engine_writes_through_the_mapping() {
 }
 
 /// --rate-bw paces by bytes: with fixed and with mixed block sizes the rate is what was asked.
+#[cfg(target_os = "linux")]
 #[test]
 fn rate_bw_paces_by_bytes_with_fixed_and_mixed_sizes() {
     let d = work_dir();
@@ -624,6 +649,7 @@ fn rate_bw_paces_by_bytes_with_fixed_and_mixed_sizes() {
 }
 
 /// `iogauge run ARGS FILES` under RLIMIT_NOFILE `soft`:`hard`.
+#[cfg(target_os = "linux")]
 fn run_limited(
     args: &str,
     files: &[std::path::PathBuf],
@@ -637,6 +663,7 @@ fn run_limited(
 
 /// --open-files: 40 files under 64 descriptors, two io_uring threads at queue depth 8 each
 /// keeping 4 open, read 20 times each; without it the run is refused before a file is made.
+#[cfg(target_os = "linux")]
 #[test]
 fn open_files_runs_more_files_than_the_descriptor_limit() {
     let d = work_dir();
@@ -673,6 +700,7 @@ fn open_files_runs_more_files_than_the_descriptor_limit() {
 
 /// A file that cannot be opened again midway (--open-files) ends the run with an open error
 /// naming that file.
+#[cfg(target_os = "linux")]
 #[test]
 fn open_files_names_a_file_that_cannot_be_opened_again() {
     let d = work_dir();
@@ -703,6 +731,7 @@ fn open_files_names_a_file_that_cannot_be_opened_again() {
 /// `--stonewall` alone: a run by bytes that cannot finish is cut at the deadline, and says
 /// so; with `--wear-out` every thread ends with as many bytes as the busiest had by then.
 /// Refused where it means nothing: a timed run, a deadline after the time limit.
+#[cfg(target_os = "linux")]
 #[test]
 fn stonewall_cuts_a_run_by_bytes_and_wear_out_evens_the_threads() {
     let d = work_dir();
@@ -736,3 +765,8 @@ fn stonewall_cuts_a_run_by_bytes_and_wear_out_evens_the_threads() {
     let e = stderr(&run_l("-c 1M --total 1G --wear-out", &[p(&f)]));
     assert!(e.contains("--stonewall"), "{e}");
 }
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: io_uring (the engine it expects by default) and RLIMIT_NOFILE"]
+fn linux_only() {}

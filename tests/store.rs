@@ -1,18 +1,28 @@
 //! The results store end to end: real runs saved by the real binary into real SQLite files,
 //! then listed, shown, exported, imported, compared, checked against baselines; and the
 //! database files it must refuse.
+//!
+//! Linux only: every item here is; elsewhere the one test, `linux_only`, is ignored with the
+//! reason.
 
+#[cfg(target_os = "linux")]
 mod common;
 
+#[cfg(target_os = "linux")]
 use common::*;
+#[cfg(target_os = "linux")]
 use serde_json::Value;
+#[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::process::Output;
 
+#[cfg(target_os = "linux")]
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+#[cfg(target_os = "linux")]
 fn ok(o: Output) -> String {
     assert!(
         o.status.success(),
@@ -25,6 +35,7 @@ fn ok(o: Output) -> String {
 }
 
 /// A short delay-engine run on a small file: real files, a known latency.
+#[cfg(target_os = "linux")]
 fn delay_run(db: &Path, dir: &Path, delay: &str, extra: &[&str]) -> Output {
     let f = dir.join("f.dat");
     let mut args = vec![
@@ -35,6 +46,7 @@ fn delay_run(db: &Path, dir: &Path, delay: &str, extra: &[&str]) -> Output {
     db_cmd(db, &args)
 }
 
+#[cfg(target_os = "linux")]
 fn list_json(db: &Path, extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["results", "list", "--output", "json", "--all"];
     args.extend_from_slice(extra);
@@ -42,10 +54,12 @@ fn list_json(db: &Path, extra: &[&str]) -> Vec<Value> {
     v.as_array().unwrap().clone()
 }
 
+#[cfg(target_os = "linux")]
 fn ids(rows: &[Value]) -> Vec<i64> {
     rows.iter().map(|r| r["id"].as_i64().unwrap()).collect()
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn every_run_is_saved_listed_shown_exported_and_deleted() {
     let d = work_dir();
@@ -129,6 +143,7 @@ fn every_run_is_saved_listed_shown_exported_and_deleted() {
 }
 
 /// What `schema` (a file of schema/) finds wrong with `doc`; nothing where it matches.
+#[cfg(target_os = "linux")]
 fn schema_errors(schema: &str, doc: &Value) -> Vec<String> {
     let schema: Value = serde_json::from_str(schema).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
@@ -137,6 +152,7 @@ fn schema_errors(schema: &str, doc: &Value) -> Vec<String> {
 
 /// A profile's JSON is what schema/profile-result.schema.json says, and each pass's result
 /// what schema/run-result.schema.json says.
+#[cfg(target_os = "linux")]
 #[test]
 fn profile_json_matches_its_schema() {
     let dir = work_dir();
@@ -181,6 +197,7 @@ fn profile_json_matches_its_schema() {
 
 /// A profile saved before its schema 4 (no tool_version, started_unix_ns, command_line or
 /// system) still loads: imported, listed with its first pass's host and start, shown again.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_schema_3_profile_still_loads() {
     let dir = work_dir();
@@ -209,6 +226,7 @@ fn a_schema_3_profile_still_loads() {
     assert!(shown.contains("RND4K Q1T1 read"), "{shown}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn results_from_another_machine_are_imported() {
     let d = work_dir();
@@ -260,6 +278,7 @@ fn results_from_another_machine_are_imported() {
     assert_eq!(list_json(&db, &[]).len(), 1);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn compare_shows_ratios_and_judges_noise_from_repeats() {
     let d = work_dir();
@@ -321,6 +340,7 @@ fn compare_shows_ratios_and_judges_noise_from_repeats() {
 }
 
 /// Multiply a run's throughput figures in a JSON document (a faster baseline than reality).
+#[cfg(target_os = "linux")]
 fn scale_throughput(doc: &mut Value, k: f64) {
     for dir in ["read", "write", "all"] {
         for key in ["iops", "bytes_per_sec"] {
@@ -330,6 +350,7 @@ fn scale_throughput(doc: &mut Value, k: f64) {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn check_passes_within_tolerance_and_fails_with_exit_3() {
     let d = work_dir();
@@ -429,6 +450,7 @@ fn check_passes_within_tolerance_and_fails_with_exit_3() {
     assert!(stderr(&o).contains("baseline 'disk'"), "{}", stderr(&o));
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn check_reruns_a_profile_baseline_pass_by_pass() {
     let d = work_dir();
@@ -471,10 +493,12 @@ fn check_reruns_a_profile_baseline_pass_by_pass() {
     );
 }
 
+#[cfg(target_os = "linux")]
 fn digest(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn foreign_corrupt_and_newer_databases_are_refused_untouched() {
     let d = work_dir();
@@ -543,6 +567,7 @@ fn foreign_corrupt_and_newer_databases_are_refused_untouched() {
     assert_eq!(std::fs::read(&bad).unwrap(), bytes, "left untouched");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_database_of_the_first_schema_is_upgraded_in_place() {
     use iogauge::store::{record::Record, Filter, Store, MIGRATIONS};
@@ -584,6 +609,7 @@ fn a_database_of_the_first_schema_is_upgraded_in_place() {
     assert_eq!(tagged.len(), 1);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn several_processes_save_at_once() {
     let d = work_dir();
@@ -610,6 +636,7 @@ fn several_processes_save_at_once() {
     assert_eq!(list_json(&db, &[]).len(), 8);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn saved_targets_are_absolute_so_check_runs_from_anywhere() {
     let d = work_dir();
@@ -644,6 +671,7 @@ fn saved_targets_are_absolute_so_check_runs_from_anywhere() {
 }
 
 /// The files a create killed in process `pid` leaves beside `db` (see store/leftovers.rs).
+#[cfg(target_os = "linux")]
 fn leftovers(db: &Path, pid: u32) -> Vec<PathBuf> {
     let name = db.file_name().unwrap().to_string_lossy();
     ["", "-journal", "-wal", "-shm"]
@@ -655,6 +683,7 @@ fn leftovers(db: &Path, pid: u32) -> Vec<PathBuf> {
 /// A create killed (kill -9) leaves `.NAME.new-PID-NANOS` and SQLite's companions of it;
 /// the next open clears those of a dead process, and nothing else: not those of a live one
 /// (it may be creating the database now), not other names, not another user's files.
+#[cfg(target_os = "linux")]
 #[test]
 fn leftovers_of_a_killed_create_are_cleared_on_the_next_open() {
     let d = work_dir();
@@ -697,6 +726,7 @@ fn leftovers_of_a_killed_create_are_cleared_on_the_next_open() {
 }
 
 /// `cmd` run as the user nobody (65534).
+#[cfg(target_os = "linux")]
 fn as_nobody(mut cmd: std::process::Command) -> std::process::Command {
     use std::os::unix::process::CommandExt;
     cmd.uid(65534).gid(65534);
@@ -706,6 +736,7 @@ fn as_nobody(mut cmd: std::process::Command) -> std::process::Command {
 /// Reading needs no write access: a root-owned database in a root-owned folder, both only
 /// readable to others, is listed, shown, exported and compared by another user, and left as
 /// it was; one of an older schema, which that user cannot upgrade, is refused in one line.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_user_who_may_only_read_the_database_lists_shows_and_compares() {
     use std::os::unix::fs::PermissionsExt;
@@ -769,6 +800,7 @@ fn a_user_who_may_only_read_the_database_lists_shows_and_compares() {
 /// iogauge began and never finished: a run saves into it. One whose schema version promises
 /// tables it lacks is damaged: a run and an import are refused before any I/O, in one line
 /// naming the file, and the file is left as it was.
+#[cfg(target_os = "linux")]
 #[test]
 fn an_unfinished_database_is_made_and_a_damaged_one_refused() {
     let d = work_dir();
@@ -815,4 +847,10 @@ fn an_unfinished_database_is_made_and_a_damaged_one_refused() {
     }
 }
 
+#[cfg(target_os = "linux")]
 const MIGRATIONS_LEN: i64 = iogauge::store::MIGRATIONS.len() as i64;
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+#[ignore = "Linux only: databases of another user, and read by one who may not write them"]
+fn linux_only() {}

@@ -98,6 +98,15 @@ impl RunOne for Ftruncate {
 
 pub type FtruncateEngine = Inline<Ftruncate>;
 
+/// A syscall's return as a completion's result: 0, or a negative errno.
+fn result(ret: isize) -> i32 {
+    if ret < 0 {
+        -crate::os::error::last()
+    } else {
+        ret as i32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,14 +171,5 @@ mod tests {
         assert_eq!(one(&mut e, sqe(Op::Write, 0, 4096)), 0);
         assert_eq!(f.metadata().unwrap().len(), 0);
         assert_eq!(one(&mut e, sqe(Op::Read, 0, 4096)), -libc::EINVAL);
-    }
-}
-
-/// A syscall's return as a completion's result: 0, or a negative errno.
-fn result(ret: isize) -> i32 {
-    if ret < 0 {
-        -crate::os::error::last()
-    } else {
-        ret as i32
     }
 }

@@ -88,6 +88,11 @@ pub const STACK_BYTES: usize = 512 << 10;
 /// A fio job's thread runs a whole run (set-up, control loop, result), deeper than a worker.
 pub const JOB_STACK_BYTES: usize = 2 << 20;
 
+/// The threads a workload step or a read-back uses unless told: the CPUs, at most 8.
+pub fn default_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8) as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,9 +120,4 @@ mod tests {
         assert!(stuck.into_iter().all(|h| !h.join().unwrap()));
         assert!(!g.wait(), "a late comer does not wait");
     }
-}
-
-/// The threads a workload step or a read-back uses unless told: the CPUs, at most 8.
-pub fn default_threads() -> u32 {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8) as u32)
 }

@@ -1,6 +1,9 @@
 //! Helpers shared by the end-to-end tests: run the real binary on real files.
+//! The helpers for root, resource limits, process groups and mounts are Unix's or Linux's:
+//! only the Linux-only tests use them.
 #![allow(dead_code)]
 
+#[cfg(target_os = "linux")]
 pub mod mounts;
 
 use serde_json::Value;
@@ -65,12 +68,14 @@ pub fn file_in(dir: &tempfile::TempDir, name: &str) -> PathBuf {
     dir.path().join(name)
 }
 
+#[cfg(unix)]
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// Err(the reason a test is skipped) where not root: mounts, devices, cgroups.
+#[cfg(unix)]
 pub fn need_root() -> Result<(), String> {
     if is_root() {
         Ok(())
@@ -243,6 +248,7 @@ pub fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
 }
 
 /// `cmd` started with RLIMIT_NOFILE set to `soft`:`hard`, as `prlimit --nofile` would.
+#[cfg(unix)]
 pub fn with_nofile(cmd: &mut Command, soft: u64, hard: u64) -> &mut Command {
     use std::os::unix::process::CommandExt;
     // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
@@ -261,6 +267,7 @@ pub fn with_nofile(cmd: &mut Command, soft: u64, hard: u64) -> &mut Command {
 }
 
 /// The start of [`bounded`]'s error for a command it had to kill.
+#[cfg(target_os = "linux")]
 pub const HUNG: &str = "hung:";
 
 /// `cmd` run in `dir`, its output to files beside `dir` (a process it forks and leaves
@@ -269,6 +276,7 @@ pub const HUNG: &str = "hung:";
 /// outlives the call: fio forks a process per job, and one that outlives its parent would
 /// run on, orphaned, after the test has passed and its folder is gone.
 #[allow(dead_code)]
+#[cfg(target_os = "linux")]
 pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Output, String> {
     use std::os::unix::process::CommandExt;
     let name = dir.file_name().unwrap().to_string_lossy();
@@ -314,6 +322,7 @@ pub fn bounded(mut cmd: Command, dir: &Path, tag: &str, secs: u64) -> Result<Out
 
 /// Make this test process the reaper of its descendants' orphans (prctl
 /// PR_SET_CHILD_SUBREAPER), so that [`end_group`] can wait for them too.
+#[cfg(target_os = "linux")]
 pub fn become_subreaper() {
     // SAFETY: prctl with integer arguments only changes this process's own attribute.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
@@ -323,6 +332,7 @@ pub fn become_subreaper() {
 /// session of its own (fio's job processes do: a hung fio's jobs, their parent killed, were
 /// left running for good), and wait until none is left (10 s at most): a test that started
 /// them leaves nothing running. An error names what would not end.
+#[cfg(target_os = "linux")]
 pub fn end_group(group: i32, tag: &str) -> Result<(), String> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
@@ -352,6 +362,7 @@ pub fn end_group(group: i32, tag: &str) -> Result<(), String> {
 
 /// This process's children that are in another session than it: orphans handed to it as
 /// subreaper after they called setsid (a test's own commands stay in its session).
+#[cfg(target_os = "linux")]
 fn session_leaving_children() -> Vec<i32> {
     let me = std::process::id() as i32;
     // SAFETY: getsid(0) asks for this process's own session.
