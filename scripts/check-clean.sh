@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # After a test run: the tree is as the tests found it (no file written into the checkout) and
-# no process the tests started is still running (fio, iogauge, mpirun orphaned to init).
+# no process the tests started is still running (fio, iogauge, mpirun orphaned to init, Wine).
 # Exits 1 naming what was left; a process left is killed, so that the next step starts clean.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,9 @@ if [ -n "$dirty" ]; then
     echo "$dirty" >&2
     bad=1
 fi
-names=(fio iogauge mpirun orterun prterun orted prted)
+# Wine's (tests/windows.rs): its server, and the services it starts beside a program. A Rust
+# .exe under Wine shows as `main`, too common a name to look for: the server outlives it.
+names=(fio iogauge mpirun orterun prterun orted prted wineserver wineserver64 winedevice.exe)
 pattern=$(IFS='|'; echo "^(${names[*]})$")
 # What still runs: zombies are left out, as they have ended (PID 1 here reaps them when it gets
 # round to it: CI once saw an MPI rank's zombie a moment after the tests). A process ending as
