@@ -52,6 +52,15 @@ pub fn page_size() -> u64 {
 /// `\\?\` prefix (`\\?\UNC\` for a share), which lifts MAX_PATH, as std does for its own calls.
 pub(crate) fn wide(path: &std::path::Path) -> Vec<u16> {
     use std::os::windows::ffi::OsStrExt;
+    // A long relative path is made absolute first: only an absolute one can carry the prefix.
+    let absolute;
+    let path = match path.as_os_str().len() >= 248 && !path.is_absolute() {
+        true => {
+            absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            absolute.as_path()
+        }
+        false => path,
+    };
     let s = path.as_os_str();
     let plain: Vec<u16> = s.encode_wide().collect();
     let text = path.to_string_lossy();
