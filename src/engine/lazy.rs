@@ -253,6 +253,7 @@ impl<E: IoEngine> Lazy<E> {
 impl<E: IoEngine> IoEngine for Lazy<E> {
     const ASYNC: bool = E::ASYNC;
     const INJECTS: bool = E::INJECTS;
+    const PEEK_IS_A_CALL: bool = E::PEEK_IS_A_CALL;
     const MOVES_DATA: bool = E::MOVES_DATA;
     const OPENS_FILES: bool = true;
 

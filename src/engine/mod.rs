@@ -128,6 +128,13 @@ pub trait IoEngine {
     /// delay. Real I/O is never given up: the kernel owns its buffers until it completes.
     fn cancel(&mut self, _out: &mut Vec<u32>) {}
 
+    /// True where a look-aside ([`IoEngine::peek`]) is a system call of its own (a completion
+    /// port's zero-wait GetQueuedCompletionStatusEx), not a read of memory the kernel shares
+    /// (io_uring's completion queue): the worker then looks aside only in latency mode, where
+    /// the moment an I/O is seen complete is measured, and in IOPS mode reaps in batches, as
+    /// DiskSpd does.
+    const PEEK_IS_A_CALL: bool = false;
+
     /// True where the engine injects known latencies (the delay engine).
     const INJECTS: bool = false;
 
