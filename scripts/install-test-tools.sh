@@ -32,7 +32,8 @@
 #   python3-six, and six from PyPI
 #                what fio's fio2gnuplot (in Debian's fio package) imports: tests/fio_consumers.rs
 #                has it plot iogauge's logs beside fio's
-#   wine64, gcc-mingw-w64-x86-64, and rustup's x86_64-pc-windows-gnu target
+#   wine64, gcc-mingw-w64-x86-64, and rustup's x86_64-pc-windows-gnu target (and
+#                x86_64-unknown-freebsd, for a build check only)
 #                run iogauge.exe's tests under Wine (tests/windows.rs); mingw also builds
 #                scripts/wine/bcryptprimitives.c. wine64 puts no command on PATH: its loader is
 #                /usr/lib/wine/wine64 (scripts/wine/setup.sh and scripts/wine-run.sh find it)
@@ -81,16 +82,20 @@ pip_six() {
     python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore six \
         || echo "install-test-tools: six could not be installed; tests/fio_consumers.rs's fio2gnuplot test will say SKIPPED" >&2
 }
-# Rust's standard library for the Windows build, for the toolchain this checkout uses.
-rust_windows_target() {
+# Rust's standard library for the Windows build, and for FreeBSD (a system with no port of its
+# own: .ci/run checks that iogauge builds there, which keeps the platform layer honest), for
+# the toolchain this checkout uses.
+rust_targets() {
     command -v rustup >/dev/null || return 0
-    local root
+    local root target
     root=$(cd "$(dirname "$0")/.." && pwd)
-    (cd "$root" && rustup target list --installed) | grep -x x86_64-pc-windows-gnu >/dev/null \
-        && return 0
-    echo "install-test-tools: adding the x86_64-pc-windows-gnu target (rustup)" >&2
-    (cd "$root" && rustup target add x86_64-pc-windows-gnu >/dev/null) \
-        || echo "install-test-tools: the x86_64-pc-windows-gnu target could not be added; the Windows build's tests will say SKIPPED" >&2
+    for target in x86_64-pc-windows-gnu x86_64-unknown-freebsd; do
+        (cd "$root" && rustup target list --installed) | grep -x "$target" >/dev/null \
+            && continue
+        echo "install-test-tools: adding the $target target (rustup)" >&2
+        (cd "$root" && rustup target add "$target" >/dev/null) \
+            || echo "install-test-tools: the $target target could not be added" >&2
+    done
 }
 pip_all() {
     pip_mfusepy
@@ -98,7 +103,7 @@ pip_all() {
     pip_cdmpy
     pip_six
 }
-rust_windows_target
+rust_targets
 if [ ${#want[@]} -eq 0 ]; then
     pip_all
     exit 0

@@ -2,7 +2,8 @@
 //! in one place, behind one interface whatever the system.
 //!
 //! Each port is one folder that implements the same modules: `linux/` (Linux) and `windows/`
-//! (Windows), chosen at compile time by `cfg`, with static dispatch (no trait objects: the
+//! (Windows), and `unsupported/` for any other system (it builds, and refuses what needs the
+//! system's own calls), chosen at compile time by `cfg`, with static dispatch (no trait objects: the
 //! engines' per-I/O calls stay inlined), as std's own `sys` is organised. Above this module
 //! nothing names a port. ARCHITECTURE.md lists what a port implements; what a system cannot do
 //! (memory cgroups on Windows, say) its port answers with an error that says so, in one line.
@@ -16,6 +17,9 @@
 mod sys;
 #[cfg(windows)]
 #[path = "windows/mod.rs"]
+mod sys;
+#[cfg(not(any(target_os = "linux", windows)))]
+#[path = "unsupported/mod.rs"]
 mod sys;
 
 pub mod cache;
