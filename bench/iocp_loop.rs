@@ -78,7 +78,12 @@ fn minimal_loop(path: &Path, secs: u64) -> f64 {
         let mut draw = Draw(0x9E37_79B9_7F4A_7C15);
         let base = ovs.as_mut_ptr();
         for i in 0..DEPTH {
-            assert!(issue(file, &mut *base.add(i), bufs.add(i * BLOCK as usize), &mut draw));
+            assert!(issue(
+                file,
+                &mut *base.add(i),
+                bufs.add(i * BLOCK as usize),
+                &mut draw
+            ));
         }
         let (start, end) = (Instant::now(), Duration::from_secs(secs));
         let mut done = 0u64;
@@ -98,7 +103,14 @@ fn minimal_loop(path: &Path, secs: u64) -> f64 {
             for e in &entries[..got as usize] {
                 done += 1;
                 let i = e.lpOverlapped.offset_from(base) as usize;
-                if !(going && issue(file, &mut *base.add(i), bufs.add(i * BLOCK as usize), &mut draw)) {
+                if !(going
+                    && issue(
+                        file,
+                        &mut *base.add(i),
+                        bufs.add(i * BLOCK as usize),
+                        &mut draw,
+                    ))
+                {
                     in_flight -= 1;
                 }
             }
@@ -124,7 +136,11 @@ fn iogauge(path: &Path, secs: u64) -> f64 {
         .args(["--output", "json"])
         .output()
         .unwrap_or_else(|e| panic!("cannot run {exe}: {e} (build it: cargo build --release --target x86_64-pc-windows-gnu, or set IOG)"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     v["total"]["read"]["iops"].as_f64().expect("iops")
 }
@@ -146,6 +162,9 @@ pub fn main() {
         println!("{r:>5}  {a:>9.0}  {b:>12.0}  {:.3}", b / a);
         ratios.push(b / a);
     }
-    println!("median ratio iogauge/loop: {:.3} (goal >= 0.9)", median(ratios));
+    println!(
+        "median ratio iogauge/loop: {:.3} (goal >= 0.9)",
+        median(ratios)
+    );
     let _ = std::fs::remove_file(&path);
 }

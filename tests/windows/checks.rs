@@ -297,8 +297,14 @@ fn seed_000_diskspd() {
     assert!(count > 0, "{line}: no writes counted");
     let left = dir.left(&DB);
     assert!(left.is_empty(), "{line} left {left:?}");
-    let read = ["diskspd", "-d1", "-s1M", "-r100", "-t1", "-o32", "-b1M", "-Sr", "-L", "t.dat"];
-    refused(&iogauge(&dir, &read), "conflicts with random IO", "seed 000's read line");
+    let read = [
+        "diskspd", "-d1", "-s1M", "-r100", "-t1", "-o32", "-b1M", "-Sr", "-L", "t.dat",
+    ];
+    refused(
+        &iogauge(&dir, &read),
+        "conflicts with random IO",
+        "seed 000's read line",
+    );
 }
 
 /// `iogauge fio` with fio's Windows engine (windowsaio) runs on completion ports; its JSON is
