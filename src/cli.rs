@@ -718,7 +718,8 @@ the volume on Windows). DiskSpd's defaults apply: -b64K -o2 -t1
 
 Run as in DiskSpd: -a -ag -b -B -c -C -d -D -f<size> -F -g -h -i -j -L -n -o -O -r -rd -rs
   -R -Rp -s -si -S -Sb -Sh -Sm -Su -Sw -t -T -w -W -z -Z -Zr
-Run differently (the report's notes say how): -Sr (as -Su: unbuffered), -x (the default engine:
+Run differently (the report's notes say how): -Sr (Linux: as -Su, unbuffered; Windows as
+  DiskSpd), -x (the default engine:
   completion ports on Windows, io_uring on Linux),
   -Z<size> (random data, a buffer per I/O), -N<v|n|i> (with -Sm: msync after each write)
 Accepted, no effect on Linux: -f<rst> (access hints) -I (priority) -l (large pages)

@@ -3,10 +3,10 @@
 //! writes, flushes, trims, space reserved). The calls are the port's; the words are here.
 
 pub use super::sys::file::{
-    allocate, block_device_number, close_raw, datasync, device_len, device_words, direct_alignment,
-    discard, flush, ids, ids_at, is_device, may_write, open_folder, open_raw, options, punch_hole,
-    read_at, read_exact_at, sync_folder, volume_of_letter, what, whole_disks, write_at, zoned,
-    Handles, Name,
+    after_open, allocate, block_device_number, close_raw, datasync, device_len, device_words,
+    direct_alignment, discard, flush, ids, ids_at, is_device, may_write, open_folder, open_raw,
+    options, punch_hole, read_at, read_exact_at, sync_folder, volume_of_letter, what, whole_disks,
+    write_at, zoned, Handles, Name,
 };
 
 /// How a job opens its targets.
@@ -23,6 +23,9 @@ pub struct How {
     /// Windows: the handle takes overlapped I/O (FILE_FLAG_OVERLAPPED), for a completion port.
     /// Linux's descriptors need no such flag.
     pub overlapped: bool,
+    /// Windows (DiskSpd's -Sr): the SMB client's local cache of the remote file is turned off
+    /// on each handle once open ([`after_open`]); a local file refuses it.
+    pub remote_uncached: bool,
 }
 
 /// What stands at a path.

@@ -58,6 +58,7 @@ pub fn how(job: &JobSpec) -> How {
         direct: job.cache.is_direct(),
         write_through: job.cache.is_dsync(),
         overlapped: false,
+        remote_uncached: job.remote_uncached,
     }
 }
 
@@ -340,6 +341,11 @@ fn open_checked(
         } else {
             Error::usage(format!("cannot open target '{shown}': {e}"))
         }
+    })?;
+    crate::os::file::after_open(&file, how(job)).map_err(|e| {
+        Error::usage(format!(
+            "-Sr: cannot turn off the local cache of '{shown}' ({e}): only a remote file (an SMB share, Windows 8 or later) has one; use -Su for unbuffered I/O"
+        ))
     })?;
     if created && !cleanup.holds(path, &file) {
         return Err(Error::runtime(format!(

@@ -907,6 +907,10 @@ pub struct JobSpec {
     #[serde(flatten)]
     pub timing: Timing,
     pub cache: CacheMode,
+    /// DiskSpd's -Sr on Windows: the SMB client's local cache of a remote file turned off
+    /// (FSCTL_DISABLE_LOCAL_BUFFERING) while the OS cache stays on; refused on a local volume.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remote_uncached: bool,
     /// The engine and the settings that belong to engines.
     #[serde(flatten)]
     pub engine: EngineSpec,

@@ -477,6 +477,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             interval_ns,
         },
         cache,
+        remote_uncached: false,
         engine: EngineSpec {
             kind: engine,
             sqpoll: args.sqpoll,

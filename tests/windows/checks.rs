@@ -277,15 +277,23 @@ fn seed_001_diskspd() {
     }
 }
 
-/// Seed 000's lines (FSx over SMB), shrunk, on a local file: -Sr is a remote file's switch,
-/// run unbuffered here as its note says. The seed's read line has -s1M with -r100, which
-/// DiskSpd refuses: so does iogauge, in DiskSpd's words.
+/// Seed 000's lines (FSx over SMB), shrunk. On a local file -Sr (the SMB client's local
+/// cache off) is refused as DiskSpd refuses it, with the reason; the same line with -Su runs.
+/// The seed's read line has -s1M with -r100, which DiskSpd refuses: so does iogauge.
 fn seed_000_diskspd() {
     let dir = Dir::new("seed000");
-    let line = "-d1 -s1M -w100 -t1 -o32 -b1M -Sr -L -c64M t.dat";
-    let mut args = vec!["diskspd", "-Rxml"];
-    args.extend(line.split(' '));
-    let o = iogauge(&dir, &args);
+    let run = |cache: &str| {
+        let line = format!("-d1 -s1M -w100 -t1 -o32 -b1M {cache} -L -c64M t.dat");
+        let mut args = vec!["diskspd".to_string(), "-Rxml".to_string()];
+        args.extend(line.split(' ').map(String::from));
+        (
+            line,
+            iogauge(&dir, &args.iter().map(String::as_str).collect::<Vec<_>>()),
+        )
+    };
+    let (line, o) = run("-Sr");
+    refused(&o, "only a remote file", &line);
+    let (line, o) = run("-Su");
     assert!(o.status.success(), "{line}: {}", text(&o.stderr));
     let xml = text(&o.stdout);
     let count = xml

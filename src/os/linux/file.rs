@@ -307,3 +307,8 @@ pub fn open_folder(path: &Path) -> io::Result<File> {
 pub fn sync_folder(path: &Path) -> io::Result<()> {
     File::open(path)?.sync_all()
 }
+
+/// Nothing is needed after an open on Linux (its flags say everything).
+pub fn after_open(_file: &File, _how: How) -> io::Result<()> {
+    Ok(())
+}

@@ -201,6 +201,10 @@ pub mod file {
     pub fn sync_folder(_path: &Path) -> io::Result<()> {
         Ok(())
     }
+
+    pub fn after_open(_file: &File, _how: How) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 pub mod mapping {

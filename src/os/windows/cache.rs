@@ -43,6 +43,7 @@ pub fn drop_file(f: &File) -> io::Result<()> {
         direct: true,
         write_through: false,
         overlapped: false,
+        remote_uncached: false,
     };
     let h = super::file::reopen(super::raw(f), how)?;
     super::file::close_raw(h);

@@ -97,6 +97,10 @@ pub fn open_raw(name: &Name, how: How) -> Result<RawHandle, i32> {
     if h == INVALID_HANDLE_VALUE {
         return Err(crate::os::error::last());
     }
+    if let Err(e) = after_open_raw(h as RawHandle, how) {
+        close_raw(h as RawHandle);
+        return Err(e.raw_os_error().unwrap_or(crate::os::error::IO));
+    }
     Ok(h as RawHandle)
 }
 
@@ -318,6 +322,9 @@ impl Handles {
                 crate::os::NO_HANDLE => h,
                 _ => reopen(h, how)?,
             });
+            if let Some(&mine) = own.0.last().filter(|&&m| m != crate::os::NO_HANDLE) {
+                after_open_raw(mine, how)?;
+            }
         }
         Ok(own)
     }
@@ -496,5 +503,37 @@ pub fn open_folder(path: &Path) -> io::Result<File> {
 /// Windows has no fsync of a folder: NTFS and ReFS journal a rename (MoveFileExW) with the
 /// folder's entries, so there is nothing more to flush.
 pub fn sync_folder(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// What a handle needs once open: with `remote_uncached` (DiskSpd's -Sr), the SMB client's
+/// local cache of the remote file turned off (FSCTL_DISABLE_LOCAL_BUFFERING), as DiskSpd does
+/// on each of its handles; a local file system refuses it.
+pub fn after_open(file: &File, how: How) -> io::Result<()> {
+    after_open_raw(super::raw(file), how)
+}
+
+fn after_open_raw(h: RawHandle, how: How) -> io::Result<()> {
+    use windows_sys::Win32::System::Ioctl::FSCTL_DISABLE_LOCAL_BUFFERING;
+    if !how.remote_uncached {
+        return Ok(());
+    }
+    let mut got = 0u32;
+    // SAFETY: a control code with no input or output, on a handle we hold.
+    let ok = unsafe {
+        DeviceIoControl(
+            handle(h),
+            FSCTL_DISABLE_LOCAL_BUFFERING,
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            0,
+            &mut got,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
     Ok(())
 }

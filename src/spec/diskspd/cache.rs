@@ -36,6 +36,8 @@ pub(super) struct Cache {
     pub write_through: Option<bool>,
     /// -Sm.
     pub mmap: bool,
+    /// -Sr on Windows: the remote file's local cache off.
+    pub remote: bool,
 }
 
 impl Cache {
@@ -72,12 +74,16 @@ impl Cache {
                 if self.os_cache.is_some() {
                     return conflict("cache mode");
                 }
-                if c == 'r' {
+                // Windows: -Sr keeps the OS cache and turns off the SMB client's local cache of
+                // the remote file. Linux has no such switch: it runs unbuffered, as -Su.
+                let remote = c == 'r' && cfg!(windows);
+                if c == 'r' && !remote {
                     notes.push(format!(
-                        "{a}: -Sr (no local cache for remote files) runs unbuffered, as -Su (O_DIRECT; on Windows FILE_FLAG_NO_BUFFERING)"
+                        "{a}: -Sr (no local cache for remote files) runs unbuffered, as -Su (O_DIRECT)"
                     ));
                 }
-                self.os_cache = Some(false);
+                self.remote = remote;
+                self.os_cache = Some(remote);
             }
             'w' => {
                 if self.write_through.is_some() {
@@ -106,6 +112,11 @@ impl Cache {
         self.os_cache = Some(false);
         self.write_through = Some(true);
         Ok(())
+    }
+
+    /// Whether -Sr asked for the remote file's local cache off (Windows).
+    pub fn remote_uncached(&self) -> bool {
+        self.remote
     }
 
     /// The cache mode, and the mmap engine with -Sm. DiskSpd's default is the OS cache.

@@ -132,6 +132,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
             interval_ns,
         },
         cache: cache_mode,
+        remote_uncached: cache.remote_uncached(),
         engine: EngineSpec {
             kind: engine,
             register: true,

@@ -276,6 +276,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             interval_ns,
         },
         cache,
+        remote_uncached: false,
         engine: EngineSpec {
             kind: Some(engine),
             sqpoll,
