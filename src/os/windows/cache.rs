@@ -34,10 +34,9 @@ pub fn sync_fs(_path: &std::path::Path) -> io::Result<()> {
     Err(not_yet("flushing a whole volume"))
 }
 
-/// Let the system cache go of `f`: its dirty pages written (FlushFileBuffers), then an
-/// unbuffered handle opened on it and closed.
+/// Let the system cache go of `f`'s clean pages: an unbuffered handle opened on it and closed
+/// (dirty pages are the caller's to write first, as on Linux: `CacheDrop::apply` does).
 pub fn drop_file(f: &File) -> io::Result<()> {
-    f.sync_all()?;
     let how = crate::os::file::How {
         write: false,
         direct: true,

@@ -7,6 +7,19 @@ use crate::spec::EngineKind;
 
 pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
     let v = set.text("ioengine").unwrap_or("psync");
+    let kind = engine_named(set, v, notes)?;
+    // Refused in the words the job used (ioengine=libaio, not the engine it maps onto).
+    if let Some(only) = kind.only_on().filter(|_| !kind.is_here()) {
+        let here = crate::engine::kind::DEFAULT_ENGINE.fio_name();
+        return Err(set.err(
+            "ioengine",
+            format!("'{v}' is not loadable here: it runs on {only} only (here: {here} or psync)"),
+        ));
+    }
+    Ok(kind)
+}
+
+fn engine_named(set: &Set, v: &str, notes: &mut Vec<String>) -> Result<EngineKind> {
     Ok(match v {
         "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => EngineKind::Sync,
         "io_uring" => EngineKind::IoUring,
