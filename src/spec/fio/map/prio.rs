@@ -223,6 +223,14 @@ mod tests {
             e.contains("Bad option <cmdprio_percentage=20>") && e.contains("not of psync"),
             "{e}"
         );
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(target_os = "linux"),
+        ignore = "libaio (Linux's) carries per-I/O priorities; elsewhere the engine is refused first"
+    )]
+    fn cmdprio_range_refusals_say_what_fio_says() {
         let base = "[j]\nfilename=/x\nsize=1m\nioengine=libaio\n";
         assert!(err(&format!("{base}cmdprio_percentage=101\n"))
             .contains("max value out of range: 101 (100 max)"));
