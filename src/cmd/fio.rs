@@ -14,6 +14,7 @@ use iogauge::fio_plan::{
     parse_only, preflight, report, run_plan, save, team as fio_team, write_logs,
 };
 use iogauge::report::FioFormat;
+use iogauge::spec::fio::names::Arg;
 use iogauge::spec::fio::options::{self, FioPlan, MapOptions};
 use iogauge::spec::fio::{self, Vars};
 use std::path::{Path, PathBuf};
@@ -34,12 +35,17 @@ struct Own {
     verbose: bool,
     help: bool,
     version: bool,
+    /// What fio's program options that change nothing here were taken as, one line each.
+    notes: Vec<String>,
+    /// fio's --readonly: refuse any job that writes or trims.
+    readonly: bool,
+    /// fio's --showcmd: print each job file as one fio command line, run nothing.
+    showcmd: bool,
 }
 
 /// Take iogauge's options (and fio's program options) out of the argument list; what is left
-/// is job options and job files. Values may follow as the next argument (`--output out.json`),
-/// as fio's getopt_long takes them, for these options as for fio's job options, whose values
-/// are passed on with them (so that `--description --keep` stays a job option's value).
+/// is job options and job files. `args` are in the long forms [`fio::long_forms`] writes, so a
+/// value is always attached (`--output=out.json`).
 fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
     let mut own = Own {
         format: FioFormat::Normal,
@@ -56,26 +62,23 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         verbose: false,
         help: false,
         version: false,
+        notes: Vec::new(),
+        readonly: false,
+        showcmd: false,
     };
     let mut rest = Vec::new();
-    let mut next = 0;
-    while let Some(a) = args.get(next) {
-        next += 1;
-        let (key, mut value) = super::key_value(a);
-        if value.is_none() && OWN_WITH_VALUES.contains(&key) {
-            value = args.get(next).filter(|v| !v.starts_with("--")).map(|v| {
-                next += 1;
-                v.as_str()
-            });
-        }
+    for a in args {
+        let (key, value) = super::key_value(a);
         let need = |what: &str| super::value_of(key, value, what);
         match key {
-            "-h" | "--help" => own.help = true,
+            "--help" => own.help = true,
             "--version" => own.version = true,
             "--output-format" => own.format = FioFormat::from_name(&need("normal|json|json+")?)?,
             "--output" => own.output = Some(need("FILE")?),
             "--section" => own.sections.push(need("NAME")?),
             "--parse-only" => own.parse_only = true,
+            "--readonly" => own.readonly = true,
+            "--showcmd" => own.showcmd = true,
             "--ignore-unsupported" => own.ignore_unsupported = true,
             "--allow-overwrite" => own.allow_overwrite = true,
             "--keep" => own.keep = true,
@@ -89,31 +92,50 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
             "--max-jobs" => {
                 need("N")?;
             }
-            _ => {
-                rest.push(a.clone());
-                if let Some(job_key) = key.strip_prefix("--").filter(|_| value.is_none()) {
-                    let before = next;
-                    if fio::next_value(job_key, args, &mut next).is_some() {
-                        rest.push(args[before].clone());
-                    }
-                }
-            }
+            _ => match program_note(key) {
+                Some(Ok(note)) => own.notes.push(note),
+                Some(Err(e)) => return Err(e),
+                None => rest.push(a.clone()),
+            },
         }
     }
     Ok((own, rest))
 }
 
-/// iogauge's options, and fio's program options it accepts, that take a value.
-const OWN_WITH_VALUES: &[&str] = &[
-    "--output-format",
-    "--output",
-    "--section",
-    "--tag",
-    "--eta",
-    "--eta-newline",
-    "--eta-interval",
-    "--max-jobs",
+/// iogauge's own options among fio's, and how each takes a value (for [`fio::long_forms`]).
+const OWN_OPTIONS: &[(&str, Arg)] = &[
+    ("ignore-unsupported", Arg::None),
+    ("allow-overwrite", Arg::None),
+    ("keep", Arg::None),
+    ("verbose", Arg::None),
+    ("no-save", Arg::None),
+    ("tag", Arg::Required),
 ];
+
+/// fio's program options that change nothing iogauge measures or writes: accepted, with the
+/// note a run carries. Those that ask for what iogauge does not do are refused in one line.
+/// `None` for anything else (a job option).
+fn program_note(key: &str) -> Option<Result<String, Error>> {
+    let note = |why: &str| Some(Ok(format!("{key}: {why}")));
+    match key {
+        "--debug" => note("fio's debug tracing has no counterpart; iogauge traces nothing"),
+        "--alloc-size" => note("fio's shared-memory pool size; iogauge needs none"),
+        "--warnings-fatal" => note("iogauge's refusals are errors already, and its notes are not warnings"),
+        "--aux-path" => note("iogauge writes no state files beside the job's (verify_state_save names its own)"),
+        "--idle-prof" => note("fio's CPU idleness profile is not computed; each job's CPU use (usr_cpu, sys_cpu) is"),
+        "--status-interval" => note("iogauge prints no interim status; --output-format=json gives the whole run at its end"),
+        k if is_program_option(k) => Some(Err(Error::usage(format!(
+            "{k}: fio's program option is not supported by iogauge fio (it runs jobs and reports them; see iogauge fio --help)"
+        )))),
+        _ => None,
+    }
+}
+
+/// Whether `--key` names one of fio's program options (not a job option).
+fn is_program_option(key: &str) -> bool {
+    let name = key.trim_start_matches('-');
+    fio::names::PROGRAM.iter().any(|(n, _, _)| *n == name)
+}
 
 fn help() -> Result<u8, Error> {
     use clap::CommandFactory;
@@ -142,7 +164,8 @@ pub fn cmd_fio(
     args: &[String],
     command_line: Vec<String>,
 ) -> Result<u8, Error> {
-    let (own, rest) = split_own(args)?;
+    let args = fio::long_forms(args, OWN_OPTIONS)?;
+    let (own, rest) = split_own(&args)?;
     if own.help {
         return help();
     }
@@ -153,6 +176,10 @@ pub fn cmd_fio(
             "-",
             &format!("fio-3.33 (iogauge-{})\n", env!("CARGO_PKG_VERSION")),
         )?;
+        return Ok(exit::OK);
+    }
+    if own.showcmd {
+        write_output("-", &show_cmd(&rest)?)?;
         return Ok(exit::OK);
     }
     let ranks = Ranks::join()?;
@@ -252,6 +279,20 @@ fn make_plan(
             free_space_of: &iogauge::facts::free_space,
         },
     )?;
+    if let Some(r) = plan
+        .runs
+        .iter()
+        .find(|r| own.readonly && r.job.shape.modifies())
+    {
+        // fio 3.33's words.
+        return Err(Error::usage(format!(
+            "job <{}> has write or trim bit set, but fio is in read-only mode (--readonly)",
+            r.name
+        )));
+    }
+    for run in &mut plan.runs {
+        run.notes.extend(own.notes.iter().cloned());
+    }
     for w in plan.warnings.iter().filter(|_| say_warnings) {
         eprintln!("iogauge: warning: {w}");
     }
@@ -261,6 +302,40 @@ fn make_plan(
         }
     }
     Ok(plan)
+}
+
+/// Each job file as the fio command line that runs the same jobs, as fio's --showcmd prints
+/// it: the file's global options, then each job's `--name` and its own options, in order.
+/// Jobs given on the command line are not shown (fio shows none).
+fn show_cmd(rest: &[String]) -> Result<String, Error> {
+    let vars = Vars::here();
+    let cl = fio::read_args(rest, &vars)?;
+    let mut out = String::new();
+    for f in &cl.files {
+        let mut line = String::from("fio ");
+        let mut shown = 0;
+        for j in fio::read_file(Path::new(f), &vars)? {
+            let (globals, own) = j.options.split_at(j.inherited);
+            let new_globals = globals.get(shown..).unwrap_or_default();
+            shown = globals.len();
+            line.push_str(&format!("{}--name={} ", words(new_globals), j.name));
+            line.push_str(&words(own));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Options as fio's command line writes them, each followed by a space.
+fn words(options: &[fio::FioOption]) -> String {
+    options
+        .iter()
+        .map(|o| match &o.value {
+            Some(v) => format!("--{}={v} ", o.key),
+            None => format!("--{} ", o.key),
+        })
+        .collect()
 }
 
 /// `path` as rank `rank` will use it; as written where the placeholders do not expand (which

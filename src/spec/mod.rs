@@ -5,6 +5,7 @@
 //! this type, never raw flags, so a workload means the same thing whichever way it was written.
 //! Units are in the types: bytes as `u64` bytes, times as `u64` nanoseconds.
 
+mod dashes;
 pub mod dataset;
 pub mod diskspd;
 pub mod export;
@@ -25,6 +26,7 @@ pub use crate::units;
 mod validate;
 
 use crate::error::{Error, Result};
+pub use dashes::pasted_dash;
 pub use flag::{Dialect, Flag};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

@@ -467,7 +467,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
     let cases: [(&[&str], &str); 8] = [
         (
             &["typo.fio"],
-            "typo.fio:4: option 'rww' is not supported by iogauge",
+            "typo.fio:4: fio has no option 'rww' (fio: Bad option <rww=read>); did you mean rw?",
         ),
         (
             &["planned.fio"],

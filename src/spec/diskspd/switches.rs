@@ -40,6 +40,9 @@ impl Switches {
             ..Switches::default()
         };
         for a in args {
+            if let Some(why) = crate::spec::pasted_dash(a, "-") {
+                return Err(bad(why));
+            }
             let Some(opt) = a.strip_prefix('-').filter(|o| !o.is_empty()) else {
                 s.targets.push(a.clone());
                 continue;

@@ -714,3 +714,14 @@ fn fuzz_found_inputs_are_errors() {
     // Two absolute spans whose sum passes u64: read without a panic.
     let _ = parse_line("-r -b4K -rdabs10/16777215T:10/16777215T t");
 }
+
+#[test]
+fn a_pasted_en_dash_is_named_with_the_ascii_switch() {
+    // Older AWS docs print DiskSpd's switches with en dashes: "diskspd –b8K –d30 ...".
+    let e = err("\u{2013}b8K \u{2013}d30 -o4 -t4 -r -w50 -c1G test.dat");
+    assert!(
+        e.contains("'\u{2013}b8K' begins with an en dash (U+2013), not an ASCII '-'")
+            && e.ends_with("write -b8K"),
+        "{e}"
+    );
+}

@@ -11,9 +11,11 @@
 
 mod args;
 mod expr;
+mod getopt;
 mod ini;
 mod job;
 mod map;
+pub mod names;
 mod number;
 pub mod options;
 mod plan;
@@ -21,6 +23,7 @@ mod planner;
 mod vars;
 
 pub use args::{next_value, read_args, CommandLine};
+pub use getopt::long_forms;
 pub use ini::{read_file, read_str};
 pub use job::{FioJob, FioOption, Location, COMMAND_LINE};
 pub use number::{parse_size, parse_size_range, parse_time_ns};

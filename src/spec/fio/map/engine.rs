@@ -2,21 +2,55 @@
 //! it queues (`iodepth`, `iodepth_batch_submit`) and io_uring's `hipri` and `sqthread_poll`.
 
 use crate::error::Result;
+use crate::spec::fio::names;
 use crate::spec::fio::options::Set;
+use crate::spec::fio::FioJob;
 use crate::spec::EngineKind;
 
 pub(super) fn read_engine(set: &Set, notes: &mut Vec<String>) -> Result<EngineKind> {
-    let v = set.text("ioengine").unwrap_or("psync");
+    let typed = set.text("ioengine").unwrap_or("psync");
+    let v = names::engine_alias(typed);
+    if v != typed {
+        notes.push(format!("ioengine={typed} is fio's old name for libaio"));
+    }
     let kind = engine_named(set, v, notes)?;
     // Refused in the words the job used (ioengine=libaio, not the engine it maps onto).
     if let Some(only) = kind.only_on().filter(|_| !kind.is_here()) {
         let here = crate::engine::kind::DEFAULT_ENGINE.fio_name();
         return Err(set.err(
             "ioengine",
-            format!("'{v}' is not loadable here: it runs on {only} only (here: {here} or psync)"),
+            format!(
+                "'{typed}' is not loadable here: it runs on {only} only (here: {here} or psync)"
+            ),
         ));
     }
     Ok(kind)
+}
+
+/// The engines iogauge runs a job of, by fio's names.
+const RUNS: &str = "sync, psync, vsync, pvsync, pvsync2, io_uring, libaio, posixaio, windowsaio, mmap, null, filecreate, filestat, filedelete, falloc and ftruncate";
+
+/// A job's engine, checked before its other options, as fio loads the engine first: a job for
+/// an engine iogauge does not have is refused for the engine, not for the engine's options
+/// (`pool=` of ioengine=rados). `None` when the engine is one iogauge runs.
+pub(super) fn unloadable(fj: &FioJob) -> Option<String> {
+    let o = fj.options.iter().rev().find(|o| o.key == "ioengine")?;
+    let typed = o.value.as_deref().unwrap_or("");
+    let v = names::engine_alias(typed);
+    if RUNS.split([',', ' ']).any(|e| e == v) {
+        return None;
+    }
+    let what = if v.contains(".so") || v.starts_with("external:") || v.contains('/') {
+        "an external engine, a library fio would load; iogauge loads none"
+    } else if names::ENGINES.contains(&v) {
+        "one of fio's engines iogauge does not have"
+    } else {
+        "fio has no engine of that name"
+    };
+    Some(format!(
+        "{}: ioengine: engine '{typed}' not loadable: {what} (iogauge runs {RUNS})",
+        o.at
+    ))
 }
 
 fn engine_named(set: &Set, v: &str, notes: &mut Vec<String>) -> Result<EngineKind> {
@@ -40,7 +74,9 @@ fn engine_named(set: &Set, v: &str, notes: &mut Vec<String>) -> Result<EngineKin
                 Some(t @ ("lstat" | "statx")) => {
                     return Err(set.err(
                         "stat_type",
-                        format!("'{t}' is not supported yet: iogauge's filestat calls stat() (planned)"),
+                        format!(
+                            "'{t}' is not supported yet: iogauge's filestat calls stat() (planned)"
+                        ),
                     ))
                 }
                 Some(t) => {
@@ -52,7 +88,12 @@ fn engine_named(set: &Set, v: &str, notes: &mut Vec<String>) -> Result<EngineKin
         "filedelete" => EngineKind::FileDelete,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
-        _ => return Err(set.err("ioengine", format!("'{v}' is not supported (iogauge runs sync, psync, pvsync, pvsync2, io_uring, libaio, posixaio, windowsaio, mmap, null, filecreate, filestat, filedelete, falloc and ftruncate)"))),
+        _ => {
+            return Err(set.err(
+                "ioengine",
+                format!("'{v}' is not supported (iogauge runs {RUNS})"),
+            ))
+        }
     })
 }
 

@@ -18,6 +18,7 @@ mod timing;
 pub use files::Clones;
 mod verify;
 
+use super::names;
 use super::options::{lookup, Kind, Set};
 use super::plan::{FioRun, Logs, MapOptions};
 use super::{FioJob, FioOption};
@@ -103,6 +104,9 @@ fn known_options<'a>(
     notes: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Set<'a>> {
+    if let Some(e) = engine::unloadable(fj) {
+        return Err(Error::usage(e));
+    }
     let mut values: HashMap<&'static str, &FioOption> = HashMap::new();
     let mut refused: Vec<String> = Vec::new();
     for opt in &fj.options {
@@ -117,10 +121,13 @@ fn known_options<'a>(
                 "{}: option '{}' is not supported yet: {what} (planned)",
                 opt.at, name
             )),
-            None => refused.push(format!(
-                "{}: option '{}' is not supported by iogauge (and not planned; is it spelled as fio spells it?)",
-                opt.at, opt.key
-            )),
+            None => match names::job_option(&opt.key) {
+                Some(names::Type::Deprecated) => notes.push(format!(
+                    "{}: fio 3.33 says the option is deprecated and runs without it, as iogauge does",
+                    opt.key
+                )),
+                _ => refused.push(format!("{}: {}", opt.at, not_supported(opt))),
+            },
         }
     }
     notes.dedup();
@@ -151,6 +158,36 @@ fn known_options<'a>(
         set.kb_base = kb;
     }
     Ok(set)
+}
+
+/// Why an option iogauge does not know is refused: fio has no such option (with fio's guess),
+/// fio refuses it too, it belongs to an engine iogauge does not have, or iogauge does not
+/// support it.
+fn not_supported(opt: &FioOption) -> String {
+    let key = &opt.key;
+    let engines = names::engines_of(key);
+    match names::job_option(key) {
+        None => {
+            let guess = names::closest(key)
+                .map(|g| format!("; did you mean {g}?"))
+                .unwrap_or_default();
+            let written = match &opt.value {
+                Some(v) => format!("{key}={v}"),
+                None => key.to_string(),
+            };
+            format!("fio has no option '{key}' (fio: Bad option <{written}>){guess}")
+        }
+        Some(names::Type::Gone) => {
+            format!("option '{key}' is deprecated, and fio 3.33 refuses it too")
+        }
+        Some(_) if !engines.is_empty() => format!(
+            "option '{key}' belongs to fio's ioengine={}, engines iogauge does not run with it",
+            engines.join("/")
+        ),
+        Some(_) => {
+            format!("option '{key}' is fio's, but not supported by iogauge (and not planned)")
+        }
+    }
 }
 
 /// fio names a job by its section; name= renames it only when the section itself sets it
@@ -910,10 +947,42 @@ group_reporting
         );
         assert_eq!(
             err("[j]\nfilename=/x\nsize=1m\nbogus=1\nbuffer_pattern=0xdeadbeef\n"),
-            "t.fio:4: option 'bogus' is not supported by iogauge (and not planned; is it spelled as fio spells it?) (and 1 more); --ignore-unsupported runs the job without them"
+            "t.fio:4: fio has no option 'bogus' (fio: Bad option <bogus=1>); did you mean bs? (and 1 more); --ignore-unsupported runs the job without them"
         );
-        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n")
-            .contains("t.fio:4: ioengine: 'splice' is not supported"));
+        // fio 3.33's own guess ("Bad option <engine=libaio>", "Did you mean ioengine?").
+        assert!(err("[j]\nfilename=/x\nsize=1m\nengine=libaio\n").contains(
+            "fio has no option 'engine' (fio: Bad option <engine=libaio>); did you mean ioengine?"
+        ));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nioengine=splice\n").contains(
+            "t.fio:4: ioengine: engine 'splice' not loadable: one of fio's engines iogauge does not have"
+        ));
+        // The engine is named first, not its options (a Ceph job, as Ceph's examples write it).
+        let e = err("[j]\nioengine=rados\nclientname=admin\npool=rados\nbusy_poll=0\nrw=write\nbs=4m\nsize=64m\n");
+        assert!(
+            e.starts_with("t.fio:2: ioengine: engine 'rados' not loadable"),
+            "{e}"
+        );
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nioengine=libfio_ceph_objectstore.so\n")
+                .contains("an external engine, a library fio would load")
+        );
+        assert!(err("[j]\nfilename=/x\nsize=1m\npool=p\n")
+            .contains("option 'pool' belongs to fio's ioengine="));
+        // What fio refuses (FIO_OPT_DEPRECATED) and what it only warns of.
+        assert!(err("[j]\nfilename=/x\nsize=1m\nrwmixcycle=5\n")
+            .contains("option 'rwmixcycle' is deprecated, and fio 3.33 refuses it too"));
+        assert!(one("[j]\nfilename=/x\nsize=1m\nverifysort=1\n")
+            .notes
+            .iter()
+            .any(|n| n.contains("verifysort: fio 3.33 says the option is deprecated")));
+        // fio's old names for libaio (ioengines.c: "aio..." and "linuxaio...").
+        for typed in ["aio", "linuxaio"] {
+            let r = one(&format!("[j]\nfilename=/x\nsize=1m\nioengine={typed}\n"));
+            assert!(r
+                .notes
+                .iter()
+                .any(|n| n.contains("fio's old name for libaio")));
+        }
         assert_eq!(
             one("[j]\nfilename=/x\nsize=1m\nrw=randread:8\n")
                 .job
@@ -932,7 +1001,7 @@ group_reporting
             .contains("t.fio:1: job 'j': bs 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
-            "[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\ncgroup=a\n",
+            "[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\ncgroup_nodelete=1\n",
             "t.fio",
             Path::new("."),
             &vars(),
@@ -940,9 +1009,8 @@ group_reporting
         .unwrap();
         let p = plan(&jobs, &opts(true)).unwrap();
         assert_eq!(p.warnings.len(), 2);
-        assert!(
-            p.warnings[0].starts_with("t.fio:4: option 'exec_prerun' is not supported by iogauge")
-        );
+        assert!(p.warnings[0]
+            .starts_with("t.fio:4: option 'exec_prerun' is fio's, but not supported by iogauge"));
         assert!(p.warnings[0].ends_with(": ignored"));
     }
 
