@@ -10,6 +10,7 @@ use super::expr::Expr;
 /// with the default kb_base; fio itself makes it 1,048,576). In parentheses, arithmetic.
 pub fn parse_size(text: &str, kb_base: u64) -> std::result::Result<u64, String> {
     let t = text.trim();
+    let t = leading(t).map_or(t, |(kept, _)| kept);
     if let Some(expr) = t.strip_prefix('(').and_then(|e| e.strip_suffix(')')) {
         let v = Expr::new(expr, &|s| parse_size(s, kb_base).map(|v| v as i128)).eval()?;
         return u64::try_from(v).map_err(|_| format!("'{t}' is out of range"));
@@ -61,6 +62,7 @@ pub fn parse_size(text: &str, kb_base: u64) -> std::result::Result<u64, String> 
 /// In parentheses, arithmetic is in microseconds unless a unit is given, as in fio.
 pub fn parse_time_ns(text: &str, default_unit_ns: u64) -> std::result::Result<u64, String> {
     let t = text.trim();
+    let t = leading(t).map_or(t, |(kept, _)| kept);
     if let Some(expr) = t.strip_prefix('(').and_then(|e| e.strip_suffix(')')) {
         // Evaluated in microseconds (each number with a unit converted to them), as fio does.
         let us = Expr::new(expr, &|s| {
@@ -86,6 +88,33 @@ pub fn parse_time_ns(text: &str, default_unit_ns: u64) -> std::result::Result<u6
     };
     n.checked_mul(unit)
         .ok_or_else(|| format!("'{t}' is too long"))
+}
+
+/// Bare arithmetic, as fio reads it: `128*4` is 128 and `4k*2` is 4k, the number and the
+/// letters after it, the rest ignored (fio's str_to_decimal takes what strtoll reads, and a
+/// suffix only where a letter follows the digits; checked with fio 3.33: numjobs=2*2 runs two
+/// jobs). fio works out arithmetic only in parentheses, or in a value where `$mb_memory`,
+/// `$pagesize` or `$ncpus` stood ([`super::vars`]). The part kept and the part fio ignores;
+/// `None` where nothing follows the number but its suffix.
+pub fn leading(t: &str) -> Option<(&str, &str)> {
+    let digits = if t.starts_with("0x") || t.starts_with("0X") {
+        2 + t[2..]
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(t.len() - 2)
+    } else {
+        t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len())
+    };
+    if digits == 0 {
+        return None;
+    }
+    let end = digits
+        + t[digits..]
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(t.len() - digits);
+    let cut = &t[end..];
+    cut.starts_with(['*', '/', '+', '-', '%', '^'])
+        .then(|| (&t[..end], cut))
+        .filter(|(_, cut)| cut.len() > 1)
 }
 
 /// fio's "irange": `lo-hi` or `lo:hi`, swapped when given high first.
@@ -125,6 +154,20 @@ fn parse_digits(d: &str) -> std::result::Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_arithmetic_is_read_as_fio_reads_it() {
+        // fio 3.33: numjobs=2*2 runs 2 jobs; size=4k*2 moves 4096 bytes; size=10*10*1k, 10.
+        assert_eq!(parse_size("128*4", 1024), Ok(128));
+        assert_eq!(parse_size("4k*2", 1024), Ok(4096));
+        assert_eq!(parse_size("10*10*1k", 1024), Ok(10));
+        assert_eq!(parse_time_ns("10s*2", 1_000_000_000), Ok(10_000_000_000));
+        assert_eq!(leading("128*4"), Some(("128", "*4")));
+        assert_eq!(leading("4k"), None);
+        assert_eq!(leading("50%"), None);
+        // Parentheses are worked out, as before.
+        assert_eq!(parse_size("(128*4)", 1024), Ok(512));
+    }
 
     #[test]
     fn sizes_follow_fio_kb_base_rules() {

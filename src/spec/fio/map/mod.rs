@@ -110,6 +110,9 @@ fn known_options<'a>(
     let mut values: HashMap<&'static str, &FioOption> = HashMap::new();
     let mut refused: Vec<String> = Vec::new();
     for opt in &fj.options {
+        if let Some(note) = bare_arithmetic(opt) {
+            notes.push(note);
+        }
         match lookup(&opt.key) {
             Some((name, Kind::Mapped)) => {
                 values.insert(name, opt);
@@ -158,6 +161,20 @@ fn known_options<'a>(
         set.kb_base = kb;
     }
     Ok(set)
+}
+
+/// The note for a number written as bare arithmetic (`iodepth=128*${LOAD_FACTOR}`, as
+/// xfstests writes it), which fio reads as its leading number, as iogauge does.
+fn bare_arithmetic(opt: &FioOption) -> Option<String> {
+    let v = opt.value.as_deref()?;
+    if !names::job_option(&opt.key).is_some_and(names::Type::is_number) {
+        return None;
+    }
+    let (kept, ignored) = super::number::leading(v)?;
+    Some(format!(
+        "{}: fio reads '{v}' as {kept} and ignores '{ignored}' (it works out arithmetic in parentheses, or where $mb_memory, $pagesize or $ncpus stand), and so does iogauge; ({v}) is the whole expression",
+        opt.key
+    ))
 }
 
 /// Why an option iogauge does not know is refused: fio has no such option (with fio's guess),
@@ -1012,6 +1029,26 @@ group_reporting
         assert!(p.warnings[0]
             .starts_with("t.fio:4: option 'exec_prerun' is fio's, but not supported by iogauge"));
         assert!(p.warnings[0].ends_with(": ignored"));
+    }
+
+    #[test]
+    fn bare_arithmetic_runs_as_fio_runs_it_with_a_note() {
+        // xfstests generic/019: iodepth=128*${LOAD_FACTOR}; fio 3.33 queues 128.
+        let r = one("[j]\nfilename=/x\nsize=1m\nioengine=io_uring\niodepth=128*4\n");
+        assert_eq!(r.job.queue_depth, 128);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.starts_with("iodepth: fio reads '128*4' as 128 and ignores '*4'")),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(
+            one("[j]\nfilename=/x\nsize=1m\nioengine=io_uring\niodepth=(128*4)\n")
+                .job
+                .queue_depth,
+            512
+        );
     }
 
     #[test]
