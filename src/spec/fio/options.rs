@@ -270,6 +270,13 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("exit_what", &[], Kind::Mapped),
     ("wait_for", &[], Kind::Mapped),
     ("file_service_type", &[], Kind::Mapped),
+    ("offset_align", &[], Kind::Mapped),
+    ("bs_unaligned", &["blocksize_unaligned"], Kind::Mapped),
+    (
+        "fadvise_hint",
+        &[],
+        Kind::Noted("iogauge gives the kernel no access-pattern hints (posix_fadvise), as fadvise_hint=0 does (fio advises by default: sequential or random by rw=)"),
+    ),
 ];
 
 /// fio's options that take no value on its command line: those its table types

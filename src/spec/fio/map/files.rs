@@ -112,7 +112,14 @@ pub(super) fn read_files(
     }
     let filesize = read_filesize(set)?;
     let fixed = filesize.filter(|(lo, hi)| lo == hi).map(|(lo, _)| lo);
-    let (offset, size) = read_region(j, dir, fixed, nfiles, shape)?;
+    // fio's generated files that exist already size a job that gives no size (OpenZFS's perf
+    // suite lays them out, then reads them with size=100% or none).
+    let sized = set.text("size").is_some_and(|v| !v.trim().ends_with('%'));
+    let existing = match (&named, filesize) {
+        (None, None) if !sized => existing_size(j, &dirs, clones, nfiles as u32, notes),
+        _ => None,
+    };
+    let (offset, size) = read_region(j, dir, fixed.or(existing), nfiles, shape)?;
     let size = match size {
         None if filesize.is_none() && set.flag("fill_device")?.unwrap_or(false) => {
             Some(fill_size(j, dir, named.as_deref(), shape)?)
@@ -163,15 +170,17 @@ pub(super) fn read_files(
                 .transpose()?;
         }
         None => {
-            let Some(file_size) = fixed.or(size) else {
+            let Some(file_size) = fixed.or(size).or(existing) else {
                 return Err(Error::usage(format!(
                     "{}: job '{}' names no file and no size: give filename= or size=",
                     j.fj.at, j.name
                 )));
             };
-            files.targets = generated_targets(j, &dirs, &files, may_create.then_some(file_size));
+            // Files that exist are worked over as they are, never laid out again.
+            let create = (may_create && existing.is_none()).then_some(file_size);
+            files.targets = generated_targets(j, &dirs, &files, create);
             files.layout = Clones::Targets;
-            files.max_offset = match (size, fixed) {
+            files.max_offset = match (size, fixed.or(existing)) {
                 (Some(s), Some(f)) => offset.checked_add(s).filter(|&end| end < f),
                 _ => None,
             };
@@ -207,9 +216,14 @@ fn read_region(
         None
     };
     let offset = match (offset_pct, whole) {
-        // As fio: aligned down to the smallest block size (or blockalign).
+        // As fio: aligned up to offset_align where it is set, else down to the smallest block
+        // size (or blockalign).
         (Some(p), Some(w)) => {
-            set.fits("offset", w.checked_mul(p))? / 100 / shape.align * shape.align
+            let at = set.fits("offset", w.checked_mul(p))? / 100;
+            match set.size("offset_align")?.filter(|&a| a > 0) {
+                Some(a) => set.fits("offset_align", at.div_ceil(a).checked_mul(a))?,
+                None => at / shape.align * shape.align,
+            }
         }
         _ => set.size("offset")?.unwrap_or(0),
     };
@@ -401,22 +415,56 @@ fn generated_targets(
     files: &Files,
     create_size: Option<u64>,
 ) -> Vec<TargetSpec> {
+    generated_paths(j, dirs, files.clones, files.nfiles as u32)
+        .into_iter()
+        .map(|path| TargetSpec {
+            path,
+            create_size,
+            temporary: false,
+        })
+        .collect()
+}
+
+fn generated_paths(j: &Job, dirs: &[PathBuf], clones: u32, nfiles: u32) -> Vec<PathBuf> {
     let format = j
         .set
         .text("filename_format")
         .unwrap_or("$jobname.$jobnum.$filenum");
     let here = [PathBuf::from(".")];
     let dirs = if dirs.is_empty() { &here[..] } else { dirs };
-    let nfiles = files.nfiles as u32;
-    (0..files.clones)
+    (0..clones)
         .flat_map(|c| (0..nfiles).map(move |f| (c, f)))
         .enumerate()
-        .map(|(i, (c, f))| TargetSpec {
-            path: dirs[i % dirs.len()].join(format_name(format, &j.fj.name, c, f)),
-            create_size,
-            temporary: false,
-        })
+        .map(|(i, (c, f))| dirs[i % dirs.len()].join(format_name(format, &j.fj.name, c, f)))
         .collect()
+}
+
+/// The size of the job's generated files where every one exists already, as fio sizes a job
+/// with no size= or filesize= (the smallest, where they differ: each clone works within it).
+fn existing_size(
+    j: &Job,
+    dirs: &[PathBuf],
+    clones: u32,
+    nfiles: u32,
+    notes: &mut Vec<String>,
+) -> Option<u64> {
+    let paths = generated_paths(j, dirs, clones, nfiles);
+    let sizes: Vec<u64> = paths
+        .iter()
+        .map(|p| (j.o.size_of)(p).filter(|&s| s > 0))
+        .collect::<Option<_>>()?;
+    let (least, most) = (*sizes.iter().min()?, *sizes.iter().max()?);
+    notes.push(format!(
+        "job '{}' gives no size: its {} files exist, and it works over them as they are{}",
+        j.name,
+        paths.len(),
+        if least == most {
+            String::new()
+        } else {
+            format!(" (sizes differ: size=N% is a share of the smallest, {least} bytes)")
+        }
+    ));
+    Some(least)
 }
 
 /// fio's `:` separated file list, where `\:` is a colon inside a name.

@@ -409,7 +409,9 @@ mod tests {
             ignore_unsupported: ignore,
             allow_overwrite: false,
             keep: false,
-            size_of: &|_| Some(1 << 30),
+            // Every file named by an absolute path exists, with 1 GiB; fio's generated
+            // names (./j.0.0) do not.
+            size_of: &|p| p.starts_with("/").then_some(1 << 30),
             exists: &|p| p.exists(),
             free_space_of: &|_| Some(64 << 20),
         }
@@ -1049,6 +1051,49 @@ group_reporting
                 .queue_depth,
             512
         );
+    }
+
+    #[test]
+    fn options_real_jobs_use() {
+        // offset=N% aligned up to offset_align (fio's HOWTO); without it, down to the block.
+        // size_of gives 1 GiB: 33% is 354334801.92 bytes.
+        let at = |extra: &str| {
+            one(&format!("[j]\nfilename=/x\nsize=1m\noffset=33%\n{extra}"))
+                .job
+                .shape
+                .base_offset
+        };
+        assert_eq!(at(""), 354_332_672);
+        assert_eq!(at("offset_align=1m\n"), 354_418_688);
+        // fadvise_hint is noted; bs_unaligned has nothing to do without a range.
+        let r = one("[j]\nfilename=/x\nsize=1m\nfadvise_hint=0\nbs_unaligned\n");
+        assert!(r.notes.iter().any(|n| n.starts_with("fadvise_hint:")));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.starts_with("bs_unaligned: no effect")));
+        assert!(
+            err("[j]\nfilename=/x\nsize=1m\nbsrange=4k-16k\nbs_unaligned\n").contains(
+                "bs_unaligned: sizes of a bsrange at byte granularity are not supported yet"
+            )
+        );
+    }
+
+    #[test]
+    fn generated_files_that_exist_size_a_job_that_gives_no_size() {
+        // OpenZFS's perf suite (random_reads.fio): filename_format=file$jobnum in a directory
+        // laid out before, read with no size= (or size=100%).
+        let base = "[j]\nrw=randread\nnumjobs=2\ndirectory=/pool/fs\nfilename_format=file$jobnum\n";
+        let r = one(base);
+        assert_eq!(r.job.targets.len(), 2);
+        assert!(r.job.targets.iter().all(|t| t.create_size.is_none()));
+        assert_eq!(r.job.shape.max_offset, None);
+        assert!(r.notes.iter().any(|n| n.contains("its 2 files exist")));
+        let half = one(&format!("{base}size=50%\n"));
+        assert_eq!(half.job.shape.max_offset, Some(1 << 29));
+        assert!(half.job.targets.iter().all(|t| t.create_size.is_none()));
+        // Files that do not exist (relative names here) still need a size.
+        assert!(err("[j]\nrw=read\n").contains("names no file and no size"));
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub(super) fn read_shape(
     let writes = write_pct > 0 || !trim.is_none();
     let (random, random_pct) = read_random_pct(set, random, reads, writes, notes)?;
     let (block_size, block_mix) = read_block_sizes(set, reads, writes)?;
+    read_unaligned(set, &block_mix, notes)?;
     let smallest = match &block_mix {
         Some(m) => m.read.smallest().min(m.write.smallest()),
         None => block_size,
@@ -357,6 +358,30 @@ fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option
         (BlockSizes::Fixed { bytes: a }, BlockSizes::Fixed { bytes: b }) if a == b => (*a, None),
         _ => (largest, Some(BlockMix { read, write })),
     })
+}
+
+/// fio's `bs_unaligned`: sizes of a bsrange at any byte, not whole multiples of the smallest.
+/// Without a range there is nothing to unalign; with one, iogauge draws whole multiples only.
+fn read_unaligned(set: &Set, mix: &Option<BlockMix>, notes: &mut Vec<String>) -> Result<()> {
+    if !set.flag("bs_unaligned")?.unwrap_or(false) {
+        return Ok(());
+    }
+    let ranged = mix.as_ref().is_some_and(|m| {
+        [&m.read, &m.write]
+            .iter()
+            .any(|b| matches!(b, BlockSizes::Range { min, max } if min != max))
+    });
+    if ranged {
+        return Err(set.err(
+            "bs_unaligned",
+            "sizes of a bsrange at byte granularity are not supported yet (planned): iogauge draws whole multiples of the smallest size",
+        ));
+    }
+    notes.push(
+        "bs_unaligned: no effect: every I/O is one of the sizes given (no bsrange), as in fio"
+            .into(),
+    );
+    Ok(())
 }
 
 /// The mean size of a mix, for stops given in I/Os.
