@@ -546,8 +546,9 @@ Examples:
 
 const IOZONE_HELP: &str = "\
 Read: -a -A -z -i N -s SIZE -r SIZE -n SIZE -g SIZE -y SIZE -q SIZE -f FILE -I -e -c -o -R
--b FILE -t N -j N. Sizes are in kB unless suffixed k, m or g, as in iozone. Besides iozone's
-report, iogauge's own (--output text|json|csv after the iozone options) and the knees.
+-b FILE -t N -j N -O -w -+n -+u, and -T -p (accepted, with a note). Sizes are in kB unless
+suffixed k, m or g, as in iozone. iozone's table (or -t's lines) is printed always, after
+iogauge's own report (--output text|json|csv after the iozone options) and the knees.
 
 Examples:
   iogauge iozone -a -g 2G -f /mnt/nas/iozone.tmp

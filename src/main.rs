@@ -22,8 +22,9 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    // fio's and DiskSpd's own front ends read their arguments themselves.
-    let args = if matches!(subcommand(&raw), Some("fio" | "diskspd")) {
+    // fio's, DiskSpd's and iozone's own front ends read their arguments themselves (iozone's
+    // `-s4m` is its own, not DiskSpd's `-s=4m`).
+    let args = if matches!(subcommand(&raw), Some("fio" | "diskspd" | "iozone")) {
         raw
     } else {
         normalize_diskspd_args(raw)

@@ -1,5 +1,6 @@
-//! `iogauge iozone`: an iozone command line run as a sweep, reported as iogauge does and, with
-//! -R or -b, in iozone's own layout; -t adds iozone's throughput lines.
+//! `iogauge iozone`: an iozone command line run as a sweep, reported as iogauge does, then in
+//! iozone's own layouts: its result table (or, with -t, its throughput lines) always, as
+//! iozone prints them, and with -R or -b its Excel report.
 
 use super::sweep::{run_and_report, How};
 use iogauge::cli::SaveOpts;
@@ -51,25 +52,38 @@ pub fn cmd_iozone(db: &Option<PathBuf>, args: &[String], argv: Vec<String>) -> R
         quiet,
         save: &save,
         notes: z.notes.clone(),
+        keep_files: z.keep_files,
     };
     let dir = z.dir.clone();
     let params = z.params.clone();
     run_and_report(db, &dir, &params, argv, how, &mut |r| iozone_reports(&z, r))
 }
 
-/// iozone's own layouts after iogauge's report: the throughput lines of -t, the -R report on
-/// stdout, the same in -b's file.
+/// iozone's own layouts after iogauge's report, on stdout: -t's throughput lines or else
+/// iozone's table (iozone prints one or the other whatever the options; scripts read their
+/// rows), -+u's CPU sections where -R does not carry them, the -R report; the same report in
+/// -b's file.
 fn iozone_reports(z: &Iozone, r: &SweepResult) -> Result<()> {
-    use iogauge::report::sweep::{iozone_excel, iozone_throughput};
-    if z.throughput {
-        super::write_output("-", &iozone_throughput(r))?;
+    use iogauge::report::iozone::{cpu, excel, table, throughput};
+    let mut o = match z.throughput {
+        true => throughput(r, z.layout),
+        false => table(r, z.layout),
+    };
+    if z.layout.cpu && !z.excel && !z.throughput {
+        o.push_str(&cpu(r));
     }
     if z.excel {
-        super::write_output("-", &iozone_excel(r))?;
+        o.push('\n');
+        o.push_str(&excel(r, z.layout));
     }
+    // iozone's last line, which scripts wait for and grep around.
+    o.push_str("\niozone test complete.\n");
+    super::write_output("-", &o)?;
     if let Some(f) = &z.excel_file {
         std::fs::File::create_new(f)
-            .and_then(|mut file| std::io::Write::write_all(&mut file, iozone_excel(r).as_bytes()))
+            .and_then(|mut file| {
+                std::io::Write::write_all(&mut file, excel(r, z.layout).as_bytes())
+            })
             .map_err(|e| Error::runtime(format!("cannot write -b {}: {e}", f.display())))?;
     }
     Ok(())

@@ -51,6 +51,7 @@ pub fn cmd_sweep(db: &Option<PathBuf>, a: &SweepArgs, argv: Vec<String>) -> Resu
         quiet: a.out.quiet,
         save: &a.save,
         notes: Vec::new(),
+        keep_files: false,
     };
     run_and_report(db, &a.dir, &params, argv, how, &mut |_| Ok(()))
 }
@@ -63,6 +64,8 @@ pub struct How<'a> {
     pub save: &'a SaveOpts,
     /// What the front end did differently from the tool it reads, for the report's notes.
     pub notes: Vec<String>,
+    /// Leave the last cell's files in place (iozone -w).
+    pub keep_files: bool,
 }
 
 /// Run the sweep in `dir` (inside a memory cgroup where asked), write the report, save it;
@@ -88,6 +91,7 @@ pub fn run_and_report(
         dir,
         params: params.clone(),
         notes: how.notes,
+        keep_files: how.keep_files,
     };
     let result = match ctx.run_suite(&sweep, argv)? {
         Gathered::Root(r) => r,

@@ -2,7 +2,7 @@
 //! run's leftovers are removed only once their process is gone), and whether a file is this
 //! user's, and what this process used (CPU time, peak memory).
 
-pub use super::sys::process::{alive, is_mine, usage};
+pub use super::sys::process::{alive, is_mine, thread_cpu_ns, usage};
 
 /// What this process has used so far.
 #[derive(Debug, Clone, Copy, Default)]

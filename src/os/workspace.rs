@@ -13,6 +13,8 @@ pub struct Workspace {
     pub root: PathBuf,
     owned: Owned,
     folders: Folders,
+    /// Left in place at the end ([`Workspace::keep`]).
+    kept: bool,
 }
 
 impl Workspace {
@@ -41,6 +43,7 @@ impl Workspace {
                         root,
                         owned,
                         folders,
+                        kept: false,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -68,8 +71,21 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Leave the folder and what is in it for the user (iozone's -w): unmarked, so that a
+    /// later iogauge does not take it for a killed run's leftovers and remove it.
+    pub fn keep(mut self) -> PathBuf {
+        let _ = std::fs::remove_file(self.root.join(MARK));
+        self.kept = true;
+        self.root.clone()
+    }
+}
+
 impl Drop for Workspace {
     fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
         if let Err(e) = self.owned.remove() {
             eprintln!("iogauge: cannot remove '{}': {e}", self.root.display());
         }

@@ -19,6 +19,7 @@ pub mod fs;
 #[cfg(test)]
 mod golden;
 pub mod html;
+pub mod iozone;
 pub mod json;
 mod markup;
 pub mod sink;

@@ -1,6 +1,6 @@
 //! The reports of a sweep (`iogauge sweep`, `iogauge iozone`): a matrix per test (file sizes
-//! down, record sizes across) with its knees, iozone's own `-R` layout for scripts and
-//! spreadsheets made for iozone, one CSV row per cell, and two sweeps side by side.
+//! down, record sizes across) with its knees, one CSV row per cell, and two sweeps side by
+//! side. iozone's own layouts are in [`super::iozone`].
 
 use super::table::Grid;
 use super::Exporter;
@@ -29,7 +29,7 @@ impl Exporter<SweepResult> for Csv {
 
 impl Exporter<SweepResult> for Iozone {
     fn render(&self, r: &SweepResult) -> String {
-        iozone_excel(r)
+        super::iozone::excel(r, super::iozone::Layout::default())
     }
 }
 
@@ -198,119 +198,6 @@ pub fn csv(r: &SweepResult) -> String {
         );
     }
     o
-}
-
-/// iozone's `-R` report (iozone 3.508's layout): after "Excel output is below:", for each test
-/// a blank line, its quoted title, a row of every record size in kB, then a row per file size
-/// in kB with kB/s (1024 bytes) as whole numbers, one space each side; rows stop at the last
-/// record that fits the file. Cells iozone's crossover skips, or iogauge could not measure,
-/// are 0, as iozone prints them.
-pub fn iozone_excel(r: &SweepResult) -> String {
-    let mut o = String::from("Excel output is below:\n");
-    for &test in &r.params.tests {
-        let _ = write!(o, "\n\"{}\"\n      ", test.iozone_title());
-        for &rec in &r.params.record_sizes {
-            let _ = write!(o, "  \"{}\"", rec / 1024);
-        }
-        o.push('\n');
-        for &f in &r.params.file_sizes {
-            let _ = write!(o, "\"{}\"  ", f / 1024);
-            for &rec in r.params.record_sizes.iter().filter(|&&rec| rec <= f) {
-                let kbs = r
-                    .cell(test, f, rec)
-                    .and_then(Cell::bytes_per_sec)
-                    .map_or(0.0, |b| b / 1024.0);
-                let _ = write!(o, " {kbs:.0} ");
-            }
-            o.push('\n');
-        }
-    }
-    o
-}
-
-/// iozone -t's text (iozone 3.508's wording and tabs): the threads and sizes, then for each
-/// test of each cell what the threads saw each on its own (summed, smallest, largest, mean)
-/// and what the whole took ("parent sees": all bytes over the time from the first start to
-/// the last end), in kB/s.
-pub fn iozone_throughput(r: &SweepResult) -> String {
-    let n = r.params.threads;
-    let who = if n == 1 { "thread" } else { "threads" };
-    let mut o = format!("\tThroughput test with {n} {who}\n");
-    let kbs = |bytes: u64, ns: u64| {
-        if ns > 0 {
-            bytes as f64 / 1024.0 * 1e9 / ns as f64
-        } else {
-            0.0
-        }
-    };
-    for &(f, rec) in &r.params.grid() {
-        let _ = writeln!(
-            o,
-            "\tEach thread writes a {} kByte file in {} kByte records\n",
-            f / 1024,
-            rec / 1024
-        );
-        for test in THROUGHPUT_ORDER {
-            let Some(c) = r.cell(test, f, rec).filter(|c| c.status == Status::Ok) else {
-                continue;
-            };
-            let own: Vec<f64> = if c.thread_ns.is_empty() {
-                vec![kbs(c.file_size, c.elapsed_ns)]
-            } else {
-                c.thread_ns.iter().map(|&ns| kbs(c.file_size, ns)).collect()
-            };
-            let sum: f64 = own.iter().sum();
-            let min = own.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = own.iter().copied().fold(0.0, f64::max);
-            let label = iozone_label(test, n);
-            let parent = kbs(c.bytes, c.elapsed_ns);
-            let avg = sum / own.len() as f64;
-            let _ = writeln!(
-                o,
-                "\tChildren see throughput for {label}= {sum:10.2} kB/sec"
-            );
-            let _ = writeln!(
-                o,
-                "\tParent sees throughput for {label}= {parent:10.2} kB/sec"
-            );
-            let _ = writeln!(o, "\tMin throughput per process \t\t\t= {min:10.2} kB/sec ");
-            let _ = writeln!(o, "\tMax throughput per process \t\t\t= {max:10.2} kB/sec");
-            let _ = writeln!(o, "\tAvg throughput per process \t\t\t= {avg:10.2} kB/sec");
-            let _ = writeln!(
-                o,
-                "\tMin xfer \t\t\t\t\t= {:10.2} kB\n",
-                c.file_size as f64 / 1024.0
-            );
-        }
-    }
-    o
-}
-
-/// The order iozone -t runs its tests in.
-const THROUGHPUT_ORDER: [Test; 8] = [
-    Test::Write,
-    Test::Rewrite,
-    Test::Read,
-    Test::Reread,
-    Test::BackwardRead,
-    Test::StrideRead,
-    Test::RandomRead,
-    Test::RandomWrite,
-];
-
-/// iozone -t's name for a test's threads, with its count and the spacing before "=".
-fn iozone_label(t: Test, n: u32) -> String {
-    match t {
-        Test::Write => format!("{n:2} initial writers \t"),
-        Test::Rewrite => format!("{n:2} rewriters \t"),
-        Test::Read => format!("{n:2} readers \t\t"),
-        Test::Reread => format!("{n} re-readers \t"),
-        Test::BackwardRead => format!("{n} reverse readers \t"),
-        Test::StrideRead => format!("{n} stride readers \t"),
-        Test::RandomRead => format!("{n} random readers \t"),
-        Test::RandomWrite => format!("{n} random writers \t"),
-        Test::RecordRewrite => format!("{n} record rewriters \t"),
-    }
 }
 
 /// Two or more sweeps, cell by cell: the first is the reference.

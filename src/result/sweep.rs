@@ -331,6 +331,10 @@ pub struct Cell {
     /// Each thread's own time, where more than one ran (iozone -t's per-process figures).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thread_ns: Vec<u64>,
+    /// CPU time (user and system) the threads spent in the pass, summed (iozone -+u's CPU
+    /// time); absent where the system does not say.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_ns: u64,
 }
 
 impl Cell {
@@ -339,6 +343,13 @@ impl Cell {
     pub fn bytes_per_sec(&self) -> Option<f64> {
         (self.status == Status::Ok && self.elapsed_ns > 0)
             .then(|| self.bytes as f64 * 1e9 / self.elapsed_ns as f64)
+    }
+
+    /// CPU time over the cell's time, in percent (over 100 where threads ran on several CPUs),
+    /// as iozone -+u reports it; None where nothing was measured.
+    pub fn cpu_pct(&self) -> Option<f64> {
+        (self.status == Status::Ok && self.elapsed_ns > 0)
+            .then(|| self.cpu_ns as f64 * 100.0 / self.elapsed_ns as f64)
     }
 
     /// Operations per second (records per second).

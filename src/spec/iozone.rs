@@ -13,6 +13,7 @@
 //! same file system) and leaves the named file alone.
 
 use crate::error::{Error, Result};
+use crate::report::iozone::Layout;
 use crate::sweep::{self, CacheMode, Params, Test};
 use crate::units::format_size;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,10 @@ pub struct Iozone {
     pub excel_file: Option<PathBuf>,
     /// -t: throughput mode, iozone's per-test throughput lines.
     pub throughput: bool,
+    /// -O and -+u: ops/s for kB/s, CPU utilization shown.
+    pub layout: Layout,
+    /// -w: the last cell's files stay.
+    pub keep_files: bool,
     /// What iogauge does differently from iozone, said once before the run.
     pub notes: Vec<String>,
 }
@@ -55,15 +60,36 @@ struct Seen {
     excel_file: Option<String>,
     threads: Option<u32>,
     stride: Option<u64>,
+    /// -O: rates in operations per second.
+    ops: bool,
+    /// -+u: CPU utilization shown.
+    cpu: bool,
+    /// -+n: no rewrite, no reread.
+    no_retests: bool,
+    /// -w: the files are kept.
+    keep: bool,
+    /// Options and tests iogauge does not do, as typed ("-K", "-i 8 (random mix)").
+    refused: Vec<String>,
     notes: Vec<String>,
 }
 
-/// Options that take a value (getopt's `x:`).
+/// iozone's options that take a value (its getopt string's `x:`), those iogauge reads or not.
+const IOZONE_WITH_VALUE: &str = "JjkVrtsfFdluUSLHPibXYgnyq";
+/// iozone's `-+x` options that take the next word as their value (iozone.c's `-+` cases that
+/// read `argv[optind++]`).
+const IOZONE_PLUS_WITH_VALUE: &str = "achmxipAqKwyCSWHPO";
+/// The options iogauge reads that take a value.
 const WITH_VALUE: &str = "isrngyqfbtjF";
-/// Options that stand alone and may be bundled (`-Ra`, `-aRz`).
-const FLAGS: &str = "aAzIecoRw";
+/// The options iogauge reads that stand alone and may be bundled (`-Ra`, `-aRz`).
+const FLAGS: &str = "aAzIecoRwTOp";
+/// What iogauge reads, for the refusal of what it does not.
+const READS: &str = "it reads -a -A -z -i -s -r -n -g -y -q -f -F -I -e -c -o -R -b -t -j -w -T \
+                     -O -p -+n -+u";
+const TESTS: &str = "it runs -i 0 (write, rewrite), 1 (read, reread), 2 (random read, write), 3 \
+                     (backward read), 4 (record rewrite) and 5 (stride read)";
 
-/// Read `args` (everything after `iogauge iozone`).
+/// Read `args` (everything after `iogauge iozone`). Every option and test iogauge does not
+/// do is named in one error, so that a script's line is mended in one go.
 pub fn parse(args: &[String]) -> Result<Iozone> {
     let mut seen = Seen::default();
     let mut i = 0;
@@ -75,42 +101,95 @@ pub fn parse(args: &[String]) -> Result<Iozone> {
                  with -f"
             )));
         };
-        i += 1;
-        for (at, c) in body.char_indices() {
-            if c == '+' {
-                return Err(unknown(&format!("-{}", &body[at..])));
-            }
-            if WITH_VALUE.contains(c) {
-                let rest = &body[at + c.len_utf8()..];
-                let value = if !rest.is_empty() {
-                    rest.to_string()
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(Error::usage(format!("iozone -{c} needs a value")));
-                };
-                if c == 'F' {
-                    i = files(&mut seen, value, args, i);
-                } else {
-                    option(&mut seen, c, &value)?;
-                }
-                break;
-            }
-            if !FLAGS.contains(c) {
-                return Err(unknown(&format!("-{c}")));
-            }
-            flag(&mut seen, c);
-        }
+        i = word(&mut seen, body, args, i + 1)?;
     }
+    refuse(&seen.refused)?;
     build(seen)
 }
 
-fn unknown(opt: &str) -> Error {
-    Error::usage(format!(
-        "iozone {opt} is not an option iogauge reads (it reads -a -A -z -i -s -r -n -g -y -q \
-         -f -F -I -e -c -o -R -b -t -j -w)"
-    ))
+/// One word of options (`-a`, `-Raz`, `-s4m`, `-+n`) without its dash; `i` is where the next
+/// word is, returned past the values this one took.
+fn word(seen: &mut Seen, body: &str, args: &[String], mut i: usize) -> Result<usize> {
+    for (at, c) in body.char_indices() {
+        let rest = &body[at + c.len_utf8()..];
+        if c == '+' {
+            return plus(seen, rest, args, i);
+        }
+        if !IOZONE_WITH_VALUE.contains(c) {
+            if FLAGS.contains(c) {
+                flag(seen, c);
+            } else {
+                seen.refuse(format!("-{c}"));
+            }
+            continue;
+        }
+        let value = if !rest.is_empty() {
+            rest.to_string()
+        } else if i < args.len() {
+            i += 1;
+            args[i - 1].clone()
+        } else {
+            return Err(Error::usage(format!("iozone -{c} needs a value")));
+        };
+        if !WITH_VALUE.contains(c) {
+            seen.refuse(format!("-{c}"));
+        } else if c == 'F' {
+            i = files(seen, value, args, i);
+        } else {
+            option(seen, c, &value)?;
+        }
+        return Ok(i);
+    }
+    Ok(i)
+}
+
+/// `-+x`, iozone's second set of options: the letter is the rest of the word, or the next
+/// word (getopt reads `-+ n` so too).
+fn plus(seen: &mut Seen, rest: &str, args: &[String], mut i: usize) -> Result<usize> {
+    let letter = match rest.chars().next() {
+        Some(l) => l,
+        None => {
+            let next = args.get(i).and_then(|w| w.chars().next());
+            i += 1;
+            next.ok_or_else(|| Error::usage("iozone -+ needs a letter (-+n, -+u)".to_string()))?
+        }
+    };
+    match letter {
+        'n' => seen.no_retests = true,
+        'u' => seen.cpu = true,
+        other => {
+            seen.refuse(format!("-+{other}"));
+            if IOZONE_PLUS_WITH_VALUE.contains(other) && i < args.len() {
+                i += 1;
+            }
+        }
+    }
+    Ok(i)
+}
+
+/// Every option and test of the line that iogauge does not do, in one error.
+fn refuse(refused: &[String]) -> Result<()> {
+    let message = match refused {
+        [] => return Ok(()),
+        [one] if one.starts_with("-i ") => {
+            format!("iozone {one} is not a test iogauge runs; {TESTS}")
+        }
+        [one] => format!("iozone {one} is not an option iogauge reads ({READS})"),
+        many => format!(
+            "iozone {}: not options iogauge reads or tests it runs ({READS}; {TESTS})",
+            many.join(", ")
+        ),
+    };
+    Err(Error::usage(message))
+}
+
+impl Seen {
+    /// Remember an option or test iogauge does not do, once, in the order typed.
+    fn refuse(&mut self, what: String) {
+        if !self.refused.contains(&what) {
+            self.refused.push(what);
+        }
+    }
 }
 
 fn flag(seen: &mut Seen, c: char) {
@@ -128,10 +207,21 @@ fn flag(seen: &mut Seen, c: char) {
         'c' => seen.close = true,
         'o' => seen.sync = true,
         'R' => seen.excel = true,
-        // -w keeps iozone's files; iogauge always removes its own.
-        _ => seen
+        // iozone(1): "Give results in operations per second."
+        'O' => seen.ops = true,
+        // iozone(1): "Do not unlink temporary files when finished using them."
+        'w' => seen.keep = true,
+        // iozone(1): "Use POSIX pthreads for throughput tests" (processes without it).
+        'T' => seen
             .notes
-            .push("-w: iogauge removes the files it made at the end whatever the options".into()),
+            .push("-T: iogauge's -t workers are threads of one process, with or without -T".into()),
+        // iozone(1): -p "purges the processor cache before each file operation" by zero-filling
+        // a buffer the size of that cache.
+        _ => seen.notes.push(
+            "-p: no processor cache purge; it matters only for files that fit in the CPU cache \
+             (a few MiB), whose reads from the page cache may be faster than under iozone -p"
+                .into(),
+        ),
     }
 }
 
@@ -147,7 +237,7 @@ fn files(seen: &mut Seen, first: String, args: &[String], mut i: usize) -> usize
 
 fn option(seen: &mut Seen, c: char, value: &str) -> Result<()> {
     match c {
-        'i' => seen.tests.push(test_number(value)?),
+        'i' => test(seen, value)?,
         's' => seen.file_sizes.push(kb(c, value)?),
         'r' => seen.record_sizes.push(kb(c, value)?),
         'n' => seen.min_file = Some(kb(c, value)?),
@@ -198,10 +288,13 @@ fn kb(c: char, value: &str) -> Result<u64> {
 }
 
 /// -i N: 0 to 5 are the tests iogauge sweeps; iozone's others are named in the refusal.
-fn test_number(value: &str) -> Result<u32> {
+fn test(seen: &mut Seen, value: &str) -> Result<()> {
     let n: u32 = number('i', value)?;
     let other = match n {
-        0..=5 => return Ok(n),
+        0..=5 => {
+            seen.tests.push(n);
+            return Ok(());
+        }
         6 => "fwrite/re-fwrite",
         7 => "fread/re-fread",
         8 => "random mix",
@@ -215,11 +308,8 @@ fn test_number(value: &str) -> Result<u32> {
             )))
         }
     };
-    Err(Error::usage(format!(
-        "iozone -i {n} ({other}) is not a test iogauge runs; it runs -i 0 (write, rewrite), 1 \
-         (read, reread), 2 (random read, write), 3 (backward read), 4 (record rewrite) and 5 \
-         (stride read)"
-    )))
+    seen.refuse(format!("-i {n} ({other})"));
+    Ok(())
 }
 
 fn build(mut seen: Seen) -> Result<Iozone> {
@@ -241,38 +331,21 @@ fn build(mut seen: Seen) -> Result<Iozone> {
     }
     let (file_sizes, record_sizes) = grid(&seen)?;
     let mut notes = std::mem::take(&mut seen.notes);
-    let mut tests: Vec<Test> = if seen.tests.is_empty() {
+    let tests = tests(&seen, throughput, &mut notes)?;
+    if seen.cpu && !seen.excel && !throughput {
         notes.push(
-            "without -i iozone also runs fwrite/fread (-i 6, 7); iogauge runs -i 0 to 5".into(),
+            "-+u: CPU utilization is printed after iozone's table (iozone shows it only with -R \
+             or -t): each cell's CPU time, all threads, over its time"
+                .into(),
         );
-        Test::ALL.to_vec()
-    } else {
-        Test::ALL
-            .into_iter()
-            .filter(|t| seen.tests.contains(&t.iozone_number()))
-            .collect()
-    };
-    // iozone's throughput mode has no record rewrite.
-    if throughput {
-        tests.retain(|&t| t != Test::RecordRewrite);
     }
-    if tests.is_empty() {
-        return Err(Error::usage(
-            "iozone -i 4: throughput mode (-t) has no record rewrite test".to_string(),
-        ));
-    }
-    let dir = folder(&seen.file, &seen.files, &mut notes)?;
+    let dir = folder(&seen.file, &seen.files, seen.keep, &mut notes)?;
     let threads = seen.threads.unwrap_or(1);
     if !seen.files.is_empty() && seen.files.len() != threads as usize {
         return Err(Error::usage(format!(
             "iozone -F names {} file(s) for -t {threads}: one per thread",
             seen.files.len()
         )));
-    }
-    if !seen.tests.is_empty() && !seen.tests.contains(&0) {
-        notes.push(
-            "without -i 0 iogauge writes each file first, untimed, for the tests to read".into(),
-        );
     }
     let excel_file = seen.excel_file.map(PathBuf::from);
     if let Some(f) = &excel_file {
@@ -318,8 +391,48 @@ fn build(mut seen: Seen) -> Result<Iozone> {
         excel: seen.excel,
         excel_file,
         throughput,
+        layout: Layout {
+            ops: seen.ops,
+            cpu: seen.cpu,
+        },
+        keep_files: seen.keep,
         notes,
     })
+}
+
+/// The tests -i picks (all of iogauge's without it), less the retests under -+n and the record
+/// rewrite throughput mode lacks.
+fn tests(seen: &Seen, throughput: bool, notes: &mut Vec<String>) -> Result<Vec<Test>> {
+    let mut tests: Vec<Test> = if seen.tests.is_empty() {
+        notes.push(
+            "without -i iozone also runs fwrite/fread (-i 6, 7); iogauge runs -i 0 to 5".into(),
+        );
+        Test::ALL.to_vec()
+    } else {
+        Test::ALL
+            .into_iter()
+            .filter(|t| seen.tests.contains(&t.iozone_number()))
+            .collect()
+    };
+    // iozone(1), -+n: "No retests selected. Used to prevent retests from running."
+    if seen.no_retests {
+        tests.retain(|&t| t != Test::Rewrite && t != Test::Reread);
+    }
+    // iozone's throughput mode has no record rewrite.
+    if throughput {
+        tests.retain(|&t| t != Test::RecordRewrite);
+    }
+    if tests.is_empty() {
+        return Err(Error::usage(
+            "iozone -i 4: throughput mode (-t) has no record rewrite test".to_string(),
+        ));
+    }
+    if !seen.tests.is_empty() && !seen.tests.contains(&0) {
+        notes.push(
+            "without -i 0 iogauge writes each file first, untimed, for the tests to read".into(),
+        );
+    }
+    Ok(tests)
 }
 
 /// The file sizes and record sizes: fixed by -s and -r, or iozone -a's doubling ranges.
@@ -369,7 +482,12 @@ fn grid(seen: &Seen) -> Result<(Vec<u64>, Vec<u64>)> {
 }
 
 /// The folder of -f (or the first -F), which must exist; the current folder without one.
-fn folder(file: &Option<String>, files: &[String], notes: &mut Vec<String>) -> Result<PathBuf> {
+fn folder(
+    file: &Option<String>,
+    files: &[String],
+    keep: bool,
+    notes: &mut Vec<String>,
+) -> Result<PathBuf> {
     let named = file.as_deref().or(files.first().map(String::as_str));
     let Some(name) = named else {
         return Ok(PathBuf::from("."));
@@ -395,9 +513,14 @@ fn folder(file: &Option<String>, files: &[String], notes: &mut Vec<String>) -> R
         )));
     }
     notes.push(format!(
-        "{flag} {name}: iogauge writes its own files in a folder it makes in '{}' (and removes \
-         it), never a file it did not make",
-        parent.display()
+        "{flag} {name}: iogauge writes its own files in a folder it makes in '{}' ({}), never \
+         a file it did not make",
+        parent.display(),
+        if keep {
+            "kept with -w"
+        } else {
+            "and removes it"
+        }
     ));
     Ok(parent.to_path_buf())
 }
@@ -496,7 +619,7 @@ mod tests {
         for (line, needle) in [
             ("-a -i 8", "-i 8 (random mix)"),
             ("-a -x", "iozone -x is not"),
-            ("-a -+u", "iozone -+u is not"),
+            ("-a -+m clients", "iozone -+m is not"),
             ("-s 10q", "iozone -s 10q"),
             ("-s", "-s needs a value"),
             ("-a -f /no/such/folder/f", "does not exist"),
@@ -506,6 +629,44 @@ mod tests {
             let e = read(line).unwrap_err().to_string();
             assert!(e.contains(needle), "{line}: {e}");
         }
+    }
+
+    #[test]
+    fn harmless_flags_are_read_with_their_meaning() {
+        let z = read("-a -O -+u -w -T -p -+n -i 0 -i 1 -s 4m").unwrap();
+        assert_eq!(
+            z.layout,
+            Layout {
+                ops: true,
+                cpu: true
+            }
+        );
+        assert!(z.keep_files);
+        assert_eq!(z.params.tests, vec![Test::Write, Test::Read]);
+        for note in ["-T: ", "-p: ", "-+u: "] {
+            assert!(z.notes.iter().any(|n| n.starts_with(note)), "{note}");
+        }
+        // Bundled, and -+ with its letter in the next word, as getopt reads them.
+        let z = read("-aOw -+ n -s 4m").unwrap();
+        assert!(z.layout.ops && z.keep_files);
+        assert!(!z.params.tests.contains(&Test::Rewrite));
+    }
+
+    #[test]
+    fn every_refusal_of_a_line_is_in_one_error() {
+        // -P and -+m take a value in iozone: the value is not taken for a stray word.
+        let e = read("-a -P 0 -i 8 -K -+m clients -Q -K -i 7")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("iozone -P, -i 8 (random mix), -K, -+m, -Q, -i 7 (fread/re-fread): "),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.contains("-i 0 (write, rewrite)") && e.contains("-+n -+u"),
+            "{e}"
+        );
     }
 
     /// Command lines as published (iozone's documentation, benchmark scripts and articles; the
@@ -534,6 +695,10 @@ mod tests {
             "-a -i 0 -i 1 -i 2 -s 8g -r 16m -Rb ./iozone-iogauge-test.xls".into(),
             format!("-c -e -s 1024M -r 16K -t 1 -F {t}/f1 -i 0 -i 1"),
             format!("-c -e -s 10240M -r 1M -t 1 -F {t}/f3 -i 0 -i 1"),
+            "-Rab 1gigtest.xls -i 0 -i 1 -+u -y 64k -q 64k -n 64k -g 1G -z".into(),
+            "-s 4g -r 2k -r 4k -r 8k -r 16k -r 32k -O".into(),
+            "-t 1 -i 0 -s 10G -r 1M -w -e".into(),
+            format!("-w -Rb {t}/out.wks -t 3 -F {t}/1 {t}/2 {t}/3 -O -i0 -i2 -+n -r 4K -s 10G"),
         ];
         for line in &read_ok {
             if let Err(e) = read(line) {
@@ -550,10 +715,15 @@ mod tests {
             ("-R -l 5 -u 30 -r 4k -s 20g", "-l"),
             ("-M -+u -i0 -i1 -s1g -r256k -t12 -I", "-M"),
             (
-                "-Rab 1gigtest.xls -i 0 -i 1 -+u -y 64k -q 64k -n 64k -g 1G -z",
-                "-+u",
+                "-i0 -i2 -i5 -i8 -r 64k -s 400m -ecp -K",
+                "-i 8 (random mix), -K:",
             ),
-            ("-i0 -i2 -i5 -i8 -r 64k -s 400m -ecp -K", "-i 8"),
+            // agrandol/StorageTest, containers/simple-iozone/run-iozone.sh.
+            ("-o -O -r4k -S4 -s10m -l1", "-S, -l:"),
+            // linux-kernel mailing list, a usercopy patch's benchmark (2005). iozone's atoi
+            // reads "8000MB" as 8000 kB; iogauge asks what was meant.
+            ("-CMR -i 0 -+n -+u -s 8000MB -t 4", "-s 8000MB"),
+            ("-CMR -i 0 -+n -+u -s 8000M -t 4", "-C, -M:"),
         ];
         for (line, opt) in refused {
             let e = read(line).unwrap_err().to_string();

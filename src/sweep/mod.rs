@@ -30,6 +30,8 @@ pub struct Sweep {
     pub dir: PathBuf,
     pub params: Params,
     pub notes: Vec<String>,
+    /// Leave the last cell's files in place (iozone -w).
+    pub keep_files: bool,
 }
 
 impl Suite for Sweep {
@@ -44,6 +46,7 @@ impl Suite for Sweep {
             run(
                 &self.dir,
                 &self.params,
+                self.keep_files,
                 command_line,
                 stop,
                 &mut progress,
@@ -267,6 +270,7 @@ mod tests {
             bytes: 4096,
             elapsed_ns: 0,
             thread_ns: vec![],
+            cpu_ns: 0,
         };
         assert_eq!(c.bytes_per_sec(), None);
     }

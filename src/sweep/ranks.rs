@@ -76,9 +76,11 @@ fn merge_cell(cell: &mut Cell, cells: &[&Cell], places: &[Place]) -> f64 {
         cell.bytes = 0;
         cell.elapsed_ns = 0;
         cell.thread_ns.clear();
+        cell.cpu_ns = 0;
         return 0.0;
     }
     cell.bytes = cells.iter().map(|c| c.bytes).sum();
+    cell.cpu_ns = cells.iter().map(|c| c.cpu_ns).sum();
     let (slowest, pct) = spread::slowest(cells.iter().map(|c| c.elapsed_ns));
     cell.elapsed_ns = slowest;
     cell.thread_ns = cells
@@ -106,6 +108,7 @@ mod tests {
             bytes,
             elapsed_ns: ns,
             thread_ns: threads.to_vec(),
+            cpu_ns: 0,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::result::sweep::{
 };
 use crate::result::Header;
 use crate::units::{format_size, format_size_human};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
 use std::time::Instant;
@@ -22,17 +22,20 @@ use std::time::Instant;
 /// Progress lines for a terminal; called before each file size and record size.
 pub type Progress<'a> = &'a mut dyn FnMut(&str);
 
-/// One thread's view of one step of a combination: when its timed part ran, or why not.
-type Step = std::result::Result<(Instant, Instant), String>;
+/// One thread's view of one step of a combination: when its timed part ran and the CPU time
+/// the thread spent in it, or why it did not run.
+type Step = std::result::Result<(Instant, Instant, u64), String>;
 
 /// Run the sweep in `dir`. Errors before the first measurement (a folder that cannot be
 /// written, files that cannot fit, O_DIRECT refused) are returned; an I/O error is recorded
 /// in its cell, and a full file system ends the sweep with what it has. In a `team` (the
 /// ranks of an MPI job), every test of every cell starts together on every rank, and where
-/// one rank's sweep ends early every rank's does.
+/// one rank's sweep ends early every rank's does. `keep`: the last cell's files are left in
+/// place at the end, and a note says where (iozone's -w).
 pub fn run(
     dir: &Path,
     params: &Params,
+    keep: bool,
     command_line: Vec<String>,
     stop: &AtomicBool,
     progress: Progress,
@@ -64,6 +67,9 @@ pub fn run(
     };
     let mut bufs = buffers(params)?;
     let grid = params.grid();
+    // Kept files are the last cell's only: each cell's go when the next starts, so no more
+    // than one cell's files take space at a time, as without `keep`.
+    let mut kept: Option<PathBuf> = None;
     for (i, &(file, record)) in grid.iter().enumerate() {
         if stop.load(Ordering::Relaxed) || result.partial {
             result.partial = true;
@@ -79,6 +85,9 @@ pub fn run(
         ));
         let folder = ws.root.join(format!("{file}-{record}"));
         let making = Instant::now();
+        if let Some(previous) = kept.take() {
+            ws.clear(&previous);
+        }
         let made = std::fs::create_dir(&folder);
         result.cleanup_ns += making.elapsed().as_nanos() as u64;
         made.map_err(|e| Error::runtime(format!("cannot make '{}': {e}", folder.display())))?;
@@ -92,7 +101,11 @@ pub fn run(
         let (cells, io_ns, ended, waited) = combo.run(&mut bufs, team);
         rank_wait_ns += waited;
         let removing = Instant::now();
-        ws.clear(&folder);
+        if keep {
+            kept = Some(folder.clone());
+        } else {
+            ws.clear(&folder);
+        }
         result.cleanup_ns += removing.elapsed().as_nanos() as u64;
         result.cells.extend(cells);
         result.io_ns += io_ns;
@@ -114,7 +127,17 @@ pub fn run(
             break;
         }
     }
-    drop(ws);
+    match kept {
+        Some(folder) => {
+            let root = ws.keep();
+            result.notes.push(format!(
+                "files kept: the last cell's files are in '{}'; remove '{}' when done",
+                folder.display(),
+                root.display()
+            ));
+        }
+        None => drop(ws),
+    }
     result.rank_wait_ns = rank_wait_ns;
     result.wall_ns = t0.elapsed().as_nanos() as u64;
     result.find_knees();
@@ -298,11 +321,14 @@ impl Combo<'_> {
         };
         let name = test.map_or("making the file", Test::name);
         let file = pass::open(path, how).map_err(|e| format!("{name}: cannot open: {e}"))?;
-        pass::pass(file, walk, finish, buf, self.stop).map_err(|e| match e {
+        let cpu = crate::os::process::thread_cpu_ns();
+        let (start, end) = pass::pass(file, walk, finish, buf, self.stop).map_err(|e| match e {
             Stop::Interrupted => INTERRUPTED.to_string(),
             Stop::Failed(e) if e.raw_os_error() == Some(libc::ENOSPC) => format!("{NO_SPACE}: {e}"),
             Stop::Failed(e) => e.to_string(),
-        })
+        })?;
+        let cpu = crate::os::process::thread_cpu_ns().saturating_sub(cpu);
+        Ok((start, end, cpu))
     }
 
     /// The threads' steps as cells (the untimed step only counted as I/O time), and why the
@@ -347,6 +373,7 @@ impl Combo<'_> {
             bytes: 0,
             elapsed_ns: 0,
             thread_ns: Vec::new(),
+            cpu_ns: 0,
         };
         let error = |s: &&&Step| matches!(s, Err(why) if why != SKIPPED);
         if let Some(Err(why)) = steps.iter().find(error) {
@@ -363,7 +390,7 @@ impl Combo<'_> {
             cell.reason = Some("not run: an earlier test on this file failed".into());
             return cell;
         }
-        let spans: Vec<(Instant, Instant)> = steps
+        let spans: Vec<(Instant, Instant, u64)> = steps
             .iter()
             .filter_map(|s| s.as_ref().ok().copied())
             .collect();
@@ -371,6 +398,7 @@ impl Combo<'_> {
         let last = spans.iter().map(|s| s.1).max().expect("a step per thread");
         cell.elapsed_ns = last.duration_since(first).as_nanos() as u64;
         cell.bytes = self.file * spans.len() as u64;
+        cell.cpu_ns = spans.iter().map(|s| s.2).sum();
         if spans.len() > 1 {
             cell.thread_ns = spans
                 .iter()

@@ -25,6 +25,18 @@ fn iozone(args: &[&str]) -> Output {
         .expect("iogauge starts")
 }
 
+/// iozone run in `dir`, as a script runs it there (no -f: iozone's files go in the current
+/// folder).
+fn iozone_in(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .arg("iozone")
+        .args(args)
+        .arg("--no-save")
+        .output()
+        .expect("iogauge starts")
+}
+
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -205,7 +217,12 @@ fn iozone_refusals_name_the_option() -> Outcome {
     for (args, needle) in [
         (vec!["-a", "-i", "8"], "iozone -i 8 (random mix)"),
         (vec!["-t", "2", "-a"], "can not mix throughput mode"),
-        (vec!["-a", "-+u"], "iozone -+u is not"),
+        (vec!["-a", "-+m", "clients"], "iozone -+m is not"),
+        // agrandol/StorageTest, containers/simple-iozone/run-iozone.sh: both named at once.
+        (
+            vec!["-o", "-O", "-r4k", "-S4", "-s10m", "-l1"],
+            "iozone -S, -l: not options iogauge reads",
+        ),
         (vec!["-s", "10q"], "iozone -s 10q"),
         (vec!["-a", "-b", ex], "the file exists"),
         (
@@ -220,6 +237,197 @@ fn iozone_refusals_name_the_option() -> Outcome {
         assert_eq!(e.trim().lines().count(), 1, "{args:?}: not one line: {e}");
     }
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
+    Outcome::Pass(String::new())
+}
+
+/// iozone's table's rows: the lines after its header, up to the blank line before "iozone
+/// test complete.", each split into its numbers.
+fn table_rows(text: &str) -> Vec<Vec<f64>> {
+    let after = text
+        .split("kB  reclen    write  rewrite    read    reread")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no iozone table in\n{text}"));
+    after
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect()
+}
+
+/// iozone lines as scripts and articles run them (tests/iozone/README.md says where each is
+/// from), the sizes made small: iozone's table is printed whatever the options, in ops/s with
+/// -O, without the retests' figures under -+n, and the files stay with -w.
+fn iozone_lines_as_scripts_use_them() -> Outcome {
+    let dir = work_dir();
+    let d = dir.path();
+    // serverfault.com/questions/234957: -O, five record sizes, all tests, -b.
+    let xls = d.join("results.xls");
+    let o = iozone_in(
+        d,
+        &[
+            "-s",
+            "4m",
+            "-r",
+            "2k",
+            "-r",
+            "4k",
+            "-r",
+            "8k",
+            "-r",
+            "16k",
+            "-r",
+            "32k",
+            "-O",
+            "-b",
+            p(&xls),
+            "--output=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = out(&o);
+    assert!(text.contains("\tOPS Mode. Output is in operations per second.\n"));
+    assert!(text.ends_with("\niozone test complete.\n"), "{text}");
+    let rows = table_rows(&text);
+    assert_eq!(rows.len(), 5, "a row per record size");
+    assert!(rows.iter().all(|r| r.len() == 2 + 9 && r[0] == 4096.0));
+    assert_eq!(
+        rows.iter().map(|r| r[1]).collect::<Vec<_>>(),
+        [2.0, 4.0, 8.0, 16.0, 32.0]
+    );
+    // The table's write figure is the JSON cell's records per second.
+    let json: Value = serde_json::from_str(text.split("\tOPS Mode").next().unwrap()).unwrap();
+    let cell = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["test"] == "write" && u(&c["record_size"]) == 2048);
+    let cell = cell.expect("the 2 kB write cell");
+    let ops = u(&cell["bytes"]) as f64 / 2048.0 * 1e9 / u(&cell["elapsed_ns"]) as f64;
+    assert!((rows[0][2] - ops).abs() <= 1.0, "{} vs {ops}", rows[0][2]);
+    assert!(xls.exists(), "-b's file");
+
+    // geerlingguy/raspberry-pi-dramble's microSD line, without -I and at 4 MiB: the rows
+    // line up under iozone's header, tests 3 to 5 blank.
+    let o = iozone_in(
+        d,
+        &[
+            "-e", "-a", "-s", "4m", "-r", "4k", "-i", "0", "-i", "1", "-i", "2",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = out(&o);
+    let rows = table_rows(&text);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].len(), 2 + 6);
+    assert!(rows[0][2..].iter().all(|&v| v > 0.0), "{:?}", rows[0]);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("            4096       4"))
+        .unwrap();
+    let header = text
+        .lines()
+        .find(|l| l.ends_with("fread  freread"))
+        .unwrap();
+    let end = header.find("     write     read").unwrap() + "     write".len();
+    assert_eq!(
+        row.len(),
+        end,
+        "the row ends under random write:\n{header}\n{row}"
+    );
+
+    // -+n: write and read run; rewrite and reread are 0, as iozone prints them.
+    let o = iozone_in(
+        d,
+        &["-a", "-s", "4m", "-r", "4k", "-i", "0", "-i", "1", "-+n"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = table_rows(&out(&o));
+    assert!(rows[0][2] > 0.0 && rows[0][3] == 0.0 && rows[0][4] > 0.0 && rows[0][5] == 0.0);
+
+    // yunfeiguan/VsspDemo, shell/performance/iozone/iozone_multi_multi.sh: -w -Rb -t 3 -F
+    // -O -i0 -i2 -+n.
+    let wks = d.join("out.wks");
+    let (a, b, c) = (d.join("a"), d.join("b"), d.join("c"));
+    let o = iozone_in(
+        d,
+        &[
+            "-w",
+            "-Rb",
+            p(&wks),
+            "-t",
+            "3",
+            "-F",
+            p(&a),
+            p(&b),
+            p(&c),
+            "-O",
+            "-i0",
+            "-i2",
+            "-+n",
+            "-r",
+            "4K",
+            "-s",
+            "4m",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = out(&o);
+    assert!(text.contains("\tChildren see throughput for  3 initial writers \t= "));
+    assert!(
+        text.contains(" ops/sec\n") && !text.contains("kB/sec"),
+        "{text}"
+    );
+    assert!(!text.contains("rewriters"), "-+n: no rewrite\n{text}");
+    assert!(text.contains("3 random readers"), "{text}");
+    let kept = left_behind(d);
+    assert_eq!(kept.len(), 1, "-w keeps one folder: {kept:?}");
+    assert!(text.contains(&kept[0]), "the note says where\n{text}");
+    let cell = std::fs::read_dir(d.join(&kept[0]))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for f in ["f0", "f1", "f2"] {
+        let len = std::fs::metadata(cell.join(f)).map(|m| m.len());
+        assert_eq!(len.ok(), Some(4 << 20), "{f} kept in {}", cell.display());
+    }
+    std::fs::remove_dir_all(d.join(&kept[0])).unwrap();
+
+    // pastebin.com/yW0YrQu0, -g 1G made 256k: -+u's CPU sections in the -R report.
+    let o = iozone_in(
+        d,
+        &[
+            "-Rab",
+            "1gigtest.xls",
+            "-i",
+            "0",
+            "-i",
+            "1",
+            "-+u",
+            "-y",
+            "64k",
+            "-q",
+            "64k",
+            "-n",
+            "64k",
+            "-g",
+            "256k",
+            "-z",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = out(&o);
+    let cpu = "\"Writer CPU utilization report (Zero values should be ignored)\"\n";
+    let section = text.split(cpu).nth(1).unwrap_or_else(|| panic!("{text}"));
+    let lines: Vec<&str> = section.lines().take(4).collect();
+    assert_eq!(lines[0], "        \"64\"");
+    for l in &lines[1..] {
+        let pct: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!((0.0..=100.0 * 64.0).contains(&pct), "{l}");
+    }
+    assert!(left_behind(d).is_empty());
     Outcome::Pass(String::new())
 }
 
@@ -387,6 +595,10 @@ pub fn main() {
         (
             "iozone_throughput_mode_prints_children_and_parent",
             iozone_throughput_mode_prints_children_and_parent,
+        ),
+        (
+            "iozone_lines_as_scripts_use_them",
+            iozone_lines_as_scripts_use_them,
         ),
         (
             "iozone_refusals_name_the_option",
