@@ -279,6 +279,7 @@ fn make_plan(
             free_space_of: &iogauge::facts::free_space,
         },
     )?;
+    iogauge::fio_plan::fit_descriptors(&mut plan);
     if let Some(r) = plan
         .runs
         .iter()

@@ -164,6 +164,33 @@ pub fn preflight(plan: &FioPlan) -> Result<(), Error> {
     check_descriptors(plan)
 }
 
+/// A job of more files than the process may hold open, with no openfiles, opens and closes
+/// them as its I/O moves between them, as many at once as fit: fio does so when it runs out of
+/// descriptors (it lowers openfiles to the files it holds). Each such job says so in a note.
+pub fn fit_descriptors(plan: &mut FioPlan) {
+    let (soft, _) = crate::os::limits::nofile();
+    for run in plan.runs.iter_mut().filter(|r| !r.create_only) {
+        let need = runner::descriptors::need(&run.job);
+        let threads = run.job.total_threads().max(1);
+        let Some(sets) = run.job.file_sets.as_mut() else {
+            continue;
+        };
+        if need.total() <= soft || sets.lazy().is_some() {
+            continue;
+        }
+        let room = soft.saturating_sub(need.other) / threads;
+        if room == 0 {
+            continue; // Nothing fits: the check that follows refuses it, saying why.
+        }
+        let open = room.min(u64::from(sets.files)) as u32;
+        sets.open_files = Some(open);
+        run.notes.push(format!(
+            "nrfiles={}: more files than this process may hold open (RLIMIT_NOFILE {soft}); each thread keeps at most {open} open, opening and closing them as its I/O moves (fio lowers openfiles so when opening a file for I/O runs out of descriptors; openfiles= sets it)",
+            sets.files
+        ));
+    }
+}
+
 /// Refuse a job, or jobs that run together, that would need more descriptors than iogauge may
 /// hold, before any file is laid out. A create_only job holds none of its files open.
 fn check_descriptors(plan: &FioPlan) -> Result<(), Error> {

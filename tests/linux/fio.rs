@@ -2561,8 +2561,8 @@ fn fio_limited(dir: &Path, job: &str, soft: u64, hard: u64, db: &Path) -> Output
     with_nofile(&mut cmd, soft, hard).output().unwrap()
 }
 
-/// Reads per file of the run `o` saved, from its native result.
-fn reads_per_file(o: &Output, db: &Path) -> Result<Vec<u64>, String> {
+/// The native result of the run `o` saved.
+fn saved_result(o: &Output, db: &Path) -> Result<Value, String> {
     if !o.status.success() {
         return Err(stderr(o));
     }
@@ -2572,7 +2572,12 @@ fn reads_per_file(o: &Output, db: &Path) -> Result<Vec<u64>, String> {
         .find_map(|l| l.split(" saved as run ").nth(1))
         .ok_or_else(|| format!("no saved run in {e:?}"))?;
     let shown = db_cmd(db, &["results", "show", id.trim(), "--output", "json"]);
-    let doc: Value = serde_json::from_slice(&shown.stdout).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&shown.stdout).map_err(|e| e.to_string())
+}
+
+/// Reads per file of the run `o` saved, from its native result.
+fn reads_per_file(o: &Output, db: &Path) -> Result<Vec<u64>, String> {
+    let doc = saved_result(o, db)?;
     Ok(doc["targets"][0]["files"]
         .as_array()
         .map(|fs| fs.iter().map(|f| u(&f["read"]["ios"])).collect())
@@ -2580,8 +2585,8 @@ fn reads_per_file(o: &Output, db: &Path) -> Result<Vec<u64>, String> {
 }
 
 /// More files than the descriptor limit allows at once: openfiles runs them (every file
-/// read), without it the job is refused before a file is laid out, and a low soft limit under
-/// a high hard one is raised.
+/// read), without it as many are kept open as fit, with a note, and a low soft limit under a
+/// high hard one is raised.
 fn openfiles_under_a_descriptor_limit() -> Outcome {
     let dir = work_dir();
     let db = dir.path().join("r.db");
@@ -2602,7 +2607,8 @@ fn openfiles_under_a_descriptor_limit() -> Outcome {
             ))
         }
     }
-    let started = std::time::Instant::now();
+    // Without openfiles: as many open at once as fit, said in a note (fio lowers openfiles
+    // when it runs out of descriptors).
     let o = fio_limited(
         dir.path(),
         &many_files(&files, 300, None, 600),
@@ -2610,21 +2616,18 @@ fn openfiles_under_a_descriptor_limit() -> Outcome {
         256,
         &db,
     );
-    let e = stderr(&o);
-    let want = "job 'm': nrfiles=300 without openfiles keeps all 300 files open at once";
-    let left = std::fs::read_dir(&files).unwrap().count();
-    if o.status.code() != Some(2)
-        || !e.contains(want)
-        || !e.contains("set openfiles=")
-        || e.lines().count() != 1
-        || left != 0
-    {
-        return Outcome::Fail(format!(
-            "without openfiles: exit {:?}, {left} files left, {e:?}",
-            o.status.code()
-        ));
+    let noted = saved_result(&o, &db).is_ok_and(|d| {
+        d.to_string()
+            .contains("nrfiles=300: more files than this process may hold open (RLIMIT_NOFILE 256)")
+    });
+    match reads_per_file(&o, &db) {
+        Ok(r) if r.len() == 300 && r.iter().all(|&n| n == 2) && noted => {}
+        other => {
+            return Outcome::Fail(format!(
+                "nrfiles=300 without openfiles under 256 descriptors: noted {noted}, {other:?}"
+            ))
+        }
     }
-    let refused_in = started.elapsed();
     let o = fio_limited(
         dir.path(),
         &many_files(&files, 300, None, 600),
@@ -2636,7 +2639,9 @@ fn openfiles_under_a_descriptor_limit() -> Outcome {
         Ok(r) if r.len() == 300 && r.iter().all(|&n| n == 2) => {}
         other => return Outcome::Fail(format!("soft 256, hard 4096, no openfiles: {other:?}")),
     }
-    Outcome::Pass(format!("300 files read twice each under 256 descriptors; refused in {refused_in:.0?} without openfiles"))
+    Outcome::Pass(
+        "300 files read twice each under 256 descriptors, with openfiles=16 and without".into(),
+    )
 }
 
 /// Reads per file in fio's iolog (write_iolog): `FILE read OFFSET LEN` lines, by file name.
