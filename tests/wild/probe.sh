@@ -2,7 +2,7 @@
 # Count which of the inputs found in the wild fio accepts and which iogauge
 # accepts, both asked to parse only.
 #
-#   tests/wild/probe.sh [IOGAUGE]     (default /work/main/target/debug/iogauge)
+#   tests/wild/probe.sh [IOGAUGE]     (default target/debug/iogauge of this checkout)
 #
 # Inputs: fio-jobs/NNN-*.fio (the other files there are only included by them),
 # fio-lines.txt and diskspd-lines.txt. An input's "# env:" line is shell code
@@ -17,7 +17,7 @@
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-IOGAUGE=${1:-/work/main/target/debug/iogauge}
+IOGAUGE=${1:-$HERE/../../target/debug/iogauge}
 FIO=${FIO:-/usr/bin/fio}
 export WILD_JOBS="$HERE/fio-jobs"
 SCRATCH=$(mktemp -d /tmp/wild-probe.XXXXXX)
