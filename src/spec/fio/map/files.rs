@@ -200,7 +200,13 @@ fn read_region(
 ) -> Result<(u64, Option<u64>)> {
     let set = &j.set;
     let pct = |key: &str, least: u64| -> Result<Option<u64>> {
-        let Some(v) = set.text(key).and_then(|v| v.trim().strip_suffix('%')) else {
+        // fio takes any number of '%' (fio-plot's precondition job writes size=100%%).
+        let Some(v) = set
+            .text(key)
+            .map(str::trim)
+            .filter(|v| v.ends_with('%'))
+            .map(|v| v.trim_end_matches('%'))
+        else {
             return Ok(None);
         };
         match v.trim().parse::<u64>() {

@@ -1089,6 +1089,11 @@ group_reporting
         assert!(r.job.targets.iter().all(|t| t.create_size.is_none()));
         assert_eq!(r.job.shape.max_offset, None);
         assert!(r.notes.iter().any(|n| n.contains("its 2 files exist")));
+        // fio-plot's precondition job: size=100%% is 100%, to fio.
+        assert_eq!(
+            one(&format!("{base}size=100%%\n")).job.shape.max_offset,
+            None
+        );
         let half = one(&format!("{base}size=50%\n"));
         assert_eq!(half.job.shape.max_offset, Some(1 << 29));
         assert!(half.job.targets.iter().all(|t| t.create_size.is_none()));
