@@ -15,9 +15,15 @@ pub fn text(r: &MdtestResult, command_line: &[String], files: bool, dirs: bool) 
         r.ranks
     );
     let _ = writeln!(out, "Command line used: {}", command_line.join(" "));
+    // mdtest's words: "files" with -F, "directories" with -D.
+    let what = match (files, dirs) {
+        (true, false) => "files",
+        (false, true) => "directories",
+        _ => "files/directories",
+    };
     let _ = writeln!(
         out,
-        "\n{} tasks, {} files/directories",
+        "\n{} tasks, {} {what}",
         r.ranks,
         r.items_per_rank * u64::from(r.ranks)
     );

@@ -345,7 +345,7 @@ fn mdtest_easy(np: Option<&str>) -> Result<String, String> {
     let d = dir.path();
     let text = ok(&mdtest(np, d, "-C -F -d mdt_easy -n 50 -u -L"));
     assert!(
-        text.contains(&format!("{n} tasks, {} files/directories", 50 * n)),
+        text.contains(&format!("{n} tasks, {} files\n", 50 * n)),
         "{text}"
     );
     let rows = md_rows(&text);
