@@ -44,6 +44,9 @@ pub fn cmd_ior(args: &[String], argv: Vec<String>) -> Result<u8> {
     let checked = |rank: Option<&Place>| {
         let ior = ior::parse(&rest)?;
         ior.job(Phase::Write, rank.map_or(1, |p| p.size), false)?;
+        if !ior.write {
+            must_exist(&ior, rank)?;
+        }
         Ok(ior)
     };
     let (mut ctx, ior) = match Context::open_ranked(Outputs::unsaved(own.quiet), checked)? {
@@ -72,7 +75,10 @@ pub fn cmd_ior(args: &[String], argv: Vec<String>) -> Result<u8> {
         false => report::text(&result),
     };
     ctx.write(&text)?;
-    Ok(exit::OK)
+    Ok(match result.wrong_data() {
+        true => exit::FAILURE,
+        false => exit::OK,
+    })
 }
 
 /// Every repetition's phases, in IOR's order: write, then read; the files go at the end of
@@ -116,6 +122,18 @@ fn run_all(
     }
     progress.end();
     Ok(Ok(rows))
+}
+
+/// A read without a write reads what an earlier run kept (-k): said in IOR's terms where it
+/// is missing (IOR: "Cannot open file").
+fn must_exist(ior: &Ior, rank: Option<&Place>) -> Result<()> {
+    let path = cluster::expand_here(&ior.path_template(), rank)?;
+    match std::path::Path::new(&path).exists() {
+        true => Ok(()),
+        false => Err(Error::usage(format!(
+            "-r: cannot open '{path}': no such file (write it first: -w -k)"
+        ))),
+    }
 }
 
 /// The timed phases of one repetition.

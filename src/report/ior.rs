@@ -36,6 +36,7 @@ pub fn text(r: &IorResult) -> String {
     for row in &r.rows {
         table_row(&mut out, p, row);
     }
+    checks(&mut out, r);
     max_lines(&mut out, r);
     summary(&mut out, r);
     key(&mut out, "Finished", &date(r.finished_unix_s));
@@ -142,6 +143,26 @@ fn table_row(out: &mut String, p: &IorParams, row: &IorRow) {
     pp(out, -1.0, " ");
     pp(out, row.seconds(), " ");
     let _ = writeln!(out, "{:<4}", row.iteration);
+}
+
+/// -W: what the read-back after each write found, with IOR's warning where data was wrong.
+fn checks(out: &mut String, r: &IorResult) {
+    for row in &r.rows {
+        let Some((checked, wrong)) = row.checked else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "check of write {}: {checked} units read back and checked, {wrong} wrong",
+            row.iteration
+        );
+        if wrong > 0 {
+            let _ = writeln!(
+                out,
+                "WARNING: incorrect data on write ({wrong} errors found)."
+            );
+        }
+    }
 }
 
 /// The best repetition of each access (IOR's PrintShortSummary).

@@ -43,6 +43,9 @@ pub struct IorRow {
     /// then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stonewall: Option<(u64, u64)>,
+    /// With -W: the units read back and checked after the write, and how many were wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<(u64, u64)>,
 }
 
 impl IorRow {
@@ -68,6 +71,14 @@ impl IorRow {
                 .stonewall
                 .as_ref()
                 .map(|s| (s.stopped_ns, s.bytes_at_deadline)),
+            // The read-back pass's own counts, besides any read during the run.
+            checked: r.verify.as_ref().map(|v| {
+                let (c, m) = v
+                    .pass
+                    .as_ref()
+                    .map_or((0, 0), |p| (p.checked, p.mismatches));
+                (v.checked + c, v.mismatch_count + m)
+            }),
         }
     }
 
@@ -105,6 +116,11 @@ pub struct IorResult {
 }
 
 impl IorResult {
+    /// Whether a -W check found data other than what was written.
+    pub fn wrong_data(&self) -> bool {
+        self.rows.iter().any(|r| r.checked.is_some_and(|c| c.1 > 0))
+    }
+
     /// The rows of one access, in repetition order.
     pub fn of(&self, access: &str) -> Vec<&IorRow> {
         self.rows.iter().filter(|r| r.access == access).collect()

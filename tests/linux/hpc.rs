@@ -231,6 +231,29 @@ fn tutorial_shared_file(np: Option<&str>) -> Result<String, String> {
     Ok(format!("{bytes} bytes, blocks dealt to {n} rank(s)"))
 }
 
+/// IOR's checkWrite (doc/USER_GUIDE: "-W checkWrite -- check read after write", "read data
+/// back and check for errors against known pattern"), on the tutorial's shared file (-t 64k
+/// -b 256k -s 2 -w -W): every transfer of every rank read back and found right.
+fn check_write(np: Option<&str>) -> Result<String, String> {
+    let n = np.map_or(1, |n| n.parse::<u64>().unwrap());
+    let dir = common::work_dir();
+    let text = ok(&ior(
+        np,
+        dir.path(),
+        &common::argv("-t 64k -b 256k -s 2 -w -W", &[]),
+    ));
+    let units = 256 * 2 / 64 * n;
+    let want = format!("check of write 0: {units} units read back and checked, 0 wrong");
+    assert!(text.contains(&want), "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no -k: removed"
+    );
+    Ok(format!("{units} transfers checked"))
+}
+
 fn alone(t: fn(Option<&str>) -> Result<String, String>) -> Result<String, String> {
     t(None)
 }
@@ -254,7 +277,7 @@ fn bad_lines_are_refused_in_one_line() -> Result<String, String> {
             "-O stoneWallingStatusFile: not supported",
         ),
         ("-Z", "Error invalid argument: -Z"),
-        ("-r -o missing", "target '"),
+        ("-r -o missing", "-r: cannot open 'missing': no such file"),
         ("--bogus", "--bogus: not an option of iogauge ior"),
     ] {
         let o = ior(None, dir.path(), &common::argv(line, &[]));
@@ -496,6 +519,8 @@ pub fn main() {
         }),
         ("tutorial_shared_file_alone", || alone(tutorial_shared_file)),
         ("tutorial_shared_file_np4", || np4(tutorial_shared_file)),
+        ("check_write_alone", || alone(check_write)),
+        ("check_write_np4", || np4(check_write)),
         (
             "bad_lines_are_refused_in_one_line",
             bad_lines_are_refused_in_one_line,
