@@ -75,6 +75,14 @@ pub enum Command {
     /// defaults and meaning; -Rxml writes DiskSpd's XML.
     #[command(after_help = DISKSPD_HELP, disable_help_flag = true)]
     Diskspd(FioArgs),
+    /// Run an IOR command line (-a POSIX -b 16m -t 1m -s 4 -F -C -e -w -r -i 3 -o FILE) with
+    /// IOR's meaning, alone or as the ranks of an MPI job, and report in IOR's format.
+    #[command(after_help = IOR_HELP, disable_help_flag = true)]
+    Ior(FioArgs),
+    /// Run an mdtest command line (-n 1000 -i 3 -u -d DIR -F -C -T -r ...) with mdtest's
+    /// meaning, alone or as the ranks of an MPI job, and print mdtest's rate table.
+    #[command(after_help = MDTEST_HELP, disable_help_flag = true)]
+    Mdtest(FioArgs),
     /// Make a seeded tree of files of chosen sizes and compressibility, with a manifest of
     /// every file's size and checksum (`dataset create`); check a tree against it (`verify`).
     #[command(after_help = DATASET_HELP)]
@@ -708,6 +716,42 @@ Examples:
   iogauge fio jobs.fio --output-format=json > out.json
 
 Exit codes: 0 ok, 1 failure (I/O error), 2 bad input, 130 interrupted.";
+
+pub const IOR_HELP: &str = "\
+Arguments are IOR's: -a POSIX|MPIIO (both run as POSIX I/O) -b blockSize -t transferSize
+-s segmentCount -F (file per process, testFile.00000003) -C -Q N (read back the data of the
+rank N further on) -e (fsync after writing) -w -r (write, read; both when neither is given)
+-W (read back and check what was written) -D N (stonewall deadline, seconds) -O
+stoneWallingWearOut=1 -i N (repetitions) -o testFile -k (keep the file) -z (random offsets
+within each block) -g (barriers) -G N (seed) -A N (reference number) -v; -O summaryFormat=JSON
+prints IOR's JSON. Each rank moves blockSize x segmentCount bytes per phase; in one shared
+file, segment i of rank r of n lies at (i*n + r) x blockSize. Anything else is refused in one
+line. Under mpirun (build with --features mpi) every rank runs its part; rank 0 prints.
+Bandwidth is every rank's bytes over the time from the first rank's first transfer to the
+last rank's last: open and close are not timed (the report says so).
+
+iogauge's own options: --allow-overwrite (write a testFile iogauge did not create), --quiet.
+
+Examples:
+  iogauge ior -a POSIX -b 64m -t 1m -s 4 -F -e -w -r -i 3 -o /mnt/scratch/ior/testFile
+  mpirun -np 16 iogauge ior -C -Q 1 -g -e -t 47008 -b 47008 -s 1000 -w -r -o /mnt/ior/file
+";
+
+pub const MDTEST_HELP: &str = "\
+Arguments are mdtest's: -n items per rank, -I items per directory, -z depth, -b branching
+factor, -d dir (default ./out), -u (a tree per rank), -F (files only), -D (directories only),
+-C (create only), -T (stat only), -E (read only), -r (remove only), -i iterations, -w bytes
+written to each file, -e bytes read from each file, -L (items at the leaves only), -N stride
+(stat and read the items of the rank this far on), -t and -v (accepted). Items are spread
+over the tree as mdtest spreads them. Anything else is refused in one line. Everything is made
+in DIR/test-dir.<iteration>-0, which must be new. Under mpirun (build with --features mpi)
+every rank runs its part, the ranks meet before and after each phase, and rank 0 prints
+mdtest's rate table: every rank's items over the slowest rank's time.
+
+Examples:
+  iogauge mdtest -n 1000 -i 3 -u -d /mnt/scratch/mdtest
+  mpirun -np 16 iogauge mdtest -n 1000 -F -w 3901 -e 3901 -d /mnt/md -N 1
+";
 
 pub const DISKSPD_HELP: &str = "\
 Arguments are DiskSpd's, values glued to their flag: -b8K -o32 -t4 -r -w30 -Sh -L -c1G, then the

@@ -22,9 +22,12 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    // fio's, DiskSpd's and iozone's own front ends read their arguments themselves (iozone's
-    // `-s4m` is its own, not DiskSpd's `-s=4m`).
-    let args = if matches!(subcommand(&raw), Some("fio" | "diskspd" | "iozone")) {
+    // fio's, DiskSpd's, iozone's, IOR's and mdtest's own front ends read their arguments
+    // themselves (iozone's `-s4m` is its own, not DiskSpd's `-s=4m`).
+    let args = if matches!(
+        subcommand(&raw),
+        Some("fio" | "diskspd" | "iozone" | "ior" | "mdtest")
+    ) {
         raw
     } else {
         normalize_diskspd_args(raw)
@@ -54,17 +57,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// `iogauge run`, `fio`, `fs`, `sweep`, `iozone` and `workload` run as the ranks of an MPI
-/// job; any other command started as several ranks would run once per rank on the same
-/// files, and is refused by name.
+/// `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior` and `mdtest` run as
+/// the ranks of an MPI job; any other command started as several ranks would run once per
+/// rank on the same files, and is refused by name.
 fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Error> {
     let ranks = iogauge::cluster::launched_ranks().filter(|(n, _)| *n > 1);
     match (command, ranks) {
         (Some(Command::Run(_) | Command::Fio(_) | Command::Fs(_)), _) | (_, None) => Ok(()),
         (Some(Command::Sweep(_) | Command::Iozone(_) | Command::Workload(_)), _) => Ok(()),
+        (Some(Command::Ior(_) | Command::Mdtest(_)), _) => Ok(()),
         (_, Some((n, var))) => Err(Error::usage(format!(
             "iogauge {} runs alone, not as one of {n} MPI ranks ({var}={n}); under mpirun, \
-             run `iogauge run`, `fio`, `fs`, `sweep`, `iozone` or `workload`",
+             run `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior` or `mdtest`",
             subcommand(args).unwrap_or("(the default job)")
         ))),
     }
@@ -98,6 +102,9 @@ fn dispatch(
         Some(Command::Iozone(z)) => iozone::cmd_iozone(db, &z.args, args),
         Some(Command::Fio(f)) => fio::cmd_fio(db, &f.args, args),
         Some(Command::Diskspd(d)) => diskspd::cmd_diskspd(db, &d.args, args),
+        Some(Command::Ior(i)) => cmd::ior::cmd_ior(&i.args, args),
+        #[cfg(target_os = "linux")]
+        Some(Command::Mdtest(m)) => cmd::mdtest::cmd_mdtest(&m.args, args),
         Some(Command::Profiles) => profile::cmd_profiles(),
         Some(Command::Explain(e)) => explain::cmd_explain(&e),
         Some(Command::Selftest(st)) => selftest::cmd_selftest(&st),
@@ -114,7 +121,8 @@ fn dispatch(
             | Command::Sweep(_)
             | Command::Iozone(_)
             | Command::Dataset(_)
-            | Command::Workload(_),
+            | Command::Workload(_)
+            | Command::Mdtest(_),
         ) => Err(not_yet_here(&args)),
     }
 }

@@ -41,9 +41,40 @@ pub fn aggregate(parts: Vec<(Place, RunResult)>) -> Result<RunResult, String> {
     out.notes = notes(&parts);
     add_usage(&mut out, &parts);
     out.stonewall = stonewall(&parts, start);
+    out.verify = verified(&parts);
     out.cluster = Some(cluster(&parts, window_ns)?);
     out.warnings = crate::warnings::check(&out);
     Ok(out)
+}
+
+/// Every rank's verification summed (each checked its own data): units checked and wrong,
+/// the first mismatches of each, the read-back pass's counts; the pass took as long as the
+/// slowest rank's.
+fn verified(parts: &[(Place, RunResult)]) -> Option<crate::verify::VerifyResult> {
+    let mut each = parts.iter().filter_map(|(_, r)| r.verify.as_ref());
+    let mut v = each.next()?.clone();
+    for o in each {
+        v.map_bytes += o.map_bytes;
+        v.checked += o.checked;
+        v.unjudged += o.unjudged;
+        v.mismatch_count += o.mismatch_count;
+        v.mismatches.extend(o.mismatches.iter().cloned());
+        v.states.extend(o.states.iter().cloned());
+        v.checkpoints += o.checkpoints;
+        let (Some(p), Some(q)) = (v.pass.as_mut(), o.pass.as_ref()) else {
+            continue;
+        };
+        p.checked += q.checked;
+        p.unjudged += q.unjudged;
+        p.bytes += q.bytes;
+        p.elapsed_ns = p.elapsed_ns.max(q.elapsed_ns);
+        p.mismatches += q.mismatches;
+        p.newer += q.newer;
+        for (kind, n) in &q.by_kind {
+            *p.by_kind.entry(kind.clone()).or_default() += n;
+        }
+    }
+    Some(v)
 }
 
 /// `parts` summed, with rates over `window_ns`; `histograms`: keep the merged completion and

@@ -150,8 +150,10 @@ pub fn launched_ranks() -> Option<(u32, &'static str)> {
 pub const PLACEHOLDERS: [&str; 4] = ["rank", "host", "nranks", "local_rank"];
 
 /// `template` with `{rank}`, `{host}`, `{nranks}` and `{local_rank}` replaced for `place`;
-/// `{{` and `}}` are literal braces. A `{word}` that is not a placeholder is refused (a typo
-/// would otherwise put every rank on one file); braces around anything else are left alone.
+/// `{rank:08}` pads the value with zeros to 8 characters (IOR's file per process names,
+/// `testFile.00000003`); `{{` and `}}` are literal braces. A `{word}` that is not a
+/// placeholder is refused (a typo would otherwise put every rank on one file); braces around
+/// anything else are left alone.
 pub fn expand(template: &str, place: &Place) -> Result<String> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
@@ -163,16 +165,12 @@ pub fn expand(template: &str, place: &Place) -> Result<String> {
             rest = t;
             continue;
         }
-        let word_end = tail[1..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-        let is_word = tail.starts_with('{')
-            && word_end.is_some_and(|e| e > 0 && tail[1 + e..].starts_with('}'));
-        if !is_word {
+        let Some((name, width, len)) = placeholder(tail) else {
             out.push_str(&tail[..1]);
             rest = &tail[1..];
             continue;
-        }
-        let name = &tail[1..1 + word_end.unwrap_or(0)];
-        out.push_str(&match name {
+        };
+        let value = match name {
             "rank" => place.rank.to_string(),
             "host" => place.host.clone(),
             "nranks" => place.size.to_string(),
@@ -183,11 +181,39 @@ pub fn expand(template: &str, place: &Place) -> Result<String> {
                     PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
                 )))
             }
-        });
-        rest = &tail[name.len() + 2..];
+        };
+        out.push_str(&format!("{value:0>width$}"));
+        rest = &tail[len..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `{word}` or `{word:0N}` at the start of `tail`: the word, the width to pad to (0: none)
+/// and the length of the whole; `None` where the braces hold something else.
+fn placeholder(tail: &str) -> Option<(&str, usize, usize)> {
+    let inner = tail.strip_prefix('{')?;
+    let close = inner.find('}')?;
+    let (name, pad) = match inner[..close].split_once(':') {
+        Some((n, p)) => (n, Some(p)),
+        None => (&inner[..close], None),
+    };
+    let is_word = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let width = match pad {
+        None => 0,
+        Some(p) => p.strip_prefix('0')?.parse().ok()?,
+    };
+    is_word.then_some((name, width, close + 2))
+}
+
+/// `template` as this process sees it: its rank's place under MPI; alone, rank 0 of 1, so
+/// that a path written for mpirun runs alone as its rank 0 would, and a misspelt
+/// placeholder is refused whether or not a launcher started the process.
+pub fn expand_here(template: &str, place: Option<&Place>) -> Result<String> {
+    match place {
+        Some(p) => expand(template, p),
+        None => expand(template, &Place::solo()),
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +237,8 @@ mod tests {
             "/mnt/share/node7/r3-of-16.1"
         );
         assert_eq!(expand("/plain/path", &p).unwrap(), "/plain/path");
+        assert_eq!(expand("/f.{rank:08}", &p).unwrap(), "/f.00000003");
+        assert_eq!(expand("/a/{x:y}", &p).unwrap(), "/a/{x:y}");
         assert_eq!(expand("/a/{{rank}}", &p).unwrap(), "/a/{rank}");
         // Braces that hold no word are the user's own.
         assert_eq!(expand("/a/{1,2}/{}/x}", &p).unwrap(), "/a/{1,2}/{}/x}");
@@ -224,6 +252,12 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("{rank}, {host}, {nranks}, {local_rank}"), "{e}");
+    }
+
+    #[test]
+    fn alone_a_path_is_rank_0s_and_a_typo_is_still_refused() {
+        assert_eq!(expand_here("/m/f.{rank}", None).unwrap(), "/m/f.0");
+        assert!(expand_here("/m/{rnak}", None).is_err());
     }
 
     #[test]

@@ -25,12 +25,57 @@ pub fn run(
     interrupted: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> Result<Option<RunResult>> {
+    let mut cleanup = Cleanup::new(job.keep);
+    let ran = run_here(
+        cluster,
+        job,
+        command_line,
+        interrupted,
+        observer,
+        &mut cleanup,
+    )?;
+    // A shared file goes once every rank's I/O has ended; if one rank was cut short, at once.
+    if job.ranks.shared_file {
+        cluster.fence(interrupted);
+    }
+    // The files go first: after Ctrl-C the launcher kills every rank a second later.
+    drop(cleanup);
+    collect(cluster, job, ran, interrupted)
+}
+
+/// [`run`] with the files it makes left in `cleanup`, which the caller drops (after a fence,
+/// for a shared file) once a later job has used them: IOR's read phase reads what its write
+/// phase wrote.
+pub fn run_kept(
+    cluster: &dyn Cluster,
+    job: &JobSpec,
+    command_line: Vec<String>,
+    interrupted: &AtomicBool,
+    observer: &mut dyn Observer,
+    cleanup: &mut Cleanup,
+) -> Result<Option<RunResult>> {
+    let ran = run_here(cluster, job, command_line, interrupted, observer, cleanup)?;
+    collect(cluster, job, ran, interrupted)
+}
+
+/// This rank's run and which targets rank 0 laid out for it.
+type Ran = (Result<RunResult>, Vec<bool>);
+
+/// This rank's part: its targets localized (a shared file laid out and sliced), the run
+/// fenced with the other ranks'.
+fn run_here(
+    cluster: &dyn Cluster,
+    job: &JobSpec,
+    command_line: Vec<String>,
+    interrupted: &AtomicBool,
+    observer: &mut dyn Observer,
+    cleanup: &mut Cleanup,
+) -> Result<Ran> {
     let place = cluster.place().clone();
     let mut local = localize(job, &place, cluster.hosts())?;
-    let mut cleanup = Cleanup::new(local.keep);
     let mut made = Vec::new();
     if job.ranks.shared_file {
-        made = share(cluster, &mut local, &mut cleanup, interrupted)?;
+        made = share(cluster, &mut local, cleanup, interrupted)?;
     } else {
         let paths: Vec<&std::path::Path> = local.targets.iter().map(|t| t.path.as_path()).collect();
         refuse_shared_paths(cluster, &paths)?;
@@ -59,16 +104,21 @@ pub fn run(
         &local,
         command_line,
         interrupted,
-        &mut cleanup,
+        cleanup,
         &mut fenced,
         keep,
     );
-    // A shared file goes once every rank's I/O has ended; if one rank was cut short, at once.
-    if job.ranks.shared_file {
-        cluster.fence(interrupted);
-    }
-    // The files go first: after Ctrl-C the launcher kills every rank a second later.
-    drop(cleanup);
+    Ok((r, made))
+}
+
+/// The ranks' results made one on rank 0 (`None` on the others); a rank that failed ends
+/// the job, naming itself.
+fn collect(
+    cluster: &dyn Cluster,
+    job: &JobSpec,
+    (r, made): Ran,
+    interrupted: &AtomicBool,
+) -> Result<Option<RunResult>> {
     let mut r = match r {
         Ok(r) if r.stop_reason != StopReason::IoError => r,
         Ok(r) => fail(
@@ -334,6 +384,9 @@ fn slice(job: &mut JobSpec, rank: u32, n: u32) -> Result<()> {
             .unwrap_or(0),
     };
     let base = job.shape.base_offset;
+    if let Some(piece) = job.ranks.interleave {
+        return deal(job, rank, n, end, piece);
+    }
     let block = job.shape.block_size.max(1);
     let span = end.saturating_sub(base) / u64::from(n) / block * block;
     if span == 0 {
@@ -349,6 +402,30 @@ fn slice(job: &mut JobSpec, rank: u32, n: u32) -> Result<()> {
     }
     job.shape.base_offset = base + u64::from(rank) * span;
     job.shape.max_offset = Some(job.shape.base_offset + span);
+    Ok(())
+}
+
+/// Rank `rank` of `n`'s pieces of an interleaved shared file (IOR's segments): the pieces
+/// `rank`, `rank + n`, ... of `piece` bytes each from the base offset, walked as strided zones
+/// (one piece done, the next `(n - 1)` pieces skipped).
+fn deal(job: &mut JobSpec, rank: u32, n: u32, end: u64, piece: u64) -> Result<()> {
+    let base = job.shape.base_offset;
+    let n = u64::from(n);
+    if piece == 0 || end.saturating_sub(base) < piece * n {
+        return Err(Error::usage(format!(
+            "{}: {} ranks cannot each have a piece of {} from a working set of {} bytes",
+            Flag::SharedFile.native(),
+            n,
+            piece,
+            end.saturating_sub(base)
+        )));
+    }
+    job.shape.base_offset = base + u64::from(rank) * piece;
+    job.shape.zones = Some(crate::spec::StridedZones {
+        size: piece,
+        range: piece,
+        skip: (n - 1) * piece,
+    });
     Ok(())
 }
 
@@ -443,6 +520,37 @@ mod tests {
             e.starts_with("--shared-file: 1000 ranks cannot each have a whole block"),
             "{e}"
         );
+    }
+
+    /// IOR's N-1 strided layout: segment i of rank r of 4 at (i*4 + r) × blockSize, each
+    /// block in transfers of -t, and nothing else.
+    #[test]
+    fn iors_segments_are_dealt_to_the_ranks_in_turn() {
+        use crate::runner::offsets::{OffsetGen, Walk};
+        use crate::spec::ior::{parse, Phase};
+        let (b, t, s, n) = (64 << 10, 16 << 10, 3u64, 4u32);
+        let line = ["-b", "64k", "-t", "16k", "-s", "3"].map(String::from);
+        let ior = parse(&line).unwrap();
+        for r in 0..n {
+            let mut job = ior.job(Phase::Write, n, false).unwrap();
+            slice(&mut job, r, n).unwrap();
+            let walk = Walk {
+                zones: job.shape.zones,
+                ..Walk::default()
+            };
+            let end = job.shape.max_offset.unwrap();
+            let shared = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let base = job.shape.base_offset;
+            let mut g = OffsetGen::new(&job.shape.pattern, base, end, t, &shared, walk);
+            let mut rng = crate::rng::Rng::new(0, &[]);
+            let got: Vec<u64> = (0..s * b / t).map(|_| g.next(&mut rng, t)).collect();
+            let want: Vec<u64> = (0..s)
+                .flat_map(|i| {
+                    (0..b / t).map(move |k| (i * u64::from(n) + u64::from(r)) * b + k * t)
+                })
+                .collect();
+            assert_eq!(got, want, "rank {r}");
+        }
     }
 
     #[test]

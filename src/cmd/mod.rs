@@ -14,9 +14,12 @@ pub mod fio;
 
 #[cfg(target_os = "linux")]
 pub mod fs;
+pub mod ior;
 #[cfg(target_os = "linux")]
 pub mod iozone;
 pub mod man;
+#[cfg(target_os = "linux")]
+pub mod mdtest;
 pub mod profile;
 pub mod report;
 pub mod results;

@@ -25,6 +25,12 @@ pub fn cmd_run(
     let outputs = super::outputs(db, &args.out.output_file, args.out.quiet, &args.save);
     let checked = |rank: Option<&Place>| {
         let mut job = job_from_args(args)?;
+        // Alone, the placeholders are rank 0's (under MPI each rank fills in its own).
+        if rank.is_none() {
+            for t in &mut job.targets {
+                t.path = cluster::expand_here(&t.path.to_string_lossy(), None)?.into();
+            }
+        }
         // Saved jobs are run again by `iogauge check`, maybe from another folder: keep
         // where the targets really are.
         for t in &mut job.targets {

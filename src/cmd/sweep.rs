@@ -105,16 +105,13 @@ pub fn run_and_report(
 /// The folder this rank sweeps in: `dir` with its placeholders filled in. A memory cgroup
 /// is one process's: under mpirun it is refused (the launcher limits each rank's memory).
 fn rank_dir(dir: &Path, params: &Params, rank: Option<&Place>) -> Result<PathBuf> {
-    let Some(place) = rank else {
-        return Ok(dir.to_path_buf());
-    };
-    if params.memory_limit.is_some() {
+    if rank.is_some() && params.memory_limit.is_some() {
         return Err(Error::usage(
             "--memory-limit is for one process; under mpirun, limit each rank's page cache with \
              the launcher's own means (Slurm's --mem)",
         ));
     }
-    Ok(iogauge::cluster::expand(&dir.to_string_lossy(), place)?.into())
+    Ok(iogauge::cluster::expand_here(&dir.to_string_lossy(), rank)?.into())
 }
 
 /// "13 file sizes x 6 record sizes, 9 tests: 58 cells, about 12.4 GiB of I/O".

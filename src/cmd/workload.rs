@@ -100,12 +100,8 @@ pub fn cmd_workload(db: &Option<PathBuf>, a: &WorkloadArgs, argv: Vec<String>) -
 /// Where the workload works: under an MPI launcher, the source and target with this rank's
 /// placeholders filled in (each rank needs a target of its own: `--target out.{rank}`).
 fn options_of(a: &WorkloadArgs, rank: Option<&Place>) -> Result<Options> {
-    let placed = |p: &std::path::Path| match rank {
-        Some(place) => Ok(PathBuf::from(iogauge::cluster::expand(
-            &p.to_string_lossy(),
-            place,
-        )?)),
-        None => Ok(p.to_path_buf()),
+    let placed = |p: &std::path::Path| -> Result<PathBuf> {
+        Ok(iogauge::cluster::expand_here(&p.to_string_lossy(), rank)?.into())
     };
     if rank.is_some() && a.compare_with_tools {
         return Err(Error::usage(

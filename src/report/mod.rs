@@ -19,9 +19,11 @@ pub mod fs;
 #[cfg(test)]
 mod golden;
 pub mod html;
+pub mod ior;
 pub mod iozone;
 pub mod json;
 mod markup;
+pub mod mdtest;
 pub mod sink;
 pub mod sweep;
 pub mod table;

@@ -8,6 +8,8 @@
 
 pub mod dataset;
 pub mod fs;
+pub mod ior;
+pub mod mdtest;
 pub mod profile;
 pub mod ranks;
 pub mod sweep;

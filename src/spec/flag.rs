@@ -16,6 +16,8 @@ pub enum Dialect {
     Iogauge,
     Fio,
     Diskspd,
+    /// IOR's command line (`iogauge ior`).
+    Ior,
 }
 
 impl Dialect {

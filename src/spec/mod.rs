@@ -12,8 +12,10 @@ pub mod export;
 pub mod fio;
 pub mod flag;
 pub mod flat;
+pub mod ior;
 #[cfg(target_os = "linux")]
 pub mod iozone;
+pub mod mdtest;
 mod named;
 pub mod native;
 pub mod numa;
@@ -961,6 +963,11 @@ pub struct Ranks {
     /// one client wrote is read by another and its page cache cannot serve it (IOR's -C).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shift: Option<RankShift>,
+    /// With `shared_file`: the working set dealt out in pieces of this many bytes, rank r of
+    /// n taking pieces r, r + n, r + 2n... (IOR's segments: segment i of rank r at
+    /// (i*n + r)*blockSize), instead of the r-th n-th in one piece.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interleave: Option<u64>,
 }
 
 impl Ranks {

@@ -13,6 +13,7 @@ impl Dialect {
             Dialect::Iogauge => None,
             Dialect::Fio => super::fio::options::flag_name(flag),
             Dialect::Diskspd => super::diskspd::flag_name(flag),
+            Dialect::Ior => super::ior::flag_name(flag),
         };
         match (self, foreign) {
             (_, Some(word)) => Named(word, false),
@@ -27,6 +28,8 @@ impl Dialect {
             Dialect::Iogauge => format!("--cache {}", mode.name()),
             Dialect::Fio => super::fio::options::cache_words(mode).into(),
             Dialect::Diskspd => super::diskspd::cache_words(mode).into(),
+            // IOR has no cache setting of its own: its POSIX API is buffered.
+            Dialect::Ior => format!("iogauge's --cache {}", mode.name()),
         }
     }
 
@@ -36,6 +39,7 @@ impl Dialect {
         match (self, name.1) {
             (Dialect::Fio, false) => format!("{}={value}", name.0),
             (Dialect::Diskspd, false) => format!("{}{value}", name.0),
+            (Dialect::Ior, false) => format!("{} {value}", name.0),
             _ => format!("{name} {value}"),
         }
     }

@@ -531,6 +531,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
         ranks: Ranks {
             shared_file: args.shared_file,
             shift: rank_shift(args)?,
+            interleave: None,
         },
         verify: verify(args)?,
     };
