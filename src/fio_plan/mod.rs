@@ -267,9 +267,11 @@ pub fn run_plan(
         failed: false,
         disk_util: Vec::new(),
     };
+    // fio lists no disk for a diskless engine's job (ioengine=null): it touches none.
     let disks = diskstats::Watch::start(
         plan.runs
             .iter()
+            .filter(|r| !r.job.engine.kind.is_some_and(|k| k.caps().diskless))
             .flat_map(|r| r.job.targets.iter().map(|t| t.path.as_path())),
     );
     let batches = plan.runs.iter().map(|r| r.batch).max().map_or(0, |b| b + 1);
@@ -745,4 +747,29 @@ fn drop_file_cache(path: &Path) -> bool {
         return false;
     }
     std::fs::File::open(path).is_ok_and(|f| crate::os::cache::drop_file(&f).is_ok())
+}
+
+/// fio's command-line job options (`--name=x --ioengine=null ...`) run as `iogauge fio` runs
+/// them, in the current directory, and reported in `format`: for the library's tests of the
+/// reports against fio's own.
+#[cfg(test)]
+pub(crate) fn run_args_for_test(args: &[&str], format: FioFormat) -> Result<String, Error> {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let cl = crate::spec::fio::read_args(&args, &crate::spec::fio::Vars::here())?;
+    let mut plan = options::plan(
+        &cl.jobs,
+        &options::MapOptions {
+            ignore_unsupported: false,
+            allow_overwrite: false,
+            keep: false,
+            size_of: &|p| std::fs::metadata(p).ok().map(|m| m.len()),
+            exists: &|p| p.exists(),
+            free_space_of: &crate::facts::free_space,
+        },
+    )?;
+    let mut outcome = run_plan(&mut plan, &args, &AtomicBool::new(false), false, None);
+    if let Some(e) = outcome.error.take() {
+        return Err(e);
+    }
+    Ok(report(format, &plan, &outcome))
 }

@@ -22,6 +22,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
+mod terse;
+pub use terse::Terse;
+
 /// One fio job as run, with what it measured (None when it did not run: Ctrl-C or an error
 /// in an earlier group).
 pub struct Outcome<'a> {
@@ -94,6 +97,20 @@ struct Job {
     notes: Vec<String>,
     #[serde(skip)]
     zone_resets: u64,
+    /// The job's percentiles in fio's order (ascending), for the terse lines, which list
+    /// them even for a direction that did no I/O.
+    #[serde(skip)]
+    percentile_list: Vec<f64>,
+    /// Whether the percentiles are of total latency (lat_percentiles) rather than of
+    /// completion latency, where a format writes one kind.
+    #[serde(skip)]
+    lat_percentiles: bool,
+    /// The errors counted, for a job that goes on after them (continue_on_error).
+    #[serde(skip)]
+    continued_errors: Option<u64>,
+    /// fio's description=.
+    #[serde(skip)]
+    description: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -274,40 +291,7 @@ pub struct FioJson;
 
 impl Exporter for FioJson {
     fn render(&self, r: &RunResult) -> String {
-        use crate::spec::fio::options::FIO_PERCENTILES;
-        let section = crate::spec::export::to_fio(&r.job, "iogauge", false);
-        let options = section
-            .lines()
-            .filter(|l| !l.starts_with('[') && !l.starts_with(';'))
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let run = FioRun {
-            name: "iogauge".into(),
-            group: 0,
-            batch: 0,
-            job: r.job.clone(),
-            // Under MPI, every rank's threads.
-            clones: r.job.total_threads() as u32 * r.cluster.as_ref().map_or(1, |c| c.ranks),
-            layout: Clones::Threads,
-            group_reporting: true,
-            unified: false,
-            percentiles: FIO_PERCENTILES.to_vec(),
-            clat_percentiles: true,
-            lat_percentiles: false,
-            invalidate: false,
-            options,
-            logs: Default::default(),
-            start_delay_ns: 0,
-            create_only: false,
-            exit: Default::default(),
-            wait_for: None,
-            notes: r.notes.clone(),
-            at: crate::spec::fio::Location {
-                file: String::new(),
-                line: 0,
-            },
-        };
+        let run = run_of(r);
         let pct = |ns: u64| 100.0 * ns as f64 / r.measured_ns.max(1) as f64;
         let outcome = Outcome {
             run: &run,
@@ -317,6 +301,46 @@ impl Exporter for FioJson {
         };
         let doc = document(&[outcome], &[], false);
         serde_json::to_string_pretty(&doc).expect("serializes") + "\n"
+    }
+}
+
+/// The one fio job a run of `iogauge run` is, with group_reporting over its threads, whose
+/// "job options" are the fio job `iogauge explain` writes for it.
+fn run_of(r: &RunResult) -> FioRun {
+    use crate::spec::fio::options::FIO_PERCENTILES;
+    let section = crate::spec::export::to_fio(&r.job, "iogauge", false);
+    let options = section
+        .lines()
+        .filter(|l| !l.starts_with('[') && !l.starts_with(';'))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    FioRun {
+        name: "iogauge".into(),
+        group: 0,
+        batch: 0,
+        job: r.job.clone(),
+        // Under MPI, every rank's threads.
+        clones: r.job.total_threads() as u32 * r.cluster.as_ref().map_or(1, |c| c.ranks),
+        layout: Clones::Threads,
+        group_reporting: true,
+        unified: false,
+        percentiles: FIO_PERCENTILES.to_vec(),
+        clat_percentiles: true,
+        lat_percentiles: false,
+        invalidate: false,
+        options,
+        logs: Default::default(),
+        start_delay_ns: 0,
+        create_only: false,
+        exit: Default::default(),
+        wait_for: None,
+        notes: r.notes.clone(),
+        description: None,
+        at: crate::spec::fio::Location {
+            file: String::new(),
+            line: 0,
+        },
     }
 }
 
@@ -764,6 +788,17 @@ fn job<'a>(
         notes: r.notes.clone(),
         // The run's resets: a table of zones is every thread's.
         zone_resets: r.zones.as_ref().map_or(0, |z| z.resets),
+        percentile_list: {
+            let mut l = run.percentiles.clone();
+            l.sort_by(f64::total_cmp);
+            l
+        },
+        lat_percentiles: run.lat_percentiles,
+        continued_errors: r
+            .job
+            .continue_on_error
+            .then(|| r.errors.iter().map(|e| e.count).sum()),
+        description: run.description.clone(),
     }
 }
 
@@ -1073,7 +1108,7 @@ fn sync_of(r: &RunResult, parts: &[Part]) -> Sync {
             lat.percentile = f.latency.as_ref().map(|s| {
                 s.percentiles
                     .iter()
-                    .map(|p| (format!("{:.6}", p.percentile), Value::from(p.ns)))
+                    .map(|p| (percentile_key(p.percentile), Value::from(p.ns)))
                     .collect()
             });
             Sync {
@@ -1133,9 +1168,13 @@ fn pooled(parts: &[&LatencySummary], counts: Vec<u64>) -> Lat {
 }
 
 /// fio's percentile keys: "99.000000".
+fn percentile_key(p: f64) -> String {
+    format!("{p:.6}")
+}
+
 fn percentile_map(h: &LatencyHistogram, list: &[f64]) -> Map<String, Value> {
     list.iter()
-        .map(|&p| (format!("{p:.6}"), Value::from(h.value_at_percentile(p))))
+        .map(|&p| (percentile_key(p), Value::from(h.value_at_percentile(p))))
         .collect()
 }
 

@@ -192,18 +192,44 @@ pub enum FioFormat {
     Normal,
     Json,
     JsonPlus,
+    /// fio's terse lines (`--minimal`), in terse version `version` (`--terse-version`).
+    Terse {
+        version: u8,
+    },
 }
 
+/// The terse versions fio 3.33 writes; 3 is its default.
+pub const TERSE_VERSIONS: std::ops::RangeInclusive<u32> = 2..=5;
+
 impl FioFormat {
+    /// fio's name of a format; "terse" is terse version 3, fio's default, until
+    /// [`FioFormat::with_terse_version`] says otherwise.
     pub fn from_name(name: &str) -> Result<FioFormat, Error> {
         match name {
             "normal" => Ok(FioFormat::Normal),
             "json" => Ok(FioFormat::Json),
             "json+" => Ok(FioFormat::JsonPlus),
+            "terse" => Ok(FioFormat::Terse { version: 3 }),
             other => Err(Error::usage(format!(
-                "--output-format={other}: iogauge fio writes normal, json or json+"
+                "--output-format={other}: iogauge fio writes normal, json, json+ or terse"
             ))),
         }
+    }
+
+    /// `--terse-version=N`: refused outside 2 to 5 whatever the format, as fio refuses it;
+    /// the version of a terse format, and no change to another.
+    pub fn with_terse_version(self, version: u32) -> Result<FioFormat, Error> {
+        if !TERSE_VERSIONS.contains(&version) {
+            return Err(Error::usage(format!(
+                "--terse-version={version}: fio's terse versions are 2, 3, 4 and 5"
+            )));
+        }
+        Ok(match self {
+            FioFormat::Terse { .. } => FioFormat::Terse {
+                version: version as u8,
+            },
+            other => other,
+        })
     }
 
     pub fn exporter<'a>(self) -> Box<dyn Exporter<fio::Jobs<'a>>> {
@@ -211,6 +237,7 @@ impl FioFormat {
             FioFormat::Normal => Box::new(fio::Normal),
             FioFormat::Json => Box::new(fio::JobsJson { plus: false }),
             FioFormat::JsonPlus => Box::new(fio::JobsJson { plus: true }),
+            FioFormat::Terse { version } => Box::new(fio::Terse { version }),
         }
     }
 }
@@ -295,5 +322,25 @@ mod tests {
         );
         assert!(Subject::Run.check(OutputFormat::FioJson).is_ok());
         assert!(Subject::Saved(7).check(OutputFormat::Csv).is_ok());
+    }
+
+    #[test]
+    fn terse_is_version_3_until_told_otherwise() {
+        let terse = FioFormat::from_name("terse").unwrap();
+        assert_eq!(terse, FioFormat::Terse { version: 3 });
+        for v in TERSE_VERSIONS {
+            let set = terse.with_terse_version(v).unwrap();
+            assert_eq!(set, FioFormat::Terse { version: v as u8 });
+        }
+        // Checked for any format, as fio checks it; no change to one that is not terse.
+        assert_eq!(
+            FioFormat::Json.with_terse_version(4).unwrap(),
+            FioFormat::Json
+        );
+        for bad in [0, 1, 6] {
+            let e = terse.with_terse_version(bad).unwrap_err().to_string();
+            assert!(e.contains("2, 3, 4 and 5"), "{e}");
+            assert!(FioFormat::Normal.with_terse_version(bad).is_err());
+        }
     }
 }

@@ -224,7 +224,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
         Kind::Noted("no effect on what iogauge measures"),
     ),
     ("clocksource", &[], Kind::Noted("iogauge times with its calibrated TSC or CLOCK_MONOTONIC")),
-    ("description", &[], Kind::Noted("shown nowhere")),
+    ("description", &[], Kind::Mapped),
     ("unit_base", &[], Kind::Noted("iogauge reports bytes and bits as fio's JSON does")),
     ("per_job_logs", &[], Kind::Noted("iogauge writes per-I/O logs per clone and averaged logs per job, whatever it says")),
     ("openfiles", &[], Kind::Mapped),

@@ -73,6 +73,8 @@ pub struct FioRun {
     pub logs: Logs,
     /// How iogauge runs this job differently from fio, one line each.
     pub notes: Vec<String>,
+    /// fio's description=, which its terse lines end with.
+    pub description: Option<String>,
     pub at: Location,
 }
 

@@ -92,6 +92,7 @@ pub(super) fn map_job(fj: &FioJob, o: &MapOptions, warnings: &mut Vec<String>) -
         options,
         logs,
         notes,
+        description: set.text("description").map(String::from),
         at: fj.at.clone(),
     })
 }
