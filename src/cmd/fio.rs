@@ -67,13 +67,28 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
         showcmd: false,
     };
     let mut rest = Vec::new();
+    // Applied once all are read: fio keeps it whichever of --minimal, --output-format and
+    // --terse-version comes first.
+    let mut terse_version = None;
     for a in args {
         let (key, value) = super::key_value(a);
         let need = |what: &str| super::value_of(key, value, what);
         match key {
             "--help" => own.help = true,
             "--version" => own.version = true,
-            "--output-format" => own.format = FioFormat::from_name(&need("normal|json|json+")?)?,
+            "--output-format" => {
+                own.format = FioFormat::from_name(&need("normal|json|json+|terse")?)?
+            }
+            "--minimal" => own.format = FioFormat::from_name("terse")?,
+            "--terse-version" => {
+                let v = need("N")?;
+                let n = v.trim().parse().map_err(|_| {
+                    Error::usage(format!(
+                        "--terse-version={v}: fio's terse versions are 2, 3, 4 and 5"
+                    ))
+                })?;
+                terse_version = Some(n);
+            }
             "--output" => own.output = Some(need("FILE")?),
             "--section" => own.sections.push(need("NAME")?),
             "--parse-only" => own.parse_only = true,
@@ -98,6 +113,9 @@ fn split_own(args: &[String]) -> Result<(Own, Vec<String>), Error> {
                 None => rest.push(a.clone()),
             },
         }
+    }
+    if let Some(v) = terse_version {
+        own.format = own.format.with_terse_version(v)?;
     }
     Ok((own, rest))
 }
@@ -228,7 +246,7 @@ pub fn cmd_fio(
     }
     // Interrupted before any job had a result, JSON is still asked for: a document with no
     // jobs, as fio writes one (a consumer reading stdout gets valid JSON).
-    let json = !matches!(own.format, FioFormat::Normal);
+    let json = matches!(own.format, FioFormat::Json | FioFormat::JsonPlus);
     if outcome.results.iter().any(Option::is_some) || (outcome.interrupted && json) {
         ctx.write(&report(own.format, &plan, &outcome))?;
     }

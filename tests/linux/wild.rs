@@ -48,7 +48,11 @@ fn inputs_from_other_projects() -> Result<String, String> {
                 && !LATER_FIO.iter().any(|o| cols[2].contains(o))
         })
         .collect();
-    assert!(wrong.is_empty(), "accepted by iogauge, refused by fio:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "accepted by iogauge, refused by fio:\n{}",
+        wrong.join("\n")
+    );
     Ok(format!("iogauge accepts {}", said.join(", ")))
 }
 
@@ -57,12 +61,19 @@ fn accepted(text: &str, kind: &str) -> Option<u32> {
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with(&format!("{kind} ")) && l.contains("inputs"))?;
-    line.rsplit("accepted by iogauge").next()?.trim().parse().ok()
+    line.rsplit("accepted by iogauge")
+        .next()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 pub fn main() {
     harness_skip_or(
         "wild",
-        [("inputs_from_other_projects", inputs_from_other_projects as SkipOr)],
+        [(
+            "inputs_from_other_projects",
+            inputs_from_other_projects as SkipOr,
+        )],
     );
 }
