@@ -286,6 +286,27 @@ fn make_plan(
         }
         jobs.retain(|j| own.sections.contains(&j.name));
     }
+    if own.parse_only && jobs.is_empty() {
+        // Options and no job: fio parses them and says nothing, and scripts ask it so whether
+        // an engine loads (OpenZFS's dio tests: fio --ioengine=io_uring --parse-only).
+        let globals = fio::FioJob {
+            name: "global".into(),
+            options: cl.globals.clone(),
+            inherited: 0,
+            at: fio::Location {
+                file: fio::COMMAND_LINE.into(),
+                line: 1,
+            },
+        };
+        if let Some(e) = fio::unloadable_engine(&globals) {
+            return Err(Error::usage(e));
+        }
+        return Ok(FioPlan {
+            runs: Vec::new(),
+            global_options: Vec::new(),
+            warnings: Vec::new(),
+        });
+    }
     let mut plan = options::plan(
         &jobs,
         &MapOptions {

@@ -17,7 +17,7 @@
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-IOGAUGE=${1:-$HERE/../../target/debug/iogauge}
+IOGAUGE=$(realpath -- "${1:-$HERE/../../target/debug/iogauge}")
 FIO=${FIO:-/usr/bin/fio}
 export WILD_JOBS="$HERE/fio-jobs"
 SCRATCH=$(mktemp -d /tmp/wild-probe.XXXXXX)

@@ -26,6 +26,7 @@ pub use args::{next_value, read_args, CommandLine};
 pub use getopt::long_forms;
 pub use ini::{read_file, read_str};
 pub use job::{FioJob, FioOption, Location, COMMAND_LINE};
+pub use map::unloadable_engine;
 pub use number::{parse_size, parse_size_range, parse_time_ns};
 pub use vars::Vars;
 

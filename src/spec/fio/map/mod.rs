@@ -208,6 +208,11 @@ fn not_supported(opt: &FioOption) -> String {
     }
 }
 
+/// Why fio could not load the engine `fj` names, if it names one iogauge does not have.
+pub fn unloadable_engine(fj: &FioJob) -> Option<String> {
+    engine::unloadable(fj)
+}
+
 /// fio names a job by its section; name= renames it only when the section itself sets it
 /// (one in [global] names none of them), and the files it generates keep the section's
 /// name (fio 3.33: `[b]` with `name=B` reports B and lays out b.0.0).
