@@ -136,6 +136,7 @@ fn run_worker(
             p.block_size as usize,
             &mut rng,
             p.content.compress_pct,
+            p.content.pattern.as_ref(),
         )?;
         Ok((bufs, rng))
     };

@@ -213,6 +213,7 @@ fn worker_plan(
         content: Content {
             refill: job.per_io.buffers.refill,
             compress_pct: job.per_io.buffers.compress_pct,
+            pattern: job.per_io.buffers.pattern,
             dedupe: super::dedupe::DedupeFill::new(
                 job,
                 super::dedupe::Place {

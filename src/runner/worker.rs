@@ -17,7 +17,7 @@ use crate::error::SHORT_IO;
 pub use crate::os::memory::AlignedBuf;
 use crate::result::WaitStats;
 use crate::rng::{fill_buffer, Rng};
-use crate::spec::{BlockSizes, FlushEvery, Rate, Think};
+use crate::spec::{BlockSizes, BytePattern, FlushEvery, Rate, Think};
 use crate::stats::spread::LatencySpread;
 use crate::stats::{IntervalHistogram, LatencyHistogram};
 use crate::verify::worker::{Pending, WorkerVerify};
@@ -86,6 +86,27 @@ pub struct Content {
     pub refill: bool,
     pub compress_pct: u8,
     pub dedupe: Option<super::dedupe::DedupeFill>,
+    /// fio's buffer_pattern: every write repeats it (in the compressible part only, with
+    /// `compress_pct`).
+    pub pattern: Option<crate::spec::BytePattern>,
+}
+
+/// A write buffer's content: random bytes with `compress_pct`% of every 512 zeroed, or with a
+/// pattern, the pattern (in place of those zeros, where some are random).
+fn fill_write(buf: &mut [u8], rng: &mut Rng, compress_pct: u8, pattern: Option<&BytePattern>) {
+    let Some(p) = pattern else {
+        return fill_buffer(buf, rng, compress_pct);
+    };
+    if compress_pct == 0 || compress_pct >= 100 {
+        return p.fill(buf);
+    }
+    const CHUNK: usize = 512;
+    rng.fill(buf);
+    let random = CHUNK * (100 - compress_pct as usize) / 100;
+    for chunk in buf.chunks_mut(CHUNK) {
+        let keep = random.min(chunk.len());
+        p.fill(&mut chunk[keep..]);
+    }
 }
 
 /// What a failed I/O does: stop the run unless `continue_on_error` or its errno is in
@@ -452,10 +473,11 @@ pub fn buffers(
     slot_len: usize,
     rng: &mut Rng,
     compress_pct: u8,
+    pattern: Option<&BytePattern>,
 ) -> Result<AlignedBuf, String> {
     let mut b = AlignedBuf::new(slots, slot_len)?;
     for i in 0..slots as u32 {
-        fill_buffer(b.slot_mut(i), rng, compress_pct);
+        fill_write(b.slot_mut(i), rng, compress_pct, pattern);
     }
     Ok(b)
 }
@@ -1308,10 +1330,11 @@ impl<E: IoEngine> Worker<'_, E> {
                     buf_index = v.write_buffer(slot);
                 }
                 None if plan.content.refill => match plan.content.dedupe.as_mut() {
-                    None => fill_buffer(
+                    None => fill_write(
                         self.bufs.slot_mut(slot),
                         &mut self.rng,
                         plan.content.compress_pct,
+                        plan.content.pattern.as_ref(),
                     ),
                     Some(d) => d.fill(&mut self.bufs.slot_mut(slot)[..len as usize]),
                 },

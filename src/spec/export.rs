@@ -620,6 +620,9 @@ fn fio_buffers(o: &mut String, job: &JobSpec) {
             let _ = writeln!(o, "buffer_compress_percentage={p}");
         }
     }
+    if let Some(p) = job.per_io.buffers.pattern {
+        let _ = writeln!(o, "buffer_pattern=0x{}", p.hex());
+    }
     if let Some(d) = job.per_io.buffers.dedupe {
         let _ = writeln!(o, "dedupe_percentage={}", d.pct);
         if let crate::spec::DedupeMode::WorkingSet { pct } = d.mode {

@@ -531,6 +531,81 @@ pub struct BufferFill {
     /// Writes that repeat earlier writes' content (fio's dedupe_percentage); implies `refill`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe: Option<Dedupe>,
+    /// Bytes every written buffer repeats from its start, in place of random data (fio's
+    /// buffer_pattern); with `compress_pct`, they fill each chunk's compressible tail instead
+    /// of zeros, as fio fills it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<BytePattern>,
+}
+
+/// A byte pattern written buffers repeat (fio's buffer_pattern), at most [`BytePattern::MAX`]
+/// bytes (fio's MAX_PATTERN_SIZE), held inline so that the job description stays `Copy`.
+/// Written as hex in JSON.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct BytePattern {
+    len: u16,
+    bytes: [u8; BytePattern::MAX],
+}
+
+impl BytePattern {
+    pub const MAX: usize = 512;
+
+    /// `bytes` as a pattern; `None` when empty or longer than [`BytePattern::MAX`].
+    pub fn new(bytes: &[u8]) -> Option<BytePattern> {
+        if bytes.is_empty() || bytes.len() > Self::MAX {
+            return None;
+        }
+        let mut p = BytePattern {
+            len: bytes.len() as u16,
+            bytes: [0; Self::MAX],
+        };
+        p.bytes[..bytes.len()].copy_from_slice(bytes);
+        Some(p)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    /// `buf` filled with the pattern over and over from its first byte.
+    pub fn fill(&self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(self.len as usize) {
+            chunk.copy_from_slice(&self.bytes()[..chunk.len()]);
+        }
+    }
+
+    pub fn hex(&self) -> String {
+        self.bytes().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl std::fmt::Debug for BytePattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BytePattern(0x{})", self.hex())
+    }
+}
+
+impl Serialize for BytePattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for BytePattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let text = String::deserialize(d)?;
+        let bytes = (0..text.len())
+            .step_by(2)
+            .map(|i| {
+                text.get(i..i + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            })
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(|| D::Error::custom(format!("'{text}' is not a pattern in hex")))?;
+        BytePattern::new(&bytes)
+            .ok_or_else(|| D::Error::custom(format!("'{text}': 1 to 512 bytes")))
+    }
 }
 
 /// Deduplicable write data: `pct`% of writes carry the content of an earlier write, the rest

@@ -616,6 +616,7 @@ fn buffers(args: &RunArgs) -> Result<BufferFill> {
         compress_pct: given(&args.compressible)?.unwrap_or(0),
         refill: args.refill_buffers,
         dedupe: dedupe(args)?,
+        pattern: None,
     };
     // DiskSpd: -Z zeroed buffers, -Zr a new random buffer per write, -Z<size> one random
     // buffer to write from (iogauge's buffers are random already).
@@ -1026,6 +1027,7 @@ mod tests {
                 compress_pct: 25,
                 refill: true,
                 dedupe: None,
+                pattern: None,
             }
         );
         assert!(!job("--compressible 100 f").unwrap().per_io.buffers.refill);

@@ -714,6 +714,13 @@ impl JobSpec {
                 self.per_io.buffers.compress_pct
             ));
         }
+        if self.per_io.buffers.pattern.is_some() && self.verify.is_some() {
+            // Only fio's buffer_pattern sets a pattern.
+            return bad(format!(
+                "buffer_pattern cannot be combined with {}: every verified block carries a header of its own",
+                self.name(Flag::Verify)
+            ));
+        }
         self.validate_dedupe()
     }
 

@@ -17,6 +17,7 @@ mod job;
 mod map;
 pub mod names;
 mod number;
+mod pattern;
 pub mod options;
 mod plan;
 mod planner;

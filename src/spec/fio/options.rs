@@ -250,11 +250,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ("verify_write_sequence", &[], Kind::Mapped),
     ("experimental_verify", &[], Kind::Mapped),
     ("dedupe_percentage", &[], Kind::Mapped),
-    (
-        "buffer_pattern",
-        &[],
-        Kind::Planned("write buffers filled with a byte pattern"),
-    ),
+    ("buffer_pattern", &[], Kind::Mapped),
     ("dedupe_mode", &[], Kind::Mapped),
     ("dedupe_working_set_percentage", &[], Kind::Mapped),
     ("dedupe_global", &[], Kind::Mapped),

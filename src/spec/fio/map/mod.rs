@@ -284,7 +284,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let flush = cache::read_flush(set, notes)?;
     let end_fsync = cache::read_end_fsync(set)?;
     let think = pace::read_think(set)?;
-    let buffers = shape::read_buffers(set)?;
+    let buffers = shape::read_buffers(set, shape.write_pct < 100)?;
     // Read whatever the number of files: a bad file_service_type is an error either way.
     let service = files::read_file_service(set)?;
     let open_files = files::read_open_files(set, engine, notes)?;
@@ -967,11 +967,11 @@ group_reporting
     #[test]
     fn unsupported_options_name_file_line_and_plan() {
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbuffer_pattern=0xdeadbeef\n"),
-            "t.fio:4: option 'buffer_pattern' is not supported yet: write buffers filled with a byte pattern (planned); --ignore-unsupported runs the job without them"
+            err("[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\n"),
+            "t.fio:4: option 'exec_prerun' is fio's, but not supported by iogauge (and not planned); --ignore-unsupported runs the job without them"
         );
         assert_eq!(
-            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nbuffer_pattern=0xdeadbeef\n"),
+            err("[j]\nfilename=/x\nsize=1m\nbogus=1\nexec_prerun=ls\n"),
             "t.fio:4: fio has no option 'bogus' (fio: Bad option <bogus=1>); did you mean bs? (and 1 more); --ignore-unsupported runs the job without them"
         );
         // fio 3.33's own guess ("Bad option <engine=libaio>", "Did you mean ioengine?").
@@ -1105,6 +1105,22 @@ group_reporting
         assert!(half.job.targets.iter().all(|t| t.create_size.is_none()));
         // Files that do not exist (relative names here) still need a size.
         assert!(err("[j]\nrw=read\n").contains("names no file and no size"));
+    }
+
+    #[test]
+    fn buffer_pattern_as_fio_takes_it() {
+        let r = one("[j]\nfilename=/x\nsize=1m\nrw=write\nbuffer_pattern=0xdeadbeef\n");
+        let b = r.job.per_io.buffers;
+        assert_eq!(b.pattern.map(|p| p.hex()), Some("deadbeef".into()));
+        // Written only: each slot keeps its pattern; a job that reads refills it (as fio).
+        assert!(!b.refill);
+        let rw = one("[j]\nfilename=/x\nsize=1m\nrw=randrw\nbuffer_pattern=\"ab\"\n");
+        assert!(rw.job.per_io.buffers.refill);
+        assert!(err("[j]\nfilename=/x\nsize=1m\nbuffer_pattern=%o\n")
+            .contains("buffer_pattern: '%o': formats (%o) are not taken"));
+        // Back to fio, and read again the same.
+        let back = crate::spec::export::to_fio(&r.job, "j", false);
+        assert!(back.contains("buffer_pattern=0xdeadbeef\n"), "{back}");
     }
 
     #[test]

@@ -503,11 +503,12 @@ fn fill_spans(list: &str) -> String {
 }
 
 /// fio's `refill_buffers`, `buffer_compress_percentage`, `zero_buffers` and dedupe options.
-pub(super) fn read_buffers(set: &Set) -> Result<BufferFill> {
+pub(super) fn read_buffers(set: &Set, reads: bool) -> Result<BufferFill> {
     let mut b = BufferFill {
         compress_pct: 0,
         refill: set.flag("refill_buffers")?.unwrap_or(false),
         dedupe: super::dedupe::read_dedupe(set)?,
+        pattern: None,
     };
     if set.flag("zero_buffers")?.unwrap_or(false) {
         b.compress_pct = 100;
@@ -527,6 +528,20 @@ pub(super) fn read_buffers(set: &Set) -> Result<BufferFill> {
     }
     // As fio: dedupe refreshes every write's buffer, repeating an earlier one's content.
     b.refill |= b.dedupe.is_some();
+    if let Some(text) = set.text("buffer_pattern") {
+        if b.dedupe.is_some() {
+            return Err(set.err(
+                "buffer_pattern",
+                "with dedupe_percentage is not supported yet (planned): give one",
+            ));
+        }
+        b.pattern = Some(
+            crate::spec::fio::pattern::parse_pattern(text).map_err(|e| set.err("buffer_pattern", e))?,
+        );
+        // As fio (str_buf_pattern_cb): a job that reads, or compresses, refills each write's
+        // buffer, since a read into it or the random part would spoil the pattern.
+        b.refill = reads || b.compress_pct > 0;
+    }
     Ok(b)
 }
 
