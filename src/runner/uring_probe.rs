@@ -20,8 +20,8 @@ pub(super) fn probe_uring_options(t: &OpenTarget, job: &JobSpec, opts: UringOpti
         Flag::Sqpoll
     });
     let mut rng = crate::rng::Rng::new(1, &[]);
-    let buf =
-        worker::buffers(1, job.shape.block_size as usize, &mut rng, 0, None).map_err(Error::runtime)?;
+    let buf = worker::buffers(1, job.shape.block_size as usize, &mut rng, 0, None)
+        .map_err(Error::runtime)?;
     // A target checked and closed (--open-files) is opened again for the test.
     let again = match &t.file {
         Some(_) => None,

@@ -491,7 +491,7 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         ),
         (
             &["--name=a", "--size=1m", "--output-format=xml"],
-            "--output-format=xml: iogauge fio writes normal, json or json+",
+            "--output-format=xml: iogauge fio writes normal, json, json+ or terse",
         ),
     ];
     for (args, want) in cases {
@@ -515,9 +515,8 @@ fn bad_input_gets_one_line_naming_the_culprit() -> Outcome {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("warning: planned.fio:4: option 'exec_prerun' is fio's, but not supported")
-    );
+    assert!(stderr(&o)
+        .contains("warning: planned.fio:4: option 'exec_prerun' is fio's, but not supported"));
     let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON despite warnings");
     assert_eq!(doc["jobs"][0]["read"]["io_bytes"], 1 << 20);
     Outcome::Pass(String::new())

@@ -12,13 +12,27 @@ pub(super) fn parse_pattern(text: &str) -> Result<BytePattern, String> {
     let mut rest = text.trim();
     while !rest.is_empty() {
         rest = match rest.as_bytes()[0] {
-            b'"' => quoted(rest, '"', |s, out| out.extend_from_slice(s.as_bytes()), &mut out)?,
+            b'"' => quoted(
+                rest,
+                '"',
+                |s, out| out.extend_from_slice(s.as_bytes()),
+                &mut out,
+            )?,
             b'\'' => file(rest, &mut out)?,
-            b'%' => return Err(format!("'{text}': formats (%o) are not taken in buffer_pattern, as in fio")),
-            _ => number(rest, &mut out).ok_or_else(|| format!("'{text}': '{rest}' is not a number, \"string\" or 'file'"))?,
+            b'%' => {
+                return Err(format!(
+                    "'{text}': formats (%o) are not taken in buffer_pattern, as in fio"
+                ))
+            }
+            _ => number(rest, &mut out).ok_or_else(|| {
+                format!("'{text}': '{rest}' is not a number, \"string\" or 'file'")
+            })?,
         };
         if out.len() > BytePattern::MAX {
-            return Err(format!("'{text}' is longer than fio's {} bytes", BytePattern::MAX));
+            return Err(format!(
+                "'{text}' is longer than fio's {} bytes",
+                BytePattern::MAX
+            ));
         }
     }
     BytePattern::new(&out).ok_or_else(|| format!("'{text}' is no pattern"))
@@ -32,7 +46,9 @@ fn quoted<'a>(
     out: &mut Vec<u8>,
 ) -> Result<&'a str, String> {
     let inner = &rest[1..];
-    let end = inner.find(quote).ok_or_else(|| format!("'{rest}': no closing {quote}"))?;
+    let end = inner
+        .find(quote)
+        .ok_or_else(|| format!("'{rest}': no closing {quote}"))?;
     take(&inner[..end], out);
     Ok(&inner[end + 1..])
 }
@@ -40,9 +56,12 @@ fn quoted<'a>(
 /// A file's bytes, as many as the pattern has room for (fio reads them so).
 fn file<'a>(rest: &'a str, out: &mut Vec<u8>) -> Result<&'a str, String> {
     let inner = &rest[1..];
-    let end = inner.find('\'').ok_or_else(|| format!("'{rest}': no closing '"))?;
+    let end = inner
+        .find('\'')
+        .ok_or_else(|| format!("'{rest}': no closing '"))?;
     let name = &inner[..end];
-    let bytes = std::fs::read(name).map_err(|e| format!("cannot read pattern file '{name}': {e}"))?;
+    let bytes =
+        std::fs::read(name).map_err(|e| format!("cannot read pattern file '{name}': {e}"))?;
     let room = BytePattern::MAX.saturating_sub(out.len());
     out.extend_from_slice(&bytes[..bytes.len().min(room)]);
     Ok(&inner[end + 1..])
@@ -69,9 +88,17 @@ fn number<'a>(rest: &'a str, out: &mut Vec<u8>) -> Option<&'a str> {
         return Some(&rest[2 + n..]);
     }
     // Decimal, up to a "0x" that begins the next piece.
-    let stop = rest.to_ascii_lowercase().find("0x").filter(|&i| i > 0).unwrap_or(rest.len());
+    let stop = rest
+        .to_ascii_lowercase()
+        .find("0x")
+        .filter(|&i| i > 0)
+        .unwrap_or(rest.len());
     let sign = usize::from(rest.starts_with(['-', '+']));
-    let end = sign + rest[sign..stop].bytes().take_while(u8::is_ascii_digit).count();
+    let end = sign
+        + rest[sign..stop]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
     if end == sign {
         return None;
     }
@@ -93,7 +120,10 @@ mod tests {
     use super::*;
 
     fn bytes(t: &str) -> Vec<u8> {
-        parse_pattern(t).unwrap_or_else(|e| panic!("{e}")).bytes().to_vec()
+        parse_pattern(t)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .bytes()
+            .to_vec()
     }
 
     #[test]
@@ -103,14 +133,22 @@ mod tests {
         assert_eq!(bytes("-1024"), [0x00, 0xfc, 0xff, 0xff]);
         assert_eq!(bytes("66"), [0x42]);
         assert_eq!(bytes("0xFF0X1"), [0xff, 0x01]);
-        assert_eq!(bytes("\"123\"0xFFeeCC"), [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]);
+        assert_eq!(
+            bytes("\"123\"0xFFeeCC"),
+            [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
+        );
         assert_eq!(bytes("-100xab\"1\""), [0xf6, 0xff, 0xff, 0xff, 0xab, 0x31]);
         assert_eq!(bytes("0xdeadbeef"), [0xde, 0xad, 0xbe, 0xef]);
         assert_eq!(bytes("0"), [0]);
-        assert_eq!(bytes("0xfefefefefefefefefefefefefefefefefefefefefe").len(), 21);
+        assert_eq!(
+            bytes("0xfefefefefefefefefefefefefefefefefefefefefe").len(),
+            21
+        );
         for bad in ["", "%o", "\"open", "xyz", "99999999999", "'/nonexistent/p'"] {
             assert!(parse_pattern(bad).is_err(), "{bad}");
         }
-        assert!(parse_pattern(&format!("0x{}", "ab".repeat(513))).unwrap_err().contains("512 bytes"));
+        assert!(parse_pattern(&format!("0x{}", "ab".repeat(513)))
+            .unwrap_err()
+            .contains("512 bytes"));
     }
 }

@@ -536,7 +536,8 @@ pub(super) fn read_buffers(set: &Set, reads: bool) -> Result<BufferFill> {
             ));
         }
         b.pattern = Some(
-            crate::spec::fio::pattern::parse_pattern(text).map_err(|e| set.err("buffer_pattern", e))?,
+            crate::spec::fio::pattern::parse_pattern(text)
+                .map_err(|e| set.err("buffer_pattern", e))?,
         );
         // As fio (str_buf_pattern_cb): a job that reads, or compresses, refills each write's
         // buffer, since a read into it or the random part would spoil the pattern.
