@@ -35,6 +35,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = plan(&jobs, &options);
     }
     let args: Vec<String> = text.lines().map(String::from).collect();
+    // fio's getopt_long_only forms (single dashes, abbreviations, one-letter options).
+    let _ = iogauge::spec::fio::long_forms(&args, &[]);
     if let Ok(cl) = read_args(&args, &vars) {
         let _ = plan(&cl.jobs, &options);
     }

@@ -6,7 +6,7 @@
 
 use iogauge::report::compare::{self, Column};
 use iogauge::report::html::{Loaded, Report};
-use iogauge::report::{csv, fio, fs, json, sweep, table, text, workload, Exporter};
+use iogauge::report::{csv, fio, fs, iozone, json, sweep, table, text, workload, Exporter};
 use iogauge::store::figures::Figures;
 use iogauge::store::record::Record;
 use iogauge::store::{Listed, ListedPass};
@@ -65,7 +65,11 @@ fn show(record: &Record) {
         }
         Record::Sweep(s) => {
             let _ = (sweep::text(s), sweep::csv(s));
-            let _ = (sweep::iozone_excel(s), sweep::iozone_throughput(s));
+            for (ops, cpu) in [(false, false), (true, true)] {
+                let l = iozone::Layout { ops, cpu };
+                let _ = (iozone::table(s, l), iozone::excel(s, l));
+                let _ = (iozone::throughput(s, l), iozone::cpu(s));
+            }
             let c = sweep::compare(&[(1, s), (2, s)]);
             let _ = (c.grid().text(), c.grid().markdown(), c.legend());
             let _ = serde_json::to_string(&c);
