@@ -89,6 +89,41 @@ pub(super) fn read_files(
     clones: u32,
     notes: &mut Vec<String>,
 ) -> Result<Files> {
+    let mut files = laid_out(j, shape, clones, notes)?;
+    one_file_per_name(j, &mut files, notes)?;
+    Ok(files)
+}
+
+/// fio's filename_format without $filenum names every file of a clone alike, and fio then
+/// opens that one file nrfiles times, as nrfiles files, each worked in full (OpenZFS's
+/// fill_fs writes 4 x 8 MiB per clone into one 8 MiB file). iogauge opens it once and moves
+/// the same bytes over it, in passes; said in a note, as the order of the writes differs.
+fn one_file_per_name(j: &Job, files: &mut Files, notes: &mut Vec<String>) -> Result<()> {
+    let n = files.nfiles as usize;
+    if files.layout != Clones::Targets || n < 2 {
+        return Ok(());
+    }
+    let alike = |c: &[TargetSpec]| c.iter().all(|t| t.path == c[0].path);
+    if !files.targets.chunks(n).all(alike) {
+        return Ok(());
+    }
+    let volume = match files.volume {
+        Some(v) => v,
+        None => super::timing::clone_region(j, files)?,
+    };
+    notes.push(format!(
+        "job '{}': filename_format '{}' names its {n} files per clone alike ('{}'): fio opens that file {n} times and works each in full; iogauge opens it once and moves the same {volume} bytes per clone over it, in {n} passes",
+        j.name,
+        j.set.text("filename_format").unwrap_or(""),
+        files.targets[0].path.display()
+    ));
+    files.targets = files.targets.iter().step_by(n).cloned().collect();
+    files.volume = Some(volume);
+    files.nfiles = 1;
+    Ok(())
+}
+
+fn laid_out(j: &Job, shape: &Shape, clones: u32, notes: &mut Vec<String>) -> Result<Files> {
     let set = &j.set;
     // `a:b:c`: generated files go to the directories in turn, clone by clone; a named file
     // goes to the first (as fio 3.33 does).

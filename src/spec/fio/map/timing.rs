@@ -180,7 +180,7 @@ fn bytes_moved(j: &Job, shape: &Shape, files: &Files, notes: &mut Vec<String>) -
 
 /// The bytes of a clone's region of every file: from the offset to the end of the region,
 /// else of the file as it will be (or is, where it exists).
-fn clone_region(j: &Job, files: &Files) -> Result<u64> {
+pub(super) fn clone_region(j: &Job, files: &Files) -> Result<u64> {
     let t = &files.targets[0];
     let end = match files.max_offset {
         Some(end) => end,
