@@ -267,6 +267,12 @@ pub enum SizePick {
         min: u32,
         steps: u64,
     },
+    /// fio's bs_unaligned draw: `min` plus a uniform 0..`max`, what passes `max` taken as
+    /// `max` (fio's get_next_buflen, so the mix of lengths is fio's).
+    AnyByte {
+        min: u32,
+        max: u32,
+    },
     /// (cumulative percent, length), the percents rising to 100.
     Split(Vec<(u64, u32)>),
 }
@@ -275,7 +281,15 @@ impl SizePick {
     pub fn new(b: &BlockSizes) -> Self {
         match b {
             BlockSizes::Fixed { bytes } => SizePick::Fixed(*bytes as u32),
-            BlockSizes::Range { min, max } => SizePick::Range {
+            BlockSizes::Range {
+                min,
+                max,
+                any_byte: true,
+            } => SizePick::AnyByte {
+                min: *min as u32,
+                max: *max as u32,
+            },
+            BlockSizes::Range { min, max, .. } => SizePick::Range {
                 min: *min as u32,
                 steps: max / min,
             },
@@ -299,6 +313,7 @@ impl SizePick {
         match self {
             SizePick::Fixed(len) => *len,
             SizePick::Range { min, steps } => *min * (1 + rng.below(*steps) as u32),
+            SizePick::AnyByte { min, max } => (*min + rng.below(*max as u64) as u32).min(*max),
             SizePick::Split(parts) => {
                 let r = rng.below(100);
                 parts
@@ -1726,6 +1741,7 @@ mod tests {
         let range = SizePick::new(&BlockSizes::Range {
             min: 4096,
             max: 16384,
+            any_byte: false,
         });
         let mut counts = [0u64; 5];
         for _ in 0..n {
@@ -1738,6 +1754,30 @@ mod tests {
             let share = *c as f64 / n as f64;
             assert!((share - 0.25).abs() < 0.01, "{counts:?}");
         }
+        // Any byte (fio's bs_unaligned): min + [0, max), past max taken as max, so 1k-4k
+        // gives each length below 4k a 1/4096 share and 4k the 1025/4096 left.
+        let any = SizePick::new(&BlockSizes::Range {
+            min: 1024,
+            max: 4096,
+            any_byte: true,
+        });
+        let (mut at_max, mut odd, mut sum) = (0u64, 0u64, 0u64);
+        for _ in 0..n {
+            let len = any.pick(&mut rng);
+            assert!((1024..=4096).contains(&len), "{len}");
+            at_max += (len == 4096) as u64;
+            odd += (len % 2 == 1) as u64;
+            sum += len as u64;
+        }
+        let share = at_max as f64 / n as f64;
+        assert!((share - 1025.0 / 4096.0).abs() < 0.01, "{share}");
+        assert!(odd as f64 / n as f64 > 0.3, "{odd} odd lengths of {n}");
+        // (the lengths 1024..4095 once each, plus 1024 draws of 4096) / 4096
+        let mean = (3072.0 * (1024.0 + 4095.0) / 2.0 + 1024.0 * 4096.0) / 4096.0;
+        assert!(
+            (sum as f64 / n as f64 - mean).abs() / mean < 0.01,
+            "{sum} {mean}"
+        );
     }
 
     /// Limits apart: a direction ahead of its schedule gives way to the other, if the job has

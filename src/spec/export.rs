@@ -66,7 +66,11 @@ fn fio_block_sizes(read: &BlockSizes, write: &BlockSizes) -> String {
         )
         }
         (true, false) => format!("bssplit={},{}", as_split(read), as_split(write)),
-        (false, true) => format!("bsrange={},{}", as_range(read), as_range(write)),
+        (false, true) => {
+            let any_byte = any(|b| matches!(b, BlockSizes::Range { any_byte: true, .. }));
+            let unaligned = if any_byte { "\nbs_unaligned" } else { "" };
+            format!("bsrange={},{}{unaligned}", as_range(read), as_range(write))
+        }
         (false, false) => format!("bs={},{}", read.text(), write.text()),
     }
 }

@@ -187,8 +187,14 @@ impl Distribution {
 pub enum BlockSizes {
     /// One size.
     Fixed { bytes: u64 },
-    /// A multiple of `min` from `min` to `max`, each equally likely.
-    Range { min: u64, max: u64 },
+    /// A multiple of `min` from `min` to `max`, each equally likely; with `any_byte` (fio's
+    /// bs_unaligned) any length from `min` to `max`, drawn as fio draws it.
+    Range {
+        min: u64,
+        max: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        any_byte: bool,
+    },
     /// Sizes with shares in percent that add up to 100.
     Split { parts: Vec<SizeShare> },
 }
@@ -218,7 +224,7 @@ impl BlockSizes {
     fn sizes(&self) -> Vec<u64> {
         match self {
             BlockSizes::Fixed { bytes } => vec![*bytes],
-            BlockSizes::Range { min, max } => vec![*min, *max],
+            BlockSizes::Range { min, max, .. } => vec![*min, *max],
             BlockSizes::Split { parts } => parts.iter().map(|p| p.bytes).collect(),
         }
     }
@@ -248,7 +254,11 @@ impl BlockSizes {
             return Ok(if min == max {
                 BlockSizes::Fixed { bytes: min }
             } else {
-                BlockSizes::Range { min, max }
+                BlockSizes::Range {
+                    min,
+                    max,
+                    any_byte: false,
+                }
             });
         }
         if !text.contains('/') && !text.contains(':') {
@@ -328,7 +338,7 @@ impl BlockSizes {
         let s = export::tool_size;
         match self {
             BlockSizes::Fixed { bytes } => s(*bytes),
-            BlockSizes::Range { min, max } => format!("{}-{}", s(*min), s(*max)),
+            BlockSizes::Range { min, max, .. } => format!("{}-{}", s(*min), s(*max)),
             BlockSizes::Split { parts } => parts
                 .iter()
                 .map(|p| format!("{}/{}", s(p.bytes), p.pct))

@@ -966,6 +966,7 @@ mod tests {
                 BlockSizes::Range {
                     min: 1024,
                     max: 4096,
+                    any_byte: false,
                 },
             ),
             ("8k-8k", BlockSizes::Fixed { bytes: 8192 }),

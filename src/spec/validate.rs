@@ -38,6 +38,7 @@ impl JobSpec {
         self.validate_zones()?;
         self.validate_zbd()?;
         if self.cache.is_direct() {
+            self.check_any_byte_not_direct()?;
             self.check_direct_alignment(MIN_DIRECT_ALIGN, None)?;
         }
         let mut seen = std::collections::HashSet::new();
@@ -1240,6 +1241,22 @@ impl JobSpec {
             }
         }
         Ok(())
+    }
+
+    /// Lengths drawn at any byte (fio's bs_unaligned) are not whole sectors.
+    fn check_any_byte_not_direct(&self) -> Result<()> {
+        let any_byte = self.shape.block_mix.iter().any(|m| {
+            [&m.read, &m.write]
+                .iter()
+                .any(|b| matches!(b, BlockSizes::Range { any_byte: true, .. }))
+        });
+        match any_byte {
+            true => bad(format!(
+                "block lengths drawn at any byte (fio's bs_unaligned) cannot be direct I/O, which needs whole sectors; use {}",
+                self.dialect.cache(CacheMode::Buffered)
+            )),
+            false => Ok(()),
+        }
     }
 
     pub fn check_direct_alignment(&self, align: u64, on: Option<&std::path::Path>) -> Result<()> {

@@ -1084,9 +1084,20 @@ group_reporting
             .notes
             .iter()
             .any(|n| n.starts_with("bs_unaligned: no effect")));
+        // With a bsrange: any length in it, MAX no multiple of MIN needed (as fio); never
+        // direct, whose lengths are whole sectors.
+        let r = one("[j]\nfilename=/x\nsize=1m\nbsrange=3k-8k\nbs_unaligned\n");
+        let any = BlockSizes::Range {
+            min: 3072,
+            max: 8192,
+            any_byte: true,
+        };
+        assert_eq!(r.job.shape.block_mix.map(|m| m.read), Some(any));
+        assert!(!r.notes.iter().any(|n| n.starts_with("bs_unaligned")));
+        assert!(err("[j]\nfilename=/x\nsize=1m\nbsrange=3k-8k\n").contains("multiple of MIN"));
         assert!(
-            err("[j]\nfilename=/x\nsize=1m\nbsrange=4k-16k\nbs_unaligned\n").contains(
-                "bs_unaligned: sizes of a bsrange at byte granularity are not supported yet"
+            err("[j]\nfilename=/x\nsize=1m\nbsrange=1k-9k\nbs_unaligned\ndirect=1\n").contains(
+                "block lengths drawn at any byte (fio's bs_unaligned) cannot be direct I/O"
             )
         );
     }

@@ -52,8 +52,9 @@ pub(super) fn read_shape(
     let reads = write_pct < 100 && trim.is_none();
     let writes = write_pct > 0 || !trim.is_none();
     let (random, random_pct) = read_random_pct(set, random, reads, writes, notes)?;
-    let (block_size, block_mix) = read_block_sizes(set, reads, writes)?;
-    read_unaligned(set, &block_mix, notes)?;
+    let unaligned = set.flag("bs_unaligned")?.unwrap_or(false);
+    let (block_size, block_mix) = read_block_sizes(set, reads, writes, unaligned)?;
+    note_unaligned(unaligned, &block_mix, notes);
     let smallest = match &block_mix {
         Some(m) => m.read.smallest().min(m.write.smallest()),
         None => block_size,
@@ -314,7 +315,12 @@ fn seq_stride(set: &Set, block_size: u64, skip: i64) -> Result<(u64, bool)> {
 
 /// fio's `bs`, `bsrange` and `bssplit` (the last one given wins over the others, as in fio),
 /// each `READ[,WRITE]`: the largest size, and the mix when sizes vary.
-fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option<BlockMix>)> {
+fn read_block_sizes(
+    set: &Set,
+    reads: bool,
+    writes: bool,
+    unaligned: bool,
+) -> Result<(u64, Option<BlockMix>)> {
     let kb = set.kb_base;
     let size = |t: &str| parse_size(t, kb);
     let key = ["bssplit", "bsrange", "bs"]
@@ -335,10 +341,10 @@ fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option
             if text.is_empty() {
                 continue;
             }
-            let parsed = if key == "bs" {
-                size(text).map(|bytes| BlockSizes::Fixed { bytes })
-            } else {
-                BlockSizes::parse_with(text, &size)
+            let parsed = match key {
+                "bs" => size(text).map(|bytes| BlockSizes::Fixed { bytes }),
+                "bsrange" if unaligned => any_byte_range(text, &size),
+                _ => BlockSizes::parse_with(text, &size),
             };
             *slot = parsed.map_err(|e| set.err(key, e))?;
             if slot.smallest() == 0 {
@@ -360,35 +366,57 @@ fn read_block_sizes(set: &Set, reads: bool, writes: bool) -> Result<(u64, Option
     })
 }
 
-/// fio's `bs_unaligned`: sizes of a bsrange at any byte, not whole multiples of the smallest.
-/// Without a range there is nothing to unalign; with one, iogauge draws whole multiples only.
-fn read_unaligned(set: &Set, mix: &Option<BlockMix>, notes: &mut Vec<String>) -> Result<()> {
-    if !set.flag("bs_unaligned")?.unwrap_or(false) {
-        return Ok(());
+/// fio's `bs_unaligned` with a bsrange: any length from MIN to MAX (MAX need not be a
+/// multiple of MIN), drawn as fio draws it.
+fn any_byte_range(
+    text: &str,
+    size: &dyn Fn(&str) -> std::result::Result<u64, String>,
+) -> std::result::Result<BlockSizes, String> {
+    let Some((a, b)) = text.split_once('-') else {
+        return BlockSizes::parse_with(text, size);
+    };
+    let (min, max) = (size(a.trim())?, size(b.trim())?);
+    match (min, max) {
+        (0, _) => Err(format!("range '{text}' needs 0 < MIN <= MAX")),
+        (min, max) if max < min => Err(format!("range '{text}' needs 0 < MIN <= MAX")),
+        (min, max) if min == max => Ok(BlockSizes::Fixed { bytes: min }),
+        (min, max) => Ok(BlockSizes::Range {
+            min,
+            max,
+            any_byte: true,
+        }),
     }
+}
+
+/// fio's `bs_unaligned` without a bsrange has nothing to unalign: said.
+fn note_unaligned(unaligned: bool, mix: &Option<BlockMix>, notes: &mut Vec<String>) {
     let ranged = mix.as_ref().is_some_and(|m| {
         [&m.read, &m.write]
             .iter()
-            .any(|b| matches!(b, BlockSizes::Range { min, max } if min != max))
+            .any(|b| matches!(b, BlockSizes::Range { any_byte: true, .. }))
     });
-    if ranged {
-        return Err(set.err(
-            "bs_unaligned",
-            "sizes of a bsrange at byte granularity are not supported yet (planned): iogauge draws whole multiples of the smallest size",
-        ));
+    if unaligned && !ranged {
+        notes.push(
+            "bs_unaligned: no effect: every I/O is one of the sizes given (no bsrange), as in fio"
+                .into(),
+        );
     }
-    notes.push(
-        "bs_unaligned: no effect: every I/O is one of the sizes given (no bsrange), as in fio"
-            .into(),
-    );
-    Ok(())
 }
 
 /// The mean size of a mix, for stops given in I/Os.
 pub(super) fn mean_size(b: &BlockSizes) -> u64 {
     match b {
         BlockSizes::Fixed { bytes } => *bytes,
-        BlockSizes::Range { min, max } => (min + max) / 2,
+        BlockSizes::Range {
+            min,
+            max,
+            any_byte: false,
+        } => (min + max) / 2,
+        // fio's draw: min + a uniform [0, max), the lengths past max taken as max.
+        BlockSizes::Range { min, max, .. } => {
+            let below_max = (max - min) as u128 * (*min as u128 + (*max - *min) as u128 / 2);
+            ((below_max + *min as u128 * *max as u128) / *max as u128) as u64
+        }
         BlockSizes::Split { parts } => {
             parts.iter().map(|p| p.bytes * p.pct as u64).sum::<u64>() / 100
         }
