@@ -23,6 +23,7 @@ mod sys;
 mod sys;
 
 pub mod cache;
+pub mod cgroup;
 pub mod cpu;
 pub mod diskstats;
 pub mod error;

@@ -123,6 +123,10 @@ fn run_worker(
         if let Some((policy, nodes)) = &plan.numa.memory {
             crate::os::numa::set_mem_policy(policy, nodes)?;
         }
+        // Before any I/O or memory is charged: fio joins its cgroup first thing in a job.
+        if let Some(cg) = w.cgroup {
+            cg.enter_thread()?;
+        }
         let p = &w.plan;
         // Before the engine's ring is made, as fio's ioprio_set before td_io_init.
         if let Some(prio) = p.prio.ioprio {

@@ -265,6 +265,7 @@ pub fn run_full(
     descriptors::check(job)?;
     let mut plan = plan::plan(job, &plan::Host::probe(job), observer.wants_ios())?;
     let mut prepared = prepare::prepare(job, &plan, cleanup, interrupted)?;
+    plan.notes.append(&mut prepared.notes);
     let ctl = Control::new(
         prepared.clock,
         plan.threads as usize,

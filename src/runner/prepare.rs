@@ -30,6 +30,11 @@ pub struct Prepared {
     pub done: Vec<AtomicBool>,
     /// --verify: the targets' generations and what was found.
     pub verify: Option<super::verifying::Verifying>,
+    /// The cgroup the workers run in (fio's cgroup=); gone (if made here) when this drops,
+    /// after the workers have ended.
+    pub cgroup: Option<crate::os::cgroup::Joined>,
+    /// What preparing did that the report says.
+    pub notes: Vec<String>,
 }
 
 /// What one worker thread is given: its plan, and what its engine works on.
@@ -41,6 +46,8 @@ pub struct WorkerSetup<'a> {
     /// A file-operation engine's names, and its share of [`Prepared::done`].
     pub names: Vec<Name>,
     pub done: &'a [AtomicBool],
+    /// The cgroup the thread moves itself into before its engine is set up.
+    pub cgroup: Option<&'a crate::os::cgroup::Joined>,
 }
 
 /// Open (or create) the targets and try the io_uring options on them.
@@ -51,6 +58,16 @@ pub fn prepare(
     interrupted: &AtomicBool,
 ) -> Result<Prepared> {
     super::verifying::check_before(job)?;
+    let mut notes = Vec::new();
+    // Before any file is laid out: a cgroup that cannot be joined ends the run first.
+    let cgroup = match &job.cgroup {
+        Some(ask) => {
+            let (joined, note) = crate::os::cgroup::Joined::prepare(ask).map_err(Error::runtime)?;
+            notes.push(note);
+            Some(joined)
+        }
+        None => None,
+    };
     let targets = target::open_targets(job, cleanup, interrupted)?;
     if interrupted.load(Ordering::Relaxed) {
         return Err(Error::Interrupted(
@@ -83,6 +100,8 @@ pub fn prepare(
         clock_info,
         done,
         verify,
+        cgroup,
+        notes,
     })
 }
 
@@ -125,6 +144,7 @@ pub fn workers<'a>(job: &JobSpec, plan: &RunPlan, p: &'a Prepared) -> Result<Vec
                 lazy: lazy.clone(),
                 names: names.clone(),
                 done,
+                cgroup: p.cgroup.as_ref(),
             });
         }
     }

@@ -155,6 +155,7 @@ pub fn to_fio(job: &JobSpec, name: &str, stonewall: bool) -> String {
         }
         fio_affinity(&mut o, job);
         fio_numa(&mut o, job);
+        fio_cgroup(&mut o, job);
         fio_zones(&mut o, job);
         if job.continue_on_error {
             let _ = writeln!(o, "continue_on_error=io");
@@ -540,6 +541,17 @@ fn fio_numa(o: &mut String, job: &JobSpec) {
     }
     if let Some(m) = &n.memory {
         let _ = writeln!(o, "numa_mem_policy={}", m.text());
+    }
+}
+
+fn fio_cgroup(o: &mut String, job: &JobSpec) {
+    let Some(c) = &job.cgroup else { return };
+    let _ = writeln!(o, "cgroup={}", c.name);
+    if let Some(w) = c.weight {
+        let _ = writeln!(o, "cgroup_weight={w}");
+    }
+    if c.keep {
+        let _ = writeln!(o, "cgroup_nodelete=1");
     }
 }
 

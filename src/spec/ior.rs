@@ -378,6 +378,7 @@ impl Ior {
                 save: false,
                 ..Default::default()
             }),
+            cgroup: None,
         };
         job.validate()?;
         Ok(job)

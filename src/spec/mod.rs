@@ -1034,6 +1034,9 @@ pub struct JobSpec {
     /// Data verification (--verify, fio's verify=): headers, checksums and generations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::verify::VerifySpec>,
+    /// The blkio cgroup the job's threads run in (fio's cgroup=).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<crate::os::cgroup::CgroupAsk>,
 }
 
 /// How an MPI job's ranks share the targets ([`crate::cluster::team`]); nothing to a process

@@ -534,6 +534,7 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
             interleave: None,
         },
         verify: verify(args)?,
+        cgroup: None,
     };
     job.validate()?;
     Ok(job)

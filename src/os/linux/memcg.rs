@@ -347,7 +347,7 @@ fn remove_leftovers(parent: &Path) {
 }
 
 /// rmdir, retried over about 100 ms while the kernel still counts the tasks just moved out.
-fn remove_cgroup(dir: &Path) -> io::Result<()> {
+pub(super) fn remove_cgroup(dir: &Path) -> io::Result<()> {
     let mut tries = 10;
     loop {
         match std::fs::remove_dir(dir) {
@@ -361,7 +361,7 @@ fn remove_cgroup(dir: &Path) -> io::Result<()> {
 }
 
 /// One write(2): cgroup files take a value per write.
-fn write_text(path: &Path, text: &str) -> io::Result<()> {
+pub(super) fn write_text(path: &Path, text: &str) -> io::Result<()> {
     std::fs::OpenOptions::new()
         .write(true)
         .open(path)?
@@ -382,7 +382,7 @@ fn context(bytes: u64) -> String {
 }
 
 /// "ctx: cannot create a cgroup in '/x': Permission denied (run as root)"
-fn fail(ctx: &str, what: &str, path: &Path, e: &io::Error) -> String {
+pub(super) fn fail(ctx: &str, what: &str, path: &Path, e: &io::Error) -> String {
     let text = e.to_string();
     let text = text.split(" (os error ").next().unwrap_or(&text);
     let denied = matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM));

@@ -2,6 +2,7 @@
 //! errno, sysfs and procfs, cgroups, and the calls only Linux has (io_uring is the engine's).
 
 pub mod cache;
+pub mod cgroup;
 pub mod cpu;
 pub mod dir;
 pub mod diskstats;

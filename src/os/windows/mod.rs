@@ -5,6 +5,7 @@
 //! per thread, emptying every cache: not yet) is answered with an error that says so.
 
 pub mod cache;
+pub mod cgroup;
 pub mod cpu;
 pub mod diskstats;
 pub mod error;

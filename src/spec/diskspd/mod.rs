@@ -164,6 +164,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         dialect: Dialect::Diskspd,
         ranks: crate::spec::Ranks::default(),
         verify: None,
+        cgroup: None,
     };
     job.validate()?;
     Ok(Diskspd {

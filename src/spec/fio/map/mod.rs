@@ -258,6 +258,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
     let poisson = pace::read_rate_process(set, limited, notes)?;
     let affinity = threads::read_affinity(set, notes)?;
     let numa = threads::read_numa(set)?;
+    let cgroup = threads::read_cgroup(set, &j.name, notes)?;
     let continue_on_error = threads::read_continue_on_error(set, notes);
     let ignore_errors = threads::read_ignore_error(set, notes)?;
     let (hipri, sqpoll) = engine::read_engine_flags(set)?;
@@ -378,6 +379,7 @@ fn job_spec(j: &Job, w: Workload, notes: &mut Vec<String>) -> Result<(JobSpec, L
             open_files,
         }),
         dialect: crate::spec::Dialect::Fio,
+        cgroup,
         ranks: crate::spec::Ranks::default(),
         verify,
     };
@@ -1032,7 +1034,7 @@ group_reporting
             .contains("t.fio:1: job 'j': bs 1000 is not a multiple of 512 bytes"));
         // With --ignore-unsupported: a warning each, and the job runs without them.
         let jobs = read_str(
-            "[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\ncgroup_nodelete=1\n",
+            "[j]\nfilename=/x\nsize=1m\nexec_prerun=ls\nexec_postrun=ls\n",
             "t.fio",
             Path::new("."),
             &vars(),
@@ -1084,6 +1086,27 @@ group_reporting
             .notes
             .iter()
             .any(|n| n.starts_with("bs_unaligned: no effect")));
+        // cgroup: a weight alone names the cgroup after the job, as fio; fio's bounds.
+        let cg = |extra: &str| {
+            one(&format!("[j]\nfilename=/x\nsize=1m\n{extra}"))
+                .job
+                .cgroup
+        };
+        assert_eq!(cg(""), None);
+        let ask = cg("cgroup=slow\ncgroup_nodelete=1\n").unwrap();
+        assert_eq!(
+            (ask.name.as_str(), ask.weight, ask.keep),
+            ("slow", None, true)
+        );
+        let ask = cg("cgroup_weight=500\n").unwrap();
+        assert_eq!((ask.name.as_str(), ask.weight), ("j", Some(500)));
+        assert!(err("[j]\nfilename=/x\nsize=1m\ncgroup_weight=50\n")
+            .contains("cgroup_weight: weight 50 is not 100 to 1000"));
+        assert!(err("[j]\nfilename=/x\nsize=1m\ncgroup=../x\n").contains("cgroup: '../x' is not"));
+        assert!(one("[j]\nfilename=/x\nsize=1m\ncgroup_nodelete=1\n")
+            .notes
+            .iter()
+            .any(|n| n.starts_with("cgroup_nodelete: no effect")));
         // With a bsrange: any length in it, MAX no multiple of MIN needed (as fio); never
         // direct, whose lengths are whole sectors.
         let r = one("[j]\nfilename=/x\nsize=1m\nbsrange=3k-8k\nbs_unaligned\n");

@@ -3,6 +3,7 @@
 //! an I/O error (`continue_on_error`).
 
 use crate::error::Result;
+use crate::os::cgroup::CgroupAsk;
 use crate::spec::fio::options::Set;
 use crate::spec::numa::{parse_mem_policy, parse_nodes, Numa};
 use crate::spec::Affinity;
@@ -139,4 +140,37 @@ fn read_cpus(set: &Set) -> Result<Option<Vec<usize>>> {
         }
     }
     Ok(Some(cpus))
+}
+
+/// fio's cgroup, cgroup_weight and cgroup_nodelete: the blkio cgroup the job's threads run in
+/// (a weight alone puts them in one named after the job, as fio 3.33's get_cgroup_root does).
+pub(super) fn read_cgroup(
+    set: &Set,
+    job: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<CgroupAsk>> {
+    let weight = set.int("cgroup_weight")?.filter(|&w| w > 0);
+    let keep = set.flag("cgroup_nodelete")?.unwrap_or(false);
+    let name = match (set.text("cgroup").filter(|n| !n.is_empty()), weight) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(_)) => job.to_string(),
+        (None, None) => {
+            if keep {
+                notes.push("cgroup_nodelete: no effect without cgroup or cgroup_weight".into());
+            }
+            return Ok(None);
+        }
+    };
+    let ask = CgroupAsk {
+        name,
+        weight: weight.map(|w| w.min(u32::MAX as u64) as u32),
+        keep,
+    };
+    let key = if set.text("cgroup").is_some() && weight.is_none() {
+        "cgroup"
+    } else {
+        "cgroup_weight"
+    };
+    ask.check().map_err(|e| set.err(key, e))?;
+    Ok(Some(ask))
 }
