@@ -83,6 +83,11 @@ pub enum Command {
     /// meaning, alone or as the ranks of an MPI job, and print mdtest's rate table.
     #[command(after_help = MDTEST_HELP, disable_help_flag = true)]
     Mdtest(FioArgs),
+    /// Run IO500's twelve phases (ior-easy, mdtest-easy, ior-hard, mdtest-hard, find) as one
+    /// run on a folder, alone or as the ranks of an MPI job, and print IO500's result lines
+    /// and score, labelled NON-COMPLIANT (not the unmodified ior, mdtest and pfind).
+    #[command(after_help = IO500_HELP)]
+    Io500(Io500Args),
     /// Make a seeded tree of files of chosen sizes and compressibility, with a manifest of
     /// every file's size and checksum (`dataset create`); check a tree against it (`verify`).
     #[command(after_help = DATASET_HELP)]
@@ -751,6 +756,48 @@ mdtest's rate table: every rank's items over the slowest rank's time.
 Examples:
   iogauge mdtest -n 1000 -i 3 -u -d /mnt/scratch/mdtest
   mpirun -np 16 iogauge mdtest -n 1000 -F -w 3901 -e 3901 -d /mnt/md -N 1
+";
+
+#[derive(Args, Debug, Clone)]
+pub struct Io500Args {
+    /// The data folder (made if missing), or an IO500 .ini file (a name ending in .ini)
+    #[arg(value_name = "DIR|CONFIG.ini")]
+    pub target: String,
+
+    /// Seconds after which the write phases stop (IO500's stonewall-time; its rules: 300)
+    #[arg(long = "stonewall", value_name = "S")]
+    pub stonewall: Option<u64>,
+
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    /// No progress line
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub const IO500_HELP: &str = "\
+IO500's phases in IO500's order: ior-easy-write, mdtest-easy-write, ior-hard-write,
+mdtest-hard-write, find, ior-easy-read, mdtest-easy-stat, ior-hard-read, mdtest-hard-stat,
+mdtest-easy-delete, mdtest-hard-read, mdtest-hard-delete, each made as IO500 makes its IOR
+or mdtest command line and run by `iogauge ior` and `iogauge mdtest`'s own code; find is
+iogauge's walk with pfind's filter (-newer -size 3901c -name *01*). Scores as IO500's: the
+geometric mean of the ior phases in GiB/s, of the others in kIOPS, TOTAL the square root of
+their product. The result is NON-COMPLIANT, and says so: the IO500 rules require the
+unmodified ior, mdtest and pfind binaries.
+
+Sizes: iogauge's defaults are small, for seconds on a local disk, and printed: ior-easy
+transferSize 2m blockSize 16m (per rank), ior-hard segmentCount 100, mdtest-easy n 1000,
+mdtest-hard n 1000, stonewall-time 30 s. An IO500 .ini sets them: [global] datadir, [debug]
+stonewall-time, [ior-easy] transferSize blockSize, [ior-hard] segmentCount, [mdtest-easy] n,
+[mdtest-hard] n; any other key is refused in one line. Everything is made in new folders in
+the data folder (ior-easy, ior-hard, mdtest-easy, mdtest-hard, timestampfile) and removed at
+the end, also after Ctrl-C, which prints the phases done. Linux only.
+
+Examples:
+  iogauge io500 /mnt/scratch/io500
+  mpirun -np 16 iogauge io500 config.ini --stonewall 300
 ";
 
 pub const DISKSPD_HELP: &str = "\

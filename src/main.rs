@@ -57,7 +57,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior` and `mdtest` run as
+/// `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior`, `mdtest` and `io500` run as
 /// the ranks of an MPI job; any other command started as several ranks would run once per
 /// rank on the same files, and is refused by name.
 fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Error> {
@@ -65,10 +65,11 @@ fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Er
     match (command, ranks) {
         (Some(Command::Run(_) | Command::Fio(_) | Command::Fs(_)), _) | (_, None) => Ok(()),
         (Some(Command::Sweep(_) | Command::Iozone(_) | Command::Workload(_)), _) => Ok(()),
-        (Some(Command::Ior(_) | Command::Mdtest(_)), _) => Ok(()),
+        (Some(Command::Ior(_) | Command::Mdtest(_) | Command::Io500(_)), _) => Ok(()),
         (_, Some((n, var))) => Err(Error::usage(format!(
             "iogauge {} runs alone, not as one of {n} MPI ranks ({var}={n}); under mpirun, \
-             run `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior` or `mdtest`",
+             run `iogauge run`, `fio`, `fs`, `sweep`, `iozone`, `workload`, `ior`, `mdtest` or \
+             `io500`",
             subcommand(args).unwrap_or("(the default job)")
         ))),
     }
@@ -105,6 +106,8 @@ fn dispatch(
         Some(Command::Ior(i)) => cmd::ior::cmd_ior(&i.args, args),
         #[cfg(target_os = "linux")]
         Some(Command::Mdtest(m)) => cmd::mdtest::cmd_mdtest(&m.args, args),
+        #[cfg(target_os = "linux")]
+        Some(Command::Io500(a)) => cmd::io500::cmd_io500(&a, args),
         Some(Command::Profiles) => profile::cmd_profiles(),
         Some(Command::Explain(e)) => explain::cmd_explain(&e),
         Some(Command::Selftest(st)) => selftest::cmd_selftest(&st),
@@ -122,7 +125,8 @@ fn dispatch(
             | Command::Iozone(_)
             | Command::Dataset(_)
             | Command::Workload(_)
-            | Command::Mdtest(_),
+            | Command::Mdtest(_)
+            | Command::Io500(_),
         ) => Err(not_yet_here(&args)),
     }
 }
@@ -131,8 +135,8 @@ fn dispatch(
 #[cfg(not(target_os = "linux"))]
 fn not_yet_here(args: &[String]) -> Error {
     Error::usage(format!(
-        "iogauge {} is not yet on {}: the file-system suite, sweeps, iozone lines, datasets \
-         and workloads run on Linux for now; `iogauge run`, `quick`, `diskspd` and `fio` run here",
+        "iogauge {} is not yet on {}: the file-system suite, sweeps, iozone lines, datasets, \
+         workloads, mdtest and io500 run on Linux for now; `iogauge run`, `quick`, `diskspd` and `fio` run here",
         subcommand(args).unwrap_or("?"),
         std::env::consts::OS
     ))

@@ -11,5 +11,7 @@ fn main() {
     #[cfg(target_os = "linux")]
     linux::main();
     #[cfg(not(target_os = "linux"))]
-    println!("SKIPPED: tests/hpc.rs: iogauge ior and mdtest, alone and under mpirun (Linux only)");
+    println!(
+        "SKIPPED: tests/hpc.rs: iogauge ior, mdtest and io500, alone and under mpirun (Linux only)"
+    );
 }

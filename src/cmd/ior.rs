@@ -149,7 +149,7 @@ fn phases(ior: &Ior) -> Vec<Phase> {
 }
 
 /// One phase on every rank: the aggregate on rank 0 (alone: the run), `None` elsewhere.
-fn run_phase(
+pub(super) fn run_phase(
     team: Option<&dyn Cluster>,
     job: &JobSpec,
     argv: &[String],

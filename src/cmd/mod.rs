@@ -14,6 +14,8 @@ pub mod fio;
 
 #[cfg(target_os = "linux")]
 pub mod fs;
+#[cfg(target_os = "linux")]
+pub mod io500;
 pub mod ior;
 #[cfg(target_os = "linux")]
 pub mod iozone;

@@ -10,6 +10,7 @@
 //! Repetitions are interleaved: test by test, repetition by repetition, every file system in
 //! turn, so that a slow drift of the machine falls on all of them alike.
 
+pub mod find;
 pub mod mdtest;
 pub mod ops;
 pub mod ranks;

@@ -19,6 +19,7 @@ pub mod fs;
 #[cfg(test)]
 mod golden;
 pub mod html;
+pub mod io500;
 pub mod ior;
 pub mod iozone;
 pub mod json;

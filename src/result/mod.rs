@@ -8,6 +8,7 @@
 
 pub mod dataset;
 pub mod fs;
+pub mod io500;
 pub mod ior;
 pub mod mdtest;
 pub mod profile;

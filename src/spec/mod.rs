@@ -12,6 +12,7 @@ pub mod export;
 pub mod fio;
 pub mod flag;
 pub mod flat;
+pub mod io500;
 pub mod ior;
 #[cfg(target_os = "linux")]
 pub mod iozone;

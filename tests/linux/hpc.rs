@@ -1,4 +1,4 @@
-//! `iogauge ior` and `iogauge mdtest` end to end, alone and under `mpirun --oversubscribe -np
+//! `iogauge ior`, `iogauge mdtest` and `iogauge io500` end to end, alone and under `mpirun --oversubscribe -np
 //! 4` (a build with the `mpi` feature: `cargo test --features mpi --test hpc`), with IOR and
 //! mdtest command lines from real sources scaled down to small sizes. Each is checked against IOR's documented semantics:
 //! the bytes moved (blockSize × segmentCount × tasks), the files made (testFile.00000003
@@ -6,7 +6,9 @@
 //! from the kept file's content: each rank writes its own buffer, the same bytes in every
 //! transfer), and the summary's figures agreeing (bandwidth = bytes / time); for mdtest, the
 //! files and folders each phase leaves (mdtest's names, its tree, its items per folder) and
-//! its rate table's rows. Own harness: a missing mpirun or feature is SKIPPED, never passed.
+//! its rate table's rows; for io500, IO500's twelve phases in order, the score as IO500's
+//! formula of the printed lines, the files the find saw (what each phase's sizes make) and
+//! nothing left behind. Own harness: a missing mpirun or feature is SKIPPED, never passed.
 
 use crate::common;
 
@@ -507,6 +509,184 @@ fn bad_mdtest_lines_are_refused_in_one_line() -> Result<String, String> {
     Ok(String::new())
 }
 
+/// `iogauge io500 ARGS`, alone or as `np` ranks.
+fn io500(np: Option<&str>, dir: &Path, args: &[&str]) -> Output {
+    tool("io500", np, dir, args, true)
+}
+
+/// IO500's twelve phases, in IO500's order.
+const IO500_PHASES: [&str; 12] = [
+    "ior-easy-write",
+    "mdtest-easy-write",
+    "ior-hard-write",
+    "mdtest-hard-write",
+    "find",
+    "ior-easy-read",
+    "mdtest-easy-stat",
+    "ior-hard-read",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+];
+
+/// "[RESULT] NAME SCORE UNIT : time S seconds [NON-COMPLIANT]" as (name, score, unit).
+fn io500_rows(text: &str) -> Vec<(String, f64, String)> {
+    text.lines()
+        .filter(|l| l.starts_with("[RESULT]"))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 9, "{l}");
+            assert_eq!(f[8], "[NON-COMPLIANT]", "{l}");
+            (f[1].into(), f[2].parse().unwrap(), f[3].into())
+        })
+        .collect()
+}
+
+fn geomean(v: &[f64]) -> f64 {
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
+
+/// The phases in order, each scored in IO500's unit, and the score line IO500's formula
+/// of them: sqrt(geomean(ior GiB/s) × geomean(mdtest and find kIOPS)).
+fn io500_score_agrees(text: &str) {
+    let rows = io500_rows(text);
+    let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, IO500_PHASES, "{text}");
+    let bw: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.0.starts_with("ior"))
+        .map(|r| r.1)
+        .collect();
+    let md: Vec<f64> = rows
+        .iter()
+        .filter(|r| !r.0.starts_with("ior"))
+        .map(|r| r.1)
+        .collect();
+    for r in &rows {
+        let unit = if r.0.starts_with("ior") {
+            "GiB/s"
+        } else {
+            "kIOPS"
+        };
+        assert!(r.1 > 0.0 && r.2 == unit, "{r:?}");
+    }
+    let line = text.lines().find(|l| l.starts_with("[SCORE ]")).unwrap();
+    let f: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(f.last(), Some(&"[NON-COMPLIANT]"), "{line}");
+    let (b, m, t) = (
+        geomean(&bw),
+        geomean(&md),
+        (geomean(&bw) * geomean(&md)).sqrt(),
+    );
+    for (printed, want) in [(f[3], b), (f[7], m), (f[11], t)] {
+        let p: f64 = printed.parse().unwrap();
+        assert!(
+            (p - want).abs() <= want * 2e-5 + 2e-6,
+            "{printed} vs {want}: {line}"
+        );
+    }
+}
+
+/// The find's line: the files it matched of those it looked at.
+fn io500_found(text: &str) -> (u64, u64) {
+    let l = text.lines().find(|l| l.starts_with("[FIND  ]")).unwrap();
+    let f: Vec<&str> = l.split_whitespace().collect();
+    (f[2].parse().unwrap(), f[4].parse().unwrap())
+}
+
+/// An IO500 .ini scaled down (IO500's config-sample-all.ini's keys): the phases in IO500's
+/// order, the score IO500's formula of the lines; the find saw every file the writes made
+/// (mdtest-easy's n and mdtest-hard's n per rank, a file per rank for ior-easy, ior-hard's one,
+/// the timestamp file) and matched mdtest-hard's 3901-byte files with 01 in their names; the
+/// new data folder is gone afterwards.
+fn io500_from_ini(np: Option<&str>) -> Result<String, String> {
+    let n = np.map_or(1, |n| n.parse::<u64>().unwrap());
+    let dir = common::work_dir();
+    let d = dir.path();
+    let ini = "[global]\ndatadir = ./data\n\n[debug]\nstonewall-time = 10\n\n[ior-easy]\n\
+               transferSize = 1m\nblockSize = 4m\n\n[ior-hard]\nsegmentCount = 20\n\n\
+               [mdtest-easy]\nn = 50\n\n[mdtest-hard]\nn = 120\n\n[find]\n";
+    std::fs::write(d.join("io500.ini"), ini).unwrap();
+    let text = ok(&io500(np, d, &["io500.ini"]));
+    io500_score_agrees(&text);
+    assert!(
+        text.contains("[CONFIG] stonewall-time: 10 s (IO500's rules: 300 s)"),
+        "{text}"
+    );
+    let (matched, files) = io500_found(&text);
+    assert_eq!(files, 50 * n + 120 * n + n + 1 + 1, "{text}");
+    let want = (0..n)
+        .flat_map(|r| (0..120).map(move |i| format!("file.mdtest.{r}.{i}")))
+        .filter(|name| name.contains("01"))
+        .count() as u64;
+    assert_eq!(matched, want, "{text}");
+    assert_eq!(tree_of(d), ["io500.ini"], "everything made is removed");
+    Ok(format!("{files} files, {matched} found"))
+}
+
+/// `iogauge io500 DIR` with iogauge's defaults, printed; in a folder that holds a user's
+/// file, which stays, as the folder does.
+fn io500_defaults(np: Option<&str>) -> Result<String, String> {
+    let n = np.map_or(1, |n| n.parse::<u64>().unwrap());
+    let dir = common::work_dir();
+    let d = dir.path();
+    std::fs::create_dir(d.join("data")).unwrap();
+    std::fs::write(d.join("data/mine"), "a user's file").unwrap();
+    let text = ok(&io500(np, d, &["data", "--stonewall", "20"]));
+    io500_score_agrees(&text);
+    for line in [
+        "[CONFIG] ior-easy: transferSize = 2m, blockSize = 16m",
+        "[CONFIG] mdtest-easy: n = 1000",
+        "[CONFIG] mdtest-hard: n = 1000",
+        "[CONFIG] ior-hard: segmentCount = 100",
+        "[CONFIG] stonewall-time: 20 s",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    assert_eq!(
+        io500_found(&text).1,
+        2000 * n + n + 1 + 1 + 1,
+        "the user's file too"
+    );
+    assert!(text.starts_with("IO500 phases run by iogauge"), "{text}");
+    assert!(text.contains("[NON-COMPLIANT]: iogauge's own IOR, mdtest and find"));
+    assert_eq!(tree_of(d), ["data", "data/mine"], "the user's things stay");
+    Ok(String::new())
+}
+
+/// An .ini key iogauge does not read is refused in one line naming it, in IO500's words,
+/// before anything is made; so is a folder of IO500's that is there already.
+fn io500_refusals() -> Result<String, String> {
+    let dir = common::work_dir();
+    let d = dir.path();
+    std::fs::write(
+        d.join("x.ini"),
+        "[global]\ndatadir = ./data\nresultdir = ./r\n",
+    )
+    .unwrap();
+    let o = io500(None, d, &["x.ini"]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with(
+            "iogauge: error: Parsing error in section global line 3, unknown option \
+             \"resultdir\" with value \"./r\""
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    std::fs::create_dir_all(d.join("data/mdtest-easy")).unwrap();
+    let o = io500(None, d, &["data"]);
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("mdtest-easy' exists; iogauge io500 makes it new"),
+        "{err}"
+    );
+    assert_eq!(tree_of(d), ["data", "data/mdtest-easy", "x.ini"]);
+    Ok(String::new())
+}
+
 pub fn main() {
     let tests: Vec<(&str, common::SkipOr)> = vec![
         ("ior_hard_alone", || alone(ior_hard)),
@@ -539,6 +719,11 @@ pub fn main() {
             "bad_mdtest_lines_are_refused_in_one_line",
             bad_mdtest_lines_are_refused_in_one_line,
         ),
+        ("io500_from_ini_alone", || alone(io500_from_ini)),
+        ("io500_from_ini_np4", || np4(io500_from_ini)),
+        ("io500_defaults_alone", || alone(io500_defaults)),
+        ("io500_defaults_np4", || np4(io500_defaults)),
+        ("io500_refusals", io500_refusals),
     ];
     common::harness_skip_or("hpc", tests);
 }
