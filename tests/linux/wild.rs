@@ -12,7 +12,7 @@ use common::*;
 use std::process::Command;
 
 /// What iogauge accepted of each kind when the floors were set (after issue 39's work).
-const FLOORS: [(&str, u32); 3] = [("job", 26), ("line", 87), ("diskspd", 26)];
+const FLOORS: [(&str, u32); 3] = [("job", 26), ("line", 89), ("diskspd", 26)];
 
 /// fio 3.33 lacks these options; iogauge follows a later fio there.
 const LATER_FIO: &[&str] = &["verify_write_sequence"];

@@ -207,7 +207,7 @@ fn laid_out(j: &Job, shape: &Shape, clones: u32, notes: &mut Vec<String>) -> Res
         None => {
             let Some(file_size) = fixed.or(size).or(existing) else {
                 return Err(Error::usage(format!(
-                    "{}: job '{}' names no file and no size: give filename= or size=",
+                    "{}: job '{}' names no file and no size: give filename= or size= (fio fails it as it starts: \"you need to specify size=\")",
                     j.fj.at, j.name
                 )));
             };
