@@ -210,7 +210,10 @@ pub fn cmd_fio(
         Err(code) => return Ok(code),
     };
     let templates = match ranks.team() {
-        None => None,
+        None => {
+            alone_placeholders(&mut plan)?;
+            None
+        }
         // Collectives inside: entered by every rank or by none.
         Some(c) => match ranks.agree(fio_team::localize(c, &mut plan))? {
             Ok(templates) => Some(templates),
@@ -378,9 +381,22 @@ fn words(options: &[fio::FioOption]) -> String {
         .collect()
 }
 
-/// `path` as rank `rank` will use it; as written where the placeholders do not expand (which
-/// localizing the plan then refuses, naming the job).
+/// `path` as rank `rank` (alone: rank 0) will use it; as written where the placeholders do
+/// not expand (which localizing the plan then refuses, naming the job).
 fn rank_path(path: &Path, rank: Option<&Place>) -> PathBuf {
-    let expanded = rank.and_then(|r| iogauge::cluster::expand(&path.to_string_lossy(), r).ok());
+    let expanded = iogauge::cluster::expand_here(&path.to_string_lossy(), rank).ok();
     expanded.map_or_else(|| path.to_path_buf(), PathBuf::from)
+}
+
+/// Alone, a target's placeholders are rank 0's, and a `{word}` that is not one is refused,
+/// as under mpirun (a typo would otherwise name a file `{rnak}`).
+fn alone_placeholders(plan: &mut fio::options::FioPlan) -> Result<(), Error> {
+    for run in &mut plan.runs {
+        for t in &mut run.job.targets {
+            let path = iogauge::cluster::expand_here(&t.path.to_string_lossy(), None)
+                .map_err(|e| Error::usage(format!("{}: job '{}': {e}", run.at, run.name)))?;
+            t.path = path.into();
+        }
+    }
+    Ok(())
 }

@@ -319,6 +319,35 @@ fn placeholders_alone_are_rank_0s() -> Result<String, String> {
     let o = run(&format!("{d}/f.{{rnak}}"));
     assert_eq!(o.status.code(), Some(2));
     assert!(common::stderr(&o).contains("{rnak} is not a placeholder"));
+    // The same in a fio line: rank 0's file alone, a typo refused naming the job.
+    let fio = |target: &str| {
+        common::bin()
+            .args([
+                "fio",
+                "--name=p",
+                "--rw=write",
+                "--size=1m",
+                "--output-format=json",
+            ])
+            .arg(format!("--filename={target}"))
+            .output()
+            .unwrap()
+    };
+    let o = fio(&format!("{d}/g.{{rank}}"));
+    ok(&o);
+    assert!(!dir.path().join("g.{rank}").exists());
+    let o = fio(&format!("{d}/g.{{rnak}}"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("job 'p'") && err.contains("{rnak} is not a placeholder"),
+        "{err}"
+    );
+    assert!(
+        tree_of(dir.path()).iter().all(|f| !f.starts_with('g')),
+        "{:?}",
+        tree_of(dir.path())
+    );
     Ok(String::new())
 }
 
