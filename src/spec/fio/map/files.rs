@@ -109,7 +109,7 @@ fn one_file_per_name(j: &Job, files: &mut Files, notes: &mut Vec<String>) -> Res
     }
     let volume = match files.volume {
         Some(v) => v,
-        None => super::timing::clone_region(j, files)?,
+        None => clone_region(j, files)?,
     };
     notes.push(format!(
         "job '{}': filename_format '{}' names its {n} files per clone alike ('{}'): fio opens that file {n} times and works each in full; iogauge opens it once and moves the same {volume} bytes per clone over it, in {n} passes",
@@ -447,6 +447,30 @@ fn sized_by_filesize(
     files.volume = Some(asked.map_or(per_clone, |a| a.min(per_clone)));
     files.targets = targets;
     Ok(())
+}
+
+/// The bytes of a clone's region of every file: from the offset to the end of the region,
+/// else of the file as it will be (or is, where it exists).
+pub(super) fn clone_region(j: &Job, files: &Files) -> Result<u64> {
+    let t = &files.targets[0];
+    let end = match files.max_offset {
+        Some(end) => end,
+        None => t
+            .create_size
+            .filter(|_| !(j.o.exists)(&t.path))
+            .or_else(|| (j.o.size_of)(&t.path))
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "{}: job '{}': '{}' does not exist and no size= was given",
+                    j.fj.at,
+                    j.name,
+                    t.path.display()
+                ))
+            })?,
+    };
+    Ok(end
+        .saturating_sub(files.offset)
+        .saturating_mul(files.nfiles))
 }
 
 /// fio's generated files, `nfiles` per clone, dealt to the directories in turn.

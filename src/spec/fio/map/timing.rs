@@ -1,11 +1,11 @@
 //! When a job starts and stops: `startdelay`; `runtime` and `time_based`; else the bytes it
 //! moves (`size`, `io_size`, `number_ios`, `loops`); `create_only`, which runs no I/O at all.
 
-use super::files::Files;
+use super::files::{clone_region, Files};
 use super::shape::{mean_size, Shape};
 use super::Clones;
 use super::Job;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::spec::fio::options::Set;
 use crate::spec::fio::plan::{Exit, ExitWhat};
 use crate::spec::fio::{parse_size, parse_time_ns};
@@ -176,30 +176,6 @@ fn bytes_moved(j: &Job, shape: &Shape, files: &Files, notes: &mut Vec<String>) -
     Ok(per_loop
         .saturating_mul(loops)
         .saturating_mul(files.clones as u64))
-}
-
-/// The bytes of a clone's region of every file: from the offset to the end of the region,
-/// else of the file as it will be (or is, where it exists).
-pub(super) fn clone_region(j: &Job, files: &Files) -> Result<u64> {
-    let t = &files.targets[0];
-    let end = match files.max_offset {
-        Some(end) => end,
-        None => t
-            .create_size
-            .filter(|_| !(j.o.exists)(&t.path))
-            .or_else(|| (j.o.size_of)(&t.path))
-            .ok_or_else(|| {
-                Error::usage(format!(
-                    "{}: job '{}': '{}' does not exist and no size= was given",
-                    j.fj.at,
-                    j.name,
-                    t.path.display()
-                ))
-            })?,
-    };
-    Ok(end
-        .saturating_sub(files.offset)
-        .saturating_mul(files.nfiles))
 }
 
 /// fio's startdelay. A range: a delay drawn at random within it, as fio does (one for all of
