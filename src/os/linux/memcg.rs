@@ -143,7 +143,22 @@ impl MemoryCgroup {
         }
         if self.made {
             self.made = false;
-            remove_cgroup(&self.dir).map_err(|e| fail(&ctx, "cannot remove", &self.dir, &e))?;
+            // A thread started while the process was being moved can stay behind (rmdir then
+            // says EBUSY): move the process home again before each retry.
+            let procs = self.home.join("cgroup.procs");
+            let mut tries = 100;
+            loop {
+                match remove_cgroup(&self.dir) {
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries > 0 => {
+                        tries -= 1;
+                        let _ = write_text(&procs, &pid().to_string());
+                    }
+                    r => {
+                        r.map_err(|e| fail(&ctx, "cannot remove", &self.dir, &e))?;
+                        break;
+                    }
+                }
+            }
         }
         Ok(())
     }
