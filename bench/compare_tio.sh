@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # iogauge at the practical limit: one pinned core of 4 KiB random O_DIRECT reads at QD32 on
 # /dev/zram0 (a RAM block device: the kernel's block path with no hardware in the way), run
-# alternately by fio's t/io_uring (Jens Axboe's peak-IOPS tool), iogauge (default, and with
-# --submit-batch 32), fio's io_uring engine (default, and tuned: fixedbufs, registerfiles,
+# alternately by fio's t/io_uring (Jens Axboe's peak-IOPS tool), iogauge (default; with
+# --complete-batch 32, its best; one completion per wait, fio's way), fio's io_uring engine (default, and tuned: fixedbufs, registerfiles,
 # batches of 8); then latency mode at QD1 and QD32 against t/io_uring -t1 and fio's clat; then
 # two threads on two CPUs against one. Prints the median of each and the ratios.
 #
@@ -139,7 +139,8 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "round $r"
     record tio-qd32 "$(run_tio 32 0)"
     record iog-qd32 "$(run_iog 32 0 1)"
-    record iog-qd32-batch32 "$(run_iog 32 0 1 --submit-batch 32)"
+    record iog-qd32-batch32 "$(run_iog 32 0 1 --complete-batch 32)"
+    record iog-qd32-each "$(run_iog 32 0 1 --submit-batch 1 --complete-batch 1)"
     record fio-qd32 "$(run_fio 32 0)"
     record fio-tuned-qd32 "$(run_fio 32 0 "${TUNED[@]}")"
     record lat-tio-qd1-p50 "$(run_tio 1 1)"
@@ -159,7 +160,7 @@ ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); pri
 
 echo
 echo "Medians (IOPS; lat-*: mean completion latency in ns, t/io_uring's its median)"
-for k in tio-qd32 iog-qd32 iog-qd32-batch32 fio-qd32 fio-tuned-qd32 iog-2t-qd32 \
+for k in tio-qd32 iog-qd32 iog-qd32-batch32 iog-qd32-each fio-qd32 fio-tuned-qd32 iog-2t-qd32 \
     lat-tio-qd1-p50 lat-iog-qd1 lat-fio-qd1 lat-iog-qd32 lat-fio-qd32; do
     [ -n "${MED[$k]:-}" ] && printf '  %-22s %.0f\n' "$k" "${MED[$k]}"
 done
@@ -169,6 +170,7 @@ echo "  iogauge / t/io_uring          $(ratio iog-qd32 tio-qd32)   [>= 0.90x]"
 echo "  iogauge batch32 / t/io_uring  $(ratio iog-qd32-batch32 tio-qd32)   [>= 0.95x, best settings]"
 echo "  iogauge / fio tuned           $(ratio iog-qd32 fio-tuned-qd32)   [>= 1.10x]"
 echo "  iogauge / fio                 $(ratio iog-qd32 fio-qd32)"
+echo "  iogauge one at a time / t/io_uring  $(ratio iog-qd32-each tio-qd32)   (fio's way: a call and a wake-up per I/O)"
 [ -n "${MED[iog-2t-qd32]:-}" ] &&
     echo "  2 threads / 1 thread          $(ratio iog-2t-qd32 iog-qd32)   [>= 1.9x]"
 echo "  latency QD1: iogauge / fio    $(ratio lat-iog-qd1 lat-fio-qd1)   [<= 1.00x]"

@@ -1292,11 +1292,19 @@ pub struct RunArgs {
           value_parser = read::whole::<u32>("a whole number of I/Os"))]
     pub queue_depth: Option<Checked<u32>>,
 
-    /// io_uring: hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot
-    /// frees (fio's iodepth_batch_submit)
-    #[arg(help_heading = "Engine", long = "submit-batch", value_name = "N", default_value = "1",
+    /// Hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot frees
+    /// (fio's iodepth_batch_submit) [default: the queue depth; 1 with -L]
+    #[arg(help_heading = "Engine", long = "submit-batch", value_name = "N",
           value_parser = read::whole::<u32>("a whole number of I/Os"))]
-    pub submit_batch: Checked<u32>,
+    pub submit_batch: Option<Checked<u32>>,
+
+    /// With the queue full, wait for N completions before refilling it: one system call and
+    /// one wake-up per N I/Os, not per I/O; 1 refills as each completes (fio's
+    /// iodepth_batch_complete_min). auto: the warm-up tries 1 and half the queue, and the
+    /// faster is kept (batches only by a clear margin) [default: auto; 1 with -L]
+    #[arg(help_heading = "Engine", long = "complete-batch", value_name = "N|auto",
+          value_parser = read::count_or_auto("a whole number of I/Os from 1, or auto"))]
+    pub complete_batch: Option<Checked<u32>>,
 
     /// Caching: buffered, direct (O_DIRECT), writethrough (O_DSYNC), direct-writethrough.
     /// DiskSpd's -S/-Su (direct), -Sw, -Sh/-Suw, -Sr, -Sb are accepted too.

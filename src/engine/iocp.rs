@@ -197,6 +197,7 @@ impl IocpEngine {
 impl IoEngine for IocpEngine {
     const ASYNC: bool = true;
     const PEEK_IS_A_CALL: bool = true;
+    const REAP_SUBMITS: bool = true;
 
     #[inline]
     fn queue(&mut self, sqe: Sqe) {

@@ -135,6 +135,10 @@ pub trait IoEngine {
     /// DiskSpd does.
     const PEEK_IS_A_CALL: bool = false;
 
+    /// Whether `reap` hands the engine what `queue` left unsubmitted before it waits, so that
+    /// one call both submits and waits.
+    const REAP_SUBMITS: bool = false;
+
     /// True where the engine injects known latencies (the delay engine).
     const INJECTS: bool = false;
 

@@ -140,6 +140,7 @@ impl UringEngine {
 
 impl IoEngine for UringEngine {
     const ASYNC: bool = true;
+    const REAP_SUBMITS: bool = true;
 
     #[inline]
     fn queue(&mut self, sqe: Sqe) {

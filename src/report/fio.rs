@@ -763,7 +763,7 @@ fn job<'a>(
         minf: 0,
         iodepth_level: depth_levels(depth),
         iodepth_submit: depth_levels(r.job.submit_batch.min(depth)),
-        iodepth_complete: depth_levels(1),
+        iodepth_complete: depth_levels(r.job.complete_batch.clamp(1, depth)),
         latency_ns,
         latency_us,
         latency_ms,

@@ -216,15 +216,25 @@ fn clock_and_ring(o: &mut String, r: &RunResult) {
     );
     if let Some(u) = &r.io_uring {
         let on = |b: bool| if b { "yes" } else { "no" };
+        let w = &r.waits;
+        let complete = match r.job.complete_batch {
+            0 if w.batch_trials > 0 => format!(
+                "auto (the warm-up kept batches on {} of {} threads)",
+                w.batches_kept, w.batch_trials
+            ),
+            0 => "auto (one at a time: no warm-up to try batches in)".to_string(),
+            k => k.to_string(),
+        };
         let _ = writeln!(
             o,
-            "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}",
+            "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}, complete batch {}",
             on(u.registered_file),
             on(u.registered_buffers),
             on(u.defer_taskrun),
             on(u.sqpoll),
             on(u.hipri),
-            r.job.submit_batch
+            r.job.submit_batch,
+            complete
         );
     }
 }

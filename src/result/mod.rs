@@ -607,6 +607,16 @@ pub struct WaitStats {
     pub lookaside_completions: u64,
     /// Look-asides that found nothing.
     pub empty_peeks: u64,
+    /// Threads whose warm-up tried waiting for batches of completions (--complete-batch
+    /// auto), and those of them that kept batches for the measured window.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub batch_trials: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub batches_kept: u64,
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 impl WaitStats {
@@ -615,6 +625,8 @@ impl WaitStats {
         self.waited_completions += o.waited_completions;
         self.lookaside_completions += o.lookaside_completions;
         self.empty_peeks += o.empty_peeks;
+        self.batch_trials += o.batch_trials;
+        self.batches_kept += o.batches_kept;
     }
 }
 

@@ -12,6 +12,7 @@ pub mod dedupe;
 pub mod descriptors;
 pub mod finish;
 pub mod flow;
+mod gather;
 pub mod lat_target;
 pub mod measure;
 pub mod offsets;

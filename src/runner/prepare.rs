@@ -208,6 +208,7 @@ fn worker_plan(
         thread: th,
         queue_depth: qd,
         submit_batch: job.submit_batch.min(qd),
+        complete_batch: job.complete_batch.min(qd),
         latency: job.latency,
         block_size: job.shape.block_size as u32,
         sizes: [SizePick::new(&read_sizes), SizePick::new(&write_sizes)],

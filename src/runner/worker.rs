@@ -9,6 +9,7 @@
 //!   that finished while others were being issued is stamped then, not at the next wait.
 //!   Completions reaped together share one timestamp: they were all complete when it was taken.
 
+use super::gather::Gather;
 use super::offsets::{FilePick, OffsetGen};
 use super::zbd::Zoned;
 use super::{Control, Msg};
@@ -38,6 +39,8 @@ pub struct WorkerPlan {
     pub thread: u32,
     pub queue_depth: u32,
     pub submit_batch: u32,
+    /// With the queue full, the completions waited for before refilling it.
+    pub complete_batch: u32,
     /// The largest I/O: the size of each slot's buffer.
     pub block_size: u32,
     /// How long each read and each write (or trim) is.
@@ -1038,6 +1041,8 @@ pub fn run<E: IoEngine>(
     let s = State::new(&mut plan, parts, ctl, tx);
     let mut w = Worker {
         batch: plan.submit_batch.max(1) as usize,
+        gather: Gather::fixed(1),
+        defer_submit: E::REAP_SUBMITS && !plan.latency,
         engine,
         bufs,
         rng,
@@ -1064,6 +1069,11 @@ pub fn run<E: IoEngine>(
     // No interval is open during warm-up; the first opens at m0.
     w.s.next_boundary = w.s.m0;
     w.now = ctl.clock.now_ns();
+    w.gather = match (E::ASYNC, w.plan.complete_batch as usize) {
+        (false, _) => Gather::fixed(1),
+        (true, 0) => Gather::auto((qd / 2).max(1), w.now, w.s.m0),
+        (true, k) => Gather::fixed(k),
+    };
     w.plan.pacer.start(w.now);
     w.run_loop();
     w.finish()
@@ -1117,6 +1127,11 @@ struct Worker<'a, E: IoEngine> {
     late: Vec<u32>,
     now: u64,
     batch: usize,
+    /// With the queue full, the completions to wait for (`complete_batch`).
+    gather: Gather,
+    /// IOPS mode on an engine that submits as it waits: the I/Os left at the end of an issue
+    /// pass go with the wait that follows it, in one system call.
+    defer_submit: bool,
     /// The stonewall deadline with wear-out, on the run clock, read once at the start (so the
     /// loop compares a field of its own); `u64::MAX` where there is none or once past it.
     wall_at: u64,
@@ -1217,18 +1232,24 @@ impl<E: IoEngine> Worker<'_, E> {
             if !self.s.may_start() {
                 break;
             }
+            // A full batch goes before the next I/O is drawn; the pass's last goes below.
+            if self.unsubmitted.len() >= self.batch && !self.submit_pending() {
+                return false;
+            }
             let Some(slot) = self.s.slots.free.pop() else {
                 break;
             };
             let Some(stop_pass) = self.issue(slot) else {
                 break;
             };
-            if self.unsubmitted.len() >= self.batch && !self.submit_pending() {
-                return false;
-            }
             if stop_pass {
                 break;
             }
+        }
+        if self.defer_submit {
+            // `reap` follows at once (they are in flight) and its wait submits them.
+            self.unsubmitted.clear();
+            return true;
         }
         self.unsubmitted.is_empty() || self.submit_pending()
     }
@@ -1585,9 +1606,13 @@ impl<E: IoEngine> Worker<'_, E> {
         };
         // Free slots and no rate limit: the issue pass ran out of budget, not of work. Collect
         // what has completed without blocking and go back to issuing, rather than leave those
-        // slots idle while waiting.
-        let min = if can_issue && !rate_limited && !self.s.flush.flush_inflight {
+        // slots idle while waiting. With the queue full, wait for a batch of completions
+        // (--complete-batch), unless something is timed against the completions themselves.
+        let plain = !rate_limited && !self.s.flush.flush_inflight;
+        let min = if can_issue && plain {
             0
+        } else if may_issue && plain && timeout.is_none() {
+            self.gather.k().min(self.s.slots.inflight)
         } else {
             1
         };
@@ -1610,6 +1635,9 @@ impl<E: IoEngine> Worker<'_, E> {
             self.s
                 .started_late(&mut self.engine, &mut self.late, self.now);
         }
+        let w = &self.waits;
+        self.gather
+            .tick(w.waited_completions + w.lookaside_completions, self.now);
         true
     }
 
@@ -1619,11 +1647,14 @@ impl<E: IoEngine> Worker<'_, E> {
             engine,
             bufs,
             mut s,
-            waits,
+            mut waits,
             plan,
             wall_at,
+            gather,
             ..
         } = self;
+        waits.batch_trials = gather.tried as u64;
+        waits.batches_kept = gather.chose_batches as u64;
         s.flush_interval();
         if let Some(t) = s.parts.trace.as_mut() {
             t.send();

@@ -344,6 +344,7 @@ impl Ior {
             threads_per_target: 1,
             queue_depth: 1,
             submit_batch: 1,
+            complete_batch: 1,
             latency: false,
             affinity: None,
             numa: None,

@@ -871,6 +871,14 @@ fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
+fn one_u32() -> u32 {
+    1
+}
+
+fn is_one_u32(v: &u32) -> bool {
+    *v == 1
+}
+
 fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
@@ -985,6 +993,12 @@ pub struct JobSpec {
     pub queue_depth: u32,
     /// io_uring: hand I/Os to the kernel once this many are ready (1: each at once).
     pub submit_batch: u32,
+    /// With the queue full, wait until this many I/Os (or all in flight, if fewer) have
+    /// completed before refilling it (fio's iodepth_batch_complete_min; 1: refill as each
+    /// completes; 0: auto, chosen in the warm-up). Specs stored before it existed refilled as
+    /// each completed.
+    #[serde(default = "one_u32", skip_serializing_if = "is_one_u32")]
+    pub complete_batch: u32,
     /// Latency mode (-L): per-I/O timestamps and latency histograms. Without it, IOPS mode:
     /// counts only, for the highest IOPS.
     pub latency: bool,

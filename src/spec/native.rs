@@ -26,6 +26,19 @@ fn given<T: Copy>(value: &Option<read::Checked<T>>) -> Result<Option<T>> {
     value.as_ref().map(read::Checked::get).transpose()
 }
 
+/// How many I/Os a thread submits at once and how many completions it waits for (0: auto,
+/// runner/gather.rs), as given or by default. IOPS mode times no single I/O: a pass's I/Os go
+/// to the kernel together, with the wait that follows, in one system call, and the warm-up
+/// finds whether waiting for batches of completions moves more. Latency mode stamps each I/O
+/// as it completes, so it takes each completion as it comes (fio's default).
+fn batches(depth: u32, latency: bool, submit: Option<u32>, complete: Option<u32>) -> (u32, u32) {
+    let (s, c) = match latency {
+        true => (1, 1),
+        false => (depth, 0),
+    };
+    (submit.unwrap_or(s), complete.unwrap_or(c))
+}
+
 /// DiskSpd's -S suffixes.
 fn diskspd_cache(flags: &str) -> Result<CacheMode> {
     Ok(match flags {
@@ -400,7 +413,8 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let targets = targets(args, block_size, file_op)?;
     // Read in the order below: the first bad flag is the one named.
     let threads_per_target = args.threads.get()?;
-    let submit_batch = args.submit_batch.get()?;
+    let submit_batch = given(&args.submit_batch)?;
+    let complete_batch = given(&args.complete_batch)?;
     let delay = args.delay.as_deref().map(delay).transpose()?;
     let delay_step = args.delay_step.as_deref().map(delay_step).transpose()?;
     let affinity = args.affinity.as_deref().map(affinity).transpose()?;
@@ -437,13 +451,17 @@ pub fn job_from_args(args: &RunArgs) -> Result<JobSpec> {
     let thread_start = given(&args.thread_start)?.unwrap_or(0);
     let thread_offset = given(&args.thread_offset)?.unwrap_or(0);
     let file_sets = file_sets(args)?;
+    // The search judges each I/O's completion latency: every I/O is timed.
+    let latency = args.latency || latency_target.is_some();
+    let (submit_batch, complete_batch) =
+        batches(queue_depth, latency, submit_batch, complete_batch);
     let job = JobSpec {
         targets,
         threads_per_target,
         queue_depth,
         submit_batch,
-        // The search judges each I/O's completion latency: every I/O is timed.
-        latency: args.latency || latency_target.is_some(),
+        complete_batch,
+        latency,
         affinity,
         numa: numa(args)?,
         shape: Shape {

@@ -204,13 +204,18 @@ impl JobSpec {
                 },
             ));
         }
-        if self.submit_batch == 0 || self.submit_batch > self.queue_depth {
-            return bad(format!(
-                "{} {} must be between 1 and the queue depth ({})",
-                n(Flag::SubmitBatch),
-                self.submit_batch,
-                self.queue_depth
-            ));
+        for (flag, v, least) in [
+            (Flag::SubmitBatch, self.submit_batch, 1),
+            // 0 is auto.
+            (Flag::CompleteBatch, self.complete_batch, 0),
+        ] {
+            if v < least || v > self.queue_depth {
+                return bad(format!(
+                    "{} {v} must be between 1 and the queue depth ({})",
+                    n(flag),
+                    self.queue_depth
+                ));
+            }
         }
         if self.shape.block_size == 0 {
             return bad(format!("{} must be more than 0", n(Flag::BlockSize)));

@@ -102,6 +102,7 @@ fn build(s: Switches, targets_of: &Targets) -> Result<Diskspd> {
         threads_per_target: plan.threads_per_target,
         queue_depth: plan.queue_depth,
         submit_batch: 1,
+        complete_batch: 1,
         latency: report.latency,
         affinity: threads.affinity(),
         numa: None,

@@ -31,15 +31,15 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Compressible => "-Z",
         RefillBuffers => "-Zr",
         FileSet => "-F",
-        SubmitBatch | BlockSizes | RandomEvery | Total | UntilSteady | UntilFlat | FlatWindow
-        | FlatCheck | Interval | ThreadOffset | Engine | Delay | DelayStep | Sqpoll | Hipri
-        | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync | Fdatasync | EndFsync
-        | ThinkSpin | FileService | OpenFiles | AllowOverwrite | Stonewall | WearOut
-        | SharedFile | RankShift | RatePoisson | Backwards | Verify | VerifyInterval
-        | VerifyBacklog | VerifyState | VerifyLoad | VerifyFresh | VerifyDump | NumaNodes
-        | NumaMem | Zones | Zbd | MaxOpenZones | ReadBeyondWp | ZoneReset | Dedupe | DedupeMode
-        | DedupeWorkingSet | DedupeGlobal | Trim | Fill | IoPrio | CmdPrio | LatencyTarget
-        | LatencyWindow | LatencyPct => return None,
+        SubmitBatch | CompleteBatch | BlockSizes | RandomEvery | Total | UntilSteady
+        | UntilFlat | FlatWindow | FlatCheck | Interval | ThreadOffset | Engine | Delay
+        | DelayStep | Sqpoll | Hipri | RateIops | RateMin | RateMinIops | RateMinWindow | Fsync
+        | Fdatasync | EndFsync | ThinkSpin | FileService | OpenFiles | AllowOverwrite
+        | Stonewall | WearOut | SharedFile | RankShift | RatePoisson | Backwards | Verify
+        | VerifyInterval | VerifyBacklog | VerifyState | VerifyLoad | VerifyFresh | VerifyDump
+        | NumaNodes | NumaMem | Zones | Zbd | MaxOpenZones | ReadBeyondWp | ZoneReset | Dedupe
+        | DedupeMode | DedupeWorkingSet | DedupeGlobal | Trim | Fill | IoPrio | CmdPrio
+        | LatencyTarget | LatencyWindow | LatencyPct => return None,
     })
 }
 

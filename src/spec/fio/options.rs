@@ -151,11 +151,7 @@ pub const OPTIONS: &[(&str, &[&str], Kind)] = &[
     ),
     ("startdelay", &[], Kind::Mapped),
     ("create_only", &[], Kind::Mapped),
-    (
-        "iodepth_batch_complete_min",
-        &["iodepth_batch_complete"],
-        Kind::Noted("iogauge reaps every completion that is ready at each wait"),
-    ),
+    ("iodepth_batch_complete_min", &["iodepth_batch_complete"], Kind::Mapped),
     (
         "iodepth_batch_complete_max",
         &[],
@@ -462,6 +458,7 @@ pub fn flag_name(flag: crate::spec::flag::Flag) -> Option<&'static str> {
         Threads => "numjobs",
         QueueDepth => "iodepth",
         SubmitBatch => "iodepth_batch_submit",
+        CompleteBatch => "iodepth_batch_complete_min",
         BlockSize => "bs",
         BlockSizes => "bssplit",
         Random => "blockalign",

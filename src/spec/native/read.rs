@@ -123,6 +123,22 @@ pub fn whole<T: std::str::FromStr + Copy + Send + Sync + 'static>(what: &'static
     }
 }
 
+/// A whole number from 1 up, or `auto`, read as 0 (iogauge chooses).
+pub fn count_or_auto(what: &'static str) -> Reader<u32> {
+    Reader {
+        read: |flag, text, what| match text.trim() {
+            "auto" => Ok(0),
+            _ => match number::<u32>(flag, text, what)? {
+                0 => Err(Error::usage(format!(
+                    "invalid value '{text}' for {flag}: expected {what}"
+                ))),
+                n => Ok(n),
+            },
+        },
+        what,
+    }
+}
+
 /// Seconds as a decimal number, to nanoseconds.
 pub fn seconds() -> Reader<u64> {
     Reader {

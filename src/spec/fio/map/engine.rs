@@ -97,8 +97,9 @@ fn engine_named(set: &Set, v: &str, notes: &mut Vec<String>) -> Result<EngineKin
     })
 }
 
-/// fio's iodepth, within what the engine can queue, and iodepth_batch_submit.
-pub(super) fn read_queue(set: &Set, engine: EngineKind) -> Result<(u64, u64)> {
+/// fio's iodepth, within what the engine can queue, iodepth_batch_submit and
+/// iodepth_batch_complete_min.
+pub(super) fn read_queue(set: &Set, engine: EngineKind) -> Result<(u64, u64, u64)> {
     let queue_depth = set.int("iodepth")?.unwrap_or(1);
     if queue_depth == 0 || queue_depth > 65536 {
         return Err(set.err(
@@ -124,7 +125,9 @@ pub(super) fn read_queue(set: &Set, engine: EngineKind) -> Result<(u64, u64)> {
         ));
     }
     let submit = set.int("iodepth_batch_submit")?.unwrap_or(1).max(1);
-    Ok((queue_depth, submit))
+    // 0 is fio's "look without waiting"; iogauge waits for at least one (no busy loop).
+    let complete = set.int("iodepth_batch_complete_min")?.unwrap_or(1).max(1);
+    Ok((queue_depth, submit, complete))
 }
 
 /// io_uring's hipri and sqthread_poll.
