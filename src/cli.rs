@@ -1293,7 +1293,7 @@ pub struct RunArgs {
     pub queue_depth: Option<Checked<u32>>,
 
     /// Hand I/Os to the kernel once N are ready; 1 sends each as soon as its slot frees
-    /// (fio's iodepth_batch_submit) [default: the queue depth; 1 with -L]
+    /// (fio's iodepth_batch_submit) [default: 1; the queue depth with --complete-batch N>1]
     #[arg(help_heading = "Engine", long = "submit-batch", value_name = "N",
           value_parser = read::whole::<u32>("a whole number of I/Os"))]
     pub submit_batch: Option<Checked<u32>>,

@@ -1129,8 +1129,9 @@ struct Worker<'a, E: IoEngine> {
     batch: usize,
     /// With the queue full, the completions to wait for (`complete_batch`).
     gather: Gather,
-    /// IOPS mode on an engine that submits as it waits: the I/Os left at the end of an issue
-    /// pass go with the wait that follows it, in one system call.
+    /// IOPS mode on an engine that submits as it waits: while completions are waited for in
+    /// batches, the I/Os left at the end of an issue pass go with the wait that follows it,
+    /// in one system call.
     defer_submit: bool,
     /// The stonewall deadline with wear-out, on the run clock, read once at the start (so the
     /// loop compares a field of its own); `u64::MAX` where there is none or once past it.
@@ -1233,7 +1234,11 @@ impl<E: IoEngine> Worker<'_, E> {
                 break;
             }
             // A full batch goes before the next I/O is drawn; the pass's last goes below.
-            if self.unsubmitted.len() >= self.batch && !self.submit_pending() {
+            let batch = match self.gather.whole_pass() {
+                true => self.plan.queue_depth as usize,
+                false => self.batch,
+            };
+            if self.unsubmitted.len() >= batch && !self.submit_pending() {
                 return false;
             }
             let Some(slot) = self.s.slots.free.pop() else {
@@ -1246,7 +1251,7 @@ impl<E: IoEngine> Worker<'_, E> {
                 break;
             }
         }
-        if self.defer_submit {
+        if self.defer_submit && self.gather.batched() {
             // `reap` follows at once (they are in flight) and its wait submits them.
             self.unsubmitted.clear();
             return true;

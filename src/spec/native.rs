@@ -27,16 +27,15 @@ fn given<T: Copy>(value: &Option<read::Checked<T>>) -> Result<Option<T>> {
 }
 
 /// How many I/Os a thread submits at once and how many completions it waits for (0: auto,
-/// runner/gather.rs), as given or by default. IOPS mode times no single I/O: a pass's I/Os go
-/// to the kernel together, with the wait that follows, in one system call, and the warm-up
-/// finds whether waiting for batches of completions moves more. Latency mode stamps each I/O
-/// as it completes, so it takes each completion as it comes (fio's default).
+/// runner/gather.rs), as given or by default. IOPS mode times no single I/O, so its warm-up
+/// finds whether batches move more than one I/O at a time; batches of completions asked for
+/// go with batches of submissions (a pass's I/Os with the wait after it, in one call).
+/// Latency mode stamps each I/O as it completes: each I/O at once, each completion as it
+/// comes (fio's defaults).
 fn batches(depth: u32, latency: bool, submit: Option<u32>, complete: Option<u32>) -> (u32, u32) {
-    let (s, c) = match latency {
-        true => (1, 1),
-        false => (depth, 0),
-    };
-    (submit.unwrap_or(s), complete.unwrap_or(c))
+    let complete = complete.unwrap_or(if latency { 1 } else { 0 });
+    let submit = submit.unwrap_or(if complete > 1 { depth } else { 1 });
+    (submit, complete)
 }
 
 /// DiskSpd's -S suffixes.
@@ -920,6 +919,27 @@ mod tests {
             panic!("run")
         };
         job_from_args(&run)
+    }
+
+    #[test]
+    fn batches_default_to_auto_in_iops_mode_and_to_each_in_latency_mode() {
+        let b = |line: &str| {
+            let j = job(line).unwrap();
+            (j.submit_batch, j.complete_batch)
+        };
+        assert_eq!(b("-o 32 f"), (1, 0));
+        assert_eq!(b("-o 32 -L f"), (1, 1));
+        // Batches of completions asked for bring batches of submissions.
+        assert_eq!(b("-o 32 --complete-batch 16 f"), (32, 16));
+        assert_eq!(b("-o 32 --complete-batch 16 --submit-batch 4 f"), (4, 16));
+        assert_eq!(b("-o 32 -L --complete-batch auto f"), (1, 0));
+        let e = job("-o 32 --complete-batch 0 f").unwrap_err().to_string();
+        assert!(e.contains("invalid value '0' for --complete-batch"), "{e}");
+        let e = job("-o 8 --complete-batch 9 f").unwrap_err().to_string();
+        assert!(
+            e.contains("--complete-batch 9 must be between 1 and the queue depth (8)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -601,6 +601,7 @@ ioengine=libaio
 direct=1
 iodepth=32
 iodepth_batch_submit=8
+iodepth_batch_complete=4
 [rand]
 filename=/data/f
 offset=1mib
@@ -633,7 +634,10 @@ group_reporting
             .iter()
             .any(|n| n.contains("libaio runs on io_uring")));
         assert_eq!(j.cache, CacheMode::Direct);
-        assert_eq!((j.queue_depth, j.submit_batch), (32, 8));
+        assert_eq!(
+            (j.queue_depth, j.submit_batch, j.complete_batch),
+            (32, 8, 4)
+        );
         // kb_base=1000: 100m is 100,000,000 bytes, and 4kib the other base, 4,096 (fio 3.33's
         // behaviour).
         assert_eq!(j.shape.base_offset, 1 << 20);
