@@ -141,6 +141,10 @@ pub struct RingFeatures {
     pub defer_taskrun: bool,
     pub sqpoll: bool,
     pub hipri: bool,
+    /// The ring's own descriptor registered (io_uring_enter by index). Results from before
+    /// it was reported read as false.
+    #[serde(default)]
+    pub registered_ring: bool,
 }
 
 /// The engine a job asks for, and the settings only some engines take, as one value. Each

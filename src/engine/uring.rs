@@ -10,9 +10,21 @@ use super::kind::RingFeatures;
 use super::{Cqe, IoEngine, Op, Sqe};
 use io_uring::{opcode, types, IoUring};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 
 const IORING_ENTER_GETEVENTS: u32 = 1;
+// The kernel's uapi (Linux 5.18): a ring's own descriptor registered with itself.
+const IORING_ENTER_REGISTERED_RING: u32 = 16;
+const IORING_REGISTER_RING_FDS: u32 = 20;
+const IORING_UNREGISTER_RING_FDS: u32 = 21;
+
+/// The kernel's io_uring_rsrc_update.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
 
 pub use super::kind::UringOptions;
 /// The deepest queue a ring can have (kind.rs says why: it is a capability of the engine).
@@ -26,6 +38,31 @@ pub struct UringEngine {
     done: Vec<Cqe>,
     ext_arg: bool,
     features: RingFeatures,
+    /// The ring's descriptor registered with the thread's io_uring context: io_uring_enter
+    /// then names it by this index and the kernel looks up no descriptor per call (as
+    /// t/io_uring does). None where the kernel lacks it, and with sqpoll (the crate's submit
+    /// wakes the polling thread).
+    ring_index: Option<u32>,
+}
+
+/// Registers `ring`'s descriptor with the calling thread's io_uring context; its index.
+fn register_ring_fd(ring: &IoUring) -> Option<u32> {
+    let mut up = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: ring.as_raw_fd() as u64,
+    };
+    // SAFETY: io_uring_register with one io_uring_rsrc_update that outlives the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            ring.as_raw_fd(),
+            IORING_REGISTER_RING_FDS,
+            &mut up as *mut RsrcUpdate,
+            1u32,
+        )
+    };
+    (r == 1).then_some(up.offset)
 }
 
 /// The kernel tears a closed ring down later, in a work queue, and only then lets go of its
@@ -34,6 +71,24 @@ pub struct UringEngine {
 /// registers none by default, never held them.
 impl Drop for UringEngine {
     fn drop(&mut self) {
+        if let Some(i) = self.ring_index {
+            // Registered, the ring's descriptor is held by the thread until it exits.
+            let up = RsrcUpdate {
+                offset: i,
+                resv: 0,
+                data: 0,
+            };
+            // SAFETY: as in register_ring_fd.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_register,
+                    self.ring.as_raw_fd(),
+                    IORING_UNREGISTER_RING_FDS,
+                    &up as *const RsrcUpdate,
+                    1u32,
+                )
+            };
+        }
         let s = self.ring.submitter();
         if self.features.registered_file {
             let _ = s.unregister_files();
@@ -96,6 +151,11 @@ impl UringEngine {
             features.registered_buffers =
                 unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         }
+        let ring_index = match opts.sqpoll {
+            true => None,
+            false => register_ring_fd(&ring),
+        };
+        features.registered_ring = ring_index.is_some();
         Ok(UringEngine {
             ring,
             fds: fds.to_vec(),
@@ -103,6 +163,7 @@ impl UringEngine {
             done: Vec::new(),
             ext_arg,
             features,
+            ring_index,
         })
     }
 
@@ -125,6 +186,35 @@ impl UringEngine {
         unsafe { self.ring.submission().push(&entry) }
             .expect("submission queue sized to the queue depth");
         self.queued += 1;
+    }
+
+    /// io_uring_enter with no argument, by the registered index where there is one.
+    #[inline]
+    fn enter(&self, to_submit: u32, min: u32, flags: u32) -> io::Result<usize> {
+        let Some(i) = self.ring_index else {
+            // SAFETY: plain io_uring_enter on our ring, no argument.
+            return unsafe {
+                self.ring
+                    .submitter()
+                    .enter::<libc::sigset_t>(to_submit, min, flags, None)
+            };
+        };
+        // SAFETY: io_uring_enter on the index this thread registered, no argument.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                i,
+                to_submit,
+                min,
+                flags | IORING_ENTER_REGISTERED_RING,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        match r {
+            r if r < 0 => Err(io::Error::last_os_error()),
+            r => Ok(r as usize),
+        }
     }
 
     fn drain(&mut self, out: &mut Vec<Cqe>) {
@@ -255,15 +345,7 @@ impl IoEngine for UringEngine {
         } else {
             // GETEVENTS with no minimum: submit, and post completions that arrived meanwhile
             // (deferred ones included) so that the look-aside after this call finds them.
-            // SAFETY: plain io_uring_enter on our ring, no argument.
-            unsafe {
-                self.ring.submitter().enter::<libc::sigset_t>(
-                    self.queued,
-                    0,
-                    IORING_ENTER_GETEVENTS,
-                    None,
-                )
-            }
+            self.enter(self.queued, 0, IORING_ENTER_GETEVENTS)
         };
         match r {
             Ok(n) => {
@@ -300,7 +382,13 @@ impl IoEngine for UringEngine {
                     let args = types::SubmitArgs::new().timespec(&ts);
                     self.ring.submitter().submit_with_args(want, &args)
                 }
-                _ => self.ring.submit_and_wait(want),
+                _ if self.features.sqpoll => self.ring.submit_and_wait(want),
+                _ => {
+                    // Submit and wait, by the registered index. GETEVENTS even with nothing to
+                    // wait for: deferred completions are posted only by a call that carries it.
+                    let to_submit = self.ring.submission().len() as u32;
+                    self.enter(to_submit, want as u32, IORING_ENTER_GETEVENTS)
+                }
             };
             match r {
                 Ok(_) => self.queued = 0,

@@ -227,9 +227,10 @@ fn clock_and_ring(o: &mut String, r: &RunResult) {
         };
         let _ = writeln!(
             o,
-            "\tio_uring: registered file {}, registered buffers {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}, complete batch {}",
+            "\tio_uring: registered file {}, registered buffers {}, registered ring {}, deferred task run {}, sqpoll {}, polled completions {}, submit batch {}, complete batch {}",
             on(u.registered_file),
             on(u.registered_buffers),
+            on(u.registered_ring),
             on(u.defer_taskrun),
             on(u.sqpoll),
             on(u.hipri),
