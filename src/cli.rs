@@ -1300,8 +1300,8 @@ pub struct RunArgs {
 
     /// With the queue full, wait for N completions before refilling it: one system call and
     /// one wake-up per N I/Os, not per I/O; 1 refills as each completes (fio's
-    /// iodepth_batch_complete_min). auto: the warm-up tries 1 and half the queue, and the
-    /// faster is kept (batches only by a clear margin) [default: auto; 1 with -L]
+    /// iodepth_batch_complete_min). auto: the warm-up tries 1, half and all the queue, and the
+    /// fastest is kept (batches only by a clear margin) [default: auto; 1 with -L]
     #[arg(help_heading = "Engine", long = "complete-batch", value_name = "N|auto",
           value_parser = read::count_or_auto("a whole number of I/Os from 1, or auto"))]
     pub complete_batch: Option<Checked<u32>>,

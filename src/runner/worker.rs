@@ -1071,7 +1071,7 @@ pub fn run<E: IoEngine>(
     w.now = ctl.clock.now_ns();
     w.gather = match (E::ASYNC, w.plan.complete_batch as usize) {
         (false, _) => Gather::fixed(1),
-        (true, 0) => Gather::auto((qd / 2).max(1), w.now, w.s.m0),
+        (true, 0) => Gather::auto(qd, w.now, w.s.m0),
         (true, k) => Gather::fixed(k),
     };
     w.plan.pacer.start(w.now);

@@ -332,7 +332,7 @@ fn fio_engine(o: &mut String, job: &JobSpec) {
     }
     let _ = writeln!(o, "iodepth={}", job.queue_depth);
     if job.complete_batch == 0 {
-        let _ = writeln!(o, "; iogauge --complete-batch auto: its warm-up chooses between each completion as it comes and half the queue at once; fio takes each as it comes");
+        let _ = writeln!(o, "; iogauge --complete-batch auto: its warm-up chooses between each completion as it comes and batches of half or all the queue; fio takes each as it comes");
     }
     if job.complete_batch > 1 {
         let _ = writeln!(o, "iodepth_batch_complete_min={}", job.complete_batch);
