@@ -30,6 +30,8 @@ IOGAUGE=${IOGAUGE:-$ROOT/target/release/iogauge}
 DEV=/dev/zram0
 
 skip() { echo "SKIPPED: compare_tio.sh: $*"; exit 0; }
+# t/io_uring prints its first IOPS line after a second: a shorter run has no figure.
+[ "$SECS" -ge 2 ] || { echo "compare_tio.sh: SECS=$SECS: at least 2 (t/io_uring reports once a second)" >&2; exit 2; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (zram)"
 command -v fio >/dev/null || skip "no fio (bash scripts/install-test-tools.sh)"
@@ -81,7 +83,8 @@ rm -f "$WORK/tsc-probe.dat"
 
 run_tio() { # depth latency
     local out
-    out=$(pin "$TIO" -d"$1" -s"$1" -c"$1" -p0 -B1 -F1 -n1 -t"$2" -T"$TSC_HZ" -r"$SECS" $DEV 2>&1)
+    # In the work folder: t/io_uring -T saves the rate as ./tsc-rate wherever it runs.
+    out=$(cd "$WORK" && pin "$TIO" -d"$1" -s"$1" -c"$1" -p0 -B1 -F1 -n1 -t"$2" -T"$TSC_HZ" -r"$SECS" $DEV 2>&1)
     if [ "$2" = 1 ]; then
         # t/io_uring -t1 prints percentiles, not a mean: its median is given, in ns.
         echo "$out" | python3 -c '

@@ -42,8 +42,12 @@ struct Trial {
     epoch: u32,
     epoch_start: u64,
     count_at_start: u64,
-    /// Completions per second summed over each arm's counted epochs.
+    /// The end of the warm-up: the choice is made by then, however many epochs ran (an epoch
+    /// ends only when a wait returns, so on a slow device they run late).
+    end: u64,
+    /// Completions per second summed over each arm's counted epochs, and how many counted.
     rate: [u64; ARMS],
+    counted: [u64; ARMS],
 }
 
 impl Gather {
@@ -73,7 +77,9 @@ impl Gather {
                 epoch: 0,
                 epoch_start: now,
                 count_at_start: 0,
+                end: m0,
                 rate: [0; ARMS],
+                counted: [0; ARMS],
             }),
             chose_batches: false,
             tried: true,
@@ -112,20 +118,26 @@ impl Gather {
             return;
         };
         let elapsed = now.saturating_sub(t.epoch_start);
-        if elapsed < t.epoch_ns {
+        let out_of_time = now >= t.end;
+        if elapsed < t.epoch_ns && !out_of_time {
             return;
         }
         // Epoch e >= 1 ran arm (e - 1) % ARMS: three of each are counted.
-        if t.epoch > 0 {
-            let per_s = (completed - t.count_at_start) * 1_000_000_000 / elapsed.max(1);
-            t.rate[(t.epoch as usize - 1) % ARMS] += per_s;
+        if t.epoch > 0 && elapsed > 0 {
+            let arm = (t.epoch as usize - 1) % ARMS;
+            t.rate[arm] += (completed - t.count_at_start) * 1_000_000_000 / elapsed;
+            t.counted[arm] += 1;
         }
         t.epoch += 1;
         t.epoch_start = now;
         t.count_at_start = completed;
-        if t.epoch == EPOCHS {
-            let best = if t.rate[2] >= t.rate[1] { 2 } else { 1 };
-            self.chose_batches = t.rate[best] * 100 > t.rate[0] * (100 + MARGIN_PCT);
+        if t.epoch == EPOCHS || out_of_time {
+            // Mean rates; an arm never counted is never chosen, and without a count of one at
+            // a time there is nothing to beat: one at a time.
+            let mean = |a: usize| t.rate[a].checked_div(t.counted[a]).unwrap_or(0);
+            let best = if mean(2) >= mean(1) { 2 } else { 1 };
+            self.chose_batches =
+                t.counted[0] > 0 && mean(best) * 100 > mean(0) * (100 + MARGIN_PCT);
             self.k = if self.chose_batches { t.arms[best] } else { 1 };
             self.trial = None;
         } else {
@@ -173,6 +185,28 @@ mod tests {
         assert_eq!(g.k(), 1);
         // Within the margin: one at a time, which keeps the device's queue fullest.
         let g = run(|k| if k > 1 { 1030 } else { 1000 });
+        assert_eq!(g.k(), 1);
+    }
+
+    #[test]
+    fn the_choice_is_made_by_the_end_of_the_warm_up_from_mean_rates() {
+        // Epochs run three times late (a slow device): at the warm-up's end, one epoch of
+        // each arm was counted, and the choice is made there.
+        let mut g = Gather::auto(32, 0, 1_000_000_000);
+        let (mut t, mut done) = (0, 0);
+        let mut ticks = 0;
+        while g.trial.is_some() {
+            done += if g.k() == 16 { 3000 } else { 1000 };
+            t += 300_000_000;
+            g.tick(done, t);
+            ticks += 1;
+        }
+        assert_eq!((ticks, g.k()), (4, 16));
+        assert!(t >= 1_000_000_000);
+        // Out of time before one at a time was counted: nothing to beat it, so it stays.
+        let mut g = Gather::auto(32, 0, 1_000_000_000);
+        g.tick(0, 1_000_000_000);
+        assert!(g.trial.is_none() && !g.chose_batches);
         assert_eq!(g.k(), 1);
     }
 
