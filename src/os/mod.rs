@@ -39,6 +39,7 @@ pub mod process;
 pub mod signals;
 pub mod threads;
 pub mod topology;
+pub mod vitals;
 pub mod workspace;
 
 pub use sys::limits;

@@ -104,6 +104,9 @@ impl Headline {
             }
             io_table(&mut o, r, title, pick, self);
         }
+        for line in r.limit.iter().flat_map(|l| l.lines()) {
+            let _ = writeln!(o, "\n{line}");
+        }
         errors_and_flushes(&mut o, r);
         if let Some(v) = &r.verify {
             o.push_str(&verify_lines(v));

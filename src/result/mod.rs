@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod fs;
 pub mod io500;
 pub mod ior;
+pub mod limit;
 pub mod mdtest;
 pub mod profile;
 pub mod ranks;
@@ -154,6 +155,13 @@ pub struct RunResult {
     /// What the zones with write pointers came to (`--zbd`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<ZonesResult>,
+    /// What the system did over the measured window (`os::vitals`); absent where it was not
+    /// sampled (another system, results saved before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<crate::os::vitals::Signals>,
+    /// What limited the run, judged from the above ([`limit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<limit::Limit>,
 }
 
 /// Zones with write pointers (`--zbd`), all threads together.

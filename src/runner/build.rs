@@ -33,6 +33,7 @@ pub fn build(
         qd: plan.queue_depth,
         measured_ns: finished.measured_ns,
         cpu: measured.cpu,
+        signals: measured.signals,
         targets: &prepared.targets,
         collector: measured.collector,
         outcomes: finished.outcomes,
@@ -53,6 +54,7 @@ struct BuildInput<'a> {
     qd: u32,
     measured_ns: u64,
     cpu: Vec<crate::stats::cpu::CpuUsage>,
+    signals: Option<crate::os::vitals::Signals>,
     targets: &'a [OpenTarget],
     collector: super::collect::Collector,
     outcomes: Vec<WorkerOutcome>,
@@ -244,6 +246,8 @@ fn build_result(b: BuildInput) -> RunResult {
         verify: None,
         latency_target,
         zones,
+        signals: b.signals.clone(),
+        limit: None,
     }
 }
 

@@ -11,6 +11,7 @@ use super::worker::{self, WorkerOutcome};
 use super::{steady, Control, Live, LiveCounters, LivePhase, Msg, Observer};
 use crate::engine::build::{self, Drive, ThreadIo};
 use crate::error::{Error, Result};
+use crate::os::vitals;
 use crate::spec::{Affinity, Flag, JobSpec, Stop};
 use crate::stats::{cpu, flat};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,6 +37,9 @@ pub struct Measured {
     pub halted_at: Option<u64>,
     /// An observer that could not get ready (it stops the run before any I/O).
     pub observer_error: Option<String>,
+    /// What the system did over the measured window (`os::vitals`), for the verdict on what
+    /// limited the run; None where it is not read (another system, IOGAUGE_SIGNALS=off).
+    pub signals: Option<vitals::Signals>,
 }
 
 /// Spawn the workers; each sets up its buffers and engine and waits at `ctl.ready`. A thread
@@ -182,9 +186,12 @@ pub fn measure(
     collector: Collector,
     interrupted: &AtomicBool,
     observer: &mut dyn Observer,
+    paths: &[&std::path::Path],
 ) -> Measured {
     let workers = collector.workers();
     ctl.ready.wait();
+    // The workers are started and named: the sampler finds them, before the clock runs.
+    let sampler = signals_wanted().then(|| vitals::Sampler::new(paths));
     // A worker that failed its setup has said so before the barrier.
     let set_up = ctl.failure.lock().is_ok_and(|f| f.is_none());
     let mut observer_error = None;
@@ -205,6 +212,11 @@ pub fn measure(
         flat_at: None,
         flat_points: 0,
         halted_at: None,
+        vitals: Vitals {
+            sampler,
+            next_ns: 0,
+            signals: None,
+        },
     };
     let mut next_observe = 0;
     while !l.collector.all_done() {
@@ -223,6 +235,7 @@ pub fn measure(
     let end_sample = cpu::sample();
     let cpu_start = l.cpu_start.unwrap_or_else(|| end_sample.clone());
     let cpu_end = l.cpu_end.unwrap_or(end_sample);
+    l.vitals.end();
     Measured {
         collector: l.collector,
         started_unix_ns,
@@ -232,6 +245,39 @@ pub fn measure(
         flat_at: l.flat_at,
         halted_at: l.halted_at,
         observer_error,
+        signals: l.vitals.signals,
+    }
+}
+
+/// Whether to sample the system's signals: always, unless IOGAUGE_SIGNALS=off (to measure
+/// what sampling costs, bench/README.md).
+fn signals_wanted() -> bool {
+    std::env::var("IOGAUGE_SIGNALS").map_or(true, |v| v != "off")
+}
+
+/// The sampler of the measured window: opened at its start, read every
+/// [`vitals::PERIOD_NS`], closed at its end.
+struct Vitals {
+    sampler: Option<vitals::Sampler>,
+    next_ns: u64,
+    signals: Option<vitals::Signals>,
+}
+
+impl Vitals {
+    fn tick(&mut self, now: u64, m0: u64) {
+        if now < m0 || now < self.next_ns {
+            return;
+        }
+        if let Some(s) = self.sampler.as_mut() {
+            s.sample();
+            self.next_ns = now + vitals::PERIOD_NS;
+        }
+    }
+
+    fn end(&mut self) {
+        if let Some(s) = self.sampler.take() {
+            self.signals = s.finish();
+        }
     }
 }
 
@@ -294,6 +340,7 @@ struct Watch {
     /// Check intervals of the flat-window rule judged so far.
     flat_points: usize,
     halted_at: Option<u64>,
+    vitals: Vitals,
 }
 
 impl Watch {
@@ -316,7 +363,9 @@ impl Watch {
         }
         if self.cpu_end.is_none() && now >= m1.min(ctl.stop_ns.load(Ordering::Relaxed)) {
             self.cpu_end = Some(cpu::sample());
+            self.vitals.end();
         }
+        self.vitals.tick(now, m0);
         if self.interrupted_at.is_none() && interrupted.load(Ordering::Relaxed) {
             self.interrupted_at = Some(now);
             ctl.stop_ns.fetch_min(now, Ordering::Relaxed);

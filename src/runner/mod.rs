@@ -305,6 +305,7 @@ pub fn run_full(
     let mut result = build::build(job, plan, &prepared, measured, finished, command_line, keep);
     result.verify = verified;
     result.warnings = crate::warnings::check(&result);
+    result.limit = Some(crate::result::limit::judge(&result));
     Ok(result)
 }
 
@@ -344,7 +345,9 @@ fn run_workers(
             s.spawn(move || verifying::checkpoints(v, targets, done));
         }
         let collector = collect::Collector::new(n, per_thread_series);
-        let measured = measure::measure(job, ctl, rx, collector, interrupted, observer);
+        let paths: Vec<&std::path::Path> =
+            prepared.targets.iter().map(|t| t.path.as_path()).collect();
+        let measured = measure::measure(job, ctl, rx, collector, interrupted, observer, &paths);
         let joined = finish::join(workers);
         done.store(true, Ordering::Relaxed);
         (joined, Some(measured))

@@ -148,7 +148,7 @@ fn aggregate(under: &[Counters], ms: u64) -> Option<Aggr> {
 
 /// The whole disk under `path`: a block device's own, else that of the file system holding
 /// it (or its nearest folder that exists), a partition's parent disk as fio takes it.
-fn disk_under(path: &Path) -> Option<String> {
+pub(crate) fn disk_under(path: &Path) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut at: PathBuf = std::path::absolute(path).ok()?;
     let meta = loop {
@@ -165,7 +165,7 @@ fn disk_under(path: &Path) -> Option<String> {
 }
 
 /// The disks `disk` is built on (a dm or md device's), as /sys/block/<disk>/slaves lists them.
-fn slaves_of(disk: &str) -> Vec<String> {
+pub(crate) fn slaves_of(disk: &str) -> Vec<String> {
     let Ok(dir) = std::fs::read_dir(format!("/sys/block/{disk}/slaves")) else {
         return Vec::new();
     };

@@ -21,6 +21,7 @@ pub mod process;
 pub mod resolve;
 pub mod signals;
 pub mod topology;
+pub mod vitals;
 
 use std::os::fd::AsRawFd;
 

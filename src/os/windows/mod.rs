@@ -21,6 +21,7 @@ pub mod owned;
 pub mod process;
 pub mod signals;
 pub mod topology;
+pub mod vitals;
 
 use std::os::windows::io::AsRawHandle;
 

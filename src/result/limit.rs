@@ -1,0 +1,622 @@
+//! What limited a run: one verdict with its evidence as figures, judged from the finished
+//! result alone (its job, its totals and the signals sampled over its measured window,
+//! `os::vitals`), as the warnings are, so every report and every later reader sees the same.
+//!
+//! The rules are tried in order, the most certain first: a limit the user set (`--rate-*`),
+//! no storage at all (the null and delay engines), a cgroup's I/O limit met, the page cache
+//! answering, writers paused at the dirty limit, iogauge's own CPU, a FUSE daemon, other work
+//! on the CPUs, then the device against the queue depth asked. What no rule explains is "not
+//! determined", with what was seen. `--why` (`cmd/run.rs`) then checks a verdict by changing
+//! the run and measuring again ([`Probe`]).
+
+use super::RunResult;
+use crate::engine::EngineKind;
+use crate::os::vitals::{DiskSignal, Signals};
+use crate::spec::{Flag, Rate};
+use crate::units::format_size_human;
+use serde::{Deserialize, Serialize};
+
+/// The verdict, its evidence and, with `--why`, the follow-up passes that checked it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    pub verdict: Verdict,
+    /// The verdict in words ("the device").
+    pub label: String,
+    /// The figures it rests on, each a short sentence.
+    pub evidence: Vec<String>,
+    /// `--why`'s passes after the run, outside its measured window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<Probe>,
+    /// What the probes say of the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed: Option<String>,
+}
+
+impl Limit {
+    /// "Limited by: the device: vda busy 99.6%, ...; ..." and, after `--why`, its probes.
+    pub fn lines(&self) -> Vec<String> {
+        let mut v = vec![format!(
+            "Limited by: {}: {}",
+            self.label,
+            self.evidence.join("; ")
+        )];
+        for p in &self.probes {
+            v.push(format!(
+                "  --why: {} gave {:.0} IOPS, {:+.0}%",
+                p.change,
+                p.iops,
+                100.0 * (p.ratio - 1.0)
+            ));
+        }
+        v.extend(self.probed.iter().map(|s| format!("  --why: {s}")));
+        v
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The device: busy, its queue full, its service time grown with the queue.
+    Device,
+    /// The depth asked: the device had room for more.
+    QueueDepth,
+    /// iogauge's own threads (and the kernel's work for them) used the CPUs they may run on.
+    IogaugeCpu,
+    /// Other work on the CPUs, or time the hypervisor gave to others (steal).
+    MachineCpu,
+    /// Reads (or writes) answered by memory: the device idle.
+    PageCache,
+    /// The cgroup's I/O limit on the device.
+    CgroupLimit,
+    /// Writers paused at the dirty limit while the device wrote back.
+    Writeback,
+    /// The file system's server: a FUSE daemon, a network file system.
+    Server,
+    /// The user's own rate limit.
+    RateLimit,
+    NotDetermined,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Device => "the device",
+            Verdict::QueueDepth => "the queue depth asked",
+            Verdict::IogaugeCpu => "iogauge's own CPU",
+            Verdict::MachineCpu => "the machine's CPU (other work)",
+            Verdict::PageCache => "the page cache",
+            Verdict::CgroupLimit => "the cgroup's I/O limit",
+            Verdict::Writeback => "writeback (writers paused at the dirty limit)",
+            Verdict::Server => "the file system's server",
+            Verdict::RateLimit => "your rate limit",
+            Verdict::NotDetermined => "not determined",
+        }
+    }
+
+    /// A few letters for a table's column.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Verdict::Device => "device",
+            Verdict::QueueDepth => "depth",
+            Verdict::IogaugeCpu => "cpu",
+            Verdict::MachineCpu => "other-cpu",
+            Verdict::PageCache => "cache",
+            Verdict::CgroupLimit => "cgroup",
+            Verdict::Writeback => "writeback",
+            Verdict::Server => "server",
+            Verdict::RateLimit => "rate",
+            Verdict::NotDetermined => "?",
+        }
+    }
+}
+
+/// One `--why` pass: what was changed, and how the figure moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// "queue depth 32 -> 64".
+    pub change: String,
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    /// Its IOPS over the run's.
+    pub ratio: f64,
+}
+
+/// A rule's finding.
+type Found = Option<(Verdict, Vec<String>)>;
+
+/// A device at least this busy, or a CPU share this high, is the limit.
+const SATURATED_PCT: f64 = 90.0;
+/// A limit met to within this share counts as met.
+const AT_LIMIT: f64 = 0.90;
+/// At most this many I/Os asked in flight is a shallow queue: the figure is the latency's.
+const SHALLOW: f64 = 2.0;
+
+/// The verdict on `r`.
+pub fn judge(r: &RunResult) -> Limit {
+    let (verdict, evidence) = find(r);
+    Limit {
+        verdict,
+        label: verdict.label().to_string(),
+        evidence,
+        probes: Vec::new(),
+        probed: None,
+    }
+}
+
+fn find(r: &RunResult) -> (Verdict, Vec<String>) {
+    if let Some(f) = rate_limit(r).or_else(|| no_storage(r)) {
+        return f;
+    }
+    let Some(s) = &r.signals else {
+        return (Verdict::NotDetermined, vec![unsampled(r)]);
+    };
+    let rules: [fn(&RunResult, &Signals) -> Found; 8] = [
+        cgroup_limit,
+        page_cache,
+        writeback,
+        own_cpu,
+        server,
+        other_cpu,
+        device_or_depth,
+        network_fs,
+    ];
+    rules
+        .iter()
+        .find_map(|rule| rule(r, s))
+        .unwrap_or_else(|| (Verdict::NotDetermined, seen(r, s)))
+}
+
+fn unsampled(r: &RunResult) -> String {
+    if cfg!(target_os = "linux") {
+        match r.measured_ns < 2 * crate::os::vitals::PERIOD_NS {
+            true => "the measured window was too short to sample".into(),
+            false => "the system's signals were not sampled (IOGAUGE_SIGNALS=off)".into(),
+        }
+    } else {
+        "not yet on this system: its disk, CPU and memory counters are not read yet".into()
+    }
+}
+
+fn secs(r: &RunResult) -> f64 {
+    (r.measured_ns as f64 / 1e9).max(1e-9)
+}
+
+fn threads(r: &RunResult) -> u64 {
+    r.targets
+        .iter()
+        .map(|t| t.threads.len() as u64)
+        .sum::<u64>()
+        .max(1)
+}
+
+/// A `--rate-*` ceiling the run reached: the user's own limit.
+fn rate_limit(r: &RunResult) -> Found {
+    let l = &r.job.limits;
+    let n = threads(r) as f64;
+    let dirs = l.rate_dirs;
+    let asked = [
+        l.rate_iops.map(|iops| Rate::Iops { iops }),
+        l.rate_bytes_per_sec.map(|b| Rate::Bytes { per_sec: b }),
+        dirs.and_then(|d| d.read),
+        dirs.and_then(|d| d.write),
+    ];
+    asked.into_iter().flatten().find_map(|rate| {
+        let (got, want, unit) = match rate {
+            Rate::Iops { iops: per_sec } => (r.total.all.iops, per_sec as f64 * n, "IOPS"),
+            Rate::Bytes { per_sec } => (r.total.all.bytes_per_sec, per_sec as f64 * n, "B/s"),
+        };
+        // A limit per direction is met by each; both together reach at most their sum.
+        let want = if dirs.is_some() {
+            want.min(got.max(1.0))
+        } else {
+            want
+        };
+        (got >= AT_LIMIT * want).then(|| {
+            let flag = match rate {
+                Rate::Iops { .. } => r.job.name(Flag::RateIops),
+                Rate::Bytes { .. } => r.job.name(Flag::RateBw),
+            };
+            (
+                Verdict::RateLimit,
+                vec![format!(
+                    "{} of the {} asked with {flag} ({} threads), {:.0}% of it",
+                    figure(got, unit),
+                    figure(want, unit),
+                    n,
+                    100.0 * got / want
+                )],
+            )
+        })
+    })
+}
+
+fn figure(v: f64, unit: &str) -> String {
+    match unit {
+        "B/s" => format!("{}/s", format_size_human(v as u64)),
+        _ => format!("{v:.0} {unit}"),
+    }
+}
+
+/// The null engine measures iogauge alone; the delay engine's figure is its latency over the
+/// depth asked.
+fn no_storage(r: &RunResult) -> Found {
+    let busy = r.signals.as_ref().and_then(|s| s.workers).map(|w| {
+        format!(
+            "the busiest worker was on a CPU {:.0}% of the window",
+            w.busiest_run_pct
+        )
+    });
+    match r.engine {
+        EngineKind::Null => Some((
+            Verdict::IogaugeCpu,
+            std::iter::once(
+                "no storage: the null engine completes each I/O at once, so the figure is iogauge's own cost per I/O".to_string(),
+            )
+            .chain(busy)
+            .collect(),
+        )),
+        EngineKind::Delay => Some((
+            Verdict::QueueDepth,
+            vec![format!(
+                "no storage: the delay engine completes each I/O after its injected latency, so {} in flight at a time make the figure",
+                u64::from(r.queue_depth) * threads(r)
+            )],
+        )),
+        _ => None,
+    }
+}
+
+/// The disk the run used most.
+fn busiest(s: &Signals) -> Option<&DiskSignal> {
+    s.disks
+        .iter()
+        .filter(|d| d.ios > 0)
+        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))
+}
+
+/// Throughput within [`AT_LIMIT`] of a limit the run's cgroup sets on the target's device.
+fn cgroup_limit(r: &RunResult, s: &Signals) -> Found {
+    let cg = s.cgroup.as_ref()?;
+    let t = secs(r);
+    let (rb, wb) = (
+        r.total.read.bytes as f64 / t,
+        r.total.write.bytes as f64 / t,
+    );
+    let (ri, wi) = (r.total.read.ios as f64 / t, r.total.write.ios as f64 / t);
+    let file = |v1: &str, v2: &str| match cg.version.as_str() {
+        "v1" => format!("blkio.throttle.{v1}"),
+        _ => format!("io.max {v2}"),
+    };
+    for l in &cg.io {
+        let disk = s.disks.iter().find(|d| d.dev == l.dev);
+        let name = disk.map_or(l.dev.clone(), |d| format!("{} ({})", d.name, d.dev));
+        let checks = [
+            (
+                l.read_bps,
+                rb,
+                "reads",
+                "B/s",
+                file("read_bps_device", "rbps"),
+            ),
+            (
+                l.write_bps,
+                wb,
+                "writes",
+                "B/s",
+                file("write_bps_device", "wbps"),
+            ),
+            (
+                l.read_iops,
+                ri,
+                "reads",
+                "IOPS",
+                file("read_iops_device", "riops"),
+            ),
+            (
+                l.write_iops,
+                wi,
+                "writes",
+                "IOPS",
+                file("write_iops_device", "wiops"),
+            ),
+        ];
+        for (limit, got, what, unit, key) in checks {
+            let Some(limit) = limit else { continue };
+            if got >= AT_LIMIT * limit as f64 {
+                return Some((
+                    Verdict::CgroupLimit,
+                    vec![
+                        format!(
+                            "the cgroup {} limits {what} from {name} to {} ({key} = {limit})",
+                            cg.path,
+                            figure(limit as f64, unit)
+                        ),
+                        format!(
+                            "the run's {what} came to {}, {:.0}% of the limit",
+                            figure(got, unit),
+                            100.0 * got / limit as f64
+                        ),
+                    ],
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn memory_fs(r: &RunResult) -> Option<&str> {
+    r.targets
+        .iter()
+        .filter_map(|t| t.facts.fs_type.as_deref())
+        .find(|f| matches!(*f, "tmpfs" | "ramfs"))
+}
+
+fn cgroup_memory(s: &Signals) -> Option<String> {
+    let m = s.cgroup.as_ref()?.memory_bytes?;
+    Some(format!(
+        "the run's cgroup may hold {} of memory",
+        format_size_human(m)
+    ))
+}
+
+/// Buffered I/O that did not reach the device: memory answered.
+fn page_cache(r: &RunResult, s: &Signals) -> Found {
+    if r.job.cache.is_direct() {
+        return None;
+    }
+    if let Some(fs) = memory_fs(r) {
+        return Some((
+            Verdict::PageCache,
+            vec![format!(
+                "the target is on {fs}, which keeps its data in memory"
+            )],
+        ));
+    }
+    if s.disks.is_empty() {
+        return None;
+    }
+    let dev_read: u64 = s.disks.iter().map(|d| d.read_bytes).sum();
+    let dev_written: u64 = s.disks.iter().map(|d| d.write_bytes).sum();
+    let (read, written) = (r.total.read.bytes, r.total.write.bytes);
+    let reads_cached = read > 0 && (dev_read as f64) < 0.1 * read as f64;
+    let dirty_low = s
+        .dirty
+        .is_none_or(|d| d.mean_bytes < d.throttle_from() * 9 / 10);
+    let writes_cached = written > 0 && (dev_written as f64) < 0.1 * written as f64 && dirty_low;
+    if !(reads_cached && (written == 0 || writes_cached)) && !(read == 0 && writes_cached) {
+        return None;
+    }
+    let mut ev = Vec::new();
+    if read > 0 {
+        ev.push(format!(
+            "reads reached the device for {:.1}% of the {} read ({} from the disk)",
+            100.0 * dev_read as f64 / read as f64,
+            format_size_human(read),
+            format_size_human(dev_read)
+        ));
+    }
+    if written > 0 {
+        ev.push(format!(
+            "{} of the {} written reached the device in the window: the rest waits in memory",
+            format_size_human(dev_written),
+            format_size_human(written)
+        ));
+    }
+    ev.extend(s.workers.map(|w| {
+        format!(
+            "the busiest worker was on a CPU {:.0}% of the window (copying from memory)",
+            w.busiest_run_pct
+        )
+    }));
+    Some((Verdict::PageCache, ev))
+}
+
+/// Buffered writes with the dirty pages held where the kernel slows writers down.
+fn writeback(r: &RunResult, s: &Signals) -> Found {
+    let d = s.dirty?;
+    let from = d.throttle_from();
+    if r.job.cache.is_direct()
+        || r.total.write.bytes == 0
+        || (d.mean_bytes as f64) < 0.9 * from as f64
+    {
+        return None;
+    }
+    let mut ev = vec![format!(
+        "dirty and writeback pages averaged {} (at most {}): the kernel slows writers from {} and stops them at {}",
+        format_size_human(d.mean_bytes),
+        format_size_human(d.max_bytes),
+        format_size_human(from),
+        format_size_human(d.limit_bytes)
+    )];
+    ev.extend(s.workers.map(|w| {
+        format!(
+            "the writers were on a CPU {:.0}% of the window",
+            w.mean_run_pct
+        )
+    }));
+    ev.extend(busiest(s).map(|d| format!("{} was busy {:.0}% writing back", d.name, d.busy_pct)));
+    Some((Verdict::Writeback, ev))
+}
+
+/// The CPUs this process may use, used by it; or one worker that never waited.
+fn own_cpu(_r: &RunResult, s: &Signals) -> Found {
+    let (w, m) = (s.workers?, s.machine?);
+    if m.steal_pct >= 10.0 {
+        return None;
+    }
+    let usable = f64::from(w.allowed_cpus.min(m.cpus.max(1)));
+    let all_used = m.process_cpus >= 0.9 * usable;
+    let one_full = w.busiest_run_pct >= SATURATED_PCT;
+    if !all_used && !one_full {
+        return None;
+    }
+    let mut ev = Vec::new();
+    if all_used {
+        ev.push(format!(
+            "this process used {:.2} of the {} CPUs it may run on (its {} workers and the kernel's work for them)",
+            m.process_cpus, usable, w.threads
+        ));
+    }
+    if one_full {
+        ev.push(format!(
+            "the busiest worker was on a CPU {:.0}% of the window",
+            w.busiest_run_pct
+        ));
+    }
+    if w.mean_wait_pct >= 5.0 {
+        ev.push(format!(
+            "the workers waited {:.0}% of the window for a CPU",
+            w.mean_wait_pct
+        ));
+    }
+    ev.extend(pressure_cpu(s));
+    Some((Verdict::IogaugeCpu, ev))
+}
+
+fn pressure_cpu(s: &Signals) -> Option<String> {
+    let p = s.pressure?;
+    (p.cpu_some_pct >= 10.0).then(|| {
+        format!(
+            "CPU pressure: tasks waited for a CPU {:.0}% of the time",
+            p.cpu_some_pct
+        )
+    })
+}
+
+/// A FUSE target whose daemon was the busy party.
+fn server(r: &RunResult, s: &Signals) -> Found {
+    let fuse = r
+        .targets
+        .iter()
+        .find_map(|t| t.facts.fs_type.as_deref().filter(|f| f.starts_with("fuse")))?;
+    let mut ev = vec![format!(
+        "the target is on {fuse}: each I/O is served by a user-space daemon"
+    )];
+    match &s.fuse_daemon {
+        Some(d) => ev.push(format!(
+            "its daemon '{}' (pid {}, {} threads) used {:.2} CPUs",
+            d.name, d.pid, d.threads, d.cpus
+        )),
+        None => ev.push("no process holding /dev/fuse was found to measure".into()),
+    }
+    ev.extend(s.workers.map(|w| {
+        format!(
+            "iogauge's workers were on a CPU {:.0}% of the window",
+            w.mean_run_pct
+        )
+    }));
+    Some((Verdict::Server, ev))
+}
+
+/// The CPUs busy with work not this process's, or stolen.
+fn other_cpu(_r: &RunResult, s: &Signals) -> Found {
+    let m = s.machine?;
+    let mine = m.process_cpus / f64::from(m.cpus.max(1)) * 100.0;
+    let others = m.busy_pct - mine;
+    if m.steal_pct >= 10.0 {
+        return Some((
+            Verdict::MachineCpu,
+            vec![format!(
+                "the hypervisor gave {:.0}% of the CPUs' time to others (steal)",
+                m.steal_pct
+            )],
+        ));
+    }
+    // Busy CPUs limit the run only where its workers waited for one: work at a low priority
+    // (a nice'd build) fills idle time without holding the workers back.
+    let waited = s.workers.map_or(0.0, |w| w.mean_wait_pct);
+    if m.busy_pct < SATURATED_PCT || others < 0.5 * m.busy_pct || waited < 10.0 {
+        return None;
+    }
+    let mut ev = vec![
+        format!(
+            "the {} CPUs were {:.0}% busy, {:.0}% of them with other work",
+            m.cpus, m.busy_pct, others
+        ),
+        format!("iogauge's workers waited {waited:.0}% of the window for a CPU"),
+    ];
+    ev.extend(pressure_cpu(s));
+    Some((Verdict::MachineCpu, ev))
+}
+
+/// The disk's queue against the depth asked.
+fn device_or_depth(r: &RunResult, s: &Signals) -> Found {
+    let d = busiest(s)?;
+    let asked = (u64::from(r.queue_depth) * threads(r)) as f64;
+    let direct = r.job.cache.is_direct() || r.targets.iter().all(|t| t.facts.fs_type.is_none());
+    let queue = format!(
+        "{} busy {:.1}%, {:.1} in flight at the device of {} asked, service time {:.2} ms (first {:.2} ms, last {:.2} ms)",
+        d.name, d.busy_pct, d.in_flight, asked, d.service_ms, d.service_first_ms, d.service_last_ms
+    );
+    let mut ev = vec![queue];
+    ev.extend(io_pressure(s));
+    if direct && asked <= SHALLOW && d.in_flight <= asked * 1.2 {
+        ev.push(format!(
+            "with {asked} I/O in flight each waits for the one before: the figure is {asked} over the latency, and a device that serves several at once has room"
+        ));
+        return Some((Verdict::QueueDepth, ev));
+    }
+    if d.busy_pct < SATURATED_PCT {
+        return None;
+    }
+    if !direct {
+        let share = 100.0 * d.read_bytes as f64 / r.total.read.bytes.max(1) as f64;
+        if r.total.read.bytes > 0 {
+            ev.push(format!("reads reached the device for {share:.0}% of the bytes read: the page cache held too little of the file"));
+        }
+        ev.extend(cgroup_memory(s));
+    }
+    Some((Verdict::Device, ev))
+}
+
+fn io_pressure(s: &Signals) -> Option<String> {
+    let p = s.pressure?;
+    (p.io_some_pct >= 10.0).then(|| {
+        format!(
+            "I/O pressure: some task waited for I/O {:.0}% of the time",
+            p.io_some_pct
+        )
+    })
+}
+
+fn network_fs(r: &RunResult, _s: &Signals) -> Found {
+    let fs = r.targets.iter().find_map(|t| {
+        t.facts
+            .fs_type
+            .as_deref()
+            .filter(|f| f.starts_with("nfs") || matches!(*f, "cifs" | "smb3" | "9p" | "ceph"))
+    })?;
+    Some((
+        Verdict::Server,
+        vec![format!(
+            "the target is on {fs}, a network file system, and nothing on this machine was the limit (its round trips are not sampled yet)"
+        )],
+    ))
+}
+
+/// What was seen, for "not determined".
+fn seen(r: &RunResult, s: &Signals) -> Vec<String> {
+    let mut ev = Vec::new();
+    if let Some(d) = busiest(s) {
+        ev.push(format!(
+            "{} busy {:.0}%, {:.1} in flight at the device of {} asked",
+            d.name,
+            d.busy_pct,
+            d.in_flight,
+            u64::from(r.queue_depth) * threads(r)
+        ));
+    }
+    if let Some(w) = s.workers {
+        ev.push(format!(
+            "the busiest worker was on a CPU {:.0}% of the window, the workers waited {:.0}% for one",
+            w.busiest_run_pct, w.mean_wait_pct
+        ));
+    }
+    if let Some(m) = s.machine {
+        ev.push(format!("the {} CPUs were {:.0}% busy", m.cpus, m.busy_pct));
+    }
+    if ev.is_empty() {
+        ev.push("no device, CPU or memory signal was read".into());
+    }
+    ev
+}
