@@ -1684,6 +1684,12 @@ pub struct RunArgs {
     #[arg(help_heading = "Safety", long = "memory-limit", value_name = "SIZE")]
     pub memory_limit: Option<String>,
 
+    /// After the run, check what limited it: short passes with the queue depth doubled, the
+    /// threads doubled and the page cache used or bypassed, each against a pass as run; their
+    /// figures and what they say of the verdict go under it (outside the measured window)
+    #[arg(help_heading = "Output", long = "why")]
+    pub why: bool,
+
     /// Keep files iogauge created instead of removing them at the end
     #[arg(help_heading = "Safety", long = "keep")]
     pub keep: bool,

@@ -31,6 +31,7 @@ pub mod selftest;
 #[cfg(target_os = "linux")]
 pub mod sweep;
 pub mod verify;
+pub mod why;
 #[cfg(target_os = "linux")]
 pub mod workload;
 

@@ -58,13 +58,17 @@ pub fn cmd_run(
     let mut cleanup = Cleanup::new(job.keep);
     let mut progress = Progress::new(args.out.quiet);
     ctx.limit_memory(super::memory_limit(args.memory_limit.as_deref())?)?;
-    let result = runner::run_observed(
+    let mut result = runner::run_observed(
         &job,
         command_line,
         ctx.interrupted(),
         &mut cleanup,
         &mut progress,
     );
+    // Before the memory cap is left: the probes run as the run did.
+    if let (Ok(r), true) = (&mut result, args.why) {
+        super::why::probe(&job, r, ctx.interrupted(), &mut cleanup, &mut progress);
+    }
     progress.end();
     let cap = ctx.leave_memory();
     let mut result = result?;

@@ -30,6 +30,11 @@ pub fn column(store: &Store, id: i64) -> Result<(Column, Listed, Record)> {
         Column {
             id,
             title: format!("#{id} {}", record.name()),
+            limits: record
+                .passes()
+                .iter()
+                .map(|p| p.result.limit.as_ref().map(|l| l.verdict))
+                .collect(),
             passes,
             repeats,
         },

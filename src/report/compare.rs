@@ -2,6 +2,7 @@
 //! run-to-run noise of repeated workloads, and the baseline check's pass/fail rule.
 
 use crate::report::table::Grid;
+use crate::result::limit::Verdict as Limited;
 use crate::store::figures::{Figures, Metric};
 use crate::store::Listed;
 use serde::Serialize;
@@ -12,6 +13,8 @@ pub struct Column {
     pub id: i64,
     pub title: String,
     pub passes: Vec<(String, Figures)>,
+    /// What limited each pass, where judged (`result::limit`).
+    pub limits: Vec<Option<Limited>>,
     pub repeats: Vec<Listed>,
 }
 
@@ -59,6 +62,9 @@ pub struct Row {
 pub struct Comparison {
     pub titles: Vec<String>,
     pub rows: Vec<Row>,
+    /// Passes whose runs were limited by different things: their ratio compares those.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The pass labels to compare, and for each column which of its passes is that label.
@@ -132,7 +138,9 @@ fn judge(ratio: f64, ref_cv: Option<f64>, cv: Option<f64>) -> Verdict {
 pub fn compare(columns: &[Column]) -> Comparison {
     let single = columns.iter().all(|c| c.passes.len() == 1);
     let mut rows = Vec::new();
+    let mut warnings = Vec::new();
     for (label, idx) in align(columns) {
+        warnings.extend(limited_apart(columns, &label, &idx));
         for m in Metric::ALL {
             let values: Vec<Option<f64>> = columns
                 .iter()
@@ -179,7 +187,31 @@ pub fn compare(columns: &[Column]) -> Comparison {
     Comparison {
         titles: columns.iter().map(|c| c.title.clone()).collect(),
         rows,
+        warnings,
     }
+}
+
+/// A warning for each column whose pass `label` was limited by something else than the
+/// reference's: the storage is then not what the ratio compares.
+fn limited_apart(columns: &[Column], label: &str, idx: &[Option<usize>]) -> Vec<String> {
+    let of = |j: usize| idx[j].and_then(|i| columns[j].limits.get(i).copied().flatten());
+    let Some(first) = of(0) else {
+        return Vec::new();
+    };
+    (1..columns.len())
+        .filter_map(|j| {
+            let other = of(j).filter(|v| *v != first && *v != Limited::NotDetermined)?;
+            (first != Limited::NotDetermined).then(|| {
+                format!(
+                    "{label}: {} was limited by {}, {} by {}: not a comparison of storage",
+                    columns[0].title,
+                    first.label(),
+                    columns[j].title,
+                    other.label()
+                )
+            })
+        })
+        .collect()
 }
 
 impl Comparison {
@@ -232,6 +264,9 @@ impl Comparison {
             .flat_map(|r| &r.cells)
             .any(|c| c.noise_cv.is_some());
         let mut s = String::from("(ratio to the first run; latency: lower is better)");
+        for w in &self.warnings {
+            s.push_str(&format!("\nWarning: {w}"));
+        }
         if repeated {
             s.push_str(
                 "\n±: run-to-run spread (coefficient of variation) over the saved repeats of \
@@ -371,6 +406,7 @@ mod tests {
             id,
             title: format!("#{id}"),
             passes: vec![("RND4K Q1T1 read".into(), figs(iops, None))],
+            limits: vec![None],
             repeats: repeats
                 .iter()
                 .enumerate()

@@ -97,8 +97,17 @@ impl<'a> Report<'a> {
     fn summary(&self) -> Grid {
         let mut g = Grid::new(
             [
-                "run", "pass", "mode", "IOPS", "MB/s", "lat mean", "p50", "p99", "p99.9",
+                "run",
+                "pass",
+                "mode",
+                "IOPS",
+                "MB/s",
+                "lat mean",
+                "p50",
+                "p99",
+                "p99.9",
                 "measured",
+                "limited by",
             ]
             .map(String::from)
             .to_vec(),
@@ -127,6 +136,11 @@ impl<'a> Report<'a> {
                     ns(f.lat_p99_ns),
                     ns(f.lat_p999_ns),
                     format!("{:.1} s", p.result.measured_ns as f64 / 1e9),
+                    p.result
+                        .limit
+                        .as_ref()
+                        .map_or("-", |l| l.verdict.tag())
+                        .into(),
                 ]);
             }
         }
@@ -151,6 +165,7 @@ impl<'a> Report<'a> {
                     id: l.column.id,
                     title: l.column.title.clone(),
                     passes: l.column.passes.clone(),
+                    limits: l.column.limits.clone(),
                     repeats: l.column.repeats.clone(),
                 })
                 .collect();
@@ -707,7 +722,14 @@ impl<'a> Report<'a> {
                         .map(|f| format!("FAILED: {f}")),
                 );
             }
-            for p in l.record.passes() {
+            let passes = l.record.passes();
+            for p in &passes {
+                let pass = match passes.len() {
+                    1 => String::new(),
+                    _ => format!("{}: ", p.label),
+                };
+                let limit = p.result.limit.iter().flat_map(|l| l.lines());
+                notes.extend(limit.map(|line| format!("{pass}{}", line.trim_start())));
                 for w in &p.result.warnings {
                     let s = format!("Warning ({}): {} Fix: {}", w.code, w.message, w.fix);
                     if !notes.contains(&s) {
@@ -868,6 +890,7 @@ mod tests {
                 id,
                 title: format!("#{id}"),
                 passes: vec![],
+                limits: vec![],
                 repeats: vec![],
             },
         }

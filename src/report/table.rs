@@ -217,7 +217,7 @@ pub fn profile_text(p: &ProfileResult) -> String {
         .max()
         .unwrap_or(4)
         .max(4);
-    let rows: Vec<(String, String, String)> = p
+    let rows: Vec<(String, String, &str, String)> = p
         .passes
         .iter()
         .map(|x| {
@@ -233,7 +233,8 @@ pub fn profile_text(p: &ProfileResult) -> String {
                 "-".into()
             };
             let secs = format!("{:.1}s", r.measured_ns as f64 / 1e9);
-            (x.label.clone(), fig, format!("{secs:>7}  {spark}"))
+            let limit = r.limit.as_ref().map_or("-", |l| l.verdict.tag());
+            (x.label.clone(), fig, limit, format!("{secs:>7}  {spark}"))
         })
         .collect();
     let fig_w = rows
@@ -245,12 +246,31 @@ pub fn profile_text(p: &ProfileResult) -> String {
     let _ = writeln!(o);
     let _ = writeln!(
         o,
-        "{:<label_w$}  {:<fig_w$}  {:>7}  throughput over time",
-        "test", "result", "time"
+        "{:<label_w$}  {:<fig_w$}  {:<10}  {:>7}  throughput over time",
+        "test", "result", "limited by", "time"
     );
-    let _ = writeln!(o, "{}", "-".repeat(label_w + fig_w + 41));
-    for (label, fig, spark) in &rows {
-        let _ = writeln!(o, "{label:<label_w$}  {fig:<fig_w$}  {spark}");
+    let _ = writeln!(o, "{}", "-".repeat(label_w + fig_w + 53));
+    for (label, fig, limit, spark) in &rows {
+        let _ = writeln!(o, "{label:<label_w$}  {fig:<fig_w$}  {limit:<10}  {spark}");
+    }
+    let mut tags: Vec<crate::result::limit::Verdict> = p
+        .passes
+        .iter()
+        .filter_map(|x| x.result.limit.as_ref().map(|l| l.verdict))
+        .collect();
+    tags.dedup();
+    tags.sort_by_key(|v| v.tag());
+    tags.dedup();
+    if !tags.is_empty() {
+        let said: Vec<String> = tags
+            .iter()
+            .map(|v| format!("{} = {}", v.tag(), v.label()))
+            .collect();
+        let _ = writeln!(
+            o,
+            "\nlimited by: {} (each pass's evidence is in its JSON's limit)",
+            said.join("; ")
+        );
     }
     for x in &p.passes {
         if let Some(f) = crate::result::fall(&x.result.phases) {

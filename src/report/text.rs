@@ -104,8 +104,8 @@ impl Headline {
             }
             io_table(&mut o, r, title, pick, self);
         }
-        for line in r.limit.iter().flat_map(|l| l.lines()) {
-            let _ = writeln!(o, "\n{line}");
+        if let Some(l) = &r.limit {
+            let _ = writeln!(o, "\n{}", l.lines().join("\n"));
         }
         errors_and_flushes(&mut o, r);
         if let Some(v) = &r.verify {

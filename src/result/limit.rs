@@ -40,12 +40,14 @@ impl Limit {
             self.label,
             self.evidence.join("; ")
         )];
-        for p in &self.probes {
+        for (i, p) in self.probes.iter().enumerate() {
+            let against = match i {
+                0 => " (the control, after the run)".to_string(),
+                _ => format!(", {:+.0}%", 100.0 * (p.ratio - 1.0)),
+            };
             v.push(format!(
-                "  --why: {} gave {:.0} IOPS, {:+.0}%",
-                p.change,
-                p.iops,
-                100.0 * (p.ratio - 1.0)
+                "  --why: {} gave {:.0} IOPS{against}",
+                p.change, p.iops
             ));
         }
         v.extend(self.probed.iter().map(|s| format!("  --why: {s}")));
