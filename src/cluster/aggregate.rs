@@ -6,6 +6,7 @@
 
 use super::Place;
 use crate::result::{ClusterResult, DirPair, DirResult, ErrorCount, HostRow, RankRow};
+use crate::result::limit::{Limit, Verdict};
 use crate::result::{RunResult, Sample, StonewallResult, StopReason, TimeSeries};
 use crate::stats::LatencyHistogram;
 
@@ -44,7 +45,35 @@ pub fn aggregate(parts: Vec<(Place, RunResult)>) -> Result<RunResult, String> {
     out.verify = verified(&parts);
     out.cluster = Some(cluster(&parts, window_ns)?);
     out.warnings = crate::warnings::check(&out);
+    out.signals = None;
+    out.limit = ranks_limit(&parts);
     Ok(out)
+}
+
+/// What limited the job: each rank judged its own machine, so one verdict where all agree
+/// (rank 0's evidence), else "not determined" naming each rank's.
+fn ranks_limit(parts: &[(Place, RunResult)]) -> Option<Limit> {
+    let each: Vec<(&Place, &Limit)> = parts
+        .iter()
+        .filter_map(|(p, r)| Some((p, r.limit.as_ref()?)))
+        .collect();
+    let (_, first) = each.first()?;
+    if each.iter().all(|(_, l)| l.verdict == first.verdict) {
+        let mut l = (*first).clone();
+        l.evidence
+            .insert(0, format!("on all {} ranks; rank 0's figures follow", each.len()));
+        return Some(l);
+    }
+    Some(Limit {
+        verdict: Verdict::NotDetermined,
+        label: Verdict::NotDetermined.label().into(),
+        evidence: each
+            .iter()
+            .map(|(p, l)| format!("rank {} on {}: {}", p.rank, p.host, l.label))
+            .collect(),
+        probes: Vec::new(),
+        probed: None,
+    })
 }
 
 /// Every rank's verification summed (each checked its own data): units checked and wrong,

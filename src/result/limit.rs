@@ -622,3 +622,164 @@ fn seen(r: &RunResult, s: &Signals) -> Vec<String> {
     }
     ev
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::os::vitals::{CgroupLimits, Dirty, IoLimit, MachineCpu, WorkerCpu};
+
+    /// The reviewed fixed result (2 threads at depth 4 on ext4, 61.9 MB read and 27.2 MB
+    /// written in 2 s), on io_uring, with `signals`.
+    fn run(signals: Signals) -> RunResult {
+        let text = include_str!("../../tests/golden/report/run.json");
+        let mut r: RunResult = serde_json::from_str(text).unwrap();
+        r.engine = EngineKind::IoUring;
+        r.signals = Some(signals);
+        r
+    }
+
+    fn disk(busy: f64, in_flight: f64) -> DiskSignal {
+        DiskSignal {
+            name: "vda".into(),
+            dev: "254:0".into(),
+            ios: 20_000,
+            read_bytes: 61_906_944,
+            write_bytes: 27_226_112,
+            busy_pct: busy,
+            in_flight,
+            service_ms: 0.4,
+            service_first_ms: 0.1,
+            service_last_ms: 0.4,
+            ..Default::default()
+        }
+    }
+
+    fn quiet_cpu() -> (Option<WorkerCpu>, Option<MachineCpu>) {
+        let w = WorkerCpu {
+            threads: 2,
+            allowed_cpus: 8,
+            busiest_run_pct: 20.0,
+            mean_run_pct: 15.0,
+            mean_wait_pct: 1.0,
+        };
+        let m = MachineCpu {
+            cpus: 8,
+            busy_pct: 10.0,
+            steal_pct: 0.0,
+            process_cpus: 0.4,
+        };
+        (Some(w), Some(m))
+    }
+
+    fn signals(disks: Vec<DiskSignal>) -> Signals {
+        let (workers, machine) = quiet_cpu();
+        Signals {
+            window_ns: 2_000_000_000,
+            samples: 9,
+            disks,
+            workers,
+            machine,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_busy_device_with_its_queue_full_is_the_device() {
+        let l = judge(&run(signals(vec![disk(99.6, 7.9)])));
+        assert_eq!(l.verdict, Verdict::Device, "{l:?}");
+        assert!(l.evidence[0].contains("vda busy 99.6%, 7.9 in flight at the device of 8 asked"), "{l:?}");
+    }
+
+    #[test]
+    fn one_io_at_a_time_is_the_depth() {
+        let mut r = run(signals(vec![disk(70.0, 0.9)]));
+        r.queue_depth = 1;
+        r.targets[0].threads.truncate(1);
+        assert_eq!(judge(&r).verdict, Verdict::QueueDepth);
+        // The device neither busy nor shallow: no verdict rather than a guess.
+        let r = run(signals(vec![disk(50.0, 3.0)]));
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::NotDetermined, "{l:?}");
+        assert!(l.evidence[0].contains("vda busy 50%"), "{l:?}");
+    }
+
+    #[test]
+    fn cpus_full_of_this_process_are_its_cpu_and_of_others_the_machines() {
+        let mut s = signals(vec![disk(99.0, 8.0)]);
+        s.machine.as_mut().unwrap().process_cpus = 7.8;
+        assert_eq!(judge(&run(s.clone())).verdict, Verdict::IogaugeCpu);
+        let m = s.machine.as_mut().unwrap();
+        (m.process_cpus, m.busy_pct) = (0.5, 98.0);
+        s.workers.as_mut().unwrap().mean_wait_pct = 30.0;
+        assert_eq!(judge(&run(s.clone())).verdict, Verdict::MachineCpu);
+        // Busy CPUs the workers never waited for (a nice'd build) are not the limit.
+        s.workers.as_mut().unwrap().mean_wait_pct = 1.0;
+        assert_eq!(judge(&run(s)).verdict, Verdict::Device);
+    }
+
+    #[test]
+    fn a_cgroup_limit_met_is_named_with_its_value() {
+        let mut s = signals(vec![disk(99.0, 8.0)]);
+        s.cgroup = Some(CgroupLimits {
+            path: "/slow".into(),
+            version: "v1".into(),
+            io: vec![IoLimit {
+                dev: "254:0".into(),
+                read_bps: Some(31 << 20),
+                ..Default::default()
+            }],
+            memory_bytes: None,
+        });
+        let l = judge(&run(s.clone()));
+        assert_eq!(l.verdict, Verdict::CgroupLimit, "{l:?}");
+        assert!(l.evidence[0].contains("31.0MiB/s (blkio.throttle.read_bps_device = 32505856)"), "{l:?}");
+        // A limit far above what the run did is not the limit.
+        s.cgroup.as_mut().unwrap().io[0].read_bps = Some(1 << 30);
+        assert_eq!(judge(&run(s)).verdict, Verdict::Device);
+    }
+
+    #[test]
+    fn buffered_io_that_stayed_in_memory_is_the_page_cache_and_dirty_pages_writeback() {
+        let mut r = run(signals(vec![DiskSignal {
+            read_bytes: 0,
+            write_bytes: 0,
+            ..disk(1.0, 0.0)
+        }]));
+        r.job.cache = crate::spec::CacheMode::Buffered;
+        assert_eq!(judge(&r).verdict, Verdict::PageCache);
+        let s = r.signals.as_mut().unwrap();
+        s.disks[0] = disk(99.0, 30.0);
+        s.dirty = Some(Dirty {
+            mean_bytes: 95 << 20,
+            max_bytes: 100 << 20,
+            limit_bytes: 100 << 20,
+            background_bytes: 50 << 20,
+        });
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::Writeback, "{l:?}");
+    }
+
+    #[test]
+    fn the_users_rate_and_no_storage_come_first() {
+        let mut r = run(signals(vec![disk(99.0, 8.0)]));
+        r.job.limits.rate_iops = Some(5_440);
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::RateLimit, "{l:?}");
+        assert!(l.evidence[0].contains("of the 10880 IOPS asked"), "{l:?}");
+        r.job.limits.rate_iops = None;
+        r.engine = EngineKind::Null;
+        assert_eq!(judge(&r).verdict, Verdict::IogaugeCpu);
+        r.signals = None;
+        r.engine = EngineKind::IoUring;
+        assert_eq!(judge(&r).verdict, Verdict::NotDetermined);
+    }
+
+    #[test]
+    fn a_fuse_target_is_its_server() {
+        let mut r = run(signals(Vec::new()));
+        r.targets[0].facts.fs_type = Some("fuse.python3".into());
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::Server, "{l:?}");
+        assert!(l.evidence[1].contains("no process holding /dev/fuse"), "{l:?}");
+    }
+}
