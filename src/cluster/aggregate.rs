@@ -5,8 +5,8 @@
 //! interval on the wall clock; a row per rank and per host to spot a slow client.
 
 use super::Place;
-use crate::result::{ClusterResult, DirPair, DirResult, ErrorCount, HostRow, RankRow};
 use crate::result::limit::{Limit, Verdict};
+use crate::result::{ClusterResult, DirPair, DirResult, ErrorCount, HostRow, RankRow};
 use crate::result::{RunResult, Sample, StonewallResult, StopReason, TimeSeries};
 use crate::stats::LatencyHistogram;
 
@@ -60,8 +60,10 @@ fn ranks_limit(parts: &[(Place, RunResult)]) -> Option<Limit> {
     let (_, first) = each.first()?;
     if each.iter().all(|(_, l)| l.verdict == first.verdict) {
         let mut l = (*first).clone();
-        l.evidence
-            .insert(0, format!("on all {} ranks; rank 0's figures follow", each.len()));
+        l.evidence.insert(
+            0,
+            format!("on all {} ranks; rank 0's figures follow", each.len()),
+        );
         return Some(l);
     }
     Some(Limit {

@@ -142,6 +142,10 @@ pub struct Dirty {
     pub limit_bytes: u64,
     /// ...and throttled from half way between it and the background threshold.
     pub background_bytes: u64,
+    /// Share of the workers' samples that found them paused by the kernel for the dirty
+    /// limit (their wait channel balance_dirty_pages).
+    #[serde(default)]
+    pub writers_paused_pct: f64,
 }
 
 impl Dirty {

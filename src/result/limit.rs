@@ -145,6 +145,41 @@ pub fn judge(r: &RunResult) -> Limit {
     }
 }
 
+/// What the rules read of a run, or of a workload's step, besides its signals.
+pub struct Subject<'a> {
+    /// Page-cache I/O (not O_DIRECT, not a block device opened directly).
+    pub buffered: bool,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub secs: f64,
+    /// I/Os asked in flight: the queue depth times the threads.
+    pub depth: u64,
+    /// The file systems of the targets (none for a block device).
+    pub fs_types: Vec<&'a str>,
+}
+
+impl<'a> Subject<'a> {
+    fn of(r: &'a RunResult) -> Subject<'a> {
+        let fs_types: Vec<&str> = r
+            .targets
+            .iter()
+            .filter_map(|t| t.facts.fs_type.as_deref())
+            .collect();
+        Subject {
+            buffered: !r.job.cache.is_direct() && !fs_types.is_empty(),
+            read_bytes: r.total.read.bytes,
+            write_bytes: r.total.write.bytes,
+            read_ios: r.total.read.ios,
+            write_ios: r.total.write.ios,
+            secs: secs(r),
+            depth: u64::from(r.queue_depth) * threads(r),
+            fs_types,
+        }
+    }
+}
+
 fn find(r: &RunResult) -> (Verdict, Vec<String>) {
     if let Some(f) = rate_limit(r).or_else(|| no_storage(r)) {
         return f;
@@ -152,7 +187,24 @@ fn find(r: &RunResult) -> (Verdict, Vec<String>) {
     let Some(s) = &r.signals else {
         return (Verdict::NotDetermined, vec![unsampled(r)]);
     };
-    let rules: [fn(&RunResult, &Signals) -> Found; 8] = [
+    find_in(&Subject::of(r), s)
+}
+
+/// The verdict on a workload's step, or anything else that is not a run of the engines: the
+/// rules that read the signals.
+pub fn judge_subject(x: &Subject, s: &Signals) -> Limit {
+    let (verdict, evidence) = find_in(x, s);
+    Limit {
+        verdict,
+        label: verdict.label().to_string(),
+        evidence,
+        probes: Vec::new(),
+        probed: None,
+    }
+}
+
+fn find_in(r: &Subject, s: &Signals) -> (Verdict, Vec<String>) {
+    let rules: [fn(&Subject, &Signals) -> Found; 8] = [
         cgroup_limit,
         page_cache,
         writeback,
@@ -221,15 +273,23 @@ fn rate_limit(r: &RunResult) -> Found {
             (
                 Verdict::RateLimit,
                 vec![format!(
-                    "{} of the {} asked with {flag} ({} threads), {:.0}% of it",
+                    "{} of the {} asked with {flag} ({}), {:.0}% of it",
                     figure(got, unit),
                     figure(want, unit),
-                    n,
+                    plural(n as u64, "thread"),
                     100.0 * got / want
                 )],
             )
         })
     })
+}
+
+/// "1 thread", "2 threads".
+fn plural(n: u64, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        _ => format!("{n} {what}s"),
+    }
 }
 
 fn figure(v: f64, unit: &str) -> String {
@@ -277,14 +337,11 @@ fn busiest(s: &Signals) -> Option<&DiskSignal> {
 }
 
 /// Throughput within [`AT_LIMIT`] of a limit the run's cgroup sets on the target's device.
-fn cgroup_limit(r: &RunResult, s: &Signals) -> Found {
+fn cgroup_limit(r: &Subject, s: &Signals) -> Found {
     let cg = s.cgroup.as_ref()?;
-    let t = secs(r);
-    let (rb, wb) = (
-        r.total.read.bytes as f64 / t,
-        r.total.write.bytes as f64 / t,
-    );
-    let (ri, wi) = (r.total.read.ios as f64 / t, r.total.write.ios as f64 / t);
+    let t = r.secs.max(1e-9);
+    let (rb, wb) = (r.read_bytes as f64 / t, r.write_bytes as f64 / t);
+    let (ri, wi) = (r.read_ios as f64 / t, r.write_ios as f64 / t);
     let file = |v1: &str, v2: &str| match cg.version.as_str() {
         "v1" => format!("blkio.throttle.{v1}"),
         _ => format!("io.max {v2}"),
@@ -346,10 +403,10 @@ fn cgroup_limit(r: &RunResult, s: &Signals) -> Found {
     None
 }
 
-fn memory_fs(r: &RunResult) -> Option<&str> {
-    r.targets
+fn memory_fs<'a>(r: &Subject<'a>) -> Option<&'a str> {
+    r.fs_types
         .iter()
-        .filter_map(|t| t.facts.fs_type.as_deref())
+        .copied()
         .find(|f| matches!(*f, "tmpfs" | "ramfs"))
 }
 
@@ -362,8 +419,8 @@ fn cgroup_memory(s: &Signals) -> Option<String> {
 }
 
 /// Buffered I/O that did not reach the device: memory answered.
-fn page_cache(r: &RunResult, s: &Signals) -> Found {
-    if r.job.cache.is_direct() {
+fn page_cache(r: &Subject, s: &Signals) -> Found {
+    if !r.buffered {
         return None;
     }
     if let Some(fs) = memory_fs(r) {
@@ -379,7 +436,7 @@ fn page_cache(r: &RunResult, s: &Signals) -> Found {
     }
     let dev_read: u64 = s.disks.iter().map(|d| d.read_bytes).sum();
     let dev_written: u64 = s.disks.iter().map(|d| d.write_bytes).sum();
-    let (read, written) = (r.total.read.bytes, r.total.write.bytes);
+    let (read, written) = (r.read_bytes, r.write_bytes);
     let reads_cached = read > 0 && (dev_read as f64) < 0.1 * read as f64;
     let dirty_low = s
         .dirty
@@ -414,13 +471,14 @@ fn page_cache(r: &RunResult, s: &Signals) -> Found {
 }
 
 /// Buffered writes with the dirty pages held where the kernel slows writers down.
-fn writeback(r: &RunResult, s: &Signals) -> Found {
+fn writeback(r: &Subject, s: &Signals) -> Found {
     let d = s.dirty?;
     let from = d.throttle_from();
-    if r.job.cache.is_direct()
-        || r.total.write.bytes == 0
-        || (d.mean_bytes as f64) < 0.9 * from as f64
-    {
+    // The kernel keeps the dirty pages swinging about the point where it slows writers: a
+    // peak there with the mean above the background limit, or writers found paused, is it.
+    let held = d.max_bytes >= from && d.mean_bytes >= d.background_bytes;
+    let paused = d.writers_paused_pct >= 25.0;
+    if !r.buffered || r.write_bytes == 0 || !(held || paused) {
         return None;
     }
     let mut ev = vec![format!(
@@ -430,6 +488,12 @@ fn writeback(r: &RunResult, s: &Signals) -> Found {
         format_size_human(from),
         format_size_human(d.limit_bytes)
     )];
+    if d.writers_paused_pct > 0.0 {
+        ev.push(format!(
+            "the writers were found paused at the dirty limit (balance_dirty_pages) in {:.0}% of the samples",
+            d.writers_paused_pct
+        ));
+    }
     ev.extend(s.workers.map(|w| {
         format!(
             "the writers were on a CPU {:.0}% of the window",
@@ -441,7 +505,7 @@ fn writeback(r: &RunResult, s: &Signals) -> Found {
 }
 
 /// The CPUs this process may use, used by it; or one worker that never waited.
-fn own_cpu(_r: &RunResult, s: &Signals) -> Found {
+fn own_cpu(_r: &Subject, s: &Signals) -> Found {
     let (w, m) = (s.workers?, s.machine?);
     if m.steal_pct >= 10.0 {
         return None;
@@ -455,8 +519,10 @@ fn own_cpu(_r: &RunResult, s: &Signals) -> Found {
     let mut ev = Vec::new();
     if all_used {
         ev.push(format!(
-            "this process used {:.2} of the {} CPUs it may run on (its {} workers and the kernel's work for them)",
-            m.process_cpus, usable, w.threads
+            "this process used {:.2} of the {} it may run on (its {} and the kernel's work for them)",
+            m.process_cpus,
+            plural(usable as u64, "CPU"),
+            plural(u64::from(w.threads), "worker")
         ));
     }
     if one_full {
@@ -486,11 +552,8 @@ fn pressure_cpu(s: &Signals) -> Option<String> {
 }
 
 /// A FUSE target whose daemon was the busy party.
-fn server(r: &RunResult, s: &Signals) -> Found {
-    let fuse = r
-        .targets
-        .iter()
-        .find_map(|t| t.facts.fs_type.as_deref().filter(|f| f.starts_with("fuse")))?;
+fn server(r: &Subject, s: &Signals) -> Found {
+    let fuse = r.fs_types.iter().find(|f| f.starts_with("fuse"))?;
     let mut ev = vec![format!(
         "the target is on {fuse}: each I/O is served by a user-space daemon"
     )];
@@ -511,7 +574,7 @@ fn server(r: &RunResult, s: &Signals) -> Found {
 }
 
 /// The CPUs busy with work not this process's, or stolen.
-fn other_cpu(_r: &RunResult, s: &Signals) -> Found {
+fn other_cpu(_r: &Subject, s: &Signals) -> Found {
     let m = s.machine?;
     let mine = m.process_cpus / f64::from(m.cpus.max(1)) * 100.0;
     let others = m.busy_pct - mine;
@@ -527,28 +590,49 @@ fn other_cpu(_r: &RunResult, s: &Signals) -> Found {
     // Busy CPUs limit the run only where its workers waited for one: work at a low priority
     // (a nice'd build) fills idle time without holding the workers back.
     let waited = s.workers.map_or(0.0, |w| w.mean_wait_pct);
-    if m.busy_pct < SATURATED_PCT || others < 0.5 * m.busy_pct || waited < 10.0 {
+    if m.busy_pct < SATURATED_PCT || waited < 10.0 {
         return None;
     }
+    // The CPUs were full and the workers queued for them: whose work filled them decides.
+    let verdict = match others >= mine {
+        true => Verdict::MachineCpu,
+        false => Verdict::IogaugeCpu,
+    };
     let mut ev = vec![
         format!(
-            "the {} CPUs were {:.0}% busy, {:.0}% of them with other work",
-            m.cpus, m.busy_pct, others
+            "the {} CPUs were {:.0}% busy: {:.0}% with this process's work, {:.0}% with other work",
+            m.cpus, m.busy_pct, mine, others
         ),
         format!("iogauge's workers waited {waited:.0}% of the window for a CPU"),
     ];
     ev.extend(pressure_cpu(s));
-    Some((Verdict::MachineCpu, ev))
+    Some((verdict, ev))
+}
+
+/// "service time 0.28 ms (first 0.26 ms, last 0.26 ms)"; the kernel counts whole ms, so a
+/// device faster than that (zram) shows none.
+fn service(d: &DiskSignal) -> String {
+    if d.service_ms < 0.005 {
+        return "service time below the kernel's millisecond counters".into();
+    }
+    format!(
+        "service time {:.2} ms (first {:.2} ms, last {:.2} ms)",
+        d.service_ms, d.service_first_ms, d.service_last_ms
+    )
 }
 
 /// The disk's queue against the depth asked.
-fn device_or_depth(r: &RunResult, s: &Signals) -> Found {
+fn device_or_depth(r: &Subject, s: &Signals) -> Found {
     let d = busiest(s)?;
-    let asked = (u64::from(r.queue_depth) * threads(r)) as f64;
-    let direct = r.job.cache.is_direct() || r.targets.iter().all(|t| t.facts.fs_type.is_none());
+    let asked = r.depth as f64;
+    let direct = !r.buffered;
     let queue = format!(
-        "{} busy {:.1}%, {:.1} in flight at the device of {} asked, service time {:.2} ms (first {:.2} ms, last {:.2} ms)",
-        d.name, d.busy_pct, d.in_flight, asked, d.service_ms, d.service_first_ms, d.service_last_ms
+        "{} busy {:.1}%, {:.1} in flight at the device of {} asked, {}",
+        d.name,
+        d.busy_pct,
+        d.in_flight,
+        asked,
+        service(d)
     );
     let mut ev = vec![queue];
     ev.extend(io_pressure(s));
@@ -558,12 +642,19 @@ fn device_or_depth(r: &RunResult, s: &Signals) -> Found {
         ));
         return Some((Verdict::QueueDepth, ev));
     }
-    if d.busy_pct < SATURATED_PCT {
+    // Buffered reads that reached the device: readahead keeps it busy beyond the depth asked,
+    // and the page cache could not hold the file.
+    let missed = !direct && r.read_bytes > 0 && d.read_bytes as f64 >= 0.5 * r.read_bytes as f64;
+    let busy_enough = match missed {
+        true => 75.0,
+        false => SATURATED_PCT,
+    };
+    if d.busy_pct < busy_enough {
         return None;
     }
     if !direct {
-        let share = 100.0 * d.read_bytes as f64 / r.total.read.bytes.max(1) as f64;
-        if r.total.read.bytes > 0 {
+        let share = 100.0 * d.read_bytes as f64 / r.read_bytes.max(1) as f64;
+        if r.read_bytes > 0 {
             ev.push(format!("reads reached the device for {share:.0}% of the bytes read: the page cache held too little of the file"));
         }
         ev.extend(cgroup_memory(s));
@@ -581,13 +672,11 @@ fn io_pressure(s: &Signals) -> Option<String> {
     })
 }
 
-fn network_fs(r: &RunResult, _s: &Signals) -> Found {
-    let fs = r.targets.iter().find_map(|t| {
-        t.facts
-            .fs_type
-            .as_deref()
-            .filter(|f| f.starts_with("nfs") || matches!(*f, "cifs" | "smb3" | "9p" | "ceph"))
-    })?;
+fn network_fs(r: &Subject, _s: &Signals) -> Found {
+    let fs = r
+        .fs_types
+        .iter()
+        .find(|f| f.starts_with("nfs") || matches!(**f, "cifs" | "smb3" | "9p" | "ceph"))?;
     Some((
         Verdict::Server,
         vec![format!(
@@ -597,15 +686,12 @@ fn network_fs(r: &RunResult, _s: &Signals) -> Found {
 }
 
 /// What was seen, for "not determined".
-fn seen(r: &RunResult, s: &Signals) -> Vec<String> {
+fn seen(r: &Subject, s: &Signals) -> Vec<String> {
     let mut ev = Vec::new();
     if let Some(d) = busiest(s) {
         ev.push(format!(
             "{} busy {:.0}%, {:.1} in flight at the device of {} asked",
-            d.name,
-            d.busy_pct,
-            d.in_flight,
-            u64::from(r.queue_depth) * threads(r)
+            d.name, d.busy_pct, d.in_flight, r.depth
         ));
     }
     if let Some(w) = s.workers {
@@ -687,7 +773,10 @@ mod tests {
     fn a_busy_device_with_its_queue_full_is_the_device() {
         let l = judge(&run(signals(vec![disk(99.6, 7.9)])));
         assert_eq!(l.verdict, Verdict::Device, "{l:?}");
-        assert!(l.evidence[0].contains("vda busy 99.6%, 7.9 in flight at the device of 8 asked"), "{l:?}");
+        assert!(
+            l.evidence[0].contains("vda busy 99.6%, 7.9 in flight at the device of 8 asked"),
+            "{l:?}"
+        );
     }
 
     #[test]
@@ -712,6 +801,10 @@ mod tests {
         (m.process_cpus, m.busy_pct) = (0.5, 98.0);
         s.workers.as_mut().unwrap().mean_wait_pct = 30.0;
         assert_eq!(judge(&run(s.clone())).verdict, Verdict::MachineCpu);
+        // Full CPUs the workers queued for, mostly with this process's work: its CPU.
+        s.machine.as_mut().unwrap().process_cpus = 5.0;
+        assert_eq!(judge(&run(s.clone())).verdict, Verdict::IogaugeCpu);
+        s.machine.as_mut().unwrap().process_cpus = 0.5;
         // Busy CPUs the workers never waited for (a nice'd build) are not the limit.
         s.workers.as_mut().unwrap().mean_wait_pct = 1.0;
         assert_eq!(judge(&run(s)).verdict, Verdict::Device);
@@ -732,7 +825,10 @@ mod tests {
         });
         let l = judge(&run(s.clone()));
         assert_eq!(l.verdict, Verdict::CgroupLimit, "{l:?}");
-        assert!(l.evidence[0].contains("31.0MiB/s (blkio.throttle.read_bps_device = 32505856)"), "{l:?}");
+        assert!(
+            l.evidence[0].contains("31.0MiB/s (blkio.throttle.read_bps_device = 32505856)"),
+            "{l:?}"
+        );
         // A limit far above what the run did is not the limit.
         s.cgroup.as_mut().unwrap().io[0].read_bps = Some(1 << 30);
         assert_eq!(judge(&run(s)).verdict, Verdict::Device);
@@ -754,9 +850,36 @@ mod tests {
             max_bytes: 100 << 20,
             limit_bytes: 100 << 20,
             background_bytes: 50 << 20,
+            writers_paused_pct: 0.0,
         });
         let l = judge(&r);
         assert_eq!(l.verdict, Verdict::Writeback, "{l:?}");
+        // As the kernel holds it with small limits (32 MiB, background 16 MiB): swinging
+        // about where it slows writers, the mean below it; or the writers seen paused.
+        let s = r.signals.as_mut().unwrap();
+        s.disks[0] = disk(33.0, 1.5);
+        s.dirty = Some(Dirty {
+            mean_bytes: 16_900_000,
+            max_bytes: 26_200_000,
+            limit_bytes: 33_500_000,
+            background_bytes: 16_800_000,
+            writers_paused_pct: 0.0,
+        });
+        assert_eq!(judge(&r).verdict, Verdict::Writeback);
+        let d = r.signals.as_mut().unwrap().dirty.as_mut().unwrap();
+        (d.mean_bytes, d.max_bytes, d.writers_paused_pct) = (9 << 20, 12 << 20, 75.0);
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::Writeback, "{l:?}");
+        assert!(
+            l.evidence[1].contains("paused at the dirty limit (balance_dirty_pages) in 75%"),
+            "{l:?}"
+        );
+        // Buffered reads that reached the device, which readahead keeps busy: the device.
+        r.signals.as_mut().unwrap().dirty = None;
+        r.signals.as_mut().unwrap().disks[0] = disk(87.0, 3.3);
+        r.total.write.bytes = 0;
+        let l = judge(&r);
+        assert_eq!(l.verdict, Verdict::Device, "{l:?}");
     }
 
     #[test]
@@ -780,6 +903,9 @@ mod tests {
         r.targets[0].facts.fs_type = Some("fuse.python3".into());
         let l = judge(&r);
         assert_eq!(l.verdict, Verdict::Server, "{l:?}");
-        assert!(l.evidence[1].contains("no process holding /dev/fuse"), "{l:?}");
+        assert!(
+            l.evidence[1].contains("no process holding /dev/fuse"),
+            "{l:?}"
+        );
     }
 }

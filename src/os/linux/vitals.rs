@@ -93,6 +93,8 @@ pub struct Sampler {
     service_last: Vec<Option<f64>>,
     dirty: (u128, u64, u32),
     dirty_limits: Option<(u64, u64)>,
+    /// Workers found paused at the dirty limit, of those looked at.
+    paused: (u32, u32),
     samples: u32,
     cost_ns: u64,
 }
@@ -124,6 +126,7 @@ impl Sampler {
             service_last: Vec::new(),
             dirty: (0, 0, 0),
             dirty_limits: None,
+            paused: (0, 0),
             samples: 0,
             cost_ns: 0,
         };
@@ -153,6 +156,10 @@ impl Sampler {
                     self.service_last[i] = s;
                 }
             }
+        }
+        for &t in &self.workers {
+            self.paused.1 += 1;
+            self.paused.0 += u32::from(paused_for_dirty(t));
         }
         if let Some((dirty, limits)) = dirty_now() {
             self.dirty.0 += u128::from(dirty);
@@ -305,6 +312,7 @@ impl Sampler {
             max_bytes: max,
             limit_bytes: limit,
             background_bytes: background,
+            writers_paused_pct: pct(f64::from(self.paused.0), f64::from(self.paused.1)),
         })
     }
 
@@ -416,6 +424,12 @@ fn schedstat(tid: u32) -> Option<(u64, u64)> {
     let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
     let mut f = s.split_whitespace().map(|x| x.parse::<u64>().ok());
     Some((f.next()??, f.next()??))
+}
+
+/// Whether a thread sleeps where the kernel holds writers back at the dirty limit.
+fn paused_for_dirty(tid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/wchan"))
+        .is_ok_and(|w| w.starts_with("balance_dirty_pages"))
 }
 
 /// The all-CPU line of /proc/stat: busy, steal, all (user nice system idle iowait irq
