@@ -506,32 +506,33 @@ fn writeback(r: &Subject, s: &Signals) -> Found {
 
 /// The CPUs this process may use, used by it; or one worker that never waited.
 fn own_cpu(_r: &Subject, s: &Signals) -> Found {
-    let (w, m) = (s.workers?, s.machine?);
+    let (w, m) = (s.workers, s.machine?);
     if m.steal_pct >= 10.0 {
         return None;
     }
-    let usable = f64::from(w.allowed_cpus.min(m.cpus.max(1)));
+    // Without named workers (a workload's threads), all the machine's CPUs.
+    let usable = f64::from(w.map_or(m.cpus, |w| w.allowed_cpus.min(m.cpus)).max(1));
     let all_used = m.process_cpus >= 0.9 * usable;
-    let one_full = w.busiest_run_pct >= SATURATED_PCT;
+    let one_full = w.is_some_and(|w| w.busiest_run_pct >= SATURATED_PCT);
     if !all_used && !one_full {
         return None;
     }
     let mut ev = Vec::new();
     if all_used {
+        let threads = w.map_or("threads".into(), |w| plural(u64::from(w.threads), "worker"));
         ev.push(format!(
-            "this process used {:.2} of the {} it may run on (its {} and the kernel's work for them)",
+            "this process used {:.2} of the {} it may run on (its {threads} and the kernel's work for them)",
             m.process_cpus,
             plural(usable as u64, "CPU"),
-            plural(u64::from(w.threads), "worker")
         ));
     }
-    if one_full {
+    if let Some(w) = w.filter(|_| one_full) {
         ev.push(format!(
             "the busiest worker was on a CPU {:.0}% of the window",
             w.busiest_run_pct
         ));
     }
-    if w.mean_wait_pct >= 5.0 {
+    if let Some(w) = w.filter(|w| w.mean_wait_pct >= 5.0) {
         ev.push(format!(
             "the workers waited {:.0}% of the window for a CPU",
             w.mean_wait_pct

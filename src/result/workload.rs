@@ -518,6 +518,10 @@ pub struct Rep {
     /// by then, and the step's summary leaves it out.
     #[serde(default)]
     pub cut_short: bool,
+    /// What limited it (`result::limit`), from the system's signals over it; absent where
+    /// they were not read (another system, results saved before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<crate::result::limit::Limit>,
 }
 
 impl Rep {

@@ -3,7 +3,9 @@
 //! them every interval into the step's time series. The last interval is taken after the work
 //! ends, so the intervals sum to the totals exactly.
 
+use crate::os::vitals::{Sampler, Signals};
 use crate::result::{Sample, SampleDir, TimeSeries};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -65,6 +67,9 @@ impl Totals {
 pub struct Meter {
     counters: Vec<Counter>,
     interval_ns: u64,
+    /// Where the step reads and writes: the system's signals are sampled for them, as for a
+    /// run, so a step gets the same verdict on what limited it (`result::limit`).
+    watch: Vec<PathBuf>,
 }
 
 /// A step's work, timed, with its time series and CPU time.
@@ -75,6 +80,8 @@ pub struct Measured<T> {
     pub system_ns: u64,
     pub series: TimeSeries,
     pub totals: Totals,
+    /// What the system did meanwhile, where watched.
+    pub signals: Option<Signals>,
 }
 
 impl Meter {
@@ -83,7 +90,14 @@ impl Meter {
         Meter {
             counters: (0..=threads).map(|_| Counter::default()).collect(),
             interval_ns,
+            watch: Vec::new(),
         }
+    }
+
+    /// Sample the system's signals for `paths` while measuring.
+    pub fn watching(mut self, paths: Vec<PathBuf>) -> Meter {
+        self.watch = paths;
+        self
     }
 
     /// Thread `i`'s counter.
@@ -110,15 +124,25 @@ impl Meter {
         work: impl FnOnce() -> T,
     ) -> Measured<T> {
         let done = AtomicBool::new(false);
+        let mut vitals = (!self.watch.is_empty()).then(|| {
+            let paths: Vec<&Path> = self.watch.iter().map(PathBuf::as_path).collect();
+            let mut v = Sampler::new(&paths);
+            v.sample();
+            v
+        });
         let cpu0 = process_cpu();
         let t0 = Instant::now();
-        let (value, elapsed_ns, samples) = std::thread::scope(|s| {
-            let sampler = s.spawn(|| self.sample(t0, &done, tick));
+        let (value, elapsed_ns, samples, vitals) = std::thread::scope(|s| {
+            let (done, tick) = (&done, tick);
+            let sampler = s.spawn(move || {
+                let samples = self.sample(t0, done, tick, vitals.as_mut());
+                (samples, vitals)
+            });
             let value = work();
             let elapsed_ns = t0.elapsed().as_nanos() as u64;
             done.store(true, Relaxed);
             sampler.thread().unpark();
-            let mut samples = sampler.join().unwrap_or_default();
+            let (mut samples, vitals) = sampler.join().unwrap_or_default();
             // The last interval, cut short by the end of the work.
             let before = samples.iter().fold(Totals::default(), add);
             let start_ns = samples.len() as u64 * self.interval_ns;
@@ -129,7 +153,7 @@ impl Meter {
                     elapsed_ns.saturating_sub(start_ns),
                 ));
             }
-            (value, elapsed_ns, samples)
+            (value, elapsed_ns, samples, vitals)
         });
         let cpu1 = process_cpu();
         Measured {
@@ -142,6 +166,7 @@ impl Meter {
                 samples,
             },
             totals: self.totals(),
+            signals: vitals.and_then(Sampler::finish),
         }
     }
 
@@ -151,6 +176,7 @@ impl Meter {
         t0: Instant,
         done: &AtomicBool,
         tick: &(dyn Fn(Totals) + Sync),
+        mut vitals: Option<&mut Sampler>,
     ) -> Vec<Sample> {
         let mut samples = Vec::new();
         let mut last = Totals::default();
@@ -170,6 +196,9 @@ impl Meter {
             let now = self.totals();
             samples.push(sample_of(now.minus(last), samples.len() as u64 * iv, iv));
             last = now;
+            if let Some(v) = vitals.as_deref_mut() {
+                v.sample();
+            }
             tick(now);
         }
     }

@@ -192,7 +192,14 @@ pub fn run_step(
             "interrupted while waiting for the other ranks".into(),
         ));
     }
-    let meter = Meter::new(step.threads, ctx.params.interval_ns);
+    let watched: Vec<PathBuf> = match &input {
+        Input::Archive(p, _) => vec![p.clone()],
+        Input::Tree(root) => vec![root.clone()],
+    }
+    .into_iter()
+    .chain(out.path.clone())
+    .collect();
+    let meter = Meter::new(step.threads, ctx.params.interval_ns).watching(watched.clone());
     let what = format!(
         "repetition {}/{}, {}",
         rep + 1,
@@ -210,6 +217,7 @@ pub fn run_step(
         system_ns,
         series,
         totals,
+        signals,
     } = m;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let cpu = CpuUse::of(step.threads, cpus, user_ns, system_ns, elapsed_ns);
@@ -231,6 +239,7 @@ pub fn run_step(
         compression: None,
         verify: None,
         cut_short: false,
+        limit: signals.map(|s| step_limit(step.threads, &watched, elapsed_ns, &totals, &s)),
     };
     let done = match value {
         Ok(d) => d,
@@ -525,4 +534,30 @@ fn check(ctx: &Ctx, out: &Path, threads: u32, input: &Input) -> Result<Option<Ve
         extra: report.extra.count,
         first,
     }))
+}
+
+/// What limited a repetition: the rules a run is judged by, on what the step read and wrote
+/// through the page cache, with its threads as the I/Os asked in flight.
+fn step_limit(
+    threads: u32,
+    watched: &[PathBuf],
+    elapsed_ns: u64,
+    t: &Totals,
+    s: &crate::os::vitals::Signals,
+) -> crate::result::limit::Limit {
+    let fs: Vec<String> = watched
+        .iter()
+        .filter_map(|p| crate::os::facts::fs_type_of(p))
+        .collect();
+    let subject = crate::result::limit::Subject {
+        buffered: true,
+        read_bytes: t.read_bytes,
+        write_bytes: t.write_bytes,
+        read_ios: t.read_files,
+        write_ios: t.write_files,
+        secs: elapsed_ns as f64 / 1e9,
+        depth: u64::from(threads),
+        fs_types: fs.iter().map(String::as_str).collect(),
+    };
+    crate::result::limit::judge_subject(&subject, s)
 }

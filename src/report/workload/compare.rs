@@ -592,6 +592,7 @@ pub(crate) mod fixture {
                 first: Vec::new(),
             }),
             cut_short: false,
+            limit: None,
         }
     }
 }

@@ -173,6 +173,12 @@ fn details(s: &StepResult, b: &Rep) -> Grid {
         }
     }
     add("CPU", cpu_words(&b.cpu));
+    if let Some(l) = &b.limit {
+        add(
+            "limited by",
+            format!("{}: {}", l.label, l.evidence.join("; ")),
+        );
+    }
     add("cache at the start", cache_words(b));
     for (k, v) in made(s, b) {
         add(k, v);

@@ -196,6 +196,9 @@ fn step_detail(o: &mut String, s: &StepResult, b: &Rep, several: bool) {
         mb_s(b.bytes_written, b.elapsed_ns),
     );
     let _ = writeln!(o, "  CPU: {}", cpu_words(&b.cpu));
+    if let Some(l) = &b.limit {
+        let _ = writeln!(o, "  {}", l.lines().join("\n  "));
+    }
     let _ = writeln!(o, "  at the start: {}", cache_words(b));
     if let Some(c) = &b.copy {
         let _ = writeln!(o, "  bytes moved by: {}", copy_words(c));
