@@ -167,7 +167,14 @@ fn read(verdict: Verdict, probes: &[Probe]) -> String {
     let threads = find("threads");
     let more = [depth, threads].into_iter().flatten().find(|p| moved(p));
     match verdict {
-        Verdict::Device | Verdict::CgroupLimit | Verdict::RateLimit | Verdict::Server => {
+        // A rate is per thread: more threads raise the ceiling with them. Only a deeper queue
+        // tests it.
+        Verdict::RateLimit => match depth {
+            Some(p) if moved(p) => format!("{}: more in flight raised the figure, so the rate was not all that limited it", gain(p)),
+            Some(p) => format!("{}: a deeper queue did not raise the figure, which confirms your rate limit", gain(p)),
+            None => "a rate per thread rises with the threads, and this engine has no queue to deepen: not probed".into(),
+        },
+        Verdict::Device | Verdict::CgroupLimit | Verdict::Server => {
             match more {
                 None => format!(
                     "{}: more I/O in flight did not raise the figure, which confirms {}",
@@ -227,6 +234,13 @@ mod tests {
         let up = [p("as run", 1.0), p("queue depth 1 -> 2", 1.8)];
         assert!(read(Verdict::QueueDepth, &up).contains("confirms the depth"));
         assert!(read(Verdict::Device, &up).contains("was not all that limited it"));
+        // Threads double a per-thread rate: only the depth tests it.
+        let rate = [
+            p("as run", 1.0),
+            p("queue depth 8 -> 16", 1.01),
+            p("threads 1 -> 2", 1.98),
+        ];
+        assert!(read(Verdict::RateLimit, &rate).contains("confirms your rate limit"));
         let cache = [p("as run", 1.0), p("around the page cache (O_DIRECT)", 0.1)];
         assert!(read(Verdict::PageCache, &cache).contains("confirms"));
     }

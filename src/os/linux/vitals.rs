@@ -89,7 +89,7 @@ pub struct Sampler {
     cgroup_dir: Option<PathBuf>,
     first: Option<Snap>,
     prev: Option<Snap>,
-    service_first: Option<f64>,
+    service_first: Vec<Option<f64>>,
     service_last: Vec<Option<f64>>,
     dirty: (u128, u64, u32),
     dirty_limits: Option<(u64, u64)>,
@@ -122,7 +122,7 @@ impl Sampler {
             cgroup_dir,
             first: None,
             prev: None,
-            service_first: None,
+            service_first: Vec::new(),
             service_last: Vec::new(),
             dirty: (0, 0, 0),
             dirty_limits: None,
@@ -145,14 +145,13 @@ impl Sampler {
                 .zip(&prev.disks)
                 .map(|(a, b)| a.since(b).service_ms())
                 .collect();
-            if self.service_first.is_none() {
-                self.service_first = per_disk.iter().flatten().next().copied();
-            }
             for (i, s) in per_disk.into_iter().enumerate() {
                 if self.service_last.len() <= i {
                     self.service_last.resize(i + 1, None);
+                    self.service_first.resize(i + 1, None);
                 }
                 if s.is_some() {
+                    self.service_first[i] = self.service_first[i].or(s);
                     self.service_last[i] = s;
                 }
             }
@@ -259,7 +258,12 @@ impl Sampler {
                     busy_pct: pct(c.io_ticks as f64, ms).min(100.0),
                     in_flight: c.in_queue as f64 / ms,
                     service_ms: service,
-                    service_first_ms: self.service_first.unwrap_or(service),
+                    service_first_ms: self
+                        .service_first
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .unwrap_or(service),
                     service_last_ms: self
                         .service_last
                         .get(i)
