@@ -112,6 +112,11 @@ fn compare_and_report(record: &Record) {
         id,
         title: format!("#{id} {}", record.name()),
         passes: passes.clone(),
+        limits: record
+            .passes()
+            .iter()
+            .map(|p| p.result.limit.as_ref().map(|l| l.verdict))
+            .collect(),
         repeats: vec![listed(1), listed(2)],
     };
     if !matches!(record, Record::Fs(_)) {
