@@ -18,7 +18,6 @@ pub mod engine;
 pub mod error;
 pub mod facts;
 pub mod fio_plan;
-#[cfg(target_os = "linux")]
 pub mod fs_suite;
 pub mod os;
 pub mod profile;

@@ -81,9 +81,9 @@ fn dispatch(
     command: Option<Command>,
     args: Vec<String>,
 ) -> Result<u8, Error> {
-    use cmd::{baseline, check, compare, completions, diskspd, explain, fio, man, profile};
+    use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
     #[cfg(target_os = "linux")]
-    use cmd::{dataset, fs, iozone, sweep, workload};
+    use cmd::{dataset, iozone, sweep, workload};
     use cmd::{report, results, run, selftest, verify};
     match command {
         None => profile::cmd_default(db, args),
@@ -95,7 +95,6 @@ fn dispatch(
         Some(Command::Baseline(b)) => baseline::cmd_baseline(db, &b),
         Some(Command::Check(c)) => check::cmd_check(db, &c, args),
         Some(Command::Report(r)) => report::cmd_report(db, &r),
-        #[cfg(target_os = "linux")]
         Some(Command::Fs(f)) => fs::cmd_fs(db, &f, args),
         #[cfg(target_os = "linux")]
         Some(Command::Sweep(s)) => sweep::cmd_sweep(db, &s, args),
@@ -120,8 +119,7 @@ fn dispatch(
         Some(Command::Completions(c)) => completions::cmd_completions(&c),
         #[cfg(not(target_os = "linux"))]
         Some(
-            Command::Fs(_)
-            | Command::Sweep(_)
+            Command::Sweep(_)
             | Command::Iozone(_)
             | Command::Dataset(_)
             | Command::Workload(_)

@@ -12,7 +12,6 @@ pub mod diskspd;
 pub mod explain;
 pub mod fio;
 
-#[cfg(target_os = "linux")]
 pub mod fs;
 #[cfg(target_os = "linux")]
 pub mod io500;

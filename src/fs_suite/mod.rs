@@ -32,8 +32,6 @@ use ops::{MetaOp, Outcome, PageOp, Stop};
 use std::fs::File;
 use std::io::Write;
 use std::ops::Range;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -108,27 +106,26 @@ impl Test {
 
     /// What one operation is, for --help, the report and the JSON.
     pub fn about(self) -> &'static str {
+        let c = &crate::os::meta::CALLS;
         match self {
-            Test::FileCreate => "create a new file: open(O_CREAT|O_EXCL) + close",
-            Test::FileOpen => "open an existing file, each a different one: open + close",
-            Test::IterFileOpen => "open the same files again, --iterations times: open + close",
-            Test::FileOverwrite => "open an existing file with truncation: open(O_TRUNC) + close",
-            Test::FileStat => "stat an existing file",
-            Test::FileList => {
-                "one entry of a listing of the folder of --files files, listed --iterations times"
-            }
-            Test::FileListSingle => "list a folder that holds one file: open + getdents + close",
-            Test::FileRename => "rename a file within its folder",
-            Test::FileDelete => "delete a file",
-            Test::DirCreate => "create a folder",
-            Test::DirDelete => "remove an empty folder",
-            Test::CcWritePage => "buffered pwrite of one page, --iterations passes over the file",
-            Test::CcReadPage => "buffered pread of one page, --iterations passes over the file",
-            Test::NcWritePage => "O_DIRECT pwrite of one page, --iterations passes over the file",
-            Test::NcReadPage => "O_DIRECT pread of one page, --iterations passes over the file",
-            Test::MmapWrite => "write a whole mapped page (MAP_SHARED), --iterations passes",
-            Test::MmapRead => "read a whole mapped page, --iterations passes",
-            Test::Fsync => "pwrite one page, then fsync; one pass over the file",
+            Test::FileCreate => c.create,
+            Test::FileOpen => c.open,
+            Test::IterFileOpen => c.reopen,
+            Test::FileOverwrite => c.overwrite,
+            Test::FileStat => c.stat,
+            Test::FileList => c.list,
+            Test::FileListSingle => c.list_single,
+            Test::FileRename => c.rename,
+            Test::FileDelete => c.delete,
+            Test::DirCreate => c.mkdir,
+            Test::DirDelete => c.rmdir,
+            Test::CcWritePage => c.cc_write,
+            Test::CcReadPage => c.cc_read,
+            Test::NcWritePage => c.nc_write,
+            Test::NcReadPage => c.nc_read,
+            Test::MmapWrite => c.mmap_write,
+            Test::MmapRead => c.mmap_read,
+            Test::Fsync => c.fsync,
         }
     }
 
@@ -290,14 +287,12 @@ pub fn reference_of(targets: &[Target], wanted: Option<&str>) -> Result<usize> {
         })
 }
 
-/// Whether O_DIRECT works in `dir`: a page written and read back through it.
+/// Whether unbuffered I/O (O_DIRECT, FILE_FLAG_NO_BUFFERING) works in `dir`: a page written
+/// and read back through it.
 fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
     let path = dir.join("probe");
-    let direct = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
+    let direct = crate::os::file::options(unbuffered())
         .create_new(true)
-        .custom_flags(libc::O_DIRECT)
         .open(&path);
     let (file, refused) = match direct {
         Ok(f) => {
@@ -306,25 +301,27 @@ fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
                 Stop::Interrupted => Error::Interrupted("interrupted".into()),
             })?;
             let b = buf.bytes_mut();
-            // SAFETY: pwrite/pread within buf on an open descriptor.
-            let ok = unsafe {
-                libc::pwrite(f.as_raw_fd(), b.as_ptr().cast(), b.len(), 0) == b.len() as isize
-                    && libc::pread(f.as_raw_fd(), b.as_mut_ptr().cast(), b.len(), 0)
-                        == b.len() as isize
+            let (h, len) = (crate::os::raw(&f), b.len() as u32);
+            let wrote = crate::os::file::write_at(h, b.as_ptr(), len, 0);
+            let read = if wrote == len as i32 {
+                crate::os::file::read_at(h, b.as_mut_ptr(), len, 0)
+            } else {
+                wrote
             };
-            let why = (!ok).then(|| {
-                format!(
-                    "O_DIRECT opens but a page of I/O fails: {}",
-                    std::io::Error::last_os_error()
-                )
+            let why = (read != len as i32).then(|| {
+                let e = match read {
+                    n if n < 0 => std::io::Error::from_raw_os_error(-n).to_string(),
+                    n => format!("{n} of {len} bytes"),
+                };
+                format!("{DIRECT} opens but a page of I/O fails: {e}")
             });
             (f, why)
         }
         Err(e) => {
-            let why = format!("O_DIRECT refused: {e}");
+            let why = format!("{DIRECT} refused: {e}");
             let _ = std::fs::remove_file(&path);
             // The facts are read through a plain file, or the folder itself.
-            let plain = File::create_new(&path).or_else(|_| File::open(dir));
+            let plain = File::create_new(&path).or_else(|_| crate::os::file::open_folder(dir));
             let f = plain.map_err(|e| {
                 Error::runtime(format!("cannot open the folder '{}': {e}", dir.display()))
             })?;
@@ -333,6 +330,18 @@ fn probe_direct(dir: &Path, page: u64) -> Result<(File, Option<String>)> {
     };
     let _ = std::fs::remove_file(&path);
     Ok((file, refused))
+}
+
+/// Unbuffered I/O as the system names it, for the reports.
+const DIRECT: &str = crate::os::meta::CALLS.direct;
+
+/// Read and write, around the cache: the rdwr_nc tests' and the probe's open.
+fn unbuffered() -> crate::os::file::How {
+    crate::os::file::How {
+        write: true,
+        direct: true,
+        ..Default::default()
+    }
 }
 
 /// What to run: the tests, with their parameters, on the file systems, one the reference.
@@ -556,7 +565,7 @@ fn suite_notes(result: &mut FsResult, tests: &[Test]) {
     for fs in &result.filesystems {
         if fs.facts.direct_io.starts_with("accepted") && tests.iter().any(|t| t.needs_direct()) {
             result.notes.push(format!(
-                "{}: O_DIRECT is accepted, but the file system keeps data in memory, so the \
+                "{}: {DIRECT} is accepted, but the file system keeps data in memory, so the \
                  rdwr_nc tests do not reach a device",
                 fs.label
             ));
@@ -576,8 +585,8 @@ fn measure(
 ) -> Result<u64, Stop> {
     let fail = |what: &str, e: std::io::Error| Stop::Failed(format!("{what}: {e}"));
     std::fs::create_dir(folder).map_err(|e| fail("cannot create the test folder", e))?;
-    let dirfd = ops::open_dir(folder).map_err(|e| fail("cannot open the test folder", e))?;
-    let dir = dirfd.as_raw_fd();
+    let folder_open = ops::Folder::open(folder);
+    let dir = &folder_open.map_err(|e| fail("cannot open the test folder", e))?;
     let threads = p.threads as u64;
     let n = p.files;
     // Fixture: what must exist before the timed loop.
@@ -625,10 +634,10 @@ fn measure(
             ops::meta_loop(dir, MetaOp::Stat, "f", r, stop)
         }),
         Test::FileList => timed_with(threads, p.iterations, list_buf, |buf, r| {
-            ops::list_loop(dir, c".", buf, r, n, stop)
+            ops::list_loop(dir, None, buf, r, n, stop)
         }),
         Test::FileListSingle => timed_with(threads, n * p.iterations, list_buf, |buf, r| {
-            ops::list_loop(dir, c"single", buf, r, 1, stop)
+            ops::list_loop(dir, Some("single"), buf, r, 1, stop)
         }),
         Test::FileRename => timed(threads, n, |r| {
             ops::meta_loop(dir, MetaOp::Rename, "f", r, stop)
@@ -647,16 +656,14 @@ fn measure(
         | Test::NcWritePage
         | Test::NcReadPage
         | Test::Fsync => {
-            let direct = test.needs_direct();
-            let mut opts = std::fs::OpenOptions::new();
-            opts.read(true).write(true);
-            if direct {
-                opts.custom_flags(libc::O_DIRECT);
-            }
-            let f = opts
+            let how = crate::os::file::How {
+                direct: test.needs_direct(),
+                ..unbuffered()
+            };
+            let f = crate::os::file::options(how)
                 .open(folder.join("data"))
                 .map_err(|e| fail("cannot open the data file", e))?;
-            let fd = f.as_raw_fd();
+            let fd = crate::os::raw(&f);
             let (op, passes) = match test {
                 Test::CcReadPage | Test::NcReadPage => (PageOp::Read, p.iterations),
                 Test::Fsync => (PageOp::WriteFsync, 1),
@@ -671,7 +678,7 @@ fn measure(
         Test::MmapWrite | Test::MmapRead => {
             let write = test == Test::MmapWrite;
             let f = data.as_ref().expect("page tests have a data file");
-            let map = ops::Mapping::new(f.as_raw_fd(), p.file_size, write)
+            let map = ops::Mapping::new(crate::os::raw(f), p.file_size, write)
                 .map_err(|e| fail("cannot map the data file", e))?;
             timed(threads, pages, |r| {
                 ops::mmap_loop(&map, write, page as usize, r, p.iterations, stop).map(drop)

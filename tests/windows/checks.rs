@@ -1,6 +1,9 @@
 //! The checks of tests/windows.rs, on Windows (or Wine) only. Each runs iogauge.exe in a
 //! folder of its own and looks at what it printed, what it saved and what it left.
 
+#[path = "fs.rs"]
+mod fs;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -206,8 +209,8 @@ fn linux_only_things_are_refused() {
     let o = iogauge(&dir, &["fio", "l.fio"]);
     refused(&o, "'libaio' is not loadable here", "ioengine=libaio");
     std::fs::remove_file(dir.path("l.fio")).unwrap();
-    let o = iogauge(&dir, &["fs", "."]);
-    refused(&o, "not yet on windows", "iogauge fs");
+    let o = iogauge(&dir, &["mdtest", "-n", "10"]);
+    refused(&o, "not yet on windows", "iogauge mdtest");
     let o = iogauge(&dir, &["run", "t.dat", "-c", "8M", "--sqpoll", "--no-save"]);
     assert_eq!(o.status.code(), Some(2), "--sqpoll: {}", text(&o.stderr));
     assert!(dir.left(&[]).is_empty());
@@ -407,6 +410,11 @@ pub fn main() {
         ("fio_windowsaio", fio_windowsaio),
         ("long_paths", long_paths),
         ("the_store_reads_back", the_store_reads_back),
+        ("fs_suite_runs_every_test", fs::fs_suite_runs_every_test),
+        (
+            "fs_text_report_and_bad_input",
+            fs::fs_text_report_and_bad_input,
+        ),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();

@@ -247,6 +247,61 @@ pub mod meta {
             false
         }
     }
+
+    pub const CALLS: crate::os::meta::Calls = crate::os::meta::Calls {
+        create: "create a file",
+        open: "open a file",
+        reopen: "open the same files again",
+        overwrite: "open a file with truncation",
+        stat: "stat a file",
+        list: "one entry of a listing",
+        list_single: "list a folder of one file",
+        rename: "rename a file",
+        delete: "delete a file",
+        mkdir: "create a folder",
+        rmdir: "remove a folder",
+        cc_write: "buffered write of one page",
+        cc_read: "buffered read of one page",
+        nc_write: "unbuffered write of one page",
+        nc_read: "unbuffered read of one page",
+        mmap_write: "write a mapped page",
+        mmap_read: "read a mapped page",
+        fsync: "write one page, then flush",
+        direct: "unbuffered I/O",
+    };
+
+    /// No folder can be opened for the fs suite without a port.
+    pub struct Folder;
+    pub struct Names;
+    pub struct Lister<'a>(std::marker::PhantomData<&'a Folder>);
+
+    impl Folder {
+        pub fn open(_path: &std::path::Path) -> std::io::Result<Folder> {
+            Err(super::no_port())
+        }
+        pub fn names(&self, _prefix: &str) -> Names {
+            Names
+        }
+        pub fn apply(&self, _op: MetaOp, _name: &Names, _to: Option<&mut Names>) -> bool {
+            false
+        }
+        pub fn lister(&self, _sub: Option<&str>) -> std::io::Result<Lister<'_>> {
+            Err(super::no_port())
+        }
+    }
+
+    impl Names {
+        pub fn set(&mut self, _n: u64) {}
+        pub fn show(&self) -> String {
+            String::new()
+        }
+    }
+
+    impl Lister<'_> {
+        pub fn count(&mut self, _buf: &mut [u8]) -> std::io::Result<u64> {
+            Err(super::no_port())
+        }
+    }
 }
 
 pub mod cache {

@@ -18,6 +18,7 @@ pub mod memcg;
 pub mod meta;
 pub mod numa;
 pub mod owned;
+pub mod privilege;
 pub mod process;
 pub mod signals;
 pub mod topology;
