@@ -1,6 +1,9 @@
 //! The checks of tests/windows.rs, on Windows (or Wine) only. Each runs iogauge.exe in a
 //! folder of its own and looks at what it printed, what it saved and what it left.
 
+#[path = "counters.rs"]
+mod counters;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -407,6 +410,15 @@ pub fn main() {
         ("fio_windowsaio", fio_windowsaio),
         ("long_paths", long_paths),
         ("the_store_reads_back", the_store_reads_back),
+        (
+            "counters_run_is_sampled_and_judged",
+            counters::run_is_sampled_and_judged,
+        ),
+        (
+            "counters_text_report_says_the_limit",
+            counters::text_report_says_the_limit,
+        ),
+        ("counters_mpi_is_refused", counters::mpi_is_refused),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
