@@ -98,6 +98,10 @@ pub struct TargetFacts {
     pub free_bytes: Option<u64>,
     /// What the target holds, from blocks sampled before the run.
     pub content: Content,
+    /// For a file on a share, the protocol the client reaches it by (Windows: SMB's dialect,
+    /// encryption, multichannel); absent for a local file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<os::Remote>,
 }
 
 /// What a target holds. Zeros or a repeating pattern flatter storage that compresses or
@@ -183,6 +187,7 @@ impl TargetFacts {
         }
         if !is_block_device {
             f.free_bytes = os::free_space(parent_dir(&canonical));
+            f.remote = os::remote_of(file);
         }
         f.block_device = dev.name;
         f.rotational = dev.rotational;

@@ -62,6 +62,9 @@ fn main() -> ExitCode {
 /// rank on the same files, and is refused by name.
 fn alone_unless_run(command: &Option<Command>, args: &[String]) -> Result<(), Error> {
     let ranks = iogauge::cluster::launched_ranks().filter(|(n, _)| *n > 1);
+    if let Some((n, var)) = ranks.filter(|_| cfg!(windows)) {
+        return Err(iogauge::cluster::not_yet_on_windows(n, var));
+    }
     match (command, ranks) {
         (Some(Command::Run(_) | Command::Fio(_) | Command::Fs(_)), _) | (_, None) => Ok(()),
         (Some(Command::Sweep(_) | Command::Iozone(_) | Command::Workload(_)), _) => Ok(()),

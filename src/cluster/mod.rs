@@ -124,12 +124,23 @@ pub fn detect() -> Result<Box<dyn Cluster>> {
         return Ok(Box::new(m));
     }
     match launched_ranks() {
+        Some((n, var)) if n > 1 && cfg!(windows) => Err(not_yet_on_windows(n, var)),
         Some((n, var)) if n > 1 && !cfg!(feature = "mpi") => Err(Error::usage(format!(
             "started as one of {n} MPI ranks ({var}={n}) but this iogauge was built without \
              MPI: build it with `cargo build --release --features mpi`, or run it without mpirun"
         ))),
         _ => Ok(Box::new(Solo::new())),
     }
+}
+
+/// A Windows build started by a launcher (MS-MPI's mpiexec sets PMI_SIZE and PMI_RANK): each
+/// rank would run the whole job alone, on the same files. rsmpi builds against MS-MPI, but
+/// iogauge's MPI runs are not built nor tested there yet.
+pub fn not_yet_on_windows(n: u32, var: &str) -> Error {
+    Error::usage(format!(
+        "started as one of {n} MPI ranks ({var}={n}), but MPI runs are not yet on Windows: \
+         run iogauge without mpiexec"
+    ))
 }
 
 /// The variables OpenMPI, MPICH/Hydra and Slurm set in the processes they start, each with

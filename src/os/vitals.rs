@@ -3,8 +3,10 @@
 //! measured window, every [`PERIOD_NS`] while it runs and at its end, on the control thread,
 //! never on a worker: the disks' counters under the targets, pressure stall information, the
 //! workers' CPU and run-queue wait, the machine's CPU, the cgroup's limits on the target's
-//! device and memory, dirty pages against the dirty limits, a FUSE daemon's CPU. On Linux;
-//! on other systems not yet (the sampler gives nothing and the verdict says so).
+//! device and memory, dirty pages against the dirty limits, a FUSE daemon's CPU. On Linux all
+//! of them; on Windows the disks' counters (IOCTL_DISK_PERFORMANCE), the machine's CPU, this
+//! process's and its workers' (what `not_read` does not say otherwise); on other systems
+//! not yet (the sampler gives nothing and the verdict says so).
 
 use serde::{Deserialize, Serialize};
 
@@ -44,13 +46,18 @@ pub struct Signals {
     /// The busiest process serving a FUSE target (holding /dev/fuse).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuse_daemon: Option<Daemon>,
+    /// What the sampler could not read that the verdict would have used, one line each (a
+    /// target's disk whose counters the system refused, a network share with no disk here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_read: Vec<String>,
 }
 
-/// One disk over the window (/sys/block/NAME/stat and its queue's limits).
+/// One disk over the window (/sys/block/NAME/stat and its queue's limits; Windows:
+/// IOCTL_DISK_PERFORMANCE).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DiskSignal {
     pub name: String,
-    /// Major:minor, as cgroup limits name the device.
+    /// Major:minor, as cgroup limits name the device (Windows: the device's path).
     pub dev: String,
     pub ios: u64,
     pub read_bytes: u64,
@@ -81,7 +88,8 @@ pub struct Pressure {
     pub memory_full_pct: f64,
 }
 
-/// The worker threads' time on and waiting for a CPU (/proc/self/task/*/schedstat).
+/// The worker threads' time on and waiting for a CPU (/proc/self/task/*/schedstat; Windows:
+/// GetThreadTimes, which counts no wait for a CPU).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkerCpu {
     pub threads: u32,
@@ -90,11 +98,14 @@ pub struct WorkerCpu {
     /// The busiest worker's time on a CPU, as a share of the window.
     pub busiest_run_pct: f64,
     pub mean_run_pct: f64,
-    /// Time runnable but waiting for a CPU (the run queue), mean over the workers.
-    pub mean_wait_pct: f64,
+    /// Time runnable but waiting for a CPU (the run queue), mean over the workers; None where
+    /// the system does not count it (Windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_wait_pct: Option<f64>,
 }
 
-/// All CPUs of the machine (/proc/stat) and this process's part of them.
+/// All CPUs of the machine (/proc/stat; Windows: GetSystemTimes, GetProcessTimes) and this
+/// process's part of them. Windows tells a guest no steal time: 0 there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineCpu {
     pub cpus: u32,

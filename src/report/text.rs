@@ -854,6 +854,9 @@ fn system_facts(o: &mut String, r: &RunResult) {
                 opt(&f.mount_options)
             );
         }
+        if let Some(r) = &f.remote {
+            let _ = writeln!(o, "\t\tprotocol: {}", r.line());
+        }
         match &f.block_device {
             Some(dev) => {
                 let _ = writeln!(

@@ -223,7 +223,7 @@ fn find_in(r: &Subject, s: &Signals) -> (Verdict, Vec<String>) {
 }
 
 fn unsampled(r: &RunResult) -> String {
-    if cfg!(target_os = "linux") {
+    if cfg!(any(target_os = "linux", windows)) {
         match r.measured_ns < 2 * crate::os::vitals::PERIOD_NS {
             true => "the measured window was too short to sample".into(),
             false => "the system's signals were not sampled (IOGAUGE_SIGNALS=off)".into(),
@@ -536,10 +536,9 @@ fn own_cpu(_r: &Subject, s: &Signals) -> Found {
             w.busiest_run_pct
         ));
     }
-    if let Some(w) = w.filter(|w| w.mean_wait_pct >= 5.0) {
+    if let Some(wait) = w.and_then(|w| w.mean_wait_pct).filter(|&p| p >= 5.0) {
         ev.push(format!(
-            "the workers waited {:.0}% of the window for a CPU",
-            w.mean_wait_pct
+            "the workers waited {wait:.0}% of the window for a CPU"
         ));
     }
     ev.extend(pressure_cpu(s));
@@ -594,7 +593,8 @@ fn other_cpu(_r: &Subject, s: &Signals) -> Found {
     }
     // Busy CPUs limit the run only where its workers waited for one: work at a low priority
     // (a nice'd build) fills idle time without holding the workers back.
-    let waited = s.workers.map_or(0.0, |w| w.mean_wait_pct);
+    // Where the system counts no wait (Windows), busy CPUs are not called the limit.
+    let waited = s.workers.and_then(|w| w.mean_wait_pct).unwrap_or(0.0);
     if m.busy_pct < SATURATED_PCT || waited < 10.0 {
         return None;
     }
@@ -717,14 +717,19 @@ fn seen(r: &Subject, s: &Signals) -> Vec<String> {
         ));
     }
     if let Some(w) = s.workers {
+        let wait = match w.mean_wait_pct {
+            Some(p) => format!("the workers waited {p:.0}% for one"),
+            None => "their wait for one is not counted on this system".into(),
+        };
         ev.push(format!(
-            "the busiest worker was on a CPU {:.0}% of the window, the workers waited {:.0}% for one",
-            w.busiest_run_pct, w.mean_wait_pct
+            "the busiest worker was on a CPU {:.0}% of the window, {wait}",
+            w.busiest_run_pct
         ));
     }
     if let Some(m) = s.machine {
         ev.push(format!("the {} CPUs were {:.0}% busy", m.cpus, m.busy_pct));
     }
+    ev.extend(s.not_read.iter().cloned());
     if ev.is_empty() {
         ev.push("no device, CPU or memory signal was read".into());
     }
@@ -768,7 +773,7 @@ mod tests {
             allowed_cpus: 8,
             busiest_run_pct: 20.0,
             mean_run_pct: 15.0,
-            mean_wait_pct: 1.0,
+            mean_wait_pct: Some(1.0),
         };
         let m = MachineCpu {
             cpus: 8,
@@ -843,14 +848,14 @@ mod tests {
         assert_eq!(judge(&run(s.clone())).verdict, Verdict::IogaugeCpu);
         let m = s.machine.as_mut().unwrap();
         (m.process_cpus, m.busy_pct) = (0.5, 98.0);
-        s.workers.as_mut().unwrap().mean_wait_pct = 30.0;
+        s.workers.as_mut().unwrap().mean_wait_pct = Some(30.0);
         assert_eq!(judge(&run(s.clone())).verdict, Verdict::MachineCpu);
         // Full CPUs the workers queued for, mostly with this process's work: its CPU.
         s.machine.as_mut().unwrap().process_cpus = 5.0;
         assert_eq!(judge(&run(s.clone())).verdict, Verdict::IogaugeCpu);
         s.machine.as_mut().unwrap().process_cpus = 0.5;
         // Busy CPUs the workers never waited for (a nice'd build) are not the limit.
-        s.workers.as_mut().unwrap().mean_wait_pct = 1.0;
+        s.workers.as_mut().unwrap().mean_wait_pct = Some(1.0);
         assert_eq!(judge(&run(s)).verdict, Verdict::Device);
     }
 

@@ -3,6 +3,8 @@
 
 #[path = "fs.rs"]
 mod fs;
+#[path = "counters.rs"]
+mod counters;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -415,6 +417,15 @@ pub fn main() {
             "fs_text_report_and_bad_input",
             fs::fs_text_report_and_bad_input,
         ),
+        (
+            "counters_run_is_sampled_and_judged",
+            counters::run_is_sampled_and_judged,
+        ),
+        (
+            "counters_text_report_says_the_limit",
+            counters::text_report_says_the_limit,
+        ),
+        ("counters_mpi_is_refused", counters::mpi_is_refused),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();

@@ -235,6 +235,7 @@ impl Sampler {
             cgroup: self.cgroup.take(),
             dirty: self.dirty_signal(),
             fuse_daemon: self.daemon(&first, &last, window_ns),
+            not_read: Vec::new(),
             cost_ns: 0,
         };
         s.cost_ns = self.cost_ns + t.elapsed().as_nanos() as u64;
@@ -304,7 +305,7 @@ impl Sampler {
             allowed_cpus: std::thread::available_parallelism().map_or(1, |c| c.get() as u32),
             busiest_run_pct: runs.iter().copied().fold(0.0, f64::max),
             mean_run_pct: runs.iter().sum::<f64>() / n as f64,
-            mean_wait_pct: waits / n as f64,
+            mean_wait_pct: Some(waits / n as f64),
         })
     }
 

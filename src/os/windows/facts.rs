@@ -1,10 +1,12 @@
 //! Windows' facts: the registry (Windows' version, the CPU's name), GlobalMemoryStatusEx, the
 //! volume holding a path (GetVolumePathNameW, GetVolumeInformationW: its file system), free
-//! space (GetDiskFreeSpaceExW), and the drive under it (IOCTL_STORAGE_QUERY_PROPERTY: vendor
-//! and product, and whether it pays a seek penalty: rotational).
+//! space (GetDiskFreeSpaceExW), the drive under it (IOCTL_STORAGE_QUERY_PROPERTY: vendor
+//! and product, and whether it pays a seek penalty: rotational), and for a file on a share the
+//! protocol the client reaches it by (FILE_REMOTE_PROTOCOL_INFO: SMB's dialect, encryption,
+//! multichannel).
 
 use super::{handle, wide};
-use crate::os::facts::{Device, Mount, System};
+use crate::os::facts::{Device, Mount, Remote, System};
 use std::fs::File;
 use std::path::Path;
 use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
@@ -202,7 +204,7 @@ pub fn device_of(file: &File, is_block_device: bool, mount: Option<&Mount>) -> D
 }
 
 /// A device opened for queries only (no access asked: no administrator needed).
-fn open_device(path: &str) -> Option<super::RawHandle> {
+pub(crate) fn open_device(path: &str) -> Option<super::RawHandle> {
     let p = w(path);
     // SAFETY: a NUL-terminated path; the handle is the caller's.
     let h = unsafe {
@@ -265,4 +267,28 @@ fn describe(h: super::RawHandle) -> (Option<String>, Option<String>) {
 fn seek_penalty(h: super::RawHandle) -> Option<bool> {
     let mut buf = [0u8; std::mem::size_of::<DEVICE_SEEK_PENALTY_DESCRIPTOR>()];
     query(h, StorageDeviceSeekPenaltyProperty, &mut buf).then(|| buf[8] != 0)
+}
+
+/// The protocol `file` is reached by, where it is on a share (GetFileInformationByHandleEx's
+/// FileRemoteProtocolInfo); None for a local file, which the system answers with an error.
+pub fn remote_of(file: &File) -> Option<Remote> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        FileRemoteProtocolInfo, GetFileInformationByHandleEx,
+    };
+    // FILE_REMOTE_PROTOCOL_INFO is 180 bytes; u32s keep it aligned.
+    let mut buf = [0u32; 45];
+    // SAFETY: an open handle; the output buffer is ours, its size in bytes given.
+    let ok = unsafe {
+        GetFileInformationByHandleEx(
+            handle(super::raw(file)),
+            FileRemoteProtocolInfo,
+            buf.as_mut_ptr().cast(),
+            std::mem::size_of_val(&buf) as u32,
+        )
+    };
+    if ok == 0 {
+        return None;
+    }
+    let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_le_bytes()).collect();
+    crate::os::facts::parse_remote_protocol(&bytes)
 }
