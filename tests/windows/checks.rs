@@ -1,6 +1,9 @@
 //! The checks of tests/windows.rs, on Windows (or Wine) only. Each runs iogauge.exe in a
 //! folder of its own and looks at what it printed, what it saved and what it left.
 
+#[path = "workload.rs"]
+mod workload;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -407,6 +410,16 @@ pub fn main() {
         ("fio_windowsaio", fio_windowsaio),
         ("long_paths", long_paths),
         ("the_store_reads_back", the_store_reads_back),
+        ("workload_copies", workload::copies),
+        ("workload_archives_and_walks", workload::archives_and_walks),
+        (
+            "workload_linux_methods_are_refused",
+            workload::linux_methods_are_refused,
+        ),
+        (
+            "dataset_create_and_verify",
+            workload::dataset_create_and_verify,
+        ),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
