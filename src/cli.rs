@@ -347,13 +347,11 @@ pub struct WorkloadArgs {
     /// Threads per step [default: the CPUs, at most 8]
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<u32>,
-    /// copy: read-write, copy_file_range (as cp; the kernel may share extents) or io_uring
-    #[arg(
-        long = "method",
-        value_name = "METHOD",
-        default_value = "copy_file_range"
-    )]
-    pub method: String,
+    /// copy: read-write, copy_file_range (as cp; the kernel may share extents) or io_uring on
+    /// Linux; CopyFileExW (as Explorer and robocopy), block-clone (ReFS) or read-write on
+    /// Windows [default: copy_file_range on Linux, CopyFileExW on Windows]
+    #[arg(long = "method", value_name = "METHOD")]
+    pub method: Option<String>,
     /// archive (and extract of a tree): zip or tar.zst
     #[arg(long = "format", value_name = "FORMAT", default_value = "zip")]
     pub format: String,

@@ -11,7 +11,7 @@ pub mod cli;
 pub mod clock;
 pub mod cluster;
 pub mod context;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod dataset;
 pub mod dates;
 pub mod engine;
@@ -35,5 +35,5 @@ pub mod sweep;
 pub mod units;
 pub mod verify;
 pub mod warnings;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod workload;

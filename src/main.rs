@@ -85,8 +85,10 @@ fn dispatch(
     args: Vec<String>,
 ) -> Result<u8, Error> {
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
+    #[cfg(any(target_os = "linux", windows))]
+    use cmd::{dataset, workload};
     #[cfg(target_os = "linux")]
-    use cmd::{dataset, iozone, sweep, workload};
+    use cmd::{iozone, sweep};
     use cmd::{report, results, run, selftest, verify};
     match command {
         None => profile::cmd_default(db, args),
@@ -113,9 +115,9 @@ fn dispatch(
         Some(Command::Profiles) => profile::cmd_profiles(),
         Some(Command::Explain(e)) => explain::cmd_explain(&e),
         Some(Command::Selftest(st)) => selftest::cmd_selftest(&st),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Some(Command::Dataset(d)) => dataset::cmd_dataset(&d),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Some(Command::Workload(w)) => workload::cmd_workload(db, &w, args),
         Some(Command::Verify(v)) => verify::cmd_verify(&v),
         Some(Command::Man(m)) => man::cmd_man(&m),
@@ -124,11 +126,11 @@ fn dispatch(
         Some(
             Command::Sweep(_)
             | Command::Iozone(_)
-            | Command::Dataset(_)
-            | Command::Workload(_)
             | Command::Mdtest(_)
             | Command::Io500(_),
         ) => Err(not_yet_here(&args)),
+        #[cfg(not(any(target_os = "linux", windows)))]
+        Some(Command::Dataset(_) | Command::Workload(_)) => Err(not_yet_here(&args)),
     }
 }
 

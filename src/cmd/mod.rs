@@ -6,7 +6,7 @@ pub mod baseline;
 pub mod check;
 pub mod compare;
 pub mod completions;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod dataset;
 pub mod diskspd;
 pub mod explain;
@@ -31,7 +31,7 @@ pub mod selftest;
 pub mod sweep;
 pub mod verify;
 pub mod why;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod workload;
 
 use iogauge::error::Error;

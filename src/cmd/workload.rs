@@ -14,12 +14,11 @@ use std::path::PathBuf;
 
 /// The workload the flags ask for.
 fn params_of(a: &WorkloadArgs) -> Result<Params> {
-    let method = CopyMethod::by_name(&a.method).ok_or_else(|| {
-        Error::usage(format!(
-            "invalid value '{}' for --method: read-write, copy_file_range or io_uring",
-            a.method
-        ))
-    })?;
+    let method = match &a.method {
+        None => CopyMethod::native(),
+        Some(m) => CopyMethod::here(m)
+            .map_err(|why| Error::usage(format!("invalid value '{m}' for --method: {why}")))?,
+    };
     let format = ArchiveFormat::by_name(&a.format).ok_or_else(|| {
         Error::usage(format!(
             "invalid value '{}' for --format: zip or tar.zst",

@@ -375,13 +375,24 @@ fn write_file(
     })
 }
 
+/// A path below the top as the manifest keeps it: '/' between names, whatever the system,
+/// so that a dataset made on one system is verified on another.
 fn rel_text(rel: &Path) -> String {
-    rel.to_string_lossy().into_owned()
+    let parts: Vec<_> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
 }
 
 /// Flush the dataset to the device (syncfs): the workloads then start from data on disk.
 fn sync_fs(top: &Path) -> Result<()> {
-    crate::os::cache::sync_fs(top).map_err(|e| {
+    match crate::os::cache::sync_fs(top) {
+        // Not yet on Windows: the files are flushed one by one by the system's lazy writer.
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => return Ok(()),
+        r => r,
+    }
+    .map_err(|e| {
         Error::runtime(format!(
             "cannot sync the file system of '{}': {e}",
             top.display()

@@ -24,6 +24,7 @@ mod sys;
 
 pub mod cache;
 pub mod cgroup;
+pub mod copy;
 pub mod cpu;
 pub mod diskstats;
 pub mod error;
@@ -43,7 +44,7 @@ pub mod vitals;
 pub mod workspace;
 
 pub use sys::limits;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub use sys::{dir, extents, resolve};
 
 /// An open file as the system names it to its calls: a descriptor on Linux, a HANDLE's value

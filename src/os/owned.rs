@@ -19,7 +19,7 @@
 //! [`held_max`] of them), which keeps the inode from being reused at all.
 //!
 //! What iogauge makes inside a folder it made (a copy's files, an extract's folders) is
-//! recorded too ([`record_file`]; on Linux `record_at`): a folder is emptied of those and nothing
+//! recorded too ([`record_file`], `record_at`): a folder is emptied of those and nothing
 //! else, so a file a user puts in it during a run stays, named in a message, with the folders
 //! that hold it. The emptying goes folder by folder with a stack of descriptors, not by
 //! recursion, down to the port's `MAX_DEPTH`, as deep as any tree iogauge walks or makes.
@@ -37,7 +37,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub use super::sys::owned::record_at;
 pub use super::sys::owned::{Folders, Identity, Owned};
 

@@ -2,6 +2,8 @@
 //! run's leftovers are removed only once their process is gone), and whether a file is this
 //! user's, and what this process used (CPU time, peak memory).
 
+#[cfg(any(target_os = "linux", windows))]
+pub use super::sys::process::is_program;
 pub use super::sys::process::{alive, is_mine, thread_cpu_ns, usage};
 
 /// What this process has used so far.

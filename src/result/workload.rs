@@ -148,6 +148,11 @@ pub enum CopyMethod {
     CopyFileRange,
     /// Reads and writes through an io_uring, several in flight per file.
     IoUring,
+    /// Windows' CopyFileExW, as Explorer and robocopy copy.
+    CopyFileEx,
+    /// Windows' block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE): ReFS shares the source's
+    /// clusters, as a reflink; a volume that refuses it has the files copied by read and write.
+    BlockClone,
 }
 
 impl CopyMethod {
@@ -156,6 +161,29 @@ impl CopyMethod {
             CopyMethod::ReadWrite => "read-write",
             CopyMethod::CopyFileRange => "copy_file_range",
             CopyMethod::IoUring => "io_uring",
+            CopyMethod::CopyFileEx => "CopyFileExW",
+            CopyMethod::BlockClone => "block-clone",
+        }
+    }
+
+    /// What a copy uses unless told: the system's own copy (copy_file_range on Linux,
+    /// CopyFileExW on Windows).
+    pub fn native() -> CopyMethod {
+        CopyMethod::by_name(crate::os::copy::DEFAULT).unwrap_or(CopyMethod::ReadWrite)
+    }
+
+    /// The method called `name`, if this system offers it; else a line naming those it does.
+    pub fn here(name: &str) -> Result<CopyMethod, String> {
+        match CopyMethod::by_name(name) {
+            Some(m) if crate::os::copy::offers(m.name()) => Ok(m),
+            found => Err(format!(
+                "{}: {} here",
+                match found {
+                    Some(m) => format!("{} is not on {}", m.name(), std::env::consts::OS),
+                    None => format!("'{name}' is no copy method"),
+                },
+                crate::os::copy::METHODS.join(", ")
+            )),
         }
     }
 
@@ -164,6 +192,8 @@ impl CopyMethod {
             CopyMethod::ReadWrite,
             CopyMethod::CopyFileRange,
             CopyMethod::IoUring,
+            CopyMethod::CopyFileEx,
+            CopyMethod::BlockClone,
         ]
         .into_iter()
         .find(|m| m.name() == name)
@@ -437,12 +467,13 @@ pub struct CacheState {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CopyUse {
     pub method: CopyMethod,
-    /// Files the kernel copied (copy_file_range).
+    /// Files the system copied: copy_file_range (Linux), CopyFileExW or block cloning
+    /// (Windows).
     pub kernel_files: u64,
-    /// Files copied by read and write: asked for, or where the kernel refused.
+    /// Files copied by read and write: asked for, or where the system refused.
     pub read_write_files: u64,
     pub io_uring_files: u64,
-    /// Why the kernel refused copy_file_range, where it did.
+    /// Why the system refused copy_file_range or block cloning, where it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
     /// Whether the copy shares its extents with the source (a reflink: no data copied), as

@@ -1,8 +1,14 @@
 //! `copy`: a tree copied by threads that share the walk ([`super::pool`]): a folder's task
 //! makes the folder in the copy and adds a task for each file and subfolder in it, so copying
 //! starts at once and every thread has work while any is left. Everything is reached through
-//! folder descriptors, every file and folder of the copy is made new (O_EXCL), and nothing
-//! is followed through a link: a link is copied as a link, as `cp -r` does.
+//! folders held open ([`crate::os::dir`]), every file and folder of the copy is made new
+//! (never over one that exists), and nothing is followed through a link: a link is copied as
+//! a link, as `cp -r` does.
+//!
+//! A file's bytes move by the method asked for: read and write, or the system's own copy
+//! ([`crate::os::copy`]: copy_file_range or an io_uring on Linux, CopyFileExW or ReFS block
+//! cloning on Windows). A file the system refuses to copy its way is copied by read and write,
+//! and the report says why.
 //!
 //! File modes are kept (less the umask, as `cp -r`); owners and times are not.
 
@@ -10,24 +16,17 @@ use super::meter::{Counter, Meter};
 use super::pool;
 use super::{CopyMethod, CopyUse};
 use crate::error::{Error, Result};
-use crate::os::dir::{Dir, Kind, MAX_DEPTH};
+use crate::os::copy::{self as system, Copied as System, Ring};
+use crate::os::dir::{self, Dir, Kind, Name, NameRef, MAX_DEPTH};
 use crate::os::owned;
-use io_uring::{opcode, squeue, types, IoUring};
-use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Bytes moved per read and write (and per copy_file_range call, times [`KERNEL_CHUNKS`]).
+/// Bytes moved per read and write.
 const CHUNK: usize = 1 << 20;
-/// copy_file_range moves this many chunks per call: few calls, yet progress every 16 MiB.
-const KERNEL_CHUNKS: usize = 16;
-/// Reads and writes in flight per file with io_uring.
-const SLOTS: usize = 4;
 
 /// What a copy did.
 pub struct Copied {
@@ -47,13 +46,13 @@ enum Task {
     Folder {
         src: Arc<Dir>,
         dst: Arc<Dir>,
-        name: CString,
+        name: Name,
         rel: PathBuf,
     },
     File {
         src: Arc<Dir>,
         dst: Arc<Dir>,
-        name: CString,
+        name: Name,
         rel: PathBuf,
     },
 }
@@ -63,9 +62,10 @@ struct Worker<'a> {
     counter: &'a Counter,
     method: CopyMethod,
     buf: Vec<u8>,
-    ring: Option<(IoUring, Vec<Vec<u8>>)>,
-    /// copy_file_range was refused with this errno: this thread copies by reading and writing.
-    refused: Option<i32>,
+    ring: Option<Ring>,
+    /// The system refused its copy, for this reason: this thread copies by reading and
+    /// writing.
+    refused: Option<String>,
     files: u64,
     dirs: u64,
     links: u64,
@@ -134,14 +134,11 @@ pub fn copy(
             kernel_files: sum(|w| w.kernel),
             read_write_files: sum(|w| w.read_write),
             io_uring_files: sum(|w| w.uring),
-            refused: workers.iter().find_map(|w| w.refused).map(|e| {
-                format!(
-                    "the kernel refused copy_file_range ({}): those files were copied by read \
-                     and write",
-                    crate::error::errno_name(e)
-                )
-            }),
-            shared_extents: None,
+            refused: workers.iter().find_map(|w| w.refused.clone()),
+            // A block clone is a sharing of clusters by definition; other methods are asked
+            // of the file system afterwards (step.rs).
+            shared_extents: (method == CopyMethod::BlockClone && sum(|w| w.kernel) > 0)
+                .then_some(true),
         },
     })
 }
@@ -196,8 +193,9 @@ impl Worker<'_> {
                 name,
                 rel,
             } => {
+                let paths = (src_root.join(&rel), dst_root.join(&rel));
                 let size = self
-                    .file(&src, &dst, &name, stop)
+                    .file(&src, &dst, &name, &paths, stop)
                     .map_err(|e| fail("copy", &rel, e))?;
                 if size > self.largest.0 {
                     self.largest = (size, rel);
@@ -243,48 +241,82 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// Copy file `name`; its size.
-    fn file(&mut self, src: &Dir, dst: &Dir, name: &CString, stop: &AtomicBool) -> io::Result<u64> {
+    /// Copy file `name` (at `paths`: the source's, the copy's); its size.
+    fn file(
+        &mut self,
+        src: &Dir,
+        dst: &Dir,
+        name: &NameRef,
+        paths: &(PathBuf, PathBuf),
+        stop: &AtomicBool,
+    ) -> io::Result<u64> {
         let from = src.open_file(name)?;
         let meta = from.metadata()?;
-        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777;
-        let to = dst.create_file(name, mode)?;
-        owned::record_file(&to)?;
         let size = meta.len();
-        match self.method {
-            CopyMethod::CopyFileRange if self.refused.is_none() => {
-                match kernel_copy(&from, &to, self.counter, stop)? {
-                    Ok(()) => self.kernel += 1,
-                    Err(errno) => {
-                        self.refused = Some(errno);
-                        self.read_write(&from, &to, stop)?;
-                    }
-                }
-            }
-            CopyMethod::IoUring => {
-                if self.ring.is_none() {
-                    let ring = IoUring::new(2 * SLOTS as u32)?;
-                    self.ring = Some((ring, vec![vec![0u8; CHUNK]; SLOTS]));
-                }
-                let (ring, bufs) = self.ring.as_mut().expect("made above");
-                if uring_copy(ring, bufs, &from, &to, size, self.counter, stop)? {
-                    self.uring += 1;
-                } else {
-                    // The file changed while it was read: copy it again, the plain way.
-                    to.set_len(0)?;
-                    let mut from = src.open_file(name)?;
-                    let mut to = &to;
-                    std::io::Seek::rewind(&mut to)?;
-                    std::io::Seek::rewind(&mut from)?;
-                    self.read_write(&from, to, stop)?;
-                }
-            }
-            _ => self.read_write(&from, &to, stop)?,
+        if self.method == CopyMethod::CopyFileEx {
+            // The system makes the copy (never over one that exists); its identity is
+            // recorded once it stands.
+            system::copy_file_ex(&paths.0, &paths.1, self.counter, stop)?;
+            owned::record_file(&dst.open_file(name)?)?;
+            self.kernel += 1;
+        } else {
+            let to = dst.create_file(name, dir::mode_of(&meta))?;
+            owned::record_file(&to)?;
+            self.bytes(src, name, &from, (&to, &paths.1), size, stop)?;
         }
         self.files += 1;
         self.counter.read_file();
         self.counter.wrote_file();
         Ok(size)
+    }
+
+    /// Move the bytes of `from` into `to` (new, empty) by the method asked for.
+    fn bytes(
+        &mut self,
+        src: &Dir,
+        name: &NameRef,
+        from: &File,
+        (to, to_path): (&File, &Path),
+        size: u64,
+        stop: &AtomicBool,
+    ) -> io::Result<()> {
+        let by_system = match self.method {
+            CopyMethod::CopyFileRange if self.refused.is_none() => {
+                Some(system::kernel_copy(from, to, self.counter, stop)?)
+            }
+            CopyMethod::BlockClone if self.refused.is_none() => {
+                Some(system::clone_blocks(from, to, to_path, self.counter, stop)?)
+            }
+            CopyMethod::IoUring => {
+                if self.ring.is_none() {
+                    self.ring = Some(Ring::new()?);
+                }
+                let ring = self.ring.as_mut().expect("made above");
+                if ring.copy(from, to, size, self.counter, stop)? {
+                    self.uring += 1;
+                    return Ok(());
+                }
+                // The file changed while it was read: copy it again, the plain way.
+                to.set_len(0)?;
+                let mut from = src.open_file(name)?;
+                let mut to = to;
+                std::io::Seek::rewind(&mut to)?;
+                std::io::Seek::rewind(&mut from)?;
+                return self.read_write(&from, to, stop);
+            }
+            _ => None,
+        };
+        match by_system {
+            Some(System::Done) => {
+                self.kernel += 1;
+                Ok(())
+            }
+            Some(System::Refused(why)) => {
+                self.refused = Some(why);
+                self.read_write(from, to, stop)
+            }
+            None => self.read_write(from, to, stop),
+        }
     }
 
     fn read_write(&mut self, mut from: &File, mut to: &File, stop: &AtomicBool) -> io::Result<()> {
@@ -302,155 +334,12 @@ impl Worker<'_> {
             to.write_all(&self.buf[..n])?;
             self.counter.wrote(n as u64);
             if stop.load(Ordering::Relaxed) {
-                return Err(super::archive::stopped());
+                return Err(system::stopped());
             }
         }
         self.read_write += 1;
         Ok(())
     }
-}
-
-/// copy_file_range until the end of `from`. Ok(Err(errno)) where the kernel refuses it for
-/// these two files before a byte moved (another file system before Linux 5.19, a file system
-/// that cannot: EXDEV, EOPNOTSUPP, EINVAL, ENOSYS).
-fn kernel_copy(
-    from: &File,
-    to: &File,
-    c: &Counter,
-    stop: &AtomicBool,
-) -> io::Result<std::result::Result<(), i32>> {
-    let mut moved = 0u64;
-    loop {
-        // SAFETY: both descriptors are held; null offsets use and move the files' own.
-        let n = unsafe {
-            libc::copy_file_range(
-                from.as_raw_fd(),
-                std::ptr::null_mut(),
-                to.as_raw_fd(),
-                std::ptr::null_mut(),
-                CHUNK * KERNEL_CHUNKS,
-                0,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(errno @ (libc::EXDEV | libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS))
-                    if moved == 0 =>
-                {
-                    return Ok(Err(errno))
-                }
-                _ => return Err(e),
-            }
-        }
-        if n == 0 {
-            return Ok(Ok(()));
-        }
-        moved += n as u64;
-        c.read(n as u64);
-        c.wrote(n as u64);
-        if stop.load(Ordering::Relaxed) {
-            return Err(super::archive::stopped());
-        }
-    }
-}
-
-/// Copy `size` bytes with reads and writes through `ring`, each read linked to the write of
-/// its buffer, [`SLOTS`] pairs in flight. False when a read fell short (the file shrank while
-/// it was copied): the caller copies it again.
-fn uring_copy(
-    ring: &mut IoUring,
-    bufs: &mut [Vec<u8>],
-    from: &File,
-    to: &File,
-    size: u64,
-    c: &Counter,
-    stop: &AtomicBool,
-) -> io::Result<bool> {
-    let (src, dst) = (types::Fd(from.as_raw_fd()), types::Fd(to.as_raw_fd()));
-    let mut free: Vec<usize> = (0..bufs.len()).collect();
-    let mut lens = vec![0u32; bufs.len()];
-    let mut offs = vec![0u64; bufs.len()];
-    let (mut next, mut in_flight, mut whole) = (0u64, 0usize, true);
-    let mut failed: Option<io::Error> = None;
-    loop {
-        let go_on = whole && failed.is_none() && !stop.load(Ordering::Relaxed);
-        while go_on && next < size && !free.is_empty() {
-            let slot = free.pop().expect("checked");
-            let len = (size - next).min(CHUNK as u64) as u32;
-            lens[slot] = len;
-            offs[slot] = next;
-            let p = bufs[slot].as_mut_ptr();
-            let read = opcode::Read::new(src, p, len)
-                .offset(next)
-                .build()
-                .flags(squeue::Flags::IO_LINK)
-                .user_data((slot as u64) << 1);
-            let write = opcode::Write::new(dst, p, len)
-                .offset(next)
-                .build()
-                .user_data((slot as u64) << 1 | 1);
-            // SAFETY: the buffer outlives both requests (it is not reused until the write's
-            // completion is reaped below), and the ring has room for 2 * SLOTS entries.
-            unsafe {
-                let mut sq = ring.submission();
-                sq.push(&read)
-                    .map_err(|_| io::Error::other("io_uring queue full"))?;
-                sq.push(&write)
-                    .map_err(|_| io::Error::other("io_uring queue full"))?;
-            }
-            next += u64::from(len);
-            in_flight += 1;
-        }
-        if in_flight == 0 {
-            break;
-        }
-        match ring.submit_and_wait(1) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            r => r?,
-        };
-        for cqe in ring.completion() {
-            let slot = (cqe.user_data() >> 1) as usize;
-            let res = cqe.result();
-            let len = lens[slot] as i32;
-            if cqe.user_data() & 1 == 0 {
-                if res >= 0 {
-                    c.read(res as u64);
-                }
-                if res < 0 {
-                    failed.get_or_insert(io::Error::from_raw_os_error(-res));
-                } else if res != len {
-                    whole = false;
-                }
-                continue;
-            }
-            in_flight -= 1;
-            free.push(slot);
-            if res == len {
-                c.wrote(res as u64);
-            } else if res >= 0 {
-                // A short write (a full file system, a signal): the rest written plainly, so
-                // that the error that stopped it (ENOSPC) is the one reported.
-                let (done, end) = (res as usize, len as usize);
-                match to.write_all_at(&bufs[slot][done..end], offs[slot] + done as u64) {
-                    Ok(()) => c.wrote(len as u64),
-                    Err(e) => {
-                        failed.get_or_insert(e);
-                    }
-                }
-            } else if res != -libc::ECANCELED {
-                failed.get_or_insert(io::Error::from_raw_os_error(-res));
-            }
-        }
-    }
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    if stop.load(Ordering::Relaxed) {
-        return Err(super::archive::stopped());
-    }
-    Ok(whole)
 }
 
 /// Whether the copy of the largest file shares extents with its source (a reflink).
@@ -463,38 +352,39 @@ pub fn shares_extents(dst_root: &Path, largest: &Path) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn tree(root: &Path) {
+    fn tree(root: &Path) -> u64 {
         std::fs::create_dir_all(root.join("a/b")).unwrap();
         std::fs::write(root.join("a/b/big"), vec![5u8; 3 * CHUNK + 17]).unwrap();
         std::fs::write(root.join("a/small"), b"hello").unwrap();
         std::fs::write(root.join("empty"), b"").unwrap();
-        std::os::unix::fs::symlink("a/small", root.join("ln")).unwrap();
+        crate::workload::test_link("a/small", &root.join("ln"))
     }
 
     #[test]
     fn every_method_copies_the_tree_byte_for_byte() {
-        for method in [
-            CopyMethod::ReadWrite,
-            CopyMethod::CopyFileRange,
-            CopyMethod::IoUring,
-        ] {
+        for method in crate::os::copy::METHODS
+            .iter()
+            .map(|m| CopyMethod::here(m).unwrap())
+        {
             let t = tempfile::tempdir().unwrap();
             let (src, dst) = (t.path().join("src"), t.path().join("dst"));
-            tree(&src);
+            let links = tree(&src);
             std::fs::create_dir(&dst).unwrap();
             let meter = Meter::new(2, 1_000_000_000);
             let stop = AtomicBool::new(false);
             let c = copy(&src, &dst, method, 2, &meter, &stop).unwrap();
-            assert_eq!((c.files, c.dirs, c.links), (3, 2, 1), "{method:?}");
+            assert_eq!((c.files, c.dirs, c.links), (3, 2, links), "{method:?}");
             assert_eq!(
                 std::fs::read(dst.join("a/b/big")).unwrap(),
                 std::fs::read(src.join("a/b/big")).unwrap()
             );
             assert_eq!(std::fs::read(dst.join("a/small")).unwrap(), b"hello");
-            assert_eq!(
-                std::fs::read_link(dst.join("ln")).unwrap(),
-                Path::new("a/small")
-            );
+            if links == 1 {
+                assert_eq!(
+                    std::fs::read_link(dst.join("ln")).unwrap(),
+                    Path::new("a/small")
+                );
+            }
             assert_eq!(c.largest.as_deref(), Some(Path::new("a/b/big")));
             let t = meter.totals();
             assert_eq!((t.read_files, t.write_files), (3, 3));
@@ -523,7 +413,7 @@ mod tests {
         .err()
         .unwrap()
         .to_string();
-        assert!(e.contains("File exists"), "{e}");
+        assert!(e.contains("exists"), "{e}");
         assert_eq!(std::fs::read(dst.join("empty")).unwrap(), b"the user's");
     }
 }

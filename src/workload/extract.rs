@@ -13,15 +13,11 @@ use super::archive::CountedRead;
 use super::meter::{Counter, Meter};
 use super::ArchiveFormat;
 use crate::error::{Error, Result};
-use crate::os::dir::{Dir, MAX_DEPTH};
-use crate::os::owned;
+use crate::os::dir::{self, Dir, Name, MAX_DEPTH};
+use crate::os::owned::{self, Identity};
 use std::collections::HashMap;
-use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -83,20 +79,18 @@ const OPEN_MAX: usize = 64;
 /// extract runs, is never written through.
 struct Folders {
     top: PathBuf,
-    /// Device and inode of every folder made, the top's as "".
-    made: HashMap<PathBuf, (u64, u64)>,
+    /// The identity of every folder made, the top's as "".
+    made: HashMap<PathBuf, Identity>,
     /// Some of them, open.
     open: HashMap<PathBuf, Arc<Dir>>,
 }
 
-fn id_of(d: &Dir) -> io::Result<(u64, u64)> {
-    let m = d.file().metadata()?;
-    Ok((m.dev(), m.ino()))
+fn id_of(d: &Dir) -> io::Result<Identity> {
+    Identity::of_file(d.file())
 }
 
-fn c_name(name: &std::ffi::OsStr) -> io::Result<CString> {
-    CString::new(name.as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the name"))
+fn c_name(name: &std::ffi::OsStr) -> io::Result<Name> {
+    dir::name(name)
 }
 
 impl Folders {
@@ -175,7 +169,7 @@ impl Folders {
 
     /// The folder that is to hold `rel` (made, with those above it, if new), and `rel`'s name
     /// in it; how many folders were new.
-    fn parent_of(&mut self, rel: &Path) -> Result<(Arc<Dir>, CString, u64)> {
+    fn parent_of(&mut self, rel: &Path) -> Result<(Arc<Dir>, Name, u64)> {
         let up = rel.parent().unwrap_or(Path::new(""));
         let n = self.make(up)?;
         let name = rel.file_name().expect("an entry has a name");
@@ -392,7 +386,7 @@ fn untar(
                     if lock(failed).is_some() {
                         continue;
                     }
-                    match p.file.write_all_at(&p.data, p.offset) {
+                    match dir::write_all_at(&p.file, &p.data, p.offset) {
                         Ok(()) => c.wrote(p.data.len() as u64),
                         Err(e) => {
                             lock(failed).get_or_insert(cannot("write", &p.path, e));
@@ -519,7 +513,7 @@ mod tests {
                 std::fs::write(src.join(format!("d/e/f{i}")), data).unwrap();
             }
             std::fs::write(src.join("big"), vec![3u8; 3 * CHUNK + 5]).unwrap();
-            std::os::unix::fs::symlink("big", src.join("ln")).unwrap();
+            let links = crate::workload::test_link("big", &src.join("ln"));
             let apath = t.path().join(format!("a.{}", format.name()));
             let out = File::create_new(&apath).unwrap();
             let how = Packing {
@@ -534,7 +528,7 @@ mod tests {
             std::fs::create_dir(&dst).unwrap();
             let m = Meter::new(3, 1_000_000_000);
             let x = extract(&apath, format, &dst, 3, &m, &stop).unwrap();
-            assert_eq!((x.files, x.dirs, x.links), (31, 3, 1), "{format:?}");
+            assert_eq!((x.files, x.dirs, x.links), (31, 3, links), "{format:?}");
             for i in [0, 7, 29] {
                 let p = format!("d/e/f{i}");
                 assert_eq!(
@@ -543,10 +537,12 @@ mod tests {
                 );
             }
             assert_eq!(std::fs::read(dst.join("big")).unwrap().len(), 3 * CHUNK + 5);
-            assert_eq!(
-                std::fs::read_link(dst.join("ln")).unwrap(),
-                Path::new("big")
-            );
+            if links == 1 {
+                assert_eq!(
+                    std::fs::read_link(dst.join("ln")).unwrap(),
+                    Path::new("big")
+                );
+            }
             assert!(dst.join("empty").is_dir());
             assert_eq!(m.totals().write_bytes, x.tree_bytes);
             // A zip is opened by each thread (its directory read by each): at least once whole.

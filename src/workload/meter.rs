@@ -19,6 +19,16 @@ pub struct Counter {
     write_bytes: AtomicU64,
 }
 
+/// The system's copies count their bytes here as they move.
+impl crate::os::copy::Progress for Counter {
+    fn read(&self, bytes: u64) {
+        Counter::read(self, bytes);
+    }
+    fn wrote(&self, bytes: u64) {
+        Counter::wrote(self, bytes);
+    }
+}
+
 impl Counter {
     #[inline]
     pub fn read(&self, bytes: u64) {
@@ -230,11 +240,8 @@ fn add(acc: Totals, s: &Sample) -> Totals {
 
 /// This process's (user, system) CPU time so far, every thread's.
 fn process_cpu() -> (u64, u64) {
-    // SAFETY: getrusage fills a struct we own.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    (ns(ru.ru_utime), ns(ru.ru_stime))
+    let u = crate::os::process::usage();
+    (u.user_ns, u.system_ns)
 }
 
 #[cfg(test)]

@@ -33,3 +33,14 @@ pub use crate::result::workload::{
 };
 
 pub use crate::os::threads::default_threads;
+
+/// A link at `at` to `target`, for the tests: 1 where the system let this user make it, 0
+/// where not (Windows asks for a privilege or developer mode; Wine may give neither).
+#[cfg(test)]
+pub(crate) fn test_link(target: impl AsRef<std::path::Path>, at: &std::path::Path) -> u64 {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(target, at);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_file(target, at);
+    u64::from(made.is_ok())
+}

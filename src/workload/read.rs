@@ -5,10 +5,8 @@
 use super::meter::{Counter, Meter};
 use super::pool;
 use crate::error::{Error, Result};
-use crate::os::dir::{kind_of_mode, Dir, Kind};
-use std::ffi::CString;
+use crate::os::dir::{self, Dir, Kind, Name, NameRef};
 use std::io::{self, Read};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,12 +38,12 @@ enum Task {
     Top(Dir),
     Folder {
         parent: Arc<Dir>,
-        name: CString,
+        name: Name,
         rel: PathBuf,
     },
     File {
         parent: Arc<Dir>,
-        name: CString,
+        name: Name,
         rel: PathBuf,
     },
 }
@@ -124,12 +122,12 @@ impl Worker<'_> {
             let kind = if read {
                 e.kind
             } else {
-                let st = dir.stat_at(&e.name)?;
-                if kind_of_mode(st.st_mode) == Kind::File {
-                    self.found.bytes += st.st_size as u64;
+                let st = dir.info_at(&e.name)?;
+                if st.kind == Kind::File {
+                    self.found.bytes += st.size;
                 }
                 self.counter.read_file();
-                kind_of_mode(st.st_mode)
+                st.kind
             };
             match kind {
                 Kind::Dir => {
@@ -153,11 +151,10 @@ impl Worker<'_> {
         Ok(())
     }
 
-    fn read_file(&mut self, dir: &Dir, name: &CString, stop: &AtomicBool) -> io::Result<()> {
+    fn read_file(&mut self, dir: &Dir, name: &NameRef, stop: &AtomicBool) -> io::Result<()> {
         let mut f = dir.open_file(name)?;
         // As cat does: a larger read-ahead for a file read start to end.
-        // SAFETY: fadvise on a descriptor we hold; advice only.
-        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+        dir::advise_sequential(&f);
         if self.buf.is_empty() {
             self.buf = vec![0u8; CHUNK];
         }
@@ -195,7 +192,7 @@ mod tests {
                 std::fs::write(r.join(format!("d{d}/e/f{f}")), vec![1u8; 100 + f]).unwrap();
             }
         }
-        std::os::unix::fs::symlink("d0", r.join("ln")).unwrap();
+        let links = crate::workload::test_link("d0", &r.join("ln"));
         let stop = AtomicBool::new(false);
         let bytes: u64 = 5 * (0..20u64).map(|f| 100 + f).sum::<u64>();
         let m = Meter::new(3, 1_000_000_000);
@@ -205,12 +202,12 @@ mod tests {
             Found {
                 files: 100,
                 dirs: 10,
-                links: 1,
+                links,
                 other: 0,
                 bytes
             }
         );
-        assert_eq!(m.totals().read_files, 111);
+        assert_eq!(m.totals().read_files, 110 + links);
         let m = Meter::new(2, 1_000_000_000);
         let a = readall(r, 2, &m, &stop).unwrap();
         assert_eq!((a.files, a.bytes), (100, bytes));

@@ -81,11 +81,9 @@ fn step(line: &str, at: &str, d: &Defaults) -> Result<Step> {
                     .ok_or_else(|| bad(format!("threads={value}: a whole number from 1")))?;
             }
             "method" if kind == StepKind::Copy => {
-                s.method = Some(CopyMethod::by_name(value).ok_or_else(|| {
-                    bad(format!(
-                        "method={value}: read-write, copy_file_range or io_uring"
-                    ))
-                })?);
+                s.method = Some(
+                    CopyMethod::here(value).map_err(|why| bad(format!("method={value}: {why}")))?,
+                );
             }
             "format" if matches!(kind, StepKind::Archive | StepKind::Extract) => {
                 let f = ArchiveFormat::by_name(value)

@@ -357,7 +357,7 @@ fn work(
     let (stop, threads) = (ctx.stop, step.threads);
     match (step.kind, input) {
         (StepKind::Copy, Input::Tree(src)) => {
-            let method = step.method.unwrap_or(CopyMethod::CopyFileRange);
+            let method = step.method.unwrap_or_else(CopyMethod::native);
             let c = copy::copy(src, out.path(), method, threads, meter, stop)?;
             Ok(Done {
                 files: c.files,
@@ -447,25 +447,45 @@ fn write_back(ctx: &Ctx, step: &Step) -> Result<Option<u64>> {
         return Ok(None);
     }
     let t0 = std::time::Instant::now();
-    cache::sync_fs(ctx.target())
-        .map_err(|e| Error::runtime(format!("cannot sync '{}': {e}", ctx.target().display())))?;
-    Ok(Some(t0.elapsed().as_nanos() as u64))
+    match cache::sync_fs(ctx.target()) {
+        Ok(()) => Ok(Some(t0.elapsed().as_nanos() as u64)),
+        // A system that cannot write a whole file system back (not yet on Windows): the step
+        // is timed without it, and the report says so.
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+            ctx.note(format!(
+                "what the steps wrote was not written back apart: {e}"
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(Error::runtime(format!(
+            "cannot sync '{}': {e}",
+            ctx.target().display()
+        ))),
+    }
 }
 
 /// How a copy moved its bytes, with whether the largest file's copy shares extents (asked of
 /// the file system after the clock stopped).
 fn copy_use(ctx: &Ctx, mut c: CopyUse, out: &Output, largest: &Option<PathBuf>) -> CopyUse {
-    if let Some(big) = largest {
-        c.shared_extents = copy::shares_extents(out.path(), big);
+    // A block clone says so itself; otherwise the file system is asked.
+    if let Some(shared) = largest
+        .as_ref()
+        .and_then(|b| copy::shares_extents(out.path(), b))
+    {
+        c.shared_extents = Some(shared);
     }
     if let Some(r) = &c.refused {
         ctx.note(r.clone());
     }
     if c.shared_extents == Some(true) {
-        ctx.note(
-            "the copy shares its data with the source (copy_file_range made a reflink, as cp \
-             does): no bytes were copied; --method read-write copies them",
-        );
+        let how = match c.method {
+            CopyMethod::BlockClone => "block cloning shared the source's clusters (ReFS)",
+            _ => "copy_file_range made a reflink, as cp does",
+        };
+        ctx.note(format!(
+            "the copy shares its data with the source ({how}): no bytes were copied; \
+             --method read-write copies them"
+        ));
     }
     c
 }

@@ -206,13 +206,7 @@ impl Tool {
 /// Whether `program` is on the PATH.
 fn installed(program: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| {
-            let p = d.join(program);
-            std::fs::metadata(&p).is_ok_and(|m| {
-                m.is_file()
-                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
-            })
-        })
+        std::env::split_paths(&paths).any(|d| crate::os::process::is_program(&d, program))
     })
 }
 

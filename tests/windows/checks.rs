@@ -5,6 +5,8 @@
 mod fs;
 #[path = "counters.rs"]
 mod counters;
+#[path = "workload.rs"]
+mod workload;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -426,6 +428,16 @@ pub fn main() {
             counters::text_report_says_the_limit,
         ),
         ("counters_mpi_is_refused", counters::mpi_is_refused),
+        ("workload_copies", workload::copies),
+        ("workload_archives_and_walks", workload::archives_and_walks),
+        (
+            "workload_linux_methods_are_refused",
+            workload::linux_methods_are_refused,
+        ),
+        (
+            "dataset_create_and_verify",
+            workload::dataset_create_and_verify,
+        ),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();

@@ -26,6 +26,28 @@ pub enum Kind {
     Other,
 }
 
+/// A name in a folder, as this system's calls take it (a C string here).
+pub type Name = CString;
+/// A borrowed [`Name`].
+pub type NameRef = CStr;
+
+/// `name` (one component, from a path or an archive) as a [`Name`].
+pub fn name(name: &OsStr) -> io::Result<Name> {
+    c_path(Path::new(name))
+}
+
+/// What a stat says of one entry, in the words every port has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Info {
+    pub kind: Kind,
+    /// Files: bytes; links: the target's length.
+    pub size: u64,
+    /// Permission bits.
+    pub mode: u32,
+    /// Seconds since 1970.
+    pub mtime: i64,
+}
+
 /// One name in a folder.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -128,6 +150,17 @@ impl Dir {
         Ok(unsafe { st.assume_init() })
     }
 
+    /// What entry `name` is (a link as itself), in every port's words.
+    pub fn info_at(&self, name: &CStr) -> io::Result<Info> {
+        let st = self.stat_at(name)?;
+        Ok(Info {
+            kind: kind_of_mode(st.st_mode),
+            size: st.st_size as u64,
+            mode: st.st_mode & 0o7777,
+            mtime: st.st_mtime,
+        })
+    }
+
     /// The target of link `name`.
     pub fn read_link(&self, name: &CStr) -> io::Result<CString> {
         let mut buf = vec![0u8; libc::PATH_MAX as usize];
@@ -209,6 +242,31 @@ impl Dir {
         unsafe { libc::closedir(d) };
         result.map(|()| out)
     }
+}
+
+/// The permission bits of an open file's metadata, for its copy.
+pub fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777
+}
+
+/// The file at `path` for reading, never through a link as its last name.
+pub fn open_file_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// `file` will be read from start to end: as cat does, ask for a larger read-ahead.
+pub fn advise_sequential(file: &File) {
+    // SAFETY: fadvise on a descriptor we hold; advice only.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+}
+
+/// Write all of `buf` at `offset` (the file's own position untouched: threads share it).
+pub fn write_all_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
 }
 
 /// The kind of a `st_mode`.

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod cgroup;
+pub mod copy;
 pub mod cpu;
 pub mod dir;
 pub mod diskstats;

@@ -55,3 +55,11 @@ fn peak_rss_bytes() -> Option<u64> {
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Whether `folder` holds a program called `name` that this user may run (a file with an
+/// execute bit).
+pub fn is_program(folder: &std::path::Path, name: &str) -> bool {
+    std::fs::metadata(folder.join(name)).is_ok_and(|m| {
+        m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+    })
+}

@@ -335,6 +335,9 @@ pub mod cache {
     }
 }
 
+#[path = "copy.rs"]
+pub mod copy;
+
 pub mod cpu {
     pub fn times() -> Vec<(u64, u64, u64)> {
         Vec::new()

@@ -6,9 +6,12 @@
 
 pub mod cache;
 pub mod cgroup;
+pub mod copy;
 pub mod cpu;
+pub mod dir;
 pub mod diskstats;
 pub mod error;
+pub mod extents;
 pub mod facts;
 pub mod file;
 pub mod ioprio;
@@ -20,6 +23,7 @@ pub mod numa;
 pub mod owned;
 pub mod privilege;
 pub mod process;
+pub mod resolve;
 pub mod signals;
 pub mod topology;
 pub mod vitals;

@@ -98,21 +98,34 @@ impl Held {
 
     /// Delete what this handle is open on: gone once the last handle on it closes.
     fn delete(&self) -> io::Result<()> {
-        let info = FILE_DISPOSITION_INFO { DeleteFile: true };
-        // SAFETY: the input is the struct we own, its size given; the handle has DELETE.
-        let ok = unsafe {
-            SetFileInformationByHandle(
-                handle(self.0),
-                FileDispositionInfo,
-                (&info as *const FILE_DISPOSITION_INFO).cast(),
-                std::mem::size_of::<FILE_DISPOSITION_INFO>() as u32,
-            )
-        };
-        if ok == 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        delete_by_handle(self.0)
     }
+}
+
+/// Delete what `h` (opened with DELETE access) is open on: gone once the last handle on it
+/// closes.
+pub(crate) fn delete_by_handle(h: RawHandle) -> io::Result<()> {
+    let info = FILE_DISPOSITION_INFO { DeleteFile: true };
+    // SAFETY: the input is the struct we own, its size given; the handle has DELETE.
+    let ok = unsafe {
+        SetFileInformationByHandle(
+            handle(h),
+            FileDispositionInfo,
+            (&info as *const FILE_DISPOSITION_INFO).cast(),
+            std::mem::size_of::<FILE_DISPOSITION_INFO>() as u32,
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Record `name` in `dir` (a folder or link iogauge just made there), opened as itself.
+pub fn record_at(dir: &super::dir::Dir, name: &std::ffi::OsStr) -> io::Result<()> {
+    let id = Held::open(&dir.path().join(name))?.id()?;
+    inside().insert(&id);
+    Ok(())
 }
 
 impl Drop for Held {

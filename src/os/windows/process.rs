@@ -71,3 +71,13 @@ pub fn thread_cpu_ns() -> u64 {
         0
     }
 }
+
+/// Whether `folder` holds a program called `name`: `name.exe` (or `name` itself where it has
+/// an extension), a file.
+pub fn is_program(folder: &std::path::Path, name: &str) -> bool {
+    let file = match std::path::Path::new(name).extension() {
+        Some(_) => name.to_string(),
+        None => format!("{name}.exe"),
+    };
+    std::fs::metadata(folder.join(file)).is_ok_and(|m| m.is_file())
+}
