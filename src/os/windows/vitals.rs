@@ -34,6 +34,10 @@ struct Snap {
 /// A worker thread, opened for its times, closed when dropped.
 struct Thread(HANDLE);
 
+// SAFETY: a thread's handle is a kernel object's, usable from any thread; the sampler that
+// holds it (a workload's meter samples on a thread of its own) is used by one thread at a time.
+unsafe impl Send for Thread {}
+
 impl Drop for Thread {
     fn drop(&mut self) {
         // SAFETY: opened by `worker_threads`, closed once here.
