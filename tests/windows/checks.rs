@@ -1,6 +1,8 @@
 //! The checks of tests/windows.rs, on Windows (or Wine) only. Each runs iogauge.exe in a
 //! folder of its own and looks at what it printed, what it saved and what it left.
 
+mod sweep;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -407,6 +409,16 @@ pub fn main() {
         ("fio_windowsaio", fio_windowsaio),
         ("long_paths", long_paths),
         ("the_store_reads_back", the_store_reads_back),
+        ("sweep_small_files", sweep::a_small_sweep_reads_back),
+        ("sweep_iozone_line", sweep::an_iozone_line_runs),
+        (
+            "sweep_memory_limit_refused",
+            sweep::a_memory_limit_without_the_means_is_refused,
+        ),
+        (
+            "sweep_left_limits_restored",
+            sweep::limits_a_dead_run_left_are_restored,
+        ),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
