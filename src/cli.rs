@@ -889,7 +889,8 @@ pub struct SweepArgs {
     pub knee_drop: f64,
 
     /// Run inside a memory cgroup of this size, so the page cache is small (cgroup v2 or
-    /// v1's memory controller; root)
+    /// v1's memory controller; root). On Windows: a hard cap on the system file cache for the
+    /// run (administrator)
     #[arg(long = "memory-limit", value_name = "SIZE")]
     pub memory_limit: Option<String>,
 
@@ -1678,7 +1679,8 @@ pub struct RunArgs {
     pub allow_overwrite: bool,
 
     /// Run inside a memory cgroup of this size, so the page cache is small (cgroup v2 or
-    /// v1's memory controller; root)
+    /// v1's memory controller; root). On Windows: a hard cap on the system file cache for the
+    /// run (administrator)
     #[arg(help_heading = "Safety", long = "memory-limit", value_name = "SIZE")]
     pub memory_limit: Option<String>,
 

@@ -30,7 +30,6 @@ pub mod selftest;
 pub mod spec;
 pub mod stats;
 pub mod store;
-#[cfg(target_os = "linux")]
 pub mod sweep;
 pub mod units;
 pub mod verify;

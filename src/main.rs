@@ -12,6 +12,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A job of thousands of files needs more descriptors than the usual soft limit of 1024.
     iogauge::os::limits::raise_nofile();
+    // A run killed with the file cache capped (--memory-limit on Windows) is undone first.
+    if let Some(line) = iogauge::os::memcg::restore_left_cap() {
+        eprintln!("iogauge: {line}");
+    }
     // Flags, job files and paths are read as UTF-8 text: other bytes are refused by name, not
     // a panic.
     let raw: Vec<String> = match std::env::args_os().map(|a| a.into_string()).collect() {
@@ -86,9 +90,7 @@ fn dispatch(
 ) -> Result<u8, Error> {
     use cmd::{baseline, check, compare, completions, diskspd, explain, fio, fs, man, profile};
     #[cfg(any(target_os = "linux", windows))]
-    use cmd::{dataset, workload};
-    #[cfg(target_os = "linux")]
-    use cmd::{iozone, sweep};
+    use cmd::{dataset, iozone, sweep, workload};
     use cmd::{report, results, run, selftest, verify};
     match command {
         None => profile::cmd_default(db, args),
@@ -101,9 +103,9 @@ fn dispatch(
         Some(Command::Check(c)) => check::cmd_check(db, &c, args),
         Some(Command::Report(r)) => report::cmd_report(db, &r),
         Some(Command::Fs(f)) => fs::cmd_fs(db, &f, args),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Some(Command::Sweep(s)) => sweep::cmd_sweep(db, &s, args),
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", windows))]
         Some(Command::Iozone(z)) => iozone::cmd_iozone(db, &z.args, args),
         Some(Command::Fio(f)) => fio::cmd_fio(db, &f.args, args),
         Some(Command::Diskspd(d)) => diskspd::cmd_diskspd(db, &d.args, args),
@@ -122,15 +124,12 @@ fn dispatch(
         Some(Command::Verify(v)) => verify::cmd_verify(&v),
         Some(Command::Man(m)) => man::cmd_man(&m),
         Some(Command::Completions(c)) => completions::cmd_completions(&c),
-        #[cfg(not(target_os = "linux"))]
-        Some(
-            Command::Sweep(_)
-            | Command::Iozone(_)
-            | Command::Mdtest(_)
-            | Command::Io500(_),
-        ) => Err(not_yet_here(&args)),
         #[cfg(not(any(target_os = "linux", windows)))]
-        Some(Command::Dataset(_) | Command::Workload(_)) => Err(not_yet_here(&args)),
+        Some(
+            Command::Sweep(_) | Command::Iozone(_) | Command::Dataset(_) | Command::Workload(_),
+        ) => Err(not_yet_here(&args)),
+        #[cfg(not(target_os = "linux"))]
+        Some(Command::Mdtest(_) | Command::Io500(_)) => Err(not_yet_here(&args)),
     }
 }
 
@@ -138,8 +137,9 @@ fn dispatch(
 #[cfg(not(target_os = "linux"))]
 fn not_yet_here(args: &[String]) -> Error {
     Error::usage(format!(
-        "iogauge {} is not yet on {}: the file-system suite, sweeps, iozone lines, datasets, \
-         workloads, mdtest and io500 run on Linux for now; `iogauge run`, `quick`, `diskspd` and `fio` run here",
+        "iogauge {} is not yet on {}: mdtest and io500 run on Linux for now, sweeps, iozone \
+         lines, datasets and workloads on Linux and Windows; `iogauge run`, `quick`, `fs`, \
+         `diskspd` and `fio` run here",
         subcommand(args).unwrap_or("?"),
         std::env::consts::OS
     ))

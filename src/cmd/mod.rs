@@ -16,7 +16,7 @@ pub mod fs;
 #[cfg(target_os = "linux")]
 pub mod io500;
 pub mod ior;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod iozone;
 pub mod man;
 #[cfg(target_os = "linux")]
@@ -27,7 +27,7 @@ pub mod results;
 pub mod run;
 pub mod saved;
 pub mod selftest;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub mod sweep;
 pub mod verify;
 pub mod why;

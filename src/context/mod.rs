@@ -17,7 +17,7 @@ pub use suite::Suite;
 
 use crate::cluster::{Cluster, Solo};
 use crate::error::{exit, Error, Result};
-use crate::os::memcg::{CgroupVersion, MemoryCgroup};
+use crate::os::memcg::MemoryCgroup;
 use crate::report::sink::Sink;
 use crate::report::Exporter;
 use crate::store::record::Record;
@@ -283,23 +283,18 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 
 pub use crate::result::sweep::MemoryCap;
 
-/// Back out of a memory cgroup, keeping what it says about itself.
+/// Back out of a memory cgroup (or the file cache's cap), keeping what it says about itself.
 pub fn leave_cgroup(c: MemoryCgroup) -> MemoryCap {
-    let cap = MemoryCap {
+    let mut cap = MemoryCap {
         limit_bytes: c.limit(),
-        cgroup: format!(
-            "{} {}",
-            match c.version() {
-                CgroupVersion::V1 => "v1",
-                CgroupVersion::V2 => "v2",
-            },
-            c.path().display()
-        ),
+        kind: c.kind(),
+        cgroup: c.place(),
         peak_bytes: c.peak(),
     };
     // The measurement is done and kept; a cgroup that will not go is said, not fatal.
     if let Err(e) = c.leave() {
         eprintln!("iogauge: warning: {e}");
+        cap.cgroup.push_str("; not undone after the run");
     }
     cap
 }

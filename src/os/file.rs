@@ -43,3 +43,17 @@ pub enum What {
     /// Anything else (a socket, a pipe, another character device).
     Other,
 }
+
+/// Options for a file a pass reads or writes whole (a sweep's, iozone's): read only or write
+/// only, unbuffered where `direct` (O_DIRECT; FILE_FLAG_NO_BUFFERING), and where `sync` each
+/// write on stable storage with the file's metadata before it returns (O_SYNC, iozone's -o;
+/// FILE_FLAG_WRITE_THROUGH). Not [`options`]: `How::write_through` is O_DSYNC on Linux.
+pub fn pass_options(write: bool, direct: bool, sync: bool) -> std::fs::OpenOptions {
+    super::sys::file::pass_options(write, direct, sync)
+}
+
+/// Close `file` and see the close's error (a File's drop ignores it; a close can report a
+/// write that failed late).
+pub fn close_checked(file: std::fs::File) -> std::io::Result<()> {
+    super::sys::file::close_checked(file)
+}

@@ -7,6 +7,7 @@ use super::ranks::RankSpread;
 use super::Header;
 use crate::error::{Error, Result};
 use crate::facts::TargetFacts;
+use crate::os::memcg::CapKind;
 use crate::units::format_size;
 use serde::{Deserialize, Serialize};
 
@@ -363,6 +364,10 @@ impl Cell {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemoryCap {
     pub limit_bytes: u64,
+    /// A cgroup (Linux; absent from the JSON) or the system file cache's cap (Windows).
+    #[serde(default, skip_serializing_if = "CapKind::is_cgroup")]
+    pub kind: CapKind,
+    /// The cgroup's interface and folder; for the file cache, the call and what it restores.
     pub cgroup: String,
     /// The most the cgroup held at once (page cache included), where the kernel says.
     pub peak_bytes: Option<u64>,
@@ -371,6 +376,13 @@ pub struct MemoryCap {
 impl MemoryCap {
     /// "ran in a memory cgroup of 64.0MiB (v1 /sys/...), at most 63.2MiB used".
     pub fn describe(&self) -> String {
+        if self.kind == CapKind::FileCache {
+            return format!(
+                "ran with the system file cache capped at {} ({})",
+                crate::units::format_size_human(self.limit_bytes),
+                self.cgroup
+            );
+        }
         format!(
             "ran in a memory cgroup of {} ({}){}",
             crate::units::format_size_human(self.limit_bytes),

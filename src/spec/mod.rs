@@ -14,7 +14,6 @@ pub mod flag;
 pub mod flat;
 pub mod io500;
 pub mod ior;
-#[cfg(target_os = "linux")]
 pub mod iozone;
 pub mod mdtest;
 mod named;

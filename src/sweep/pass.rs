@@ -3,11 +3,10 @@
 //! of the records is computed, not stored, so a pass over a file larger than memory needs no
 //! memory of its own (a memory cgroup's limit is for the page cache, not for us).
 
+use crate::os::RawHandle;
 use crate::result::sweep::Test;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -57,19 +56,11 @@ impl Test {
 }
 
 pub fn open(path: &Path, how: Open) -> io::Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(!how.write).write(how.write);
+    let mut o = crate::os::file::pass_options(how.write, how.direct, how.sync);
     if how.create {
         o.create_new(true);
     }
-    let mut flags = 0;
-    if how.direct {
-        flags |= libc::O_DIRECT;
-    }
-    if how.sync && how.write {
-        flags |= libc::O_SYNC;
-    }
-    o.custom_flags(flags).open(path)
+    o.open(path)
 }
 
 /// What one pass does after its loop.
@@ -107,7 +98,7 @@ pub fn pass(
     } = walk;
     let n = size.div_ceil(record);
     let mut visit = Visit::new(order, n);
-    let fd = file.as_raw_fd();
+    let fd = crate::os::raw(&file);
     let t0 = Instant::now();
     for _ in 0..n {
         if stop.load(Ordering::Relaxed) {
@@ -122,7 +113,7 @@ pub fn pass(
         file.sync_all().map_err(Stop::Failed)?;
     }
     if finish.close {
-        close(file).map_err(Stop::Failed)?;
+        crate::os::file::close_checked(file).map_err(Stop::Failed)?;
         return Ok((t0, Instant::now()));
     }
     let t1 = Instant::now();
@@ -130,46 +121,37 @@ pub fn pass(
     Ok((t0, t1))
 }
 
-/// close(2) with its error seen (File's drop ignores it; a close can report a write error).
-fn close(file: File) -> io::Result<()> {
-    use std::os::fd::IntoRawFd;
-    let fd = file.into_raw_fd();
-    // SAFETY: fd was just released by its File; it is closed once, here.
-    if unsafe { libc::close(fd) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
+/// The most one call moves: a count the ports return as an i32.
+const MOST_PER_CALL: usize = 1 << 30;
 
-/// One record moved, retried where the kernel moved part of it.
-fn full(fd: i32, buf: &mut [u8], off: u64, write: bool) -> io::Result<()> {
+/// One record moved, retried where the system moved part of it.
+fn full(fd: RawHandle, buf: &mut [u8], off: u64, write: bool) -> io::Result<()> {
+    use crate::os::file::{read_at, write_at};
     let mut done = 0usize;
     while done < buf.len() {
         let rest = &mut buf[done..];
-        let at = (off + done as u64) as libc::off_t;
-        // SAFETY: the pointer and length are those of `rest`, which lives across the call.
-        let n = unsafe {
-            if write {
-                libc::pwrite(fd, rest.as_ptr().cast(), rest.len(), at)
-            } else {
-                libc::pread(fd, rest.as_mut_ptr().cast(), rest.len(), at)
-            }
+        let len = rest.len().min(MOST_PER_CALL) as u32;
+        let at = off + done as u64;
+        let n = if write {
+            write_at(fd, rest.as_ptr(), len, at)
+        } else {
+            read_at(fd, rest.as_mut_ptr(), len, at)
         };
         match n {
             n if n > 0 => done += n as usize,
-            0 if write => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            0 if write => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "a write moved no bytes",
+                ))
+            }
             0 => {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the file ended early",
                 ))
             }
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
+            code => return Err(io::Error::from_raw_os_error(-code)),
         }
     }
     Ok(())

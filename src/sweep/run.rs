@@ -324,7 +324,9 @@ impl Combo<'_> {
         let cpu = crate::os::process::thread_cpu_ns();
         let (start, end) = pass::pass(file, walk, finish, buf, self.stop).map_err(|e| match e {
             Stop::Interrupted => INTERRUPTED.to_string(),
-            Stop::Failed(e) if e.raw_os_error() == Some(libc::ENOSPC) => format!("{NO_SPACE}: {e}"),
+            Stop::Failed(e) if e.raw_os_error().is_some_and(crate::os::error::is_full) => {
+                format!("{NO_SPACE}: {e}")
+            }
             Stop::Failed(e) => e.to_string(),
         })?;
         let cpu = crate::os::process::thread_cpu_ns().saturating_sub(cpu);

@@ -7,6 +7,8 @@ mod fs;
 mod counters;
 #[path = "workload.rs"]
 mod workload;
+#[path = "sweep.rs"]
+mod sweep;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -437,6 +439,16 @@ pub fn main() {
         (
             "dataset_create_and_verify",
             workload::dataset_create_and_verify,
+        ),
+        ("sweep_small_files", sweep::a_small_sweep_reads_back),
+        ("sweep_iozone_line", sweep::an_iozone_line_runs),
+        (
+            "sweep_memory_limit_refused",
+            sweep::a_memory_limit_without_the_means_is_refused,
+        ),
+        (
+            "sweep_left_limits_restored",
+            sweep::limits_a_dead_run_left_are_restored,
         ),
     ];
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));

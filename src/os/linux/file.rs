@@ -312,3 +312,29 @@ pub fn sync_folder(path: &Path) -> io::Result<()> {
 pub fn after_open(_file: &File, _how: How) -> io::Result<()> {
     Ok(())
 }
+
+/// [`crate::os::file::pass_options`]: O_DIRECT, O_SYNC.
+pub fn pass_options(write: bool, direct: bool, sync: bool) -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.read(!write).write(write);
+    let mut flags = 0;
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    if sync && write {
+        flags |= libc::O_SYNC;
+    }
+    o.custom_flags(flags);
+    o
+}
+
+/// close(2) with its error seen.
+pub fn close_checked(file: File) -> io::Result<()> {
+    use std::os::fd::IntoRawFd;
+    let fd = file.into_raw_fd();
+    // SAFETY: fd was just released by its File; it is closed once, here.
+    if unsafe { libc::close(fd) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}

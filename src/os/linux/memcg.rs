@@ -53,6 +53,12 @@ pub struct MemoryCgroup {
     made: bool,
 }
 
+/// Nothing to restore: a cgroup is removed on leaving, and one whose process died is removed
+/// by the next `--memory-limit` (its leftovers).
+pub fn restore_left() -> Option<String> {
+    None
+}
+
 impl MemoryCgroup {
     /// Create a fresh cgroup with memory limit `bytes` and move this whole process (all
     /// threads) into it.
@@ -89,6 +95,20 @@ impl MemoryCgroup {
 
     pub fn version(&self) -> CgroupVersion {
         self.version
+    }
+
+    /// Always a cgroup here.
+    pub fn kind(&self) -> crate::os::memcg::CapKind {
+        crate::os::memcg::CapKind::Cgroup
+    }
+
+    /// "v2 /sys/fs/cgroup/...": the interface and the cgroup's folder.
+    pub fn place(&self) -> String {
+        let v = match self.version {
+            CgroupVersion::V1 => "v1",
+            CgroupVersion::V2 => "v2",
+        };
+        format!("{v} {}", self.dir.display())
     }
 
     /// The limit as the kernel reports it back (rounded down to whole pages).

@@ -120,6 +120,17 @@ pub mod file {
         file.sync_data()
     }
 
+    pub fn pass_options(write: bool, _direct: bool, _sync: bool) -> OpenOptions {
+        let mut o = OpenOptions::new();
+        o.read(!write).write(write);
+        o
+    }
+
+    pub fn close_checked(file: File) -> io::Result<()> {
+        drop(file);
+        Ok(())
+    }
+
     const REFUSED: i32 = -super::error::UNSUPPORTED;
 
     pub fn read_at(_h: RawHandle, _buf: *mut u8, _len: u32, _offset: u64) -> i32 {
@@ -429,8 +440,11 @@ pub mod limits {
 }
 
 pub mod memcg {
-    use crate::os::memcg::CgroupVersion;
-    use std::path::Path;
+    use crate::os::memcg::CapKind;
+
+    pub fn restore_left() -> Option<String> {
+        None
+    }
 
     /// Never made without a port.
     pub struct MemoryCgroup {
@@ -441,13 +455,13 @@ pub mod memcg {
         pub fn enter(_bytes: u64) -> Result<MemoryCgroup, String> {
             Err(super::no_port_text())
         }
-        pub fn version(&self) -> CgroupVersion {
+        pub fn kind(&self) -> CapKind {
             match self.never {}
         }
         pub fn limit(&self) -> u64 {
             match self.never {}
         }
-        pub fn path(&self) -> &Path {
+        pub fn place(&self) -> String {
             match self.never {}
         }
         pub fn peak(&self) -> Option<u64> {

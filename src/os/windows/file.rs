@@ -537,3 +537,30 @@ fn after_open_raw(h: RawHandle, how: How) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// [`crate::os::file::pass_options`]: FILE_FLAG_NO_BUFFERING, FILE_FLAG_WRITE_THROUGH; every
+/// handle shares all, so the workspace's removal by handle works while a pass's is open.
+pub fn pass_options(write: bool, direct: bool, sync: bool) -> OpenOptions {
+    let how = How {
+        direct,
+        write_through: sync && write,
+        ..How::default()
+    };
+    let mut o = OpenOptions::new();
+    o.read(!write)
+        .write(write)
+        .share_mode(SHARE_ALL)
+        .custom_flags(cache_flags(how));
+    o
+}
+
+/// CloseHandle with its error seen.
+pub fn close_checked(file: File) -> io::Result<()> {
+    use std::os::windows::io::IntoRawHandle;
+    let h = file.into_raw_handle();
+    // SAFETY: h was just released by its File; it is closed once, here.
+    if unsafe { CloseHandle(h) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}

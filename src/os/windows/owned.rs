@@ -213,7 +213,7 @@ impl Owned {
     /// Remove it, a folder with what is in it (only what iogauge recorded where
     /// `only_recorded`; what stays is added to `left`), if it is still what iogauge created.
     pub fn remove_leaving(&self, left: &mut Vec<PathBuf>) -> io::Result<Removal> {
-        let h = match Held::open(&self.path) {
+        let mut h = match Held::open(&self.path) {
             Err(e) if is_gone(&e) => return Ok(Removal::Gone),
             r => r?,
         };
@@ -222,7 +222,15 @@ impl Owned {
         }
         let mut stays = false;
         if self.id.folder {
-            stays = empty_folder(&self.path, !self.only_recorded, 0, left)?;
+            h = match emptied(h, &self.path, &self.id, |p| {
+                empty_folder(p, !self.only_recorded, 0, left)
+            })? {
+                Some((h, s)) => {
+                    stays = s;
+                    h
+                }
+                None => return Ok(Removal::Replaced),
+            };
         }
         match h.delete() {
             Err(e) if e.raw_os_error() == Some(ERROR_DIR_NOT_EMPTY) && stays => {}
@@ -235,6 +243,22 @@ impl Owned {
         }
         Ok(Removal::Removed)
     }
+}
+
+/// Empty the folder `h` is open on with `empty`, with `h` closed meanwhile (Wine lists a
+/// folder through a handle that does not share delete, so a listing fails while a handle that
+/// may delete the folder is open); then open it again: the handle and whether anything stays,
+/// or None where the folder at `path` is no longer the one checked.
+fn emptied(
+    h: Held,
+    path: &Path,
+    id: &Identity,
+    empty: impl FnOnce(&Path) -> io::Result<bool>,
+) -> io::Result<Option<(Held, bool)>> {
+    drop(h);
+    let stays = empty(path)?;
+    let h = Held::open(path)?;
+    Ok((h.id()? == *id).then_some((h, stays)))
 }
 
 /// Remove what iogauge made inside folder `path` (everything where `whole`); what stays is
@@ -264,15 +288,19 @@ fn empty_folder(
             continue;
         }
         let link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+        let mut h = h;
         if id.folder && !link {
             if depth >= MAX_DEPTH {
                 left.push(at);
                 stays = true;
                 continue;
             }
-            if empty_folder(&at, whole, depth + 1, left)? {
-                stays = true;
-                continue;
+            match emptied(h, &at, &id, |p| empty_folder(p, whole, depth + 1, left))? {
+                Some((again, false)) => h = again,
+                _ => {
+                    stays = true;
+                    continue;
+                }
             }
         }
         h.delete()?;
