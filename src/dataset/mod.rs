@@ -132,7 +132,7 @@ mod tests {
     fn folders_fill_breadth_first_and_files_go_round_them() {
         let s = spec(10, 6, 2);
         let dirs: Vec<String> = (0..=6)
-            .map(|k| s.dir_path(k).to_string_lossy().into_owned())
+            .map(|k| s.dir_path(k).to_string_lossy().replace('\\', "/"))
             .collect();
         assert_eq!(
             dirs,

@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn a_script_names_steps_and_settings() {
         let s = parse(
-            "# the seed's test\narchive format=zip threads=4\n\nextract   # unzip\ncopy method=io_uring\n",
+            "# the seed's test\narchive format=zip threads=4\n\nextract   # unzip\ncopy method=read-write\n",
             "--script s.txt",
             &d(),
         )
@@ -143,7 +143,7 @@ mod tests {
             (StepKind::Archive, Some(ArchiveFormat::Zip), Some(6), 4)
         );
         assert_eq!((s[1].kind, s[1].threads), (StepKind::Extract, 2));
-        assert_eq!(s[2].method, Some(CopyMethod::IoUring));
+        assert_eq!(s[2].method, Some(CopyMethod::ReadWrite));
         let inline = parse("archive, extract", "--steps", &d()).unwrap();
         assert_eq!(inline[0].level, Some(3));
     }
