@@ -186,12 +186,13 @@ mod tests {
         // Two seconds (20 M units of 100 ns): idle 0.5 s, 1000 reads and 1000 writes that
         // spent 6 s together: busy 75%, 3 in flight, 3 ms each.
         let a = perf(1_000, [0, 0], [u32::MAX - 499, 10], 50_000_000);
-        let b = perf(
+        let mut b = perf(
             5_001_000,
             [20_000_000, 40_000_000],
             [500, 1_010],
             70_000_000,
         );
+        b.bytes = [a.bytes[0] + 1000 * 4096, a.bytes[1] + 1000 * 65536];
         let d = b.since(&a, 0);
         assert_eq!(d.ios, [1000, 1000], "the read count wrapped");
         assert_eq!(d.elapsed, 20_000_000);

@@ -1,14 +1,14 @@
 //! The checks of tests/windows.rs, on Windows (or Wine) only. Each runs iogauge.exe in a
 //! folder of its own and looks at what it printed, what it saved and what it left.
 
-#[path = "fs.rs"]
-mod fs;
 #[path = "counters.rs"]
 mod counters;
-#[path = "workload.rs"]
-mod workload;
+#[path = "fs.rs"]
+mod fs;
 #[path = "sweep.rs"]
 mod sweep;
+#[path = "workload.rs"]
+mod workload;
 
 use serde_json::Value;
 use std::path::PathBuf;
