@@ -44,14 +44,17 @@ pub(crate) fn test_link(target: impl AsRef<std::path::Path>, at: &std::path::Pat
     let made = std::os::windows::fs::symlink_file(target, at);
     // Counted only where a listing shows it as a link: Wine makes one that its own listing
     // does not show, so the walkers could not meet it; it is removed again there.
-    let listed = at.parent().and_then(|p| std::fs::read_dir(p).ok()).is_some_and(|mut d| {
-        d.any(|e| {
-            e.is_ok_and(|e| {
-                Some(e.file_name().as_os_str()) == at.file_name()
-                    && e.file_type().is_ok_and(|t| t.is_symlink())
+    let listed = at
+        .parent()
+        .and_then(|p| std::fs::read_dir(p).ok())
+        .is_some_and(|mut d| {
+            d.any(|e| {
+                e.is_ok_and(|e| {
+                    Some(e.file_name().as_os_str()) == at.file_name()
+                        && e.file_type().is_ok_and(|t| t.is_symlink())
+                })
             })
-        })
-    });
+        });
     if made.is_ok() && !listed {
         let _ = std::fs::remove_file(at);
     }

@@ -10,20 +10,13 @@ use crate::os::memcg::{CapKind, SavedLimits, MIN_LIMIT};
 use crate::units::{format_size, format_size_human};
 use std::io;
 use std::path::{Path, PathBuf};
-use windows_sys::Win32::Foundation::{
-    CloseHandle, GetLastError, ERROR_NOT_ALL_ASSIGNED, FILETIME, HANDLE, LUID, STILL_ACTIVE,
-};
-use windows_sys::Win32::Security::{
-    AdjustTokenPrivileges, LookupPrivilegeValueW, LUID_AND_ATTRIBUTES, SE_INCREASE_QUOTA_NAME,
-    SE_PRIVILEGE_ENABLED, TOKEN_ADJUST_PRIVILEGES, TOKEN_PRIVILEGES, TOKEN_QUERY,
-};
+use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, STILL_ACTIVE};
 use windows_sys::Win32::System::Memory::{
     GetSystemFileCacheSize, SetSystemFileCacheSize, FILE_CACHE_MAX_HARD_DISABLE,
     FILE_CACHE_MAX_HARD_ENABLE, FILE_CACHE_MIN_HARD_DISABLE, FILE_CACHE_MIN_HARD_ENABLE,
 };
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetExitCodeProcess, GetProcessTimes, OpenProcess, OpenProcessToken,
-    PROCESS_QUERY_LIMITED_INFORMATION,
+    GetExitCodeProcess, GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 /// The system file cache capped for this run; its previous limits restored on
@@ -240,60 +233,9 @@ fn set_limits(min: u64, max: u64, flags: u32) -> io::Result<()> {
 }
 
 /// Enable SeIncreaseQuotaPrivilege in this process's token: an error where the token lacks
-/// it (AdjustTokenPrivileges then succeeds with ERROR_NOT_ALL_ASSIGNED).
+/// it.
 fn enable_quota_privilege() -> io::Result<()> {
-    let token = Owned(open_own_token()?);
-    let mut luid = LUID {
-        LowPart: 0,
-        HighPart: 0,
-    };
-    // SAFETY: a NUL-terminated wide name and an out-parameter.
-    if unsafe { LookupPrivilegeValueW(std::ptr::null(), SE_INCREASE_QUOTA_NAME, &mut luid) } == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let wanted = TOKEN_PRIVILEGES {
-        PrivilegeCount: 1,
-        Privileges: [LUID_AND_ATTRIBUTES {
-            Luid: luid,
-            Attributes: SE_PRIVILEGE_ENABLED,
-        }],
-    };
-    // SAFETY: an open token and one privilege; no previous state asked for.
-    let ok = unsafe {
-        AdjustTokenPrivileges(
-            token.0,
-            0,
-            &wanted,
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-    };
-    // SAFETY: reads the calling thread's last error, which AdjustTokenPrivileges sets.
-    let last = unsafe { GetLastError() };
-    if ok == 0 {
-        return Err(io::Error::from_raw_os_error(last as i32));
-    }
-    if last == ERROR_NOT_ALL_ASSIGNED {
-        return Err(io::Error::other("this process's token does not hold it"));
-    }
-    Ok(())
-}
-
-fn open_own_token() -> io::Result<HANDLE> {
-    let mut token: HANDLE = std::ptr::null_mut();
-    // SAFETY: the pseudo-handle of this process and an out-parameter.
-    let ok = unsafe {
-        OpenProcessToken(
-            GetCurrentProcess(),
-            TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY,
-            &mut token,
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(token)
+    super::privilege::enable("SeIncreaseQuotaPrivilege")
 }
 
 /// A handle closed when dropped.
