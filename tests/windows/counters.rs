@@ -112,7 +112,7 @@ pub fn mpi_is_refused() {
     let dir = Dir::new("counters-mpi");
     for args in [
         &["run", "t.dat", "-c", "8M", "-d", "1", "--no-save"][..],
-        &["results"][..],
+        &["results", "list"][..],
     ] {
         let o = Command::new(EXE)
             .args(args)

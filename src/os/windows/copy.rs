@@ -118,6 +118,13 @@ pub fn copy_file_ex(from: &Path, to: &Path, c: &dyn Progress, stop: &AtomicBool)
             false => io::Error::last_os_error(),
         });
     }
+    // The routine may not have been told every byte (Wine's CopyFileExW never calls it): what
+    // it was not told is counted from the new file's length, which the copy made whole.
+    let len = std::fs::metadata(to)?.len();
+    if len > watch.moved {
+        c.read(len - watch.moved);
+        c.wrote(len - watch.moved);
+    }
     Ok(())
 }
 
