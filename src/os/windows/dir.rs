@@ -254,7 +254,7 @@ fn delete_as_itself(path: &Path) -> io::Result<()> {
         .access_mode(DELETE | FILE_READ_ATTRIBUTES)
         .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS)
         .open(path)?;
-    super::owned::delete_by_handle(super::raw(&f))
+    super::file::delete_by_handle(super::raw(&f))
 }
 
 /// The file at `path` for reading, never through a link as its last name.

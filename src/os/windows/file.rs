@@ -12,10 +12,10 @@ use std::os::windows::fs::OpenOptionsExt;
 use std::path::Path;
 use windows_sys::Win32::Foundation::{CloseHandle, GetLastError, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::Storage::FileSystem::{
-    CreateFileW, FileAllocationInfo, FlushFileBuffers, GetFinalPathNameByHandleW, ReOpenFile,
-    ReadFile, SetFileInformationByHandle, WriteFile, FILE_ALLOCATION_INFO, FILE_FLAG_NO_BUFFERING,
-    FILE_FLAG_OVERLAPPED, FILE_FLAG_WRITE_THROUGH, FILE_SHARE_DELETE, FILE_SHARE_READ,
-    FILE_SHARE_WRITE, OPEN_EXISTING,
+    CreateFileW, FileAllocationInfo, FileDispositionInfo, FlushFileBuffers,
+    GetFinalPathNameByHandleW, ReOpenFile, ReadFile, SetFileInformationByHandle, WriteFile,
+    FILE_ALLOCATION_INFO, FILE_DISPOSITION_INFO, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OVERLAPPED,
+    FILE_FLAG_WRITE_THROUGH, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_EXISTING,
 };
 use windows_sys::Win32::System::IO::{DeviceIoControl, OVERLAPPED};
 
@@ -560,6 +560,25 @@ pub fn close_checked(file: File) -> io::Result<()> {
     let h = file.into_raw_handle();
     // SAFETY: h was just released by its File; it is closed once, here.
     if unsafe { CloseHandle(h) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Delete what `h` (opened with DELETE access) is open on: gone once the last handle on it
+/// closes.
+pub(crate) fn delete_by_handle(h: RawHandle) -> io::Result<()> {
+    let info = FILE_DISPOSITION_INFO { DeleteFile: true };
+    // SAFETY: the input is the struct we own, its size given; the handle has DELETE.
+    let ok = unsafe {
+        SetFileInformationByHandle(
+            super::handle(h),
+            FileDispositionInfo,
+            (&info as *const FILE_DISPOSITION_INFO).cast(),
+            std::mem::size_of::<FILE_DISPOSITION_INFO>() as u32,
+        )
+    };
+    if ok == 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())

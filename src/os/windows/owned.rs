@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::Storage::FileSystem::{
-    CreateFileW, FileDispositionInfo, GetFileInformationByHandle, SetFileInformationByHandle,
-    BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_DIRECTORY, FILE_DISPOSITION_INFO,
+    CreateFileW, GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_DIRECTORY,
     FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, OPEN_EXISTING,
 };
 
@@ -98,27 +97,8 @@ impl Held {
 
     /// Delete what this handle is open on: gone once the last handle on it closes.
     fn delete(&self) -> io::Result<()> {
-        delete_by_handle(self.0)
+        super::file::delete_by_handle(self.0)
     }
-}
-
-/// Delete what `h` (opened with DELETE access) is open on: gone once the last handle on it
-/// closes.
-pub(crate) fn delete_by_handle(h: RawHandle) -> io::Result<()> {
-    let info = FILE_DISPOSITION_INFO { DeleteFile: true };
-    // SAFETY: the input is the struct we own, its size given; the handle has DELETE.
-    let ok = unsafe {
-        SetFileInformationByHandle(
-            handle(h),
-            FileDispositionInfo,
-            (&info as *const FILE_DISPOSITION_INFO).cast(),
-            std::mem::size_of::<FILE_DISPOSITION_INFO>() as u32,
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// Record `name` in `dir` (a folder or link iogauge just made there), opened as itself.
